@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install what ndk-roce needs on Debian 12 (as root), reserve 2 MB hugepages
+# and build into ./build. Idempotent: later runs only rebuild.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS="dpdk-dev libdpdk-dev libnuma-dev meson ninja-build pkg-config gcc python3"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "== installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# 2 MB hugepages for --in-memory EAL; tests fall back to --no-huge without.
+want=${NDK_HUGEPAGES:-1024}
+hp=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+if [ -w "$hp" ] && [ "$(cat "$hp")" -lt "$want" ]; then
+	echo "$want" > "$hp" 2>/dev/null || true
+fi
+echo "== hugepages: $(cat "$hp" 2>/dev/null || echo 0) x 2 MB"
+
+if [ ! -f build/build.ninja ]; then
+	meson setup build --buildtype=debugoptimized
+fi
+ninja -C build

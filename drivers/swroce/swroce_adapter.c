@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce adapter: port set-up, the poll loop (RX dispatch, engines, TX
+ * stage), polling ownership, the control mailbox and quiescence.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "swroce_priv.h"
+
+/* Frames up to a 4096-byte payload with every header fit one mbuf. */
+#define SWR_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096 + NDK_ROCE_MAX_OVERHEAD + 64)
+#define SWR_POOL_SIZE 16383
+#define SWR_POOL_CACHE 256
+#define SWR_CTL_RING 64
+
+static uint32_t swr_adapter_seq;
+
+static inline uint32_t
+swr_self(void)
+{
+	return (uint32_t)rte_gettid();
+}
+
+/* ------------------------------------------------------------------ */
+/* Ownership, control mailbox, quiescence                              */
+/* ------------------------------------------------------------------ */
+
+static bool
+swr_try_own(struct swr_adapter *ad, uint32_t self)
+{
+	uint32_t owner = __atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE);
+
+	if (owner == self)
+		return true;
+	if (owner != 0)
+		return false;
+	return __atomic_compare_exchange_n(&ad->owner, &owner, self, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+static void
+swr_ctl_drain(struct swr_adapter *ad)
+{
+	struct swr_ctl *c;
+
+	while (rte_ring_sc_dequeue(ad->ctl_ring, (void **)&c) == 0) {
+		c->status = c->fn(ad, c->arg);
+		__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	}
+}
+
+static void
+swr_disown(struct swr_adapter *ad)
+{
+	swr_ctl_drain(ad);
+	__atomic_store_n(&ad->owner, 0, __ATOMIC_RELEASE);
+}
+
+ndk_status_t
+swr_ctl_exec(struct swr_adapter *ad,
+	     ndk_status_t (*fn)(struct swr_adapter *, void *), void *arg)
+{
+	uint32_t self = swr_self();
+	struct swr_ctl c = { .fn = fn, .arg = arg };
+	ndk_status_t st;
+
+	if (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) == self)
+		return fn(ad, arg);
+	if (swr_try_own(ad, self)) {
+		st = fn(ad, arg);
+		swr_disown(ad);
+		return st;
+	}
+	while (rte_ring_mp_enqueue(ad->ctl_ring, &c) != 0)
+		rte_delay_us_sleep(10);
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
+		/* The poller may stop after we queued: then run it ourselves. */
+		if (swr_try_own(ad, self))
+			swr_disown(ad);
+		else
+			rte_delay_us_sleep(5);
+	}
+	return c.status;
+}
+
+void
+swr_quiesce(struct swr_adapter *ad)
+{
+	uint32_t self = swr_self();
+	uint64_t e;
+
+	if (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) == self)
+		return;
+	e = __atomic_load_n(&ad->epoch, __ATOMIC_ACQUIRE);
+	/* Two completed polls guarantee the one in progress has ended. */
+	while (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) != 0 &&
+	       __atomic_load_n(&ad->epoch, __ATOMIC_ACQUIRE) < e + 2)
+		rte_delay_us_sleep(5);
+}
+
+static void
+swr_release(struct ndk_adapter *adapter)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+
+	if (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) == swr_self())
+		swr_disown(ad);
+}
+
+/* ------------------------------------------------------------------ */
+/* TX stage                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+swr_tx_flush(struct swr_adapter *ad)
+{
+	uint16_t sent = 0;
+
+	while (sent < ad->tx_n) {
+		uint16_t n = rte_eth_tx_burst(ad->port_id, ad->txq,
+					      &ad->tx_stage[sent],
+					      RTE_MIN(ad->tx_n - sent,
+						      SWR_TX_BURST));
+
+		if (n == 0) {
+			SWR_STAT(ad, tx_full);
+			break;
+		}
+		sent += n;
+	}
+	for (uint16_t i = 0; i < sent; i++) {
+		ad->stats.tx_bytes += rte_pktmbuf_pkt_len(ad->tx_stage[i]);
+	}
+	ad->stats.tx_packets += sent;
+	if (sent != 0 && sent < ad->tx_n)
+		memmove(&ad->tx_stage[0], &ad->tx_stage[sent],
+			(ad->tx_n - sent) * sizeof(ad->tx_stage[0]));
+	ad->tx_n -= sent;
+}
+
+struct rte_mbuf *
+swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
+	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
+{
+	struct swr_adapter *ad = qp->ad;
+	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
+	uint32_t pad = (-payload) & 3;
+	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
+	struct rte_mbuf *m;
+	uint8_t *frame;
+
+	m = rte_pktmbuf_alloc(ad->mp);
+	if (unlikely(m == NULL)) {
+		SWR_STAT(ad, mbuf_alloc_fail);
+		return NULL;
+	}
+	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
+	if (unlikely(frame == NULL)) {
+		rte_pktmbuf_free(m);
+		SWR_STAT(ad, mbuf_alloc_fail);
+		return NULL;
+	}
+	*bth_out = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
+							       frame, l4);
+	ndk_roce_bth_set(*bth_out, opcode, se, pad, qp->attr.dest_qpn, ackreq,
+			 psn);
+	return m;
+}
+
+void
+swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	struct swr_adapter *ad = qp->ad;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	struct ndk_roce_bth *bth =
+		(struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
+	uint32_t pad = ndk_roce_bth_padcnt(bth);
+	uint32_t icrc;
+
+	if (pad != 0)
+		memset(frame + len - NDK_ROCE_ICRC_LEN - pad, 0, pad);
+	icrc = ndk_roce_icrc_buf(frame + RTE_ETHER_HDR_LEN,
+				 len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN);
+	icrc = rte_cpu_to_le_32(icrc);
+	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
+
+	if (unlikely(ad->tx_n == SWR_TX_STAGE)) {
+		swr_tx_flush(ad);
+		if (ad->tx_n == SWR_TX_STAGE) {
+			/* Link saturated: RC retransmission recovers this. */
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	ad->tx_stage[ad->tx_n++] = m;
+	if (ad->tx_n >= SWR_TX_BURST)
+		swr_tx_flush(ad);
+}
+
+void
+swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	struct ndk_roce_bth *bth;
+	struct rte_mbuf *m;
+
+	m = swr_pkt_new(qp, NDK_ROCE_OP_RC_ACK, 0, false, false, psn, &bth);
+	if (m == NULL)
+		return;
+	ndk_roce_aeth_set((struct ndk_roce_aeth *)(bth + 1), syndrome,
+			  qp->msn);
+	SWR_STAT(qp->ad, acks_sent);
+	swr_pkt_send(qp, m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Poll loop                                                           */
+/* ------------------------------------------------------------------ */
+
+static void
+swr_rx_one(struct swr_adapter *ad, struct rte_mbuf *m)
+{
+	struct ndk_roce_pkt p;
+	enum ndk_roce_parse_err err;
+	struct swr_qp *qp;
+	uint32_t state;
+
+	ad->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
+	err = ndk_roce_parse(m, &p, true);
+	switch (err) {
+	case NDK_ROCE_PARSE_OK:
+		break;
+	case NDK_ROCE_PARSE_NOT_IPV4:
+	case NDK_ROCE_PARSE_NOT_ROCE:
+		SWR_STAT(ad, rx_not_roce);
+		return;
+	case NDK_ROCE_PARSE_TRUNCATED:
+		SWR_STAT(ad, rx_truncated);
+		return;
+	case NDK_ROCE_PARSE_BAD_OPCODE:
+		SWR_STAT(ad, rx_bad_opcode);
+		return;
+	case NDK_ROCE_PARSE_BAD_ICRC:
+		SWR_STAT(ad, rx_icrc_errors);
+		return;
+	default:
+		SWR_STAT(ad, rx_bad_header);
+		return;
+	}
+	if (unlikely(p.dip != ad->ipv4)) {
+		SWR_STAT(ad, rx_wrong_address);
+		return;
+	}
+	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
+		/* UC, UD (QP1 CM MADs) and CNP are not served yet. */
+		SWR_STAT(ad, rx_bad_opcode);
+		return;
+	}
+	qp = swr_qp_lookup(ad, p.qpn);
+	if (unlikely(qp == NULL)) {
+		SWR_STAT(ad, rx_unknown_qpn);
+		return;
+	}
+	state = swr_qp_state(qp);
+	if (unlikely(state < NDK_QP_STATE_RTR ||
+		     state == NDK_QP_STATE_ERROR)) {
+		SWR_STAT(ad, rx_qp_state);
+		return;
+	}
+	if (unlikely(p.sip != qp->attr.dest_ip)) {
+		SWR_STAT(ad, rx_wrong_address);
+		return;
+	}
+	if (p.op->flags & NDK_ROCE_OPF_REQ) {
+		swr_resp_rx(qp, &p);
+	} else {
+		if (unlikely(state == NDK_QP_STATE_RTR)) {
+			SWR_STAT(ad, rx_qp_state);
+			return;
+		}
+		swr_comp_rx(qp, &p);
+	}
+}
+
+static unsigned int
+swr_rx(struct swr_adapter *ad)
+{
+	struct rte_mbuf *pkts[SWR_RX_BURST];
+	uint16_t n;
+
+	n = rte_eth_rx_burst(ad->port_id, ad->rxq, pkts, SWR_RX_BURST);
+	ad->stats.rx_packets += n;
+	for (uint16_t i = 0; i < n; i++) {
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		swr_rx_one(ad, pkts[i]);
+	}
+	if (n != 0)
+		rte_pktmbuf_free_bulk(pkts, n);
+	return n;
+}
+
+static unsigned int
+swr_doorbells(struct swr_adapter *ad)
+{
+	struct swr_qp *qps[SWR_DB_BURST];
+	unsigned int n;
+
+	n = rte_ring_sc_dequeue_burst(ad->db_ring, (void **)qps, SWR_DB_BURST,
+				      NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		/* Clear first: a post after this re-rings. */
+		__atomic_store_n(&qps[i]->db_pending, 0, __ATOMIC_SEQ_CST);
+		swr_qp_activate(qps[i]);
+	}
+	return n;
+}
+
+void
+swr_qp_activate(struct swr_qp *qp)
+{
+	struct swr_adapter *ad = qp->ad;
+
+	if (qp->in_active || qp->detached)
+		return;
+	qp->in_active = true;
+	ad->active[ad->n_active++] = qp;
+}
+
+/* Service one active QP; returns packets generated, sets *idle. */
+static unsigned int
+swr_service(struct swr_qp *qp, bool *idle)
+{
+	uint32_t state = swr_qp_state(qp);
+	unsigned int made = 0;
+
+	if (unlikely(__atomic_load_n(&qp->flush_req, __ATOMIC_ACQUIRE) != 0 ||
+		     state == NDK_QP_STATE_ERROR)) {
+		/* Flushes whatever was posted since the last visit. */
+		swr_qp_to_error(qp);
+		*idle = true;
+		return 0;
+	}
+	if (state >= NDK_QP_STATE_RTR) {
+		if (swr_resp_busy(qp))
+			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
+	}
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
+		swr_req_timers(qp);
+		if (swr_qp_state(qp) == NDK_QP_STATE_ERROR) {
+			*idle = true;
+			return made;
+		}
+		made += swr_req_run(qp, SWR_QP_TX_QUOTA);
+	}
+	*idle = !swr_resp_busy(qp) &&
+		qp->sq_tail == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+	return made;
+}
+
+static unsigned int
+swr_tx_engines(struct swr_adapter *ad)
+{
+	unsigned int made = 0, kept = 0, n = ad->n_active;
+
+	/* Visit every active QP once; drop the idle ones from the list. */
+	for (unsigned int i = 0; i < n; i++) {
+		struct swr_qp *qp = ad->active[i];
+		bool idle = false;
+
+		if (swr_tx_room(ad) > SWR_QP_TX_QUOTA * 2)
+			made += swr_service(qp, &idle);
+		if (idle) {
+			qp->in_active = false;
+		} else {
+			ad->active[kept++] = qp;
+		}
+	}
+	/* QPs activated during this pass were appended after n. */
+	for (unsigned int i = n; i < ad->n_active; i++)
+		ad->active[kept++] = ad->active[i];
+	ad->n_active = kept;
+	return made;
+}
+
+static unsigned int
+swr_poll(struct ndk_adapter *adapter)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+	unsigned int work;
+
+	if (unlikely(!swr_try_own(ad, swr_self())))
+		return 0;
+	ad->now = rte_rdtsc();
+	if (unlikely(!rte_ring_empty(ad->ctl_ring)))
+		swr_ctl_drain(ad);
+	work = swr_doorbells(ad);
+	work += swr_rx(ad);
+	work += swr_tx_engines(ad);
+	if (ad->tx_n != 0)
+		swr_tx_flush(ad);
+	__atomic_store_n(&ad->epoch, ad->epoch + 1, __ATOMIC_RELEASE);
+	return work + ad->n_active;
+}
+
+/* ------------------------------------------------------------------ */
+/* Open, info, stats, close                                            */
+/* ------------------------------------------------------------------ */
+
+static ndk_status_t
+swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
+	       uint32_t *size)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+
+	if (info == NULL || *size < sizeof(*info)) {
+		*size = sizeof(*info);
+		return NDK_STATUS_BUFFER_TOO_SMALL;
+	}
+	*info = ad->info;
+	*size = sizeof(*info);
+	return NDK_STATUS_SUCCESS;
+}
+
+static void
+swr_get_stats(struct ndk_adapter *adapter, struct ndk_adapter_stats *stats)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+
+	*stats = ad->stats;
+}
+
+static void swr_close(struct ndk_adapter *adapter);
+
+static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
+	.query_adapter_info = swr_query_info,
+	.create_cq = swr_cq_create,
+	.create_pd = swr_pd_create,
+	.close = swr_close,
+	.poll = swr_poll,
+	.release = swr_release,
+	.get_stats = swr_get_stats,
+};
+
+static int
+swr_port_setup(struct swr_adapter *ad)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info dinfo;
+	uint16_t nrx = SWR_RING_DESC, ntx = SWR_RING_DESC;
+	uint32_t frame = ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD;
+	int rc;
+
+	rc = rte_eth_dev_info_get(ad->port_id, &dinfo);
+	if (rc != 0)
+		return rc;
+	if (dinfo.max_rx_pktlen >= frame)
+		conf.rxmode.mtu = frame - RTE_ETHER_HDR_LEN;
+	rc = rte_eth_dev_configure(ad->port_id, 1, 1, &conf);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(ad->port_id, &nrx, &ntx);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_rx_queue_setup(ad->port_id, 0, nrx, ad->socket_id, NULL,
+				    ad->mp);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_tx_queue_setup(ad->port_id, 0, ntx, ad->socket_id, NULL);
+	if (rc != 0)
+		return rc;
+	return rte_eth_dev_start(ad->port_id);
+}
+
+static void
+swr_info_init(struct swr_adapter *ad)
+{
+	struct ndk_adapter_info *i = &ad->info;
+
+	i->version.major = NDK_VERSION_MAJOR;
+	i->version.minor = NDK_VERSION_MINOR;
+	i->vendor_id = 0;
+	i->device_id = 0x5752; /* "WR" */
+	i->max_registration_size = (size_t)1 << 40;
+	i->max_window_size = (size_t)1 << 40;
+	i->frmr_page_count = 256;
+	i->max_initiator_request_sge = SWR_MAX_SGE;
+	i->max_receive_request_sge = SWR_MAX_SGE;
+	i->max_read_request_sge = SWR_MAX_SGE;
+	i->max_transfer_length = SWR_MAX_TRANSFER;
+	i->max_inline_data_size = SWR_MAX_INLINE;
+	i->max_inbound_read_limit = SWR_MAX_RD_ATOMIC;
+	i->max_outbound_read_limit = SWR_MAX_RD_ATOMIC;
+	i->max_receive_queue_depth = SWR_MAX_QUEUE_DEPTH;
+	i->max_initiator_queue_depth = SWR_MAX_QUEUE_DEPTH;
+	i->max_srq_depth = 0;
+	i->max_cq_depth = SWR_MAX_CQ_DEPTH;
+	i->large_request_threshold = 4096;
+	i->max_caller_data = 56;
+	i->max_callee_data = 196;
+	i->adapter_flags = NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED |
+		NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED;
+	i->rdma_technology = NDK_RDMA_ROCEV2;
+	i->max_path_mtu = ad->max_path_mtu;
+	i->port_id = ad->port_id;
+	memcpy(i->mac, ad->mac.addr_bytes, sizeof(i->mac));
+	i->ipv4 = ad->ipv4;
+}
+
+static uint32_t
+swr_log2_ceil(uint32_t n)
+{
+	uint32_t b = 0;
+
+	while ((1u << b) < n)
+		b++;
+	return b;
+}
+
+static void
+swr_adapter_free(struct swr_adapter *ad)
+{
+	rte_ring_free(ad->ctl_ring);
+	rte_ring_free(ad->db_ring);
+	rte_free(ad->qp_tbl);
+	rte_free(ad->qp_gen);
+	rte_free(ad->mr_tbl);
+	rte_free(ad->active);
+	if (ad->own_pool)
+		rte_mempool_free(ad->mp);
+	rte_free(ad);
+}
+
+static ndk_status_t
+swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
+{
+	uint32_t seq = __atomic_fetch_add(&swr_adapter_seq, 1,
+					  __ATOMIC_RELAXED);
+	uint32_t max_qp, max_mr;
+	struct swr_adapter *ad;
+	char name[RTE_RING_NAMESIZE];
+	int socket, rc;
+
+	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
+		NDK_LOG(ERR, "swroce: port %u does not exist", cfg->port_id);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	if (cfg->ipv4 == 0) {
+		NDK_LOG(ERR, "swroce: adapter needs an IPv4 address");
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	if (cfg->max_path_mtu != 0 &&
+	    ndk_roce_mtu_from_bytes(cfg->max_path_mtu) == 0) {
+		NDK_LOG(ERR, "swroce: path MTU %u is not 256..4096 (power of 2)",
+			cfg->max_path_mtu);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	max_qp = cfg->max_qp != 0 ? cfg->max_qp : SWR_DEF_MAX_QP;
+	max_mr = cfg->max_mr != 0 ? cfg->max_mr : SWR_DEF_MAX_MR;
+	if (max_qp > (1u << 20) || max_mr > (1u << 24)) {
+		NDK_LOG(ERR, "swroce: max_qp %u / max_mr %u too large", max_qp,
+			max_mr);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	socket = cfg->socket_id >= 0 ? cfg->socket_id :
+		rte_eth_dev_socket_id(cfg->port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	if (socket < 0 || socket == SOCKET_ID_ANY)
+		socket = 0;
+
+	ad = rte_zmalloc_socket("ndk_swroce", sizeof(*ad), RTE_CACHE_LINE_SIZE,
+				socket);
+	if (ad == NULL)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	ndk_object_header_init(&ad->pub.header, NDK_OBJECT_TYPE_ADAPTER);
+	ad->pub.dispatch = &swr_adapter_dispatch;
+	snprintf(ad->name, sizeof(ad->name), "swroce%u", seq);
+	ad->port_id = cfg->port_id;
+	ad->socket_id = socket;
+	ad->ipv4 = cfg->ipv4;
+	ad->max_path_mtu = cfg->max_path_mtu != 0 ? cfg->max_path_mtu : 4096;
+	ad->tsc_hz = rte_get_tsc_hz();
+	rte_spinlock_init(&ad->obj_lock);
+
+	/* QP table: index 0 and 1 stay reserved for QPN 0 and 1. */
+	ad->qp_bits = swr_log2_ceil(max_qp + SWR_FIRST_QP_INDEX);
+	ad->qp_mask = (1u << ad->qp_bits) - 1;
+	ad->qp_cursor = SWR_FIRST_QP_INDEX;
+	ad->mr_bits = swr_log2_ceil(max_mr);
+	if (ad->mr_bits < 4)
+		ad->mr_bits = 4;
+	ad->mr_mask = (1u << ad->mr_bits) - 1;
+	ad->qp_tbl = rte_zmalloc_socket(NULL, sizeof(ad->qp_tbl[0]) <<
+					ad->qp_bits, 0, socket);
+	ad->qp_gen = rte_zmalloc_socket(NULL, sizeof(ad->qp_gen[0]) <<
+					ad->qp_bits, 0, socket);
+	ad->active = rte_zmalloc_socket(NULL, sizeof(ad->active[0]) <<
+					ad->qp_bits, 0, socket);
+	ad->mr_tbl = rte_zmalloc_socket(NULL, sizeof(ad->mr_tbl[0]) <<
+					ad->mr_bits, 0, socket);
+	snprintf(name, sizeof(name), "ndkctl%u", seq);
+	ad->ctl_ring = rte_ring_create(name, SWR_CTL_RING, socket,
+				       RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "ndkdb%u", seq);
+	ad->db_ring = rte_ring_create(name, 1u << ad->qp_bits, socket,
+				      RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	if (ad->qp_tbl == NULL || ad->qp_gen == NULL || ad->active == NULL ||
+	    ad->mr_tbl == NULL || ad->ctl_ring == NULL || ad->db_ring == NULL)
+		goto nomem;
+
+	ad->info.max_qp = max_qp;
+	ad->info.max_cq = cfg->max_cq != 0 ? cfg->max_cq : SWR_DEF_MAX_CQ;
+	ad->info.max_mr = max_mr;
+
+	if (cfg->mbuf_pool != NULL) {
+		ad->mp = cfg->mbuf_pool;
+		if (rte_pktmbuf_data_room_size(ad->mp) < RTE_PKTMBUF_HEADROOM +
+		    ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD) {
+			NDK_LOG(ERR, "swroce: mbuf pool data room too small "
+				"for path MTU %u", ad->max_path_mtu);
+			swr_adapter_free(ad);
+			return NDK_STATUS_INVALID_PARAMETER;
+		}
+	} else {
+		snprintf(name, sizeof(name), "ndkmp%u", seq);
+		ad->mp = rte_pktmbuf_pool_create(name, SWR_POOL_SIZE,
+						 SWR_POOL_CACHE, 0,
+						 SWR_MBUF_DATA, socket);
+		if (ad->mp == NULL)
+			goto nomem;
+		ad->own_pool = true;
+	}
+
+	if (cfg->configure_port) {
+		rc = swr_port_setup(ad);
+		if (rc != 0) {
+			NDK_LOG(ERR, "swroce: cannot set up port %u: %s",
+				ad->port_id, rte_strerror(-rc));
+			swr_adapter_free(ad);
+			return NDK_STATUS_INVALID_PARAMETER;
+		}
+		ad->own_port = true;
+	}
+	rc = rte_eth_macaddr_get(ad->port_id, &ad->mac);
+	if (rc != 0) {
+		NDK_LOG(ERR, "swroce: port %u has no MAC address", ad->port_id);
+		if (ad->own_port)
+			rte_eth_dev_stop(ad->port_id);
+		swr_adapter_free(ad);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	swr_info_init(ad);
+	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT
+		", path MTU %u, %u QPs", ad->name, ad->port_id,
+		RTE_ETHER_ADDR_BYTES(&ad->mac), ad->max_path_mtu, max_qp);
+	*out = &ad->pub;
+	return NDK_STATUS_SUCCESS;
+
+nomem:
+	NDK_LOG(ERR, "swroce: out of memory opening an adapter on port %u",
+		cfg->port_id);
+	swr_adapter_free(ad);
+	return NDK_STATUS_INSUFFICIENT_RESOURCES;
+}
+
+static ndk_status_t
+swr_close_qps(struct swr_adapter *ad, void *arg __rte_unused)
+{
+	for (uint32_t i = 0; i <= ad->qp_mask; i++) {
+		struct swr_qp *qp = ad->qp_tbl[i];
+
+		if (qp != NULL)
+			ndk_close_qp(&qp->pub, NULL, NULL);
+	}
+	return NDK_STATUS_SUCCESS;
+}
+
+static void
+swr_close(struct ndk_adapter *adapter)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+	uint32_t self = swr_self();
+	bool warned = false;
+
+	/* A poller still running on the adapter must be stopped first. */
+	while (!swr_try_own(ad, self)) {
+		if (!warned)
+			NDK_LOG(WARNING, "%s: close waits for its poller to stop",
+				ad->name);
+		warned = true;
+		rte_delay_us_sleep(1000);
+	}
+	/* We own it now: every ctl request below runs inline. */
+	swr_close_qps(ad, NULL);
+	while (ad->pd_list != NULL)
+		swr_pd_destroy(ad->pd_list);
+	while (ad->cq_list != NULL)
+		swr_cq_destroy(ad->cq_list);
+	swr_quiesce(ad);
+	if (ad->tx_n != 0)
+		rte_pktmbuf_free_bulk(ad->tx_stage, ad->tx_n);
+	if (ad->own_port)
+		rte_eth_dev_stop(ad->port_id);
+	ad->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+	swr_adapter_free(ad);
+}
+
+static struct ndk_provider swr_provider = {
+	.name = "swroce",
+	.open = swr_open,
+};
+
+RTE_INIT(swr_register)
+{
+	ndk_provider_register(&swr_provider);
+}

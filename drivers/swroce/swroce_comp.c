@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce completer: ACKs, NAKs and READ responses retire send-queue WQEs in
+ * order. ACKs are cumulative; a READ response implicitly acknowledges every
+ * earlier request; an ACK that passes a READ whose responses did not all
+ * arrive means they were lost, and the READ is asked again.
+ */
+
+#include "swroce_priv.h"
+
+static inline uint32_t
+swr_psn_prev(uint32_t psn)
+{
+	return ndk_roce_psn_add(psn, NDK_ROCE_PSN_MASK);
+}
+
+/* The oldest unacknowledged PSN moved: reset retries and the timer. */
+static void
+swr_comp_progress(struct swr_qp *qp, uint32_t una)
+{
+	qp->una_psn = una;
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->rd_gap_valid = false;
+	if (qp->rto_tsc != 0 && una != qp->req_psn)
+		qp->rto_deadline = qp->ad->now + qp->rto_tsc;
+	else
+		qp->rto_deadline = 0;
+}
+
+/* Responses were lost (once per gap): go back to the oldest missing PSN. */
+static void
+swr_comp_gap(struct swr_qp *qp)
+{
+	if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn)
+		return;
+	qp->rd_gap_valid = true;
+	qp->rd_gap_psn = qp->una_psn;
+	swr_req_rewind(qp);
+}
+
+/* Retire every WQE acknowledged through @psn (inclusive). */
+static void
+swr_comp_acked(struct swr_qp *qp, uint32_t psn)
+{
+	while (qp->sq_tail != qp->req_idx || qp->req_pkt != 0) {
+		struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+		uint32_t last;
+
+		if (!wqe->started)
+			break;
+		if (wqe->op == SWR_WR_READ) {
+			uint32_t missing = ndk_roce_psn_add(wqe->first_psn,
+							    wqe->rd_pkts);
+
+			if (ndk_roce_psn_diff(psn, missing) < 0)
+				break;
+			if (ndk_roce_psn_diff(missing, qp->una_psn) > 0)
+				swr_comp_progress(qp, missing);
+			swr_comp_gap(qp);
+			return;
+		}
+		last = ndk_roce_psn_add(wqe->first_psn, wqe->npkts - 1);
+		if (ndk_roce_psn_diff(psn, last) < 0)
+			break;
+		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+	}
+	if (ndk_roce_psn_diff(ndk_roce_psn_add(psn, 1), qp->una_psn) > 0)
+		swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
+}
+
+static void
+swr_comp_fatal_nak(struct swr_qp *qp, uint8_t code)
+{
+	uint32_t perr;
+
+	switch (code) {
+	case NDK_ROCE_NAK_INVALID_REQUEST:
+		perr = NDK_PERR_REM_INV_REQ;
+		break;
+	case NDK_ROCE_NAK_REMOTE_ACCESS:
+		perr = NDK_PERR_REM_ACCESS;
+		break;
+	default:
+		perr = NDK_PERR_REM_OP;
+		break;
+	}
+	SWR_STAT(qp->ad, nak_fatal_rcvd);
+	/* The request the NAK names is the oldest one left. */
+	if (qp->sq_tail != qp->req_idx || qp->req_pkt != 0)
+		swr_qp_complete_send(qp, NDK_STATUS_REMOTE_RESOURCES, perr);
+	swr_qp_to_error(qp);
+}
+
+static void
+swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	const struct ndk_roce_aeth *aeth = ndk_roce_pkt_ext(p,
+							    p->op->aeth_off);
+	uint8_t syn = ndk_roce_aeth_syndrome(aeth);
+	uint32_t psn = p->psn;
+
+	switch (syn & NDK_ROCE_AETH_TYPE_MASK) {
+	case NDK_ROCE_AETH_ACK:
+		SWR_STAT(qp->ad, acks_rcvd);
+		swr_comp_acked(qp, psn);
+		return;
+	case NDK_ROCE_AETH_RNR_NAK:
+		SWR_STAT(qp->ad, nak_rnr_rcvd);
+		swr_comp_acked(qp, swr_psn_prev(psn));
+		if (psn != qp->una_psn || qp->rnr_until != 0)
+			return;         /* stale */
+		if (qp->attr.rnr_retry != 7) {  /* 7 = retry forever */
+			if (qp->rnr_left == 0) {
+				if (qp->sq_tail != qp->req_idx ||
+				    qp->req_pkt != 0)
+					swr_qp_complete_send(qp,
+						NDK_STATUS_IO_TIMEOUT,
+						NDK_PERR_RNR_RETRY_EXCEEDED);
+				swr_qp_to_error(qp);
+				return;
+			}
+			qp->rnr_left--;
+		}
+		SWR_STAT(qp->ad, rnr_waits);
+		qp->rto_deadline = 0;
+		qp->rnr_until = qp->ad->now + swr_us_to_tsc(qp->ad,
+			ndk_roce_rnr_timer_us(syn & NDK_ROCE_AETH_VALUE_MASK));
+		if (qp->rnr_until == 0)
+			qp->rnr_until = 1;
+		return;
+	case NDK_ROCE_AETH_NAK:
+		break;
+	default:
+		SWR_STAT(qp->ad, rx_ghost_resp);
+		return;
+	}
+
+	swr_comp_acked(qp, swr_psn_prev(psn));
+	if (psn != qp->una_psn) {
+		SWR_STAT(qp->ad, rx_ghost_resp);  /* stale NAK */
+		return;
+	}
+	switch (syn & NDK_ROCE_AETH_VALUE_MASK) {
+	case NDK_ROCE_NAK_PSN_SEQ:
+		SWR_STAT(qp->ad, nak_seq_rcvd);
+		if (qp->attr.retry_cnt != 7) {
+			if (qp->retry_left == 0) {
+				if (qp->sq_tail != qp->req_idx ||
+				    qp->req_pkt != 0)
+					swr_qp_complete_send(qp,
+						NDK_STATUS_IO_TIMEOUT,
+						NDK_PERR_RETRY_EXCEEDED);
+				swr_qp_to_error(qp);
+				return;
+			}
+			qp->retry_left--;
+		}
+		swr_req_rewind(qp);
+		return;
+	case NDK_ROCE_NAK_INVALID_REQUEST:
+	case NDK_ROCE_NAK_REMOTE_ACCESS:
+	case NDK_ROCE_NAK_REMOTE_OP:
+		swr_comp_fatal_nak(qp, syn & NDK_ROCE_AETH_VALUE_MASK);
+		return;
+	default:
+		SWR_STAT(qp->ad, rx_ghost_resp);
+		return;
+	}
+}
+
+static void
+swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t psn = p->psn;
+	struct swr_swqe *wqe;
+	uint32_t expect, off, plen, k, pos;
+	uint8_t want;
+	int32_t d;
+
+	/* Earlier SENDs and WRITEs are implicitly acknowledged. */
+	for (;;) {
+		if (qp->sq_tail == qp->req_idx && qp->req_pkt == 0) {
+			SWR_STAT(qp->ad, rx_ghost_resp);
+			return;
+		}
+		wqe = swr_swqe(qp, qp->sq_tail);
+		if (!wqe->started) {
+			SWR_STAT(qp->ad, rx_ghost_resp);
+			return;
+		}
+		if (wqe->op == SWR_WR_READ)
+			break;
+		if (ndk_roce_psn_diff(psn, ndk_roce_psn_add(wqe->first_psn,
+					wqe->npkts - 1)) <= 0) {
+			SWR_STAT(qp->ad, rx_ghost_resp);
+			return;
+		}
+		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+	}
+
+	k = wqe->rd_pkts;
+	expect = ndk_roce_psn_add(wqe->first_psn, k);
+	if (ndk_roce_psn_diff(expect, qp->una_psn) > 0)
+		swr_comp_progress(qp, expect);
+	d = ndk_roce_psn_diff(psn, expect);
+	if (d < 0) {
+		SWR_STAT(qp->ad, rx_duplicate);
+		return;
+	}
+	if (d > 0) {
+		swr_comp_gap(qp);        /* responses were lost */
+		return;
+	}
+
+	pos = k == 0 ? (wqe->npkts == 1 ? 3 : 0) :
+		(k + 1 == wqe->npkts ? 2 : 1);
+	want = (uint8_t[]){ NDK_ROCE_OP_RC_READ_RESP_FIRST,
+			    NDK_ROCE_OP_RC_READ_RESP_MIDDLE,
+			    NDK_ROCE_OP_RC_READ_RESP_LAST,
+			    NDK_ROCE_OP_RC_READ_RESP_ONLY }[pos];
+	off = k << qp->pmtu_shift;
+	plen = RTE_MIN(qp->pmtu, wqe->length - off);
+	if (p->opcode != want || p->payload_len != plen) {
+		/* Not what we asked for: drop, the timer asks again. */
+		SWR_STAT(qp->ad, rx_bad_length);
+		return;
+	}
+	if (plen != 0 && swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off,
+					       p) != 0) {
+		swr_qp_complete_send(qp, NDK_STATUS_ACCESS_VIOLATION,
+				     NDK_PERR_LOC_PROT);
+		swr_qp_to_error(qp);
+		return;
+	}
+	wqe->rd_pkts++;
+	swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
+	if (wqe->rd_pkts == wqe->npkts)
+		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+}
+
+void
+swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	if (ndk_roce_psn_diff(p->psn, qp->psn_max) >= 0) {
+		/* Answers something never sent. */
+		SWR_STAT(qp->ad, rx_ghost_resp);
+		return;
+	}
+	if (p->opcode == NDK_ROCE_OP_RC_ACK)
+		swr_comp_ack(qp, p);
+	else if (p->op->flags & NDK_ROCE_OPF_READ)
+		swr_comp_read_resp(qp, p);
+	else
+		SWR_STAT(qp->ad, rx_ghost_resp); /* atomics: never asked */
+}

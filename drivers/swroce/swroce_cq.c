@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce completion queues: storage, arming and notification callbacks.
+ *
+ * Completions live in an rte_ring of struct ndk_result_ex: multi-producer
+ * because several polling lcores may complete into one CQ, single-consumer
+ * because NDK serializes GetCqResults/ArmCq per CQ.
+ *
+ * Notification state, all in atomics:
+ *   armed       the pending arm level (enum swr_arm), consumed by one CAS;
+ *   cb_state    a small state word (CQ_CB_* below) that serializes the
+ *               callbacks and the teardown: whoever holds CQ_CB_RUN delivers
+ *               every owed callback (CQ_CB_OWED) before letting go, and if
+ *               the CQ was finally closed meanwhile (CQ_CB_DEAD) it frees it.
+ *               One word, so that "stop running" can never race with "one
+ *               more is owed" or "free it when you are done".
+ *   refcnt      QPs using the CQ plus one for the open handle, so that close
+ *               and the last swr_cq_put() agree on who frees without a lock.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "swroce_priv.h"
+
+#define CQ_ESIZE ((unsigned int)sizeof(struct ndk_result_ex))
+
+/* cb_state bits. */
+#define CQ_CB_RUN 1u   /* a delivery loop owns the callback */
+#define CQ_CB_OWED 2u  /* one more callback is owed by that loop */
+#define CQ_CB_DEAD 4u  /* all references gone: the loop owner frees */
+
+/* cq->overflow values: a dead CQ reports BUFFER_OVERFLOW exactly once. */
+#define CQ_OVF_NONE 0u
+#define CQ_OVF_UNREPORTED 1u
+#define CQ_OVF_REPORTED 2u
+
+#define CQ_CONVERT_BURST 32 /* get_results' stack buffer */
+
+static uint32_t cq_ring_seq; /* ring names, for rte_ring_dump only */
+
+static const struct ndk_cq_dispatch swr_cq_ops;
+
+static inline struct swr_cq *
+cq_of(struct ndk_cq *c)
+{
+	return (struct swr_cq *)c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Teardown                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Unlink and free; the caller guarantees nothing else touches @p cq. */
+static void
+cq_free(struct swr_cq *cq)
+{
+	struct swr_adapter *ad = cq->ad;
+	struct swr_cq **pp;
+
+	rte_spinlock_lock(&ad->obj_lock);
+	for (pp = &ad->cq_list; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == cq) {
+			*pp = cq->next;
+			break;
+		}
+	}
+	ad->n_cq--;
+	rte_spinlock_unlock(&ad->obj_lock);
+	/* The ring lives in the same allocation (cq_alloc). */
+	rte_free(cq);
+}
+
+/* Free, then tell the consumer: its completion is the last thing we do. */
+static void
+cq_free_and_complete(struct swr_cq *cq)
+{
+	ndk_close_completion_fn done = cq->close_done;
+	void *ctx = cq->close_ctx;
+
+	cq_free(cq);
+	if (done != NULL)
+		done(ctx);
+}
+
+/* Drop one reference. @return true if it was the last. */
+static inline bool
+cq_unref(struct swr_cq *cq)
+{
+	return __atomic_sub_fetch(&cq->refcnt, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+/*
+ * The last reference is gone. A callback may still be running (the
+ * consumer may even be closing from inside it): then its loop frees the
+ * CQ when the callback returns. @return true if the caller must free it.
+ */
+static bool
+cq_mark_dead(struct swr_cq *cq)
+{
+	uint32_t old = __atomic_fetch_or(&cq->cb_state, CQ_CB_DEAD,
+					 __ATOMIC_ACQ_REL);
+
+	return (old & CQ_CB_RUN) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Notification                                                        */
+/* ------------------------------------------------------------------ */
+
+static void
+cq_call(struct swr_cq *cq)
+{
+	ndk_status_t st = NDK_STATUS_SUCCESS;
+
+	if (__atomic_load_n(&cq->overflow, __ATOMIC_ACQUIRE) != CQ_OVF_NONE) {
+		__atomic_store_n(&cq->overflow, CQ_OVF_REPORTED,
+				 __ATOMIC_RELAXED);
+		st = NDK_STATUS_BUFFER_OVERFLOW;
+	}
+	/* Entries posted up to here are covered by this callback. */
+	__atomic_store_n(&cq->n_at_notify,
+			 __atomic_load_n(&cq->n_posted, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELAXED);
+	/* A closing CQ owes no more notifications, only the close. */
+	if (cq->notify != NULL && !__atomic_load_n(&cq->closing,
+						   __ATOMIC_ACQUIRE))
+		cq->notify(cq->notify_ctx, st);
+}
+
+/*
+ * Delivery loop: we hold CQ_CB_RUN. Deliver until nothing is owed, then
+ * let go with a CAS on the whole word so that a callback owed (or a close
+ * finished) meanwhile is never left behind.
+ */
+static void
+cq_run_callbacks(struct swr_cq *cq)
+{
+	uint32_t s = __atomic_load_n(&cq->cb_state, __ATOMIC_ACQUIRE);
+
+	for (;;) {
+		if (s & CQ_CB_DEAD) {
+			cq_free_and_complete(cq);
+			return;
+		}
+		if (s & CQ_CB_OWED) {
+			__atomic_fetch_and(&cq->cb_state, ~CQ_CB_OWED,
+					   __ATOMIC_ACQ_REL);
+			cq_call(cq);
+			s = __atomic_load_n(&cq->cb_state, __ATOMIC_ACQUIRE);
+			continue;
+		}
+		if (__atomic_compare_exchange_n(&cq->cb_state, &s, 0, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return;
+	}
+}
+
+/*
+ * An arm was consumed: owe a callback. If one is running (on another
+ * lcore, or this very thread re-armed from inside it) the running loop
+ * delivers it after the current callback returns: never nested, never
+ * concurrent. Callers must not touch @p cq afterwards (it may be freed).
+ */
+static void
+cq_deliver(struct swr_cq *cq)
+{
+	uint32_t old = __atomic_fetch_or(&cq->cb_state,
+					 CQ_CB_RUN | CQ_CB_OWED,
+					 __ATOMIC_ACQ_REL);
+
+	if ((old & (CQ_CB_RUN | CQ_CB_DEAD)) == 0)
+		cq_run_callbacks(cq);
+}
+
+/*
+ * Consume the arm if its level is at least @p need (ERRORS < SOLICITED <
+ * ANY: an event needing SOLICITED satisfies SOLICITED and ANY arms).
+ * @return true if this caller consumed it and owes the callback.
+ */
+static inline bool
+cq_take_arm(struct swr_cq *cq, uint32_t need)
+{
+	uint32_t a = __atomic_load_n(&cq->armed, __ATOMIC_SEQ_CST);
+
+	do {
+		if (a < need)
+			return false;
+	} while (!__atomic_compare_exchange_n(&cq->armed, &a, SWR_ARM_NONE,
+					      false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_SEQ_CST));
+	return true;
+}
+
+static inline void
+cq_fire(struct swr_cq *cq, uint32_t need)
+{
+	if (cq_take_arm(cq, need))
+		cq_deliver(cq);
+}
+
+/* The ring is full: the CQ is dead (NDKPI: programming error). */
+static void __rte_cold
+cq_overflowed(struct swr_cq *cq)
+{
+	uint32_t expected = CQ_OVF_NONE;
+
+	if (__atomic_compare_exchange_n(&cq->overflow, &expected,
+					CQ_OVF_UNREPORTED, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		NDK_LOG(ERR, "CQ %p overran (depth %u): CQ and QPs are dead",
+			(void *)cq, cq->depth);
+	/* An overrun satisfies any arm, even ERRORS. */
+	cq_fire(cq, SWR_ARM_ERRORS);
+}
+
+/* ------------------------------------------------------------------ */
+/* Polling-thread interface                                            */
+/* ------------------------------------------------------------------ */
+
+int
+swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r, bool solicited)
+{
+	uint32_t need;
+
+	if (unlikely(__atomic_load_n(&cq->overflow, __ATOMIC_RELAXED) !=
+		     CQ_OVF_NONE)) {
+		SWR_STAT(cq->ad, cq_overflows);
+		return -ENOSPC;
+	}
+	if (unlikely(rte_ring_mp_enqueue_elem(cq->ring, (void *)r,
+					      CQ_ESIZE) != 0)) {
+		SWR_STAT(cq->ad, cq_overflows);
+		cq_overflowed(cq);
+		return -ENOSPC;
+	}
+	/*
+	 * Seq-cst increment, then seq-cst load of the arm; ndk_arm_cq does
+	 * the mirror image (store arm, load n_posted). One of the two sides
+	 * sees the other, so "poll empty -> completion lands -> arm" never
+	 * loses its notification. On x86 the load is a plain mov: an
+	 * unarmed CQ costs one load per completion.
+	 */
+	__atomic_fetch_add(&cq->n_posted, 1, __ATOMIC_SEQ_CST);
+	need = (solicited || !NDK_SUCCESS(r->status)) ? SWR_ARM_SOLICITED :
+		SWR_ARM_ANY;
+	if (likely(__atomic_load_n(&cq->armed, __ATOMIC_SEQ_CST) < need))
+		return 0;
+	cq_fire(cq, need);
+	return 0;
+}
+
+void
+swr_cq_put(struct swr_cq *cq)
+{
+	/* The handle's reference is only dropped by close, which stored the
+	 * completion before: the consumer is owed it.
+	 */
+	if (cq_unref(cq) && cq_mark_dead(cq))
+		cq_free_and_complete(cq);
+}
+
+/* Free a CQ immediately (adapter close). */
+void
+swr_cq_destroy(struct swr_cq *cq)
+{
+	/*
+	 * Adapter close runs after polling stopped and with no call on the
+	 * CQ in progress (NDKPI), so no callback can start; one still
+	 * returning on another thread is waited for.
+	 */
+	while (__atomic_load_n(&cq->cb_state, __ATOMIC_ACQUIRE) & CQ_CB_RUN)
+		rte_pause();
+	/* A close left pending by QPs is owed its completion. */
+	if (__atomic_load_n(&cq->closing, __ATOMIC_ACQUIRE))
+		cq_free_and_complete(cq);
+	else
+		cq_free(cq);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
+static ndk_status_t
+swr_cq_close(struct ndk_cq *c, ndk_close_completion_fn done, void *ctx)
+{
+	struct swr_cq *cq = cq_of(c);
+
+	cq->close_done = done;
+	cq->close_ctx = ctx;
+	__atomic_store_n(&cq->closing, true, __ATOMIC_RELEASE);
+	/*
+	 * Drop the handle's reference (release: the completion above is
+	 * visible to whoever drops the last one). QPs still using the CQ,
+	 * or a callback still running (we may be inside it), finish the
+	 * close later and call @p done.
+	 */
+	if (!cq_unref(cq) || !cq_mark_dead(cq))
+		return NDK_STATUS_PENDING;
+	cq_free(cq);
+	return NDK_STATUS_SUCCESS;
+}
+
+/*
+ * Lost-race rule (spec 3.3): entries that arrived since the last callback
+ * satisfy a new arm at once. Choice: ANY and SOLICITED arms fire; we do not
+ * know whether those entries were solicited or errors, and a spurious
+ * callback is harmless while a missed one hangs the consumer. An ERRORS
+ * arm fires only for an overrun, which is sticky and checked here, so it
+ * cannot be lost.
+ */
+static void
+cq_arm_catch_up(struct swr_cq *cq)
+{
+	uint64_t posted;
+
+	if (__atomic_load_n(&cq->overflow, __ATOMIC_SEQ_CST) ==
+	    CQ_OVF_UNREPORTED) {
+		cq_fire(cq, SWR_ARM_ERRORS);
+		return;
+	}
+	/* Pairs with swr_cq_post: its increment or our arm is seen. */
+	posted = __atomic_load_n(&cq->n_posted, __ATOMIC_SEQ_CST);
+	if (posted != __atomic_load_n(&cq->n_at_notify, __ATOMIC_RELAXED) &&
+	    rte_ring_count(cq->ring) != 0)
+		cq_fire(cq, SWR_ARM_SOLICITED);
+}
+
+static void
+swr_cq_arm(struct ndk_cq *c, uint32_t type)
+{
+	struct swr_cq *cq = cq_of(c);
+	uint32_t want, cur;
+
+	switch (type) {
+	case NDK_CQ_NOTIFY_ANY:
+		want = SWR_ARM_ANY;
+		break;
+	case NDK_CQ_NOTIFY_SOLICITED:
+		want = SWR_ARM_SOLICITED;
+		break;
+	case NDK_CQ_NOTIFY_ERRORS:
+		want = SWR_ARM_ERRORS;
+		break;
+	default:
+		NDK_LOG(ERR, "arm CQ %p: unknown notification type %u",
+			(void *)cq, type);
+		return;
+	}
+	/* Strongest wins; always a seq-cst RMW (see swr_cq_post). */
+	cur = __atomic_load_n(&cq->armed, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&cq->armed, &cur,
+					    RTE_MAX(cur, want), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	cq_arm_catch_up(cq);
+}
+
+static uint32_t
+swr_cq_get_results_ex(struct ndk_cq *c, struct ndk_result_ex *r, uint32_t n)
+{
+	return rte_ring_sc_dequeue_burst_elem(cq_of(c)->ring, r, CQ_ESIZE, n,
+					      NULL);
+}
+
+/* Plain results: same entries without the Ex fields (incl. R&I's). */
+static uint32_t
+swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r, uint32_t n)
+{
+	struct ndk_result_ex buf[CQ_CONVERT_BURST];
+	struct rte_ring *ring = cq_of(c)->ring;
+	uint32_t got = 0;
+
+	while (got < n) {
+		uint32_t want = RTE_MIN(n - got, (uint32_t)CQ_CONVERT_BURST);
+		uint32_t k = rte_ring_sc_dequeue_burst_elem(ring, buf, CQ_ESIZE,
+							    want, NULL);
+
+		for (uint32_t i = 0; i < k; i++) {
+			r[got + i].status = buf[i].status;
+			r[got + i].bytes_transferred = buf[i].bytes_transferred;
+			r[got + i].qp_context = buf[i].qp_context;
+			r[got + i].request_context = buf[i].request_context;
+		}
+		got += k;
+		if (k < want)
+			break;
+	}
+	return got;
+}
+
+static const struct ndk_cq_dispatch swr_cq_ops = {
+	.close = swr_cq_close,
+	.arm = swr_cq_arm,
+	.get_results = swr_cq_get_results,
+	.get_results_ex = swr_cq_get_results_ex,
+};
+
+/* ------------------------------------------------------------------ */
+/* Creation                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Count a CQ against the adapter limit. @return false if at the limit. */
+static bool
+cq_reserve(struct swr_adapter *ad)
+{
+	bool ok;
+
+	rte_spinlock_lock(&ad->obj_lock);
+	ok = ad->n_cq < ad->info.max_cq;
+	if (ok)
+		ad->n_cq++;
+	rte_spinlock_unlock(&ad->obj_lock);
+	return ok;
+}
+
+static void
+cq_unreserve(struct swr_adapter *ad)
+{
+	rte_spinlock_lock(&ad->obj_lock);
+	ad->n_cq--;
+	rte_spinlock_unlock(&ad->obj_lock);
+}
+
+/*
+ * One allocation holds the CQ and then its ring (rte_ring_init, not
+ * rte_ring_create_elem: a memzone per CQ would hit RTE_MAX_MEMZONE, 2560,
+ * before the default CQ limit).
+ */
+static struct swr_cq *
+cq_alloc(struct swr_adapter *ad, uint32_t depth)
+{
+	size_t hdr = RTE_ALIGN_CEIL(sizeof(struct swr_cq),
+				    RTE_CACHE_LINE_SIZE);
+	char name[RTE_RING_NAMESIZE];
+	struct swr_cq *cq;
+	ssize_t rsz;
+
+	/* RING_F_EXACT_SZ: slots are the next power of two above depth. */
+	rsz = rte_ring_get_memsize_elem(CQ_ESIZE, rte_align32pow2(depth + 1));
+	if (rsz < 0)
+		return NULL;
+	cq = rte_zmalloc_socket("swr_cq", hdr + (size_t)rsz,
+				RTE_CACHE_LINE_SIZE, ad->socket_id);
+	if (cq == NULL)
+		return NULL;
+	cq->ring = (struct rte_ring *)((uint8_t *)cq + hdr);
+	snprintf(name, sizeof(name), "ndkcq%u",
+		 __atomic_fetch_add(&cq_ring_seq, 1, __ATOMIC_RELAXED));
+	if (rte_ring_init(cq->ring, name, depth,
+			  RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0) {
+		rte_free(cq);
+		return NULL;
+	}
+	return cq;
+}
+
+ndk_status_t
+swr_cq_create(struct ndk_adapter *adapter, uint32_t depth,
+	      ndk_cq_notify_fn notify, void *ctx, struct ndk_cq **out)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+	struct swr_cq *cq;
+
+	RTE_BUILD_BUG_ON(sizeof(struct ndk_result_ex) % 4 != 0);
+	if (depth == 0 || depth > ad->info.max_cq_depth)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (!cq_reserve(ad))
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	cq = cq_alloc(ad, depth);
+	if (cq == NULL) {
+		cq_unreserve(ad);
+		NDK_LOG(ERR, "create CQ of depth %u: out of memory", depth);
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	ndk_object_header_init(&cq->pub.header, NDK_OBJECT_TYPE_CQ);
+	cq->pub.dispatch = &swr_cq_ops;
+	cq->ad = ad;
+	cq->depth = depth;
+	cq->notify = notify;
+	cq->notify_ctx = ctx;
+	cq->armed = SWR_ARM_NONE;
+	cq->refcnt = 1; /* the handle; QPs add theirs */
+
+	rte_spinlock_lock(&ad->obj_lock);
+	cq->next = ad->cq_list;
+	ad->cq_list = cq;
+	rte_spinlock_unlock(&ad->obj_lock);
+	*out = &cq->pub;
+	return NDK_STATUS_SUCCESS;
+}

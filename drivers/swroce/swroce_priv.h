@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_PRIV_H
+#define SWROCE_PRIV_H
+
+/**
+ * @file
+ * swroce: the software RoCEv2 provider. Internal structures shared by its
+ * files:
+ *
+ *   swroce_adapter.c  adapter open/close, port set-up, poll loop, TX staging,
+ *                     control mailbox (ctl), ownership and quiescence
+ *   swroce_cq.c       completion queues, arming and notification
+ *   swroce_mr.c       protection domains, memory regions, token lookup
+ *   swroce_qp.c       QP create/close/modify, posting, flush, error handling
+ *   swroce_req.c      requester: WQE -> request packets, retransmission
+ *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
+ *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
+ *
+ * Threading: each adapter is polled by exactly one thread at a time (its
+ * "owner"). Everything named lcore-private below is touched only by the
+ * owner. Applications post through single-producer indices published with
+ * release stores and ring a doorbell (an MP/SC rte_ring) when a QP needs
+ * the owner's attention. Control operations that change lcore-private state
+ * run through swr_ctl_exec(), which executes them on the owner (or inline
+ * when nobody polls). All objects live in rte_malloc memory.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "ndk_provider.h"
+#include "ndk_roce.h"
+
+/* ------------------------------------------------------------------ */
+/* Limits and defaults                                                 */
+/* ------------------------------------------------------------------ */
+
+#define SWR_MAX_SGE 16            /**< SGEs per request (all kinds) */
+#define SWR_MAX_INLINE 512        /**< inline bytes per send/write */
+#define SWR_MAX_QUEUE_DEPTH 16384 /**< initiator and receive queues */
+#define SWR_MAX_CQ_DEPTH 65536
+#define SWR_MAX_RD_ATOMIC 16      /**< ORD and IRD */
+#define SWR_MAX_TRANSFER (1u << 30)
+#define SWR_DEF_MAX_QP 4096
+#define SWR_DEF_MAX_CQ 4096
+#define SWR_DEF_MAX_MR 16384
+#define SWR_FIRST_QP_INDEX 2      /**< QPN 0 and 1 are reserved (SMI, GSI) */
+
+/** Unacknowledged PSNs a requester may have in flight. */
+#define SWR_MAX_UNACKED_PSN 256
+/** Request AckReq at least every this many packets of a long message. */
+#define SWR_ACKREQ_EVERY 32
+/** Packets one QP may generate per poll before the next QP's turn. */
+#define SWR_QP_TX_QUOTA 32
+
+#define SWR_RX_BURST 32
+#define SWR_TX_BURST 32
+#define SWR_TX_STAGE 512          /**< staged frames before refusing more */
+#define SWR_DB_BURST 64
+#define SWR_RING_DESC 1024
+
+/* ------------------------------------------------------------------ */
+/* Adapter                                                             */
+/* ------------------------------------------------------------------ */
+
+struct swr_adapter;
+struct swr_qp;
+struct swr_cq;
+struct swr_pd;
+struct swr_mr;
+
+/** A control request handed to the polling thread. */
+struct swr_ctl {
+	ndk_status_t (*fn)(struct swr_adapter *ad, void *arg);
+	void *arg;
+	ndk_status_t status;
+	uint32_t done;            /**< set (release) when executed */
+};
+
+/** One slot of the MR table; the token names slot and generation. */
+struct swr_mr_slot {
+	struct swr_mr *mr;        /**< NULL when free (atomic) */
+	uint32_t gen;             /**< bumped on every registration */
+};
+
+struct swr_adapter {
+	struct ndk_adapter pub;   /**< must be first */
+	char name[32];
+
+	/* --- configuration, read-only after open --- */
+	uint16_t port_id;
+	uint16_t rxq;
+	uint16_t txq;
+	bool own_port;            /**< we configured and started the port */
+	bool own_pool;
+	int socket_id;
+	struct rte_ether_addr mac;
+	rte_be32_t ipv4;
+	uint32_t max_path_mtu;
+	struct rte_mempool *mp;
+	struct ndk_adapter_info info;
+	uint64_t tsc_hz;
+
+	/* --- shared between threads --- */
+	uint32_t owner;           /**< tid of the polling thread, 0 = none */
+	uint64_t epoch;           /**< polls completed (release store) */
+	struct rte_ring *ctl_ring;/**< struct swr_ctl *, MP/SC */
+	struct rte_ring *db_ring; /**< struct swr_qp *, MP/SC */
+	rte_spinlock_t obj_lock;  /**< control path only: tables, lists */
+
+	uint32_t qp_bits;         /**< log2 of the QP table size */
+	uint32_t qp_mask;
+	uint32_t qp_cursor;       /**< next index to try (obj_lock) */
+	uint32_t n_qp;            /**< QPs in use (obj_lock) */
+	struct swr_qp **qp_tbl;   /**< index -> QP (atomic pointers) */
+	uint16_t *qp_gen;         /**< per-index generation (obj_lock) */
+
+	uint32_t mr_bits;
+	uint32_t mr_mask;
+	uint32_t mr_cursor;       /**< obj_lock */
+	uint32_t n_mr;            /**< registered MRs (obj_lock) */
+	struct swr_mr_slot *mr_tbl;
+
+	uint32_t n_cq;            /**< obj_lock */
+	uint32_t n_pd;            /**< obj_lock */
+	struct swr_cq *cq_list;   /**< obj_lock, for adapter close */
+	struct swr_pd *pd_list;   /**< obj_lock */
+
+	/* --- lcore-private (owner only) --- */
+	uint64_t now;             /**< TSC at the start of this poll */
+	uint32_t n_active;
+	uint32_t active_rr;       /**< round-robin start in active[] */
+	struct swr_qp **active;   /**< QPs with work or timers */
+	uint16_t tx_n;
+	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
+
+	struct ndk_adapter_stats stats;
+} __rte_cache_aligned;
+
+static inline struct swr_adapter *
+swr_adapter_of(struct ndk_adapter *a)
+{
+	return (struct swr_adapter *)a;
+}
+
+/** Count an event in the adapter's statistics (owner only). */
+#define SWR_STAT(ad, field) ((ad)->stats.field++)
+
+/* ------------------------------------------------------------------ */
+/* CQ                                                                  */
+/* ------------------------------------------------------------------ */
+
+/** Arm levels in strength order (merging keeps the strongest). */
+enum swr_arm {
+	SWR_ARM_NONE = 0,
+	SWR_ARM_ERRORS = 1,
+	SWR_ARM_SOLICITED = 2,
+	SWR_ARM_ANY = 3,
+};
+
+struct swr_cq {
+	struct ndk_cq pub;        /**< must be first */
+	struct swr_adapter *ad;
+	struct rte_ring *ring;    /**< struct ndk_result_ex elements */
+	uint32_t depth;
+	ndk_cq_notify_fn notify;
+	void *notify_ctx;
+	uint32_t armed;           /**< enum swr_arm (atomic) */
+	uint32_t cb_state;        /**< callback running / owed / dead bits */
+	uint64_t n_posted;        /**< completions posted (atomic) */
+	uint64_t n_at_notify;     /**< n_posted when the last callback fired */
+	uint32_t overflow;        /**< CQ overran: dead (atomic) */
+	uint32_t refcnt;          /**< QPs using this CQ (atomic) */
+	bool closing;
+	ndk_close_completion_fn close_done;
+	void *close_ctx;
+	struct swr_cq *next;      /**< adapter list (obj_lock) */
+};
+
+/**
+ * Post a completion (polling thread). @p solicited: a receive whose send
+ * carried SE. Error completions satisfy SOLICITED arms.
+ * @return 0, or -ENOSPC if the CQ overflowed (it is then dead).
+ */
+int swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r,
+		bool solicited);
+
+/** Drop a QP's reference; completes a pending close at zero. */
+void swr_cq_put(struct swr_cq *cq);
+
+ndk_status_t swr_cq_create(struct ndk_adapter *adapter, uint32_t depth,
+			   ndk_cq_notify_fn notify, void *ctx,
+			   struct ndk_cq **cq);
+
+/** Free a CQ immediately (adapter close). */
+void swr_cq_destroy(struct swr_cq *cq);
+
+/* ------------------------------------------------------------------ */
+/* PD and MR                                                           */
+/* ------------------------------------------------------------------ */
+
+struct swr_pd {
+	struct ndk_pd pub;        /**< must be first */
+	struct swr_adapter *ad;
+	uint32_t refcnt;          /**< MRs + QPs (atomic) */
+	bool closing;
+	ndk_close_completion_fn close_done;
+	void *close_ctx;
+	struct swr_pd *next;      /**< adapter list (obj_lock) */
+	struct swr_mr *mr_list;   /**< MRs created in this PD (obj_lock) */
+};
+
+/** Access rights of a region (NDK_MR_FLAG_* bits). */
+#define SWR_ACC_LOCAL_WRITE NDK_MR_FLAG_ALLOW_LOCAL_WRITE
+#define SWR_ACC_REMOTE_READ NDK_MR_FLAG_ALLOW_REMOTE_READ
+#define SWR_ACC_REMOTE_WRITE 0x4u /**< the bit REMOTE_WRITE adds */
+
+enum swr_mr_state {
+	SWR_MR_UNREGISTERED = 0,
+	SWR_MR_VALID,
+};
+
+struct swr_mr {
+	struct ndk_mr pub;        /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_pd *pd;
+	uint32_t state;           /**< enum swr_mr_state (atomic) */
+	uint32_t token;           /**< local and remote token when valid */
+	uint32_t access;          /**< SWR_ACC_* */
+	bool fast_register;
+	uintptr_t va;
+	uint64_t len;
+	struct swr_mr *next_in_pd; /**< pd->mr_list (obj_lock) */
+};
+
+/**
+ * Find the valid region named by @p token in @p pd that covers
+ * [va, va + len) with every right in @p access (SWR_ACC_* bits).
+ * Zero @p len only checks the token. Safe on the polling thread and on
+ * application threads.
+ * @return the region or NULL.
+ */
+struct swr_mr *swr_mr_lookup(struct swr_adapter *ad, const struct swr_pd *pd,
+			     uint32_t token, uint64_t va, uint64_t len,
+			     uint32_t access);
+
+ndk_status_t swr_pd_create(struct ndk_adapter *adapter, struct ndk_pd **pd);
+
+/** Drop a reference taken by an MR or QP; completes a pending close. */
+void swr_pd_put(struct swr_pd *pd);
+
+/** Free a PD and its MRs immediately (adapter close). */
+void swr_pd_destroy(struct swr_pd *pd);
+
+/* ------------------------------------------------------------------ */
+/* QP                                                                  */
+/* ------------------------------------------------------------------ */
+
+/** Initiator operation of a send-queue WQE. */
+enum swr_wr_op {
+	SWR_WR_SEND = 0,
+	SWR_WR_WRITE,
+	SWR_WR_READ,
+};
+
+/** Send-queue WQE; followed by SGEs or inline bytes (qp->sq_stride). */
+struct swr_swqe {
+	uint8_t op;               /**< enum swr_wr_op */
+	uint8_t started;          /**< PSNs assigned (first transmission) */
+	uint16_t nsge;            /**< 0 with inline data */
+	uint32_t flags;           /**< NDK_OP_FLAG_* */
+	void *ctx;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t length;          /**< total bytes */
+	uint32_t first_psn;
+	uint32_t npkts;           /**< PSNs consumed */
+	uint32_t rd_pkts;         /**< READ: response packets placed */
+	uint32_t pad_;
+	union {
+		struct ndk_sge sge[0];
+		uint8_t inline_data[0];
+	};
+};
+
+/** Receive-queue WQE; followed by SGEs (qp->rq_stride). */
+struct swr_rwqe {
+	void *ctx;
+	uint32_t nsge;
+	uint32_t length;          /**< total bytes */
+	struct ndk_sge sge[0];
+};
+
+/** Responder resource for one inbound READ (kept for replay). */
+struct swr_rd_res {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t first_psn;
+	uint32_t npkts;
+	uint32_t next_pkt;        /**< next response packet to send */
+	bool streaming;           /**< packets left to send */
+};
+
+/** Kind of multi-packet message the responder is in the middle of. */
+enum swr_rcv_class {
+	SWR_RCV_NONE = 0,
+	SWR_RCV_SEND,
+	SWR_RCV_WRITE,
+};
+
+struct swr_qp {
+	struct ndk_qp pub;        /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_pd *pd;
+	struct swr_cq *rcq;
+	struct swr_cq *icq;
+	void *qp_ctx;
+
+	/* --- limits (constant) --- */
+	uint32_t sq_depth;        /**< consumer-visible depth */
+	uint32_t sq_mask;         /**< ring size - 1 */
+	uint32_t sq_stride;
+	uint32_t rq_depth;
+	uint32_t rq_mask;
+	uint32_t rq_stride;
+	uint32_t max_isge;
+	uint32_t max_rsge;
+	uint32_t inline_size;
+	uint8_t *sq;
+	uint8_t *rq;
+
+	/* --- state and attributes (modified through swr_ctl_exec) --- */
+	uint32_t state;           /**< enum ndk_qp_state (atomic) */
+	struct ndk_qp_attr attr;
+	uint32_t pmtu;            /**< bytes */
+	uint32_t pmtu_shift;
+	uint64_t rto_tsc;         /**< ACK timeout in TSC ticks, 0 = none */
+	struct ndk_roce_l2l4 l2l4;
+
+	/* --- application side (single producer per queue) --- */
+	uint32_t sq_prod_priv __rte_cache_aligned; /**< incl. deferred */
+	uint32_t rq_prod_priv;
+	uint32_t sq_prod;         /**< published (release) */
+	uint32_t rq_prod;         /**< published (release) */
+	uint32_t db_pending;      /**< doorbell queued (atomic) */
+	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
+
+	/* --- published by the polling thread --- */
+	uint32_t sq_done __rte_cache_aligned; /**< WQEs retired (release) */
+	uint32_t rq_done;         /**< receives retired (release) */
+
+	/* --- requester/completer (lcore-private) --- */
+	uint32_t sq_tail __rte_cache_aligned; /**< oldest not completed */
+	uint32_t req_idx;         /**< WQE being transmitted */
+	uint32_t req_pkt;         /**< its next packet */
+	uint32_t req_psn;         /**< next PSN to send */
+	uint32_t una_psn;         /**< oldest unacknowledged PSN */
+	uint32_t psn_max;         /**< PSN after the highest ever sent */
+	uint32_t pkts_since_ackreq;
+	uint32_t rd_outstanding;  /**< READs sent and not completed */
+	uint32_t retry_left;
+	uint32_t rnr_left;
+	uint64_t rto_deadline;    /**< 0 = timer not armed */
+	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
+	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
+	bool rd_gap_valid;
+
+	/* --- responder (lcore-private) --- */
+	uint32_t epsn;            /**< expected request PSN */
+	uint32_t msn;
+	bool seq_nak_sent;
+	uint8_t rcv_class;        /**< enum swr_rcv_class */
+	bool rcv_se;
+	uint32_t rcv_off;         /**< bytes of the current message so far */
+	uint32_t rq_tail;         /**< oldest receive not completed */
+	uint32_t wr_rkey;         /**< current WRITE */
+	uint64_t wr_va;
+	uint32_t wr_left;
+	bool ack_pending;
+	uint8_t ack_syndrome;
+	uint32_t ack_psn;
+	uint32_t rd_mask;         /**< read resource ring size - 1 */
+	uint32_t rd_head;         /**< next resource to allocate */
+	uint32_t rd_cnt;          /**< resources still streaming */
+	uint32_t rd_valid;        /**< resources kept for replay (<= ring) */
+	struct swr_rd_res *rd_res;
+
+	/* --- lcore bookkeeping --- */
+	bool in_active;
+	bool detached;
+};
+
+static inline struct swr_qp *
+swr_qp_of(struct ndk_qp *q)
+{
+	return (struct swr_qp *)q;
+}
+
+static inline struct swr_swqe *
+swr_swqe(const struct swr_qp *qp, uint32_t idx)
+{
+	return (struct swr_swqe *)(qp->sq + (size_t)(idx & qp->sq_mask) *
+				   qp->sq_stride);
+}
+
+static inline struct swr_rwqe *
+swr_rwqe(const struct swr_qp *qp, uint32_t idx)
+{
+	return (struct swr_rwqe *)(qp->rq + (size_t)(idx & qp->rq_mask) *
+				   qp->rq_stride);
+}
+
+static inline uint32_t
+swr_qp_state(const struct swr_qp *qp)
+{
+	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+}
+
+/** Look up a QP by number (polling thread). */
+static inline struct swr_qp *
+swr_qp_lookup(struct swr_adapter *ad, uint32_t qpn)
+{
+	struct swr_qp *qp = __atomic_load_n(&ad->qp_tbl[qpn & ad->qp_mask],
+					    __ATOMIC_ACQUIRE);
+
+	return (qp != NULL && qp->pub.qpn == qpn) ? qp : NULL;
+}
+
+ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
+			   struct ndk_cq *icq, void *qp_context,
+			   uint32_t rq_depth, uint32_t iq_depth,
+			   uint32_t max_rsge, uint32_t max_isge,
+			   uint32_t inline_size, struct ndk_qp **qp);
+
+/** Put a QP on the active list (polling thread). */
+void swr_qp_activate(struct swr_qp *qp);
+
+/**
+ * Move a QP to ERROR and flush both queues (polling thread). The WQE that
+ * failed, if any, was already completed with its own status.
+ */
+void swr_qp_to_error(struct swr_qp *qp);
+
+/** Complete the receive at rq_tail (polling thread). */
+void swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status,
+			  uint32_t perr, uint32_t bytes, bool solicited);
+
+/** Retire the WQE at sq_tail with @p status (polling thread). */
+void swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status,
+			  uint32_t perr);
+
+/**
+ * Copy between an SGE list and a flat buffer at message offset @p off.
+ * Each SGE's region is looked up again (with @p access) so a region
+ * deregistered meanwhile is never touched.
+ * @return 0, or -EACCES if a region is no longer valid.
+ */
+int swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge,
+		     uint32_t nsge, uint32_t off, void *dst, uint32_t len);
+int swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge,
+		    uint32_t nsge, uint32_t off, const void *src,
+		    uint32_t len);
+
+/** Same, copying straight from a received packet's payload. */
+int swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
+			  uint32_t nsge, uint32_t off,
+			  const struct ndk_roce_pkt *p);
+
+/* ------------------------------------------------------------------ */
+/* Engines                                                             */
+/* ------------------------------------------------------------------ */
+
+/** Requester: generate up to @p quota packets. @return packets made. */
+unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
+
+/** Requester: retransmission and RNR timers. */
+void swr_req_timers(struct swr_qp *qp);
+
+/** Requester: go back to the oldest unacknowledged PSN. */
+void swr_req_rewind(struct swr_qp *qp);
+
+/** Completer: an ACK, NAK or READ response for @p qp. */
+void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+
+/** Responder: a request packet for @p qp. */
+void swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+
+/** Responder: READ responses and the pending ACK. @return packets made. */
+unsigned int swr_resp_tx(struct swr_qp *qp, unsigned int quota);
+
+/** True if the responder has output waiting. */
+static inline bool
+swr_resp_busy(const struct swr_qp *qp)
+{
+	return qp->ack_pending || qp->rd_cnt != 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Adapter services                                                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Allocate a frame for @p qp with room for an opcode's headers, @p payload
+ * bytes and the pad; writes L2-L4 and the BTH.
+ * @param bth_out  the BTH (extension headers follow at their offsets).
+ * @return the mbuf, or NULL (counted) when buffers run out.
+ */
+struct rte_mbuf *swr_pkt_new(struct swr_qp *qp, uint8_t opcode,
+			     uint32_t payload, bool se, bool ackreq,
+			     uint32_t psn, struct ndk_roce_bth **bth_out);
+
+/** Pointer to a new frame's payload area. */
+static inline uint8_t *
+swr_pkt_payload(struct ndk_roce_bth *bth)
+{
+	return (uint8_t *)bth + ndk_roce_opcode(bth->opcode)->hdr_len;
+}
+
+/** Zero the pad, compute the ICRC and stage the frame for transmission. */
+void swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m);
+
+/** Frames the TX stage can still take this poll. */
+static inline unsigned int
+swr_tx_room(const struct swr_adapter *ad)
+{
+	return SWR_TX_STAGE - ad->tx_n;
+}
+
+/** Send an ACK/NAK now (ahead of pending READ responses). */
+void swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn);
+
+/**
+ * Run @p fn with exclusive access to the adapter's lcore-private state:
+ * inline when the caller polls the adapter or nobody does, otherwise on
+ * the polling thread (the caller waits).
+ */
+ndk_status_t swr_ctl_exec(struct swr_adapter *ad,
+			  ndk_status_t (*fn)(struct swr_adapter *, void *),
+			  void *arg);
+
+/**
+ * Wait until the polling thread has finished every poll that was running
+ * when called (no-op if the caller polls or nobody does). Control path.
+ */
+void swr_quiesce(struct swr_adapter *ad);
+
+/** Microseconds to TSC ticks. */
+static inline uint64_t
+swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
+{
+	return us * ad->tsc_hz / 1000000;
+}
+
+#endif /* SWROCE_PRIV_H */

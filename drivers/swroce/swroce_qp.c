@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce QP: creation and close, the IB state machine, posting (the
+ * application side of the per-QP rings), completions, flush and the error
+ * state, and SGE copies with per-access region checks.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "swroce_priv.h"
+
+/* ------------------------------------------------------------------ */
+/* Completions and the error state (polling thread)                    */
+/* ------------------------------------------------------------------ */
+
+static const enum ndk_operation_type swr_wr_type[] = {
+	[SWR_WR_SEND] = NDK_OP_SEND,
+	[SWR_WR_WRITE] = NDK_OP_WRITE,
+	[SWR_WR_READ] = NDK_OP_READ,
+};
+
+static void
+swr_qp_cq_post(struct swr_qp *qp, struct swr_cq *cq,
+	       const struct ndk_result_ex *r, bool solicited)
+{
+	if (unlikely(swr_cq_post(cq, r, solicited) != 0)) {
+		/* The CQ is dead (overrun): so is every QP completing to it. */
+		__atomic_store_n(&qp->flush_req, 1, __ATOMIC_RELEASE);
+		swr_qp_activate(qp);
+	}
+}
+
+void
+swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
+{
+	struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	/* A READ counts against ORD from its request to its completion. */
+	if (wqe->op == SWR_WR_READ && qp->sq_tail != qp->req_idx &&
+	    qp->rd_outstanding != 0)
+		qp->rd_outstanding--;
+	if (status != NDK_STATUS_SUCCESS ||
+	    !(wqe->flags & NDK_OP_FLAG_SILENT_SUCCESS)) {
+		struct ndk_result_ex r = {
+			.status = status,
+			.qp_context = qp->qp_ctx,
+			.request_context = wqe->ctx,
+			.type = swr_wr_type[wqe->op],
+			.provider_error = perr,
+		};
+
+		swr_qp_cq_post(qp, qp->icq, &r, false);
+	}
+	if (status == NDK_STATUS_CANCELLED)
+		SWR_STAT(qp->ad, wqe_flushed);
+	SWR_STAT(qp->ad, wqe_completed);
+	if (qp->req_idx == qp->sq_tail) {
+		/* Retired before (fully) sent: only when flushing. */
+		qp->req_idx++;
+		qp->req_pkt = 0;
+	}
+	qp->sq_tail++;
+	__atomic_store_n(&qp->sq_done, qp->sq_tail, __ATOMIC_RELEASE);
+}
+
+void
+swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
+		     uint32_t bytes, bool solicited)
+{
+	struct swr_rwqe *wqe = swr_rwqe(qp, qp->rq_tail);
+	struct ndk_result_ex r = {
+		.status = status,
+		.bytes_transferred = bytes,
+		.qp_context = qp->qp_ctx,
+		.request_context = wqe->ctx,
+		.type = NDK_OP_RECEIVE,
+		.provider_error = perr,
+	};
+
+	swr_qp_cq_post(qp, qp->rcq, &r, solicited);
+	if (status == NDK_STATUS_CANCELLED)
+		SWR_STAT(qp->ad, wqe_flushed);
+	SWR_STAT(qp->ad, wqe_completed);
+	qp->rq_tail++;
+	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
+}
+
+void
+swr_qp_to_error(struct swr_qp *qp)
+{
+	uint32_t prod;
+
+	if (swr_qp_state(qp) != NDK_QP_STATE_ERROR) {
+		__atomic_store_n(&qp->state, NDK_QP_STATE_ERROR,
+				 __ATOMIC_RELEASE);
+		SWR_STAT(qp->ad, qp_errors);
+	}
+	/* Everything outstanding completes, in order, as flushed. */
+	prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+	while (qp->sq_tail != prod)
+		swr_qp_complete_send(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED);
+	qp->req_idx = qp->sq_tail;
+	qp->req_pkt = 0;
+	qp->rd_outstanding = 0;
+	qp->rto_deadline = 0;
+	qp->rnr_until = 0;
+	prod = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE);
+	while (qp->rq_tail != prod)
+		swr_qp_complete_recv(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED,
+				     0, false);
+	qp->rcv_class = SWR_RCV_NONE;
+	qp->ack_pending = false;
+	qp->rd_cnt = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* SGE copies                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Walk the SGE list from message offset @off for @len bytes, calling
+ * @fn(dst_or_src, chunk_off, n) per contiguous chunk after checking the
+ * chunk's region still grants @access.
+ */
+#define SWR_SGE_WALK(qp, sge, nsge, off, len, access, CHUNK) do { \
+	uint32_t left_ = (len), off_ = (off), done_ = 0; \
+	for (uint32_t i_ = 0; i_ < (nsge) && left_ != 0; i_++) { \
+		const struct ndk_sge *s_ = &(sge)[i_]; \
+		uint32_t n_; \
+		uint8_t *p_; \
+		if (off_ >= s_->length) { \
+			off_ -= s_->length; \
+			continue; \
+		} \
+		n_ = RTE_MIN(s_->length - off_, left_); \
+		p_ = (uint8_t *)s_->va + off_; \
+		if (unlikely(swr_mr_lookup((qp)->ad, (qp)->pd, s_->token, \
+					   (uintptr_t)p_, n_, \
+					   (access)) == NULL)) \
+			return -EACCES; \
+		CHUNK; \
+		done_ += n_; \
+		left_ -= n_; \
+		off_ = 0; \
+	} \
+	return left_ == 0 ? 0 : -EACCES; \
+} while (0)
+
+int
+swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
+		 uint32_t off, void *dst, uint32_t len)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, len, 0,
+		     memcpy((uint8_t *)dst + done_, p_, n_));
+}
+
+int
+swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
+		uint32_t off, const void *src, uint32_t len)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, len, SWR_ACC_LOCAL_WRITE,
+		     memcpy(p_, (const uint8_t *)src + done_, n_));
+}
+
+int
+swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
+		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, p->payload_len, SWR_ACC_LOCAL_WRITE,
+		     ndk_roce_mbuf_copy_out(p->m, p->payload_off + done_, p_,
+					    n_));
+}
+
+/* ------------------------------------------------------------------ */
+/* Posting (application threads)                                       */
+/* ------------------------------------------------------------------ */
+
+static inline void
+swr_doorbell(struct swr_qp *qp)
+{
+	if (__atomic_exchange_n(&qp->db_pending, 1, __ATOMIC_SEQ_CST) == 0)
+		rte_ring_mp_enqueue(qp->ad->db_ring, qp);
+}
+
+/* Hand every deferred request to the polling thread. */
+static inline void
+swr_sq_publish(struct swr_qp *qp)
+{
+	__atomic_store_n(&qp->sq_prod, qp->sq_prod_priv, __ATOMIC_RELEASE);
+	swr_doorbell(qp);
+}
+
+/* A failed post releases the deferred chain first (NDK deferral rules). */
+static ndk_status_t
+swr_post_fail(struct swr_qp *qp, ndk_status_t st)
+{
+	if (qp->sq_prod_priv != qp->sq_prod)
+		swr_sq_publish(qp);
+	return st;
+}
+
+/* Check an SGE list: count, tokens, bounds, rights; sum the length. */
+static ndk_status_t
+swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
+	      uint32_t max, uint32_t access, uint32_t *total)
+{
+	uint64_t sum = 0;
+
+	if (unlikely(nsge > max))
+		return NDK_STATUS_DATA_OVERRUN;
+	if (unlikely(nsge != 0 && sgl == NULL))
+		return NDK_STATUS_INVALID_PARAMETER;
+	for (uint32_t i = 0; i < nsge; i++) {
+		sum += sgl[i].length;
+		if (sgl[i].length != 0 &&
+		    swr_mr_lookup(qp->ad, qp->pd, sgl[i].token,
+				  (uintptr_t)sgl[i].va, sgl[i].length,
+				  access) == NULL)
+			return NDK_STATUS_ACCESS_VIOLATION;
+	}
+	if (unlikely(sum > SWR_MAX_TRANSFER))
+		return NDK_STATUS_DATA_OVERRUN;
+	*total = (uint32_t)sum;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_post_sq(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
+	    const struct ndk_sge *sgl, uint32_t nsge, uint64_t raddr,
+	    uint32_t rkey, uint32_t flags, uint32_t allowed)
+{
+	uint32_t state = swr_qp_state(qp);
+	struct swr_swqe *wqe;
+	uint32_t total = 0;
+	ndk_status_t st;
+
+	if (unlikely(state != NDK_QP_STATE_RTS && state != NDK_QP_STATE_SQD &&
+		     state != NDK_QP_STATE_ERROR))
+		return swr_post_fail(qp, NDK_STATUS_CONNECTION_INVALID);
+	if (unlikely(flags & ~allowed))
+		return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
+	if (unlikely(qp->sq_prod_priv -
+		     __atomic_load_n(&qp->sq_done, __ATOMIC_ACQUIRE) >=
+		     qp->sq_depth))
+		return swr_post_fail(qp, NDK_STATUS_NO_MORE_ENTRIES);
+
+	wqe = swr_swqe(qp, qp->sq_prod_priv);
+	if (flags & NDK_OP_FLAG_INLINE) {
+		uint64_t sum = 0;
+
+		for (uint32_t i = 0; i < nsge; i++)
+			sum += sgl[i].length;
+		if (unlikely(sum > qp->inline_size))
+			return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
+		total = 0;
+		for (uint32_t i = 0; i < nsge; i++) {
+			memcpy(wqe->inline_data + total, sgl[i].va,
+			       sgl[i].length);
+			total += sgl[i].length;
+		}
+		wqe->nsge = 0;
+	} else {
+		st = swr_check_sgl(qp, sgl, nsge, qp->max_isge,
+				   op == SWR_WR_READ ? SWR_ACC_LOCAL_WRITE : 0,
+				   &total);
+		if (unlikely(st != NDK_STATUS_SUCCESS))
+			return swr_post_fail(qp, st);
+		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+		wqe->nsge = nsge;
+	}
+	wqe->op = op;
+	wqe->started = 0;
+	wqe->flags = flags;
+	wqe->ctx = ctx;
+	wqe->raddr = raddr;
+	wqe->rkey = rkey;
+	wqe->length = total;
+	wqe->rd_pkts = 0;
+	qp->sq_prod_priv++;
+	if (!(flags & NDK_OP_FLAG_DEFER))
+		swr_sq_publish(qp);
+	return NDK_STATUS_SUCCESS;
+}
+
+#define SWR_SEND_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
+	NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT | NDK_OP_FLAG_INLINE | \
+	NDK_OP_FLAG_DEFER)
+#define SWR_WRITE_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | \
+	NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER)
+#define SWR_READ_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
+	NDK_OP_FLAG_DEFER)
+
+static ndk_status_t
+swr_send(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	 uint32_t nsge, uint32_t flags)
+{
+	return swr_post_sq(swr_qp_of(q), SWR_WR_SEND, ctx, sgl, nsge, 0, 0,
+			   flags, SWR_SEND_FLAGS);
+}
+
+static ndk_status_t
+swr_write(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	  uint32_t nsge, uint64_t raddr, uint32_t rkey, uint32_t flags)
+{
+	return swr_post_sq(swr_qp_of(q), SWR_WR_WRITE, ctx, sgl, nsge, raddr,
+			   rkey, flags, SWR_WRITE_FLAGS);
+}
+
+static ndk_status_t
+swr_read(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	 uint32_t nsge, uint64_t raddr, uint32_t rkey, uint32_t flags)
+{
+	return swr_post_sq(swr_qp_of(q), SWR_WR_READ, ctx, sgl, nsge, raddr,
+			   rkey, flags, SWR_READ_FLAGS);
+}
+
+static ndk_status_t
+swr_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	    uint32_t nsge)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	uint32_t state = swr_qp_state(qp);
+	struct swr_rwqe *wqe;
+	uint32_t total;
+	ndk_status_t st;
+
+	if (unlikely(state == NDK_QP_STATE_RESET))
+		return NDK_STATUS_CONNECTION_INVALID;
+	if (unlikely(qp->rq_prod_priv -
+		     __atomic_load_n(&qp->rq_done, __ATOMIC_ACQUIRE) >=
+		     qp->rq_depth))
+		return NDK_STATUS_NO_MORE_ENTRIES;
+	st = swr_check_sgl(qp, sgl, nsge, qp->max_rsge, SWR_ACC_LOCAL_WRITE,
+			   &total);
+	if (unlikely(st != NDK_STATUS_SUCCESS))
+		return st;
+	wqe = swr_rwqe(qp, qp->rq_prod_priv);
+	wqe->ctx = ctx;
+	wqe->nsge = nsge;
+	wqe->length = total;
+	memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+	qp->rq_prod_priv++;
+	__atomic_store_n(&qp->rq_prod, qp->rq_prod_priv, __ATOMIC_RELEASE);
+	if (unlikely(state == NDK_QP_STATE_ERROR))
+		swr_doorbell(qp);
+	return NDK_STATUS_SUCCESS;
+}
+
+static void
+swr_flush(struct ndk_qp *q)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+
+	if (qp->sq_prod_priv != qp->sq_prod)
+		__atomic_store_n(&qp->sq_prod, qp->sq_prod_priv,
+				 __ATOMIC_RELEASE);
+	__atomic_store_n(&qp->flush_req, 1, __ATOMIC_RELEASE);
+	swr_doorbell(qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* State machine (runs through swr_ctl_exec)                           */
+/* ------------------------------------------------------------------ */
+
+/* Legal RC transitions: bit (1 << to) set in row [from]. */
+#define S(x) (1u << NDK_QP_STATE_##x)
+static const uint32_t swr_qp_legal[] = {
+	[NDK_QP_STATE_RESET] = S(RESET) | S(INIT),
+	[NDK_QP_STATE_INIT] = S(RESET) | S(INIT) | S(RTR) | S(ERROR),
+	[NDK_QP_STATE_RTR] = S(RESET) | S(RTS) | S(ERROR),
+	[NDK_QP_STATE_RTS] = S(RESET) | S(RTS) | S(SQD) | S(ERROR),
+	[NDK_QP_STATE_SQD] = S(RESET) | S(RTS) | S(SQD) | S(ERROR),
+	[NDK_QP_STATE_SQE] = S(RESET) | S(ERROR),
+	[NDK_QP_STATE_ERROR] = S(RESET) | S(ERROR),
+};
+#undef S
+
+struct swr_modify_arg {
+	struct swr_qp *qp;
+	const struct ndk_qp_attr *attr;
+	uint32_t mask;
+};
+
+static ndk_status_t
+swr_modify_check(const struct swr_qp *qp, const struct ndk_qp_attr *a,
+		 uint32_t mask, uint32_t from, uint32_t to)
+{
+	if (to > NDK_QP_STATE_ERROR || !(swr_qp_legal[from] & (1u << to)))
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	if (from == NDK_QP_STATE_INIT && to == NDK_QP_STATE_RTR &&
+	    (mask & (NDK_QP_ATTR_AV | NDK_QP_ATTR_DEST_QPN |
+		     NDK_QP_ATTR_RQ_PSN)) != (NDK_QP_ATTR_AV |
+		     NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS &&
+	    !(mask & NDK_QP_ATTR_SQ_PSN))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if ((mask & NDK_QP_ATTR_PATH_MTU) &&
+	    (ndk_roce_mtu_from_bytes(a->path_mtu) == 0 ||
+	     a->path_mtu > qp->ad->max_path_mtu))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if ((mask & NDK_QP_ATTR_DEST_QPN) && a->dest_qpn > NDK_ROCE_QPN_MASK)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (((mask & NDK_QP_ATTR_RQ_PSN) && a->rq_psn > NDK_ROCE_PSN_MASK) ||
+	    ((mask & NDK_QP_ATTR_SQ_PSN) && a->sq_psn > NDK_ROCE_PSN_MASK))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (((mask & NDK_QP_ATTR_MAX_RD_ATOMIC) &&
+	     a->max_rd_atomic > SWR_MAX_RD_ATOMIC) ||
+	    ((mask & NDK_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
+	     a->max_dest_rd_atomic > SWR_MAX_RD_ATOMIC))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (((mask & NDK_QP_ATTR_TIMEOUT) && a->timeout > 31) ||
+	    ((mask & NDK_QP_ATTR_RETRY_CNT) && a->retry_cnt > 7) ||
+	    ((mask & NDK_QP_ATTR_RNR_RETRY) && a->rnr_retry > 7) ||
+	    ((mask & NDK_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if ((mask & NDK_QP_ATTR_AV) && a->dest_ip == 0)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return NDK_STATUS_SUCCESS;
+}
+
+static void
+swr_remove_active(struct swr_qp *qp)
+{
+	struct swr_adapter *ad = qp->ad;
+
+	if (!qp->in_active)
+		return;
+	for (uint32_t i = 0; i < ad->n_active; i++) {
+		if (ad->active[i] == qp) {
+			ad->active[i] = ad->active[--ad->n_active];
+			break;
+		}
+	}
+	qp->in_active = false;
+}
+
+/* RESET discards every queued request without completions (IB). */
+static void
+swr_qp_reset(struct swr_qp *qp)
+{
+	swr_remove_active(qp);
+	qp->sq_tail = qp->req_idx = qp->sq_prod;
+	qp->sq_prod_priv = qp->sq_prod;
+	qp->req_pkt = 0;
+	qp->rd_outstanding = 0;
+	qp->rto_deadline = 0;
+	qp->rnr_until = 0;
+	__atomic_store_n(&qp->sq_done, qp->sq_tail, __ATOMIC_RELEASE);
+	qp->rq_tail = qp->rq_prod;
+	qp->rq_prod_priv = qp->rq_prod;
+	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
+	qp->rcv_class = SWR_RCV_NONE;
+	qp->ack_pending = false;
+	qp->rd_cnt = 0;
+	qp->rd_head = 0;
+	__atomic_store_n(&qp->flush_req, 0, __ATOMIC_RELEASE);
+}
+
+static ndk_status_t
+swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct swr_modify_arg *m = arg;
+	struct swr_qp *qp = m->qp;
+	const struct ndk_qp_attr *a = m->attr;
+	uint32_t from = swr_qp_state(qp);
+	uint32_t to = (m->mask & NDK_QP_ATTR_STATE) ? a->state : from;
+	ndk_status_t st;
+
+	st = swr_modify_check(qp, a, m->mask, from, to);
+	if (st != NDK_STATUS_SUCCESS)
+		return st;
+
+	if (m->mask & NDK_QP_ATTR_AV) {
+		qp->attr.dest_ip = a->dest_ip;
+		memcpy(qp->attr.dest_mac, a->dest_mac, sizeof(a->dest_mac));
+		qp->attr.tos = a->tos;
+	}
+	if (m->mask & NDK_QP_ATTR_DEST_QPN)
+		qp->attr.dest_qpn = a->dest_qpn;
+	if (m->mask & NDK_QP_ATTR_RQ_PSN)
+		qp->attr.rq_psn = a->rq_psn;
+	if (m->mask & NDK_QP_ATTR_SQ_PSN)
+		qp->attr.sq_psn = a->sq_psn;
+	if (m->mask & NDK_QP_ATTR_PATH_MTU)
+		qp->attr.path_mtu = a->path_mtu;
+	if (m->mask & NDK_QP_ATTR_MAX_RD_ATOMIC)
+		qp->attr.max_rd_atomic = a->max_rd_atomic;
+	if (m->mask & NDK_QP_ATTR_MAX_DEST_RD_ATOMIC)
+		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	if (m->mask & NDK_QP_ATTR_TIMEOUT) {
+		qp->attr.timeout = a->timeout;
+		/* 4.096 us << timeout; 0 means wait forever. */
+		qp->rto_tsc = a->timeout == 0 ? 0 : (uint64_t)
+			((double)(4096ull << a->timeout) * ad->tsc_hz / 1e9);
+	}
+	if (m->mask & NDK_QP_ATTR_RETRY_CNT)
+		qp->attr.retry_cnt = a->retry_cnt;
+	if (m->mask & NDK_QP_ATTR_RNR_RETRY)
+		qp->attr.rnr_retry = a->rnr_retry;
+	if (m->mask & NDK_QP_ATTR_MIN_RNR_TIMER)
+		qp->attr.min_rnr_timer = a->min_rnr_timer;
+
+	if (to == NDK_QP_STATE_RESET) {
+		swr_qp_reset(qp);
+	} else if (from == NDK_QP_STATE_INIT && to == NDK_QP_STATE_RTR) {
+		struct rte_ether_addr dmac;
+
+		qp->pmtu = qp->attr.path_mtu;
+		qp->pmtu_shift = rte_bsf32(qp->pmtu);
+		memcpy(dmac.addr_bytes, qp->attr.dest_mac, sizeof(dmac));
+		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, &dmac, ad->ipv4,
+				   qp->attr.dest_ip,
+				   ndk_roce_udp_sport(qp->pub.qpn,
+						      qp->attr.dest_qpn),
+				   qp->attr.tos, 64);
+		qp->epsn = qp->attr.rq_psn;
+		qp->msn = 0;
+		qp->seq_nak_sent = false;
+		qp->rcv_class = SWR_RCV_NONE;
+		qp->ack_pending = false;
+		qp->rd_cnt = 0;
+		qp->rd_head = 0;
+	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
+		qp->req_psn = qp->una_psn = qp->attr.sq_psn;
+		qp->psn_max = qp->attr.sq_psn;
+		qp->retry_left = qp->attr.retry_cnt;
+		qp->rnr_left = qp->attr.rnr_retry;
+		qp->pkts_since_ackreq = 0;
+	} else if (to == NDK_QP_STATE_ERROR) {
+		swr_qp_to_error(qp);
+		return NDK_STATUS_SUCCESS;
+	}
+	__atomic_store_n(&qp->state, to, __ATOMIC_RELEASE);
+	if (to == NDK_QP_STATE_RTS)
+		swr_qp_activate(qp);   /* resume after SQD */
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_qp_modify(struct ndk_qp *q, const struct ndk_qp_attr *attr, uint32_t mask)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	struct swr_modify_arg m = { .qp = qp, .attr = attr, .mask = mask };
+
+	return swr_ctl_exec(qp->ad, swr_qp_modify_ctl, &m);
+}
+
+static ndk_status_t
+swr_qp_query(struct ndk_qp *q, struct ndk_qp_attr *attr)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+
+	*attr = qp->attr;
+	attr->state = swr_qp_state(qp);
+	return NDK_STATUS_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Create and close                                                    */
+/* ------------------------------------------------------------------ */
+
+static ndk_status_t
+swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct swr_qp *qp = arg;
+	struct swr_qp *db[SWR_DB_BURST];
+	unsigned int n;
+
+	if (swr_qp_state(qp) != NDK_QP_STATE_RESET)
+		swr_qp_to_error(qp);
+	swr_remove_active(qp);
+	qp->detached = true;
+	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,
+			 __ATOMIC_RELEASE);
+	/* No doorbell may outlive the QP: serve the queued ones now. */
+	while ((n = rte_ring_sc_dequeue_burst(ad->db_ring, (void **)db,
+					      SWR_DB_BURST, NULL)) != 0) {
+		for (unsigned int i = 0; i < n; i++) {
+			__atomic_store_n(&db[i]->db_pending, 0,
+					 __ATOMIC_SEQ_CST);
+			swr_qp_activate(db[i]);
+		}
+	}
+	return NDK_STATUS_SUCCESS;
+}
+
+static void
+swr_qp_free(struct swr_qp *qp)
+{
+	rte_free(qp->sq);
+	rte_free(qp->rq);
+	rte_free(qp->rd_res);
+	rte_free(qp);
+}
+
+static ndk_status_t
+swr_qp_close(struct ndk_qp *q, ndk_close_completion_fn done __rte_unused,
+	     void *ctx __rte_unused)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	struct swr_adapter *ad = qp->ad;
+	struct swr_cq *rcq = qp->rcq, *icq = qp->icq;
+	struct swr_pd *pd = qp->pd;
+
+	/* Closing must not race posts (NDK): release any deferred chain. */
+	if (qp->sq_prod_priv != qp->sq_prod)
+		__atomic_store_n(&qp->sq_prod, qp->sq_prod_priv,
+				 __ATOMIC_RELEASE);
+	swr_ctl_exec(ad, swr_qp_detach_ctl, qp);
+	rte_spinlock_lock(&ad->obj_lock);
+	ad->n_qp--;
+	rte_spinlock_unlock(&ad->obj_lock);
+	qp->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+	swr_qp_free(qp);
+	swr_cq_put(rcq);
+	swr_cq_put(icq);
+	swr_pd_put(pd);
+	/* Closed inline: NDK forbids the completion callback then. */
+	return NDK_STATUS_SUCCESS;
+}
+
+static const struct ndk_qp_dispatch swr_qp_dispatch = {
+	.close = swr_qp_close,
+	.flush = swr_flush,
+	.send = swr_send,
+	.receive = swr_receive,
+	.read = swr_read,
+	.write = swr_write,
+	.modify = swr_qp_modify,
+	.query = swr_qp_query,
+};
+
+static uint32_t
+swr_pow2(uint32_t n)
+{
+	return rte_align32pow2(n < 2 ? 2 : n);
+}
+
+/* Reserve a table index and a QPN (obj_lock held). */
+static int
+swr_qpn_alloc(struct swr_adapter *ad, uint32_t *qpn)
+{
+	uint32_t size = ad->qp_mask + 1;
+
+	if (ad->n_qp >= ad->info.max_qp)
+		return -ENOSPC;
+	for (uint32_t tries = 0; tries < size; tries++) {
+		uint32_t idx = ad->qp_cursor;
+		uint32_t q;
+
+		ad->qp_cursor = (idx + 1) & ad->qp_mask;
+		if (idx < SWR_FIRST_QP_INDEX || ad->qp_tbl[idx] != NULL)
+			continue;
+		/* A generation in the high bits delays QPN reuse. */
+		ad->qp_gen[idx]++;
+		q = (((uint32_t)ad->qp_gen[idx] << ad->qp_bits) | idx) &
+			NDK_ROCE_QPN_MASK;
+		if (q < SWR_FIRST_QP_INDEX)
+			continue;
+		*qpn = q;
+		return (int)idx;
+	}
+	return -ENOSPC;
+}
+
+ndk_status_t
+swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
+	      struct ndk_cq *icq_pub, void *qp_context, uint32_t rq_depth,
+	      uint32_t iq_depth, uint32_t max_rsge, uint32_t max_isge,
+	      uint32_t inline_size, struct ndk_qp **out)
+{
+	struct swr_pd *pd = (struct swr_pd *)pd_pub;
+	struct swr_cq *rcq = (struct swr_cq *)rcq_pub;
+	struct swr_cq *icq = (struct swr_cq *)icq_pub;
+	struct swr_adapter *ad = pd->ad;
+	const struct ndk_adapter_info *info = &ad->info;
+	struct swr_qp *qp;
+	uint32_t qpn;
+	int idx;
+
+	if (rcq->ad != ad || icq->ad != ad || rq_depth == 0 ||
+	    iq_depth == 0 || rq_depth > info->max_receive_queue_depth ||
+	    iq_depth > info->max_initiator_queue_depth ||
+	    max_rsge > info->max_receive_request_sge ||
+	    max_isge > info->max_initiator_request_sge ||
+	    inline_size > info->max_inline_data_size) {
+		NDK_LOG(DEBUG, "%s: QP parameters beyond adapter limits",
+			ad->name);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	qp = rte_zmalloc_socket("ndk_qp", sizeof(*qp), RTE_CACHE_LINE_SIZE,
+				ad->socket_id);
+	if (qp == NULL)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	qp->ad = ad;
+	qp->pd = pd;
+	qp->rcq = rcq;
+	qp->icq = icq;
+	qp->qp_ctx = qp_context;
+	qp->sq_depth = iq_depth;
+	qp->sq_mask = swr_pow2(iq_depth) - 1;
+	qp->max_isge = max_isge;
+	qp->inline_size = inline_size;
+	qp->sq_stride = RTE_ALIGN_CEIL(sizeof(struct swr_swqe) +
+		RTE_MAX(max_isge * sizeof(struct ndk_sge), inline_size), 16);
+	qp->rq_depth = rq_depth;
+	qp->rq_mask = swr_pow2(rq_depth) - 1;
+	qp->max_rsge = max_rsge;
+	qp->rq_stride = RTE_ALIGN_CEIL(sizeof(struct swr_rwqe) +
+				       max_rsge * sizeof(struct ndk_sge), 16);
+	qp->rd_mask = SWR_MAX_RD_ATOMIC - 1;
+	qp->sq = rte_zmalloc_socket("ndk_sq", (size_t)(qp->sq_mask + 1) *
+				    qp->sq_stride, RTE_CACHE_LINE_SIZE,
+				    ad->socket_id);
+	qp->rq = rte_zmalloc_socket("ndk_rq", (size_t)(qp->rq_mask + 1) *
+				    qp->rq_stride, RTE_CACHE_LINE_SIZE,
+				    ad->socket_id);
+	qp->rd_res = rte_zmalloc_socket("ndk_rd", SWR_MAX_RD_ATOMIC *
+					sizeof(struct swr_rd_res),
+					RTE_CACHE_LINE_SIZE, ad->socket_id);
+	if (qp->sq == NULL || qp->rq == NULL || qp->rd_res == NULL) {
+		swr_qp_free(qp);
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	ndk_object_header_init(&qp->pub.header, NDK_OBJECT_TYPE_QP);
+	qp->pub.dispatch = &swr_qp_dispatch;
+	qp->attr.path_mtu = ad->max_path_mtu;
+	qp->attr.max_rd_atomic = SWR_MAX_RD_ATOMIC;
+	qp->attr.max_dest_rd_atomic = SWR_MAX_RD_ATOMIC;
+	qp->state = NDK_QP_STATE_INIT;
+
+	rte_spinlock_lock(&ad->obj_lock);
+	idx = swr_qpn_alloc(ad, &qpn);
+	if (idx >= 0) {
+		ad->n_qp++;
+		qp->pub.qpn = qpn;
+		__atomic_fetch_add(&rcq->refcnt, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&icq->refcnt, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pd->refcnt, 1, __ATOMIC_RELAXED);
+		/* Visible to the polling thread only when fully built. */
+		__atomic_store_n(&ad->qp_tbl[idx], qp, __ATOMIC_RELEASE);
+	}
+	rte_spinlock_unlock(&ad->obj_lock);
+	if (idx < 0) {
+		NDK_LOG(DEBUG, "%s: no QP left (%u in use)", ad->name,
+			ad->n_qp);
+		swr_qp_free(qp);
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	*out = &qp->pub;
+	return NDK_STATUS_SUCCESS;
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce requester: turns send-queue WQEs into request packets, segmented
+ * by path MTU, within the PSN window, ORD and READ_FENCE; owns the
+ * retransmission and RNR timers and go-back-N rewinds.
+ *
+ * Packets are built from the WQE every time they are sent, so nothing is
+ * kept for retransmission but the WQE itself.
+ */
+
+#include <string.h>
+
+#include "swroce_priv.h"
+
+static const uint8_t swr_send_ops[4] = {
+	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
+	NDK_ROCE_OP_RC_SEND_LAST, NDK_ROCE_OP_RC_SEND_ONLY,
+};
+static const uint8_t swr_write_ops[4] = {
+	NDK_ROCE_OP_RC_WRITE_FIRST, NDK_ROCE_OP_RC_WRITE_MIDDLE,
+	NDK_ROCE_OP_RC_WRITE_LAST, NDK_ROCE_OP_RC_WRITE_ONLY,
+};
+
+/* Position of packet @k of @n: 0 first, 1 middle, 2 last, 3 only. */
+static inline unsigned int
+swr_pkt_pos(uint32_t k, uint32_t n)
+{
+	if (n == 1)
+		return 3;
+	if (k == 0)
+		return 0;
+	return k + 1 == n ? 2 : 1;
+}
+
+static inline uint32_t
+swr_npkts(const struct swr_qp *qp, uint32_t len)
+{
+	return len == 0 ? 1 : (len + qp->pmtu - 1) >> qp->pmtu_shift;
+}
+
+/*
+ * A WQE cannot be carried out (its local memory went away): complete the
+ * ones before it as flushed, it with @status, and move the QP to ERROR.
+ */
+static void
+swr_req_fail(struct swr_qp *qp, uint32_t idx, ndk_status_t status,
+	     uint32_t perr)
+{
+	while (qp->sq_tail != idx)
+		swr_qp_complete_send(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED);
+	swr_qp_complete_send(qp, status, perr);
+	swr_qp_to_error(qp);
+}
+
+static struct rte_mbuf *
+swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
+{
+	uint32_t off = qp->req_pkt << qp->pmtu_shift;
+	struct ndk_roce_reth *reth;
+	struct ndk_roce_bth *bth;
+	struct rte_mbuf *m;
+
+	/* A resumed READ asks only for the responses still missing. */
+	m = swr_pkt_new(qp, NDK_ROCE_OP_RC_READ_REQUEST, 0, false, false,
+			qp->req_psn, &bth);
+	if (m == NULL)
+		return NULL;
+	reth = (struct ndk_roce_reth *)(bth + 1);
+	reth->va = rte_cpu_to_be_64(wqe->raddr + off);
+	reth->rkey = rte_cpu_to_be_32(wqe->rkey);
+	reth->len = rte_cpu_to_be_32(wqe->length - off);
+	qp->req_psn = ndk_roce_psn_add(wqe->first_psn, wqe->npkts);
+	qp->req_pkt = 0;
+	qp->req_idx++;
+	qp->rd_outstanding++;
+	return m;
+}
+
+static struct rte_mbuf *
+swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
+{
+	uint32_t k = qp->req_pkt;
+	uint32_t off = k << qp->pmtu_shift;
+	uint32_t plen = RTE_MIN(qp->pmtu, wqe->length - off);
+	unsigned int pos = swr_pkt_pos(k, wqe->npkts);
+	bool last = pos >= 2;
+	bool is_send = wqe->op == SWR_WR_SEND;
+	uint8_t opcode = is_send ? swr_send_ops[pos] : swr_write_ops[pos];
+	bool se = last && is_send &&
+		(wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
+	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY;
+	struct ndk_roce_bth *bth;
+	struct rte_mbuf *m;
+	uint8_t *payload;
+
+	m = swr_pkt_new(qp, opcode, plen, se, ackreq, qp->req_psn, &bth);
+	if (m == NULL)
+		return NULL;
+	if (ackreq)
+		qp->pkts_since_ackreq = 0;
+	if (ndk_roce_opcode(opcode)->flags & NDK_ROCE_OPF_RETH) {
+		struct ndk_roce_reth *reth = (struct ndk_roce_reth *)(bth + 1);
+
+		reth->va = rte_cpu_to_be_64(wqe->raddr);
+		reth->rkey = rte_cpu_to_be_32(wqe->rkey);
+		reth->len = rte_cpu_to_be_32(wqe->length);
+	}
+	payload = swr_pkt_payload(bth);
+	if (wqe->nsge == 0) {
+		memcpy(payload, wqe->inline_data + off, plen);
+	} else if (swr_sge_copy_out(qp, wqe->sge, wqe->nsge, off, payload,
+				    plen) != 0) {
+		rte_pktmbuf_free(m);
+		*bad = true;
+		return NULL;
+	}
+	qp->req_psn = ndk_roce_psn_add(qp->req_psn, 1);
+	if (++qp->req_pkt == wqe->npkts) {
+		qp->req_pkt = 0;
+		qp->req_idx++;
+	}
+	return m;
+}
+
+unsigned int
+swr_req_run(struct swr_qp *qp, unsigned int quota)
+{
+	struct swr_adapter *ad = qp->ad;
+	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+	uint32_t state = swr_qp_state(qp);
+	unsigned int made = 0;
+
+	if (qp->rnr_until != 0)
+		return 0;
+	while (made < quota && qp->req_idx != prod && swr_tx_room(ad) != 0) {
+		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
+		uint32_t idx = qp->req_idx;
+		struct rte_mbuf *m;
+		bool bad = false;
+
+		if (!wqe->started) {
+			/* SQD: what started finishes, nothing new starts. */
+			if (state == NDK_QP_STATE_SQD)
+				break;
+			wqe->npkts = swr_npkts(qp, wqe->length);
+			wqe->first_psn = qp->req_psn;
+			wqe->started = 1;
+		}
+		if ((wqe->flags & NDK_OP_FLAG_READ_FENCE) &&
+		    qp->rd_outstanding != 0)
+			break;
+		if (ndk_roce_psn_diff(qp->req_psn, qp->una_psn) >=
+		    SWR_MAX_UNACKED_PSN)
+			break;
+		if (wqe->op == SWR_WR_READ) {
+			if (qp->rd_outstanding >= qp->attr.max_rd_atomic)
+				break;
+			m = swr_req_read_pkt(qp, wqe);
+		} else {
+			m = swr_req_data_pkt(qp, wqe, &bad);
+		}
+		if (unlikely(m == NULL)) {
+			if (bad)
+				swr_req_fail(qp, idx, NDK_STATUS_ACCESS_VIOLATION,
+					     NDK_PERR_LOC_PROT);
+			break;
+		}
+		if (ndk_roce_psn_diff(qp->req_psn, qp->psn_max) > 0)
+			qp->psn_max = qp->req_psn;
+		if (qp->rto_tsc != 0 && qp->rto_deadline == 0)
+			qp->rto_deadline = ad->now + qp->rto_tsc;
+		swr_pkt_send(qp, m);
+		made++;
+	}
+	return made;
+}
+
+void
+swr_req_rewind(struct swr_qp *qp)
+{
+	struct swr_swqe *wqe;
+	int32_t k;
+
+	if (qp->sq_tail == qp->req_idx && qp->req_pkt == 0)
+		return;                 /* nothing sent and unacknowledged */
+	wqe = swr_swqe(qp, qp->sq_tail);
+	if (!wqe->started)
+		return;
+	k = ndk_roce_psn_diff(qp->una_psn, wqe->first_psn);
+	if (k < 0)
+		k = 0;
+	if ((uint32_t)k >= wqe->npkts)
+		k = wqe->npkts - 1;
+	qp->ad->stats.retransmit_packets +=
+		(uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn),
+				  0);
+	/* Resume mid-message; a READ re-asks from its first missing response. */
+	qp->req_idx = qp->sq_tail;
+	qp->req_pkt = (uint32_t)k;
+	qp->req_psn = ndk_roce_psn_add(wqe->first_psn, (uint32_t)k);
+	qp->rd_outstanding = 0;
+	qp->pkts_since_ackreq = 0;
+	qp->rto_deadline = 0;
+	swr_qp_activate(qp);
+}
+
+/* Retries exhausted: the oldest request fails, the QP goes to ERROR. */
+static void
+swr_req_give_up(struct swr_qp *qp, uint32_t perr)
+{
+	if (qp->sq_tail != qp->req_idx || qp->req_pkt != 0)
+		swr_qp_complete_send(qp, NDK_STATUS_IO_TIMEOUT, perr);
+	swr_qp_to_error(qp);
+}
+
+void
+swr_req_timers(struct swr_qp *qp)
+{
+	uint64_t now = qp->ad->now;
+
+	if (qp->rnr_until != 0) {
+		if (now < qp->rnr_until)
+			return;
+		qp->rnr_until = 0;
+		swr_req_rewind(qp);
+		return;
+	}
+	if (qp->rto_deadline == 0 || now < qp->rto_deadline)
+		return;
+	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
+		qp->rto_deadline = 0;    /* nothing outstanding */
+		return;
+	}
+	SWR_STAT(qp->ad, retransmit_timeouts);
+	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
+		if (qp->retry_left == 0) {
+			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);
+			return;
+		}
+		qp->retry_left--;
+	}
+	swr_req_rewind(qp);
+}

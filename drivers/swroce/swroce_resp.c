@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce responder: checks each request's PSN and opcode sequence, places
+ * SEND and WRITE payloads, queues READ responses (kept for replay of
+ * duplicate READs), and acknowledges.
+ *
+ * Output order matters: an ACK or NAK names a PSN and implicitly
+ * acknowledges everything before it, so the pending ACK/NAK is only sent
+ * once every earlier READ response is out. Fatal NAKs go at once; the QP
+ * is dead anyway. Error classes follow IBA: sequence errors and RNR are
+ * recoverable (the requester retries), invalid request, remote access and
+ * remote operational errors are fatal (NAK, QP to ERROR).
+ */
+
+#include <string.h>
+
+#include "swroce_priv.h"
+
+/* Queue the ACK/NAK to send once READ responses are out (latest wins). */
+static void
+swr_resp_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	qp->ack_pending = true;
+	qp->ack_syndrome = syndrome;
+	qp->ack_psn = psn;
+	swr_qp_activate(qp);
+}
+
+/* The syndrome of a positive ACK: the credits we can advertise. */
+static uint8_t
+swr_resp_credits(const struct swr_qp *qp)
+{
+	uint32_t posted = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE) -
+		qp->rq_tail;
+
+	return NDK_ROCE_AETH_ACK | ndk_roce_credits_encode(posted);
+}
+
+/*
+ * Fatal error (class C/J/A): NAK at once, fail the receive in progress (if
+ * @recv_status is not success) and move the QP to ERROR.
+ */
+static void
+swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
+	       ndk_status_t recv_status, uint32_t perr)
+{
+	switch (nak) {
+	case NDK_ROCE_NAK_INVALID_REQUEST:
+		SWR_STAT(qp->ad, nak_inv_sent);
+		break;
+	case NDK_ROCE_NAK_REMOTE_ACCESS:
+		SWR_STAT(qp->ad, nak_access_sent);
+		break;
+	default:
+		SWR_STAT(qp->ad, nak_op_sent);
+		break;
+	}
+	swr_send_ack(qp, NDK_ROCE_AETH_NAK | nak, psn);
+	if (recv_status != NDK_STATUS_SUCCESS && qp->rq_tail !=
+	    __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE))
+		swr_qp_complete_recv(qp, recv_status, perr, qp->rcv_off,
+				     false);
+	swr_qp_to_error(qp);
+}
+
+static void
+swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t flags = p->op->flags;
+	struct swr_rwqe *wqe;
+
+	if (flags & (NDK_ROCE_OPF_IMMDT | NDK_ROCE_OPF_IETH)) {
+		/*
+		 * NDK has no immediate data, and there is no fast-registered
+		 * token a SEND with Invalidate could name yet: refuse both.
+		 */
+		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
+			       NDK_STATUS_INVALID_DEVICE_REQUEST,
+			       NDK_PERR_REM_INV_REQ);
+		return;
+	}
+	if (flags & NDK_ROCE_OPF_FIRST) {
+		if (qp->rq_tail == __atomic_load_n(&qp->rq_prod,
+						   __ATOMIC_ACQUIRE)) {
+			/* No receive posted: the requester waits and retries. */
+			SWR_STAT(qp->ad, nak_rnr_sent);
+			swr_resp_ack(qp, NDK_ROCE_AETH_RNR_NAK |
+				     qp->attr.min_rnr_timer, p->psn);
+			return;
+		}
+		qp->rcv_off = 0;
+		qp->rcv_class = SWR_RCV_SEND;
+	}
+	wqe = swr_rwqe(qp, qp->rq_tail);
+	if (p->payload_len > wqe->length - qp->rcv_off) {
+		/* Longer than the posted receive: a length error. */
+		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
+			       NDK_STATUS_BUFFER_OVERFLOW, NDK_PERR_LOC_LEN);
+		return;
+	}
+	if (p->payload_len != 0 &&
+	    swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, qp->rcv_off,
+				  p) != 0) {
+		swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_OP, p->psn,
+			       NDK_STATUS_ACCESS_VIOLATION, NDK_PERR_LOC_PROT);
+		return;
+	}
+	qp->rcv_off += p->payload_len;
+	if (flags & NDK_ROCE_OPF_LAST) {
+		swr_qp_complete_recv(qp, NDK_STATUS_SUCCESS, 0, qp->rcv_off,
+				     p->se);
+		qp->rcv_class = SWR_RCV_NONE;
+		qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	}
+	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+}
+
+static void
+swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t flags = p->op->flags;
+	uint32_t plen = p->payload_len;
+
+	if (flags & NDK_ROCE_OPF_IMMDT) {
+		/* WRITE with immediate consumes a receive NDK never has. */
+		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
+			       NDK_STATUS_SUCCESS, 0);
+		return;
+	}
+	if (flags & NDK_ROCE_OPF_FIRST) {
+		const struct ndk_roce_reth *reth =
+			ndk_roce_pkt_ext(p, p->op->reth_off);
+		uint32_t len = rte_be_to_cpu_32(reth->len);
+
+		qp->wr_va = rte_be_to_cpu_64(reth->va);
+		qp->wr_rkey = rte_be_to_cpu_32(reth->rkey);
+		qp->wr_left = len;
+		if (((flags & NDK_ROCE_OPF_LAST) && plen != len) ||
+		    (!(flags & NDK_ROCE_OPF_LAST) && len <= plen)) {
+			swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST,
+				       p->psn, NDK_STATUS_SUCCESS, 0);
+			return;
+		}
+		if (len != 0 && swr_mr_lookup(qp->ad, qp->pd, qp->wr_rkey,
+					      qp->wr_va, len,
+					      SWR_ACC_REMOTE_WRITE) == NULL) {
+			swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS, p->psn,
+				       NDK_STATUS_SUCCESS, 0);
+			return;
+		}
+		if (!(flags & NDK_ROCE_OPF_LAST))
+			qp->rcv_class = SWR_RCV_WRITE;
+	} else {
+		if (plen > qp->wr_left ||
+		    ((flags & NDK_ROCE_OPF_LAST) && plen != qp->wr_left)) {
+			swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST,
+				       p->psn, NDK_STATUS_SUCCESS, 0);
+			return;
+		}
+		/* The token is checked again on every packet. */
+		if (swr_mr_lookup(qp->ad, qp->pd, qp->wr_rkey, qp->wr_va, plen,
+				  SWR_ACC_REMOTE_WRITE) == NULL) {
+			swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS, p->psn,
+				       NDK_STATUS_SUCCESS, 0);
+			return;
+		}
+	}
+	if (plen != 0)
+		ndk_roce_mbuf_copy_out(p->m, p->payload_off,
+				       (void *)(uintptr_t)qp->wr_va, plen);
+	qp->wr_va += plen;
+	qp->wr_left -= plen;
+	if (flags & NDK_ROCE_OPF_LAST) {
+		qp->rcv_class = SWR_RCV_NONE;
+		qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	}
+	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+}
+
+static void
+swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	const struct ndk_roce_reth *reth = ndk_roce_pkt_ext(p,
+							    p->op->reth_off);
+	uint64_t va = rte_be_to_cpu_64(reth->va);
+	uint32_t rkey = rte_be_to_cpu_32(reth->rkey);
+	uint32_t len = rte_be_to_cpu_32(reth->len);
+	struct swr_rd_res *r;
+	uint32_t npkts;
+
+	if (len > SWR_MAX_TRANSFER || qp->rd_cnt >= qp->attr.max_dest_rd_atomic) {
+		/* Too long, or more READs in flight than we granted. */
+		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
+			       NDK_STATUS_SUCCESS, 0);
+		return;
+	}
+	if (len != 0 && swr_mr_lookup(qp->ad, qp->pd, rkey, va, len,
+				      SWR_ACC_REMOTE_READ) == NULL) {
+		swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS, p->psn,
+			       NDK_STATUS_SUCCESS, 0);
+		return;
+	}
+	npkts = len == 0 ? 1 : (len + qp->pmtu - 1) >> qp->pmtu_shift;
+	r = &qp->rd_res[qp->rd_head & qp->rd_mask];
+	if (r->streaming)
+		qp->rd_cnt--;           /* oldest slot reused (IRD < ring) */
+	qp->rd_head++;
+	if (qp->rd_valid <= qp->rd_mask)
+		qp->rd_valid++;
+	r->va = va;
+	r->rkey = rkey;
+	r->len = len;
+	r->first_psn = p->psn;
+	r->npkts = npkts;
+	r->next_pkt = 0;
+	r->streaming = true;
+	qp->rd_cnt++;
+	qp->epsn = ndk_roce_psn_add(qp->epsn, npkts);
+	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	/* The responses acknowledge everything before; an older ACK is moot. */
+	if (qp->ack_pending &&
+	    (qp->ack_syndrome & NDK_ROCE_AETH_TYPE_MASK) == NDK_ROCE_AETH_ACK)
+		qp->ack_pending = false;
+	swr_qp_activate(qp);
+}
+
+/* A duplicate READ: replay from the kept resource that covers its PSN. */
+static void
+swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	const struct ndk_roce_reth *reth = ndk_roce_pkt_ext(p,
+							    p->op->reth_off);
+	uint32_t rkey = rte_be_to_cpu_32(reth->rkey);
+
+	for (uint32_t i = 1; i <= qp->rd_valid; i++) {
+		struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
+						   qp->rd_mask];
+		int32_t k = ndk_roce_psn_diff(p->psn, r->first_psn);
+
+		if (k < 0 || (uint32_t)k >= r->npkts || r->rkey != rkey)
+			continue;
+		if (!r->streaming) {
+			r->streaming = true;
+			qp->rd_cnt++;
+		}
+		r->next_pkt = (uint32_t)k;
+		swr_qp_activate(qp);
+		return;
+	}
+	/* Too old to replay: the requester's retries will give up. */
+}
+
+void
+swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t flags = p->op->flags;
+	int32_t d = ndk_roce_psn_diff(p->psn, qp->epsn);
+
+	if (d > 0) {
+		/* Ahead: one NAK per gap, drop the rest until it is filled. */
+		SWR_STAT(qp->ad, rx_out_of_seq);
+		if (!qp->seq_nak_sent) {
+			qp->seq_nak_sent = true;
+			SWR_STAT(qp->ad, nak_seq_sent);
+			swr_resp_ack(qp, NDK_ROCE_AETH_NAK |
+				     NDK_ROCE_NAK_PSN_SEQ, qp->epsn);
+		}
+		return;
+	}
+	if (d < 0) {
+		/* Duplicate: never execute twice; re-ACK or replay a READ. */
+		SWR_STAT(qp->ad, rx_duplicate);
+		if (flags & NDK_ROCE_OPF_READ)
+			swr_resp_dup_read(qp, p);
+		else
+			swr_resp_ack(qp, NDK_ROCE_AETH_ACK,
+				     ndk_roce_psn_add(qp->epsn,
+						      NDK_ROCE_PSN_MASK));
+		return;
+	}
+	qp->seq_nak_sent = false;
+
+	/* Opcode sequence: continue the message in progress, or start one. */
+	switch (qp->rcv_class) {
+	case SWR_RCV_SEND:
+		if (!(flags & NDK_ROCE_OPF_SEND) || (flags & NDK_ROCE_OPF_FIRST))
+			goto bad_sequence;
+		break;
+	case SWR_RCV_WRITE:
+		if (!(flags & NDK_ROCE_OPF_WRITE) ||
+		    (flags & NDK_ROCE_OPF_FIRST))
+			goto bad_sequence;
+		break;
+	default:
+		if (!(flags & (NDK_ROCE_OPF_FIRST | NDK_ROCE_OPF_READ)))
+			goto bad_sequence;
+		break;
+	}
+	/* Payload length for the packet's place in the message. */
+	if (flags & NDK_ROCE_OPF_LAST) {
+		if (p->payload_len > qp->pmtu ||
+		    (!(flags & NDK_ROCE_OPF_FIRST) && p->payload_len == 0))
+			goto bad_length;
+	} else if (flags & NDK_ROCE_OPF_PAYLOAD) {
+		if (p->payload_len != qp->pmtu || p->padcnt != 0)
+			goto bad_length;
+	}
+
+	if (flags & NDK_ROCE_OPF_SEND)
+		swr_resp_send(qp, p);
+	else if (flags & NDK_ROCE_OPF_WRITE)
+		swr_resp_write(qp, p);
+	else if (p->opcode == NDK_ROCE_OP_RC_READ_REQUEST)
+		swr_resp_read(qp, p);
+	else
+		goto bad_sequence;      /* atomics: NDK has none */
+	return;
+
+bad_length:
+	SWR_STAT(qp->ad, rx_bad_length);
+bad_sequence:
+	swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
+		       qp->rcv_class == SWR_RCV_SEND ?
+		       NDK_STATUS_INVALID_DEVICE_REQUEST : NDK_STATUS_SUCCESS,
+		       NDK_PERR_REM_INV_REQ);
+}
+
+unsigned int
+swr_resp_tx(struct swr_qp *qp, unsigned int quota)
+{
+	static const uint8_t ops[4] = {
+		NDK_ROCE_OP_RC_READ_RESP_FIRST, NDK_ROCE_OP_RC_READ_RESP_MIDDLE,
+		NDK_ROCE_OP_RC_READ_RESP_LAST, NDK_ROCE_OP_RC_READ_RESP_ONLY,
+	};
+	struct swr_adapter *ad = qp->ad;
+	unsigned int made = 0;
+
+	/* READ responses in PSN order: oldest kept resource first. */
+	for (uint32_t i = qp->rd_valid; i >= 1 && qp->rd_cnt != 0; i--) {
+		struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
+						   qp->rd_mask];
+
+		while (r->streaming) {
+			uint32_t k = r->next_pkt;
+			uint32_t off = k << qp->pmtu_shift;
+			uint32_t plen = RTE_MIN(qp->pmtu, r->len - off);
+			unsigned int pos = r->npkts == 1 ? 3 : k == 0 ? 0 :
+				k + 1 == r->npkts ? 2 : 1;
+			uint32_t psn = ndk_roce_psn_add(r->first_psn, k);
+			struct ndk_roce_bth *bth;
+			struct rte_mbuf *m;
+
+			if (made >= quota || swr_tx_room(ad) == 0)
+				return made;
+			/* Re-check the token: it may be gone mid-READ. */
+			if (plen != 0 &&
+			    swr_mr_lookup(ad, qp->pd, r->rkey, r->va + off,
+					  plen, SWR_ACC_REMOTE_READ) == NULL) {
+				swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS,
+					       psn, NDK_STATUS_SUCCESS, 0);
+				return made;
+			}
+			m = swr_pkt_new(qp, ops[pos], plen, false, false, psn,
+					&bth);
+			if (m == NULL)
+				return made;
+			if (pos != 1)
+				ndk_roce_aeth_set((struct ndk_roce_aeth *)
+						  (bth + 1),
+						  swr_resp_credits(qp),
+						  qp->msn);
+			memcpy(swr_pkt_payload(bth),
+			       (const void *)(uintptr_t)(r->va + off), plen);
+			SWR_STAT(ad, read_resp_sent);
+			swr_pkt_send(qp, m);
+			made++;
+			if (++r->next_pkt == r->npkts) {
+				r->streaming = false;
+				qp->rd_cnt--;
+			}
+		}
+	}
+	if (qp->rd_cnt == 0 && qp->ack_pending && swr_tx_room(ad) != 0) {
+		uint8_t syn = qp->ack_syndrome;
+
+		if ((syn & NDK_ROCE_AETH_TYPE_MASK) == NDK_ROCE_AETH_ACK)
+			syn = swr_resp_credits(qp);
+		qp->ack_pending = false;
+		swr_send_ack(qp, syn, qp->ack_psn);
+		made++;
+	}
+	return made;
+}

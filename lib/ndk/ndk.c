@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * libndk: provider registry, control-path wrappers over the dispatch tables
+ * (with object-type validation), status and state names.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_log.h>
+#include <rte_memory.h>
+
+#include "ndk_provider.h"
+
+RTE_LOG_REGISTER_DEFAULT(ndk_logtype, NOTICE);
+
+static struct ndk_provider *providers;
+
+#define NDK_DEFAULT_PROVIDER "swroce"
+
+void
+ndk_provider_register(struct ndk_provider *provider)
+{
+	provider->next = providers;
+	providers = provider;
+}
+
+void
+ndk_object_header_init(struct ndk_object_header *h, enum ndk_object_type type)
+{
+	memset(h, 0, sizeof(*h));
+	h->version.major = NDK_VERSION_MAJOR;
+	h->version.minor = NDK_VERSION_MINOR;
+	h->type = type;
+}
+
+/* A handle is usable if it is non-NULL and its header names its type. */
+static inline bool
+obj_ok(const void *obj, enum ndk_object_type type)
+{
+	const struct ndk_object_header *h = obj;
+
+	return h != NULL && h->type == type;
+}
+
+ndk_status_t
+ndk_adapter_open(const struct ndk_adapter_config *config,
+		 struct ndk_adapter **adapter)
+{
+	const char *name;
+
+	if (config == NULL || adapter == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	name = config->provider != NULL ? config->provider :
+		NDK_DEFAULT_PROVIDER;
+	for (struct ndk_provider *p = providers; p != NULL; p = p->next)
+		if (strcmp(p->name, name) == 0)
+			return p->open(config, adapter);
+	NDK_LOG(ERR, "no provider named '%s'", name);
+	return NDK_STATUS_NOT_SUPPORTED;
+}
+
+void
+ndk_adapter_close(struct ndk_adapter *adapter)
+{
+	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
+		adapter->dispatch->close(adapter);
+}
+
+ndk_status_t
+ndk_query_adapter_info(struct ndk_adapter *adapter,
+		       struct ndk_adapter_info *info, uint32_t *size)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || size == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return adapter->dispatch->query_adapter_info(adapter, info, size);
+}
+
+void
+ndk_adapter_release(struct ndk_adapter *adapter)
+{
+	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
+		adapter->dispatch->release(adapter);
+}
+
+void
+ndk_adapter_get_stats(struct ndk_adapter *adapter,
+		      struct ndk_adapter_stats *stats)
+{
+	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) && stats != NULL)
+		adapter->dispatch->get_stats(adapter, stats);
+}
+
+ndk_status_t
+ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth,
+	      ndk_cq_notify_fn notify, void *notify_context,
+	      struct ndk_cq **cq)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || cq == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return adapter->dispatch->create_cq(adapter, depth, notify,
+					    notify_context, cq);
+}
+
+ndk_status_t
+ndk_close_cq(struct ndk_cq *cq, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(cq, NDK_OBJECT_TYPE_CQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	return cq->dispatch->close(cq, done, context);
+}
+
+ndk_status_t
+ndk_create_pd(struct ndk_adapter *adapter, struct ndk_pd **pd)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || pd == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return adapter->dispatch->create_pd(adapter, pd);
+}
+
+ndk_status_t
+ndk_close_pd(struct ndk_pd *pd, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD))
+		return NDK_STATUS_INVALID_HANDLE;
+	return pd->dispatch->close(pd, done, context);
+}
+
+ndk_status_t
+ndk_create_mr(struct ndk_pd *pd, bool fast_register, struct ndk_mr **mr)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) || mr == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return pd->dispatch->create_mr(pd, fast_register, mr);
+}
+
+ndk_status_t
+ndk_register_mr(struct ndk_mr *mr, void *va, size_t length, uint32_t flags)
+{
+	if (!obj_ok(mr, NDK_OBJECT_TYPE_MR))
+		return NDK_STATUS_INVALID_HANDLE;
+	return mr->dispatch->register_mr(mr, va, length, flags);
+}
+
+ndk_status_t
+ndk_deregister_mr(struct ndk_mr *mr)
+{
+	if (!obj_ok(mr, NDK_OBJECT_TYPE_MR))
+		return NDK_STATUS_INVALID_HANDLE;
+	return mr->dispatch->deregister_mr(mr);
+}
+
+ndk_status_t
+ndk_close_mr(struct ndk_mr *mr, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(mr, NDK_OBJECT_TYPE_MR))
+		return NDK_STATUS_INVALID_HANDLE;
+	return mr->dispatch->close(mr, done, context);
+}
+
+uint32_t
+ndk_mr_local_token(struct ndk_mr *mr)
+{
+	return obj_ok(mr, NDK_OBJECT_TYPE_MR) ? mr->dispatch->local_token(mr) :
+		0;
+}
+
+uint32_t
+ndk_mr_remote_token(struct ndk_mr *mr)
+{
+	return obj_ok(mr, NDK_OBJECT_TYPE_MR) ? mr->dispatch->remote_token(mr) :
+		0;
+}
+
+ndk_status_t
+ndk_create_qp(struct ndk_pd *pd, struct ndk_cq *receive_cq,
+	      struct ndk_cq *initiator_cq, void *qp_context,
+	      uint32_t receive_queue_depth, uint32_t initiator_queue_depth,
+	      uint32_t max_receive_request_sge,
+	      uint32_t max_initiator_request_sge, uint32_t inline_data_size,
+	      struct ndk_qp **qp)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) ||
+	    !obj_ok(receive_cq, NDK_OBJECT_TYPE_CQ) ||
+	    !obj_ok(initiator_cq, NDK_OBJECT_TYPE_CQ) || qp == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return pd->dispatch->create_qp(pd, receive_cq, initiator_cq,
+				       qp_context, receive_queue_depth,
+				       initiator_queue_depth,
+				       max_receive_request_sge,
+				       max_initiator_request_sge,
+				       inline_data_size, qp);
+}
+
+ndk_status_t
+ndk_close_qp(struct ndk_qp *qp, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(qp, NDK_OBJECT_TYPE_QP))
+		return NDK_STATUS_INVALID_HANDLE;
+	return qp->dispatch->close(qp, done, context);
+}
+
+void
+ndk_flush(struct ndk_qp *qp)
+{
+	if (obj_ok(qp, NDK_OBJECT_TYPE_QP))
+		qp->dispatch->flush(qp);
+}
+
+ndk_status_t
+ndk_qp_modify(struct ndk_qp *qp, const struct ndk_qp_attr *attr,
+	      uint32_t mask)
+{
+	if (!obj_ok(qp, NDK_OBJECT_TYPE_QP))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (attr == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return qp->dispatch->modify(qp, attr, mask);
+}
+
+ndk_status_t
+ndk_qp_query(struct ndk_qp *qp, struct ndk_qp_attr *attr)
+{
+	if (!obj_ok(qp, NDK_OBJECT_TYPE_QP))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (attr == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return qp->dispatch->query(qp, attr);
+}
+
+uint32_t
+ndk_qp_num(const struct ndk_qp *qp)
+{
+	return obj_ok(qp, NDK_OBJECT_TYPE_QP) ? qp->qpn : 0;
+}
+
+ndk_status_t
+ndk_qp_connect(struct ndk_qp *qp, const struct ndk_qp_attr *attr)
+{
+	struct ndk_qp_attr a;
+	ndk_status_t st;
+
+	if (!obj_ok(qp, NDK_OBJECT_TYPE_QP))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (attr == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	a = *attr;
+	/* Zeroed fields take the defaults documented in ndk.h. */
+	if (a.timeout == 0)
+		a.timeout = 14;
+	if (a.retry_cnt == 0)
+		a.retry_cnt = 7;
+	if (a.rnr_retry == 0)
+		a.rnr_retry = 7;
+	if (a.min_rnr_timer == 0)
+		a.min_rnr_timer = 12;
+
+	a.state = NDK_QP_STATE_RTR;
+	st = qp->dispatch->modify(qp, &a, NDK_QP_ATTR_STATE | NDK_QP_ATTR_AV |
+		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN |
+		(a.path_mtu != 0 ? NDK_QP_ATTR_PATH_MTU : 0) |
+		(a.max_dest_rd_atomic != 0 ? NDK_QP_ATTR_MAX_DEST_RD_ATOMIC : 0) |
+		NDK_QP_ATTR_MIN_RNR_TIMER);
+	if (!NDK_SUCCESS(st))
+		return st;
+	a.state = NDK_QP_STATE_RTS;
+	return qp->dispatch->modify(qp, &a, NDK_QP_ATTR_STATE |
+		NDK_QP_ATTR_SQ_PSN | NDK_QP_ATTR_TIMEOUT |
+		NDK_QP_ATTR_RETRY_CNT | NDK_QP_ATTR_RNR_RETRY |
+		(a.max_rd_atomic != 0 ? NDK_QP_ATTR_MAX_RD_ATOMIC : 0));
+}
+
+const char *
+ndk_qp_state_str(enum ndk_qp_state state)
+{
+	static const char *const names[] = {
+		[NDK_QP_STATE_RESET] = "RESET",
+		[NDK_QP_STATE_INIT] = "INIT",
+		[NDK_QP_STATE_RTR] = "RTR",
+		[NDK_QP_STATE_RTS] = "RTS",
+		[NDK_QP_STATE_SQD] = "SQD",
+		[NDK_QP_STATE_SQE] = "SQE",
+		[NDK_QP_STATE_ERROR] = "ERROR",
+	};
+
+	if ((unsigned int)state < RTE_DIM(names))
+		return names[state];
+	return "UNKNOWN";
+}
+
+const char *
+ndk_status_str(ndk_status_t status)
+{
+	switch ((uint32_t)status) {
+#define NDK_STATUS_CASE_(name, value) \
+	case (uint32_t)(value): return "STATUS_" #name;
+	NDK_STATUS_LIST(NDK_STATUS_CASE_)
+#undef NDK_STATUS_CASE_
+	default:
+		return "STATUS_UNKNOWN";
+	}
+}
+
+int
+ndk_status_to_errno(ndk_status_t status)
+{
+	switch (status) {
+	case NDK_STATUS_SUCCESS:
+		return 0;
+	case NDK_STATUS_PENDING:
+		return -EINPROGRESS;
+	case NDK_STATUS_INVALID_PARAMETER:
+	case NDK_STATUS_INVALID_PARAMETER_MIX:
+	case NDK_STATUS_INVALID_HANDLE:
+		return -EINVAL;
+	case NDK_STATUS_INSUFFICIENT_RESOURCES:
+	case NDK_STATUS_NO_MEMORY:
+		return -ENOMEM;
+	case NDK_STATUS_NO_MORE_ENTRIES:
+		return -ENOSPC;
+	case NDK_STATUS_NOT_SUPPORTED:
+		return -ENOTSUP;
+	case NDK_STATUS_ACCESS_VIOLATION:
+		return -EACCES;
+	case NDK_STATUS_IO_TIMEOUT:
+	case NDK_STATUS_TIMEOUT:
+		return -ETIMEDOUT;
+	case NDK_STATUS_CANCELLED:
+		return -ECANCELED;
+	case NDK_STATUS_CONNECTION_INVALID:
+	case NDK_STATUS_INVALID_DEVICE_STATE:
+		return -ENOTCONN;
+	case NDK_STATUS_CONNECTION_REFUSED:
+		return -ECONNREFUSED;
+	case NDK_STATUS_CONNECTION_RESET:
+	case NDK_STATUS_CONNECTION_ABORTED:
+		return -ECONNRESET;
+	case NDK_STATUS_BUFFER_TOO_SMALL:
+	case NDK_STATUS_BUFFER_OVERFLOW:
+	case NDK_STATUS_DATA_OVERRUN:
+		return -EOVERFLOW;
+	case NDK_STATUS_REMOTE_RESOURCES:
+		return -EREMOTEIO;
+	default:
+		return NDK_SUCCESS(status) ? 0 : -EIO;
+	}
+}

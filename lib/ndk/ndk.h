@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NDK_H
+#define NDK_H
+
+/**
+ * @file
+ * ndk-roce public API: Microsoft NDKPI semantics carried into user-space C.
+ *
+ * Object model (NDKPI): an adapter (one DPDK ethdev port with an IPv4
+ * address) is the parent of CQs and PDs; a PD is the parent of MRs and QPs;
+ * CQs are antecedents of the QPs that use them. Every object starts with an
+ * ndk_object_header and a provider dispatch table. Fast-path calls (posting,
+ * polling CQs) are inline wrappers over the dispatch table, like ethdev's.
+ *
+ * Differences from the kernel NDKPI, all forced by user space:
+ * - MDLs become {virtual address, length} pairs in DPDK hugepage memory;
+ *   the "logical address" of NDK_SGE is the virtual address.
+ * - Object creation always completes inline (STATUS_SUCCESS or an error,
+ *   never STATUS_PENDING), which NDKPI allows; there is no create callback.
+ * - Notification callbacks run on the lcore that polls the adapter (or on
+ *   the thread that arms the CQ); they must be short and must not block.
+ * - The provider's protocol engines run when the adapter is polled: by an
+ *   ndk_poller on a dedicated lcore, or by the embedder's own loop calling
+ *   ndk_adapter_poll(). Control calls from other threads are handed to the
+ *   polling thread and wait for it.
+ * - Until the connection manager exists, a QP is connected like
+ *   ibv_rc_pingpong does: ndk_qp_connect() with the peer's address, QPN
+ *   and PSN (ndk_qp_modify() gives verbs-style state control).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ndk_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Versions, object types, common types                                */
+/* ------------------------------------------------------------------ */
+
+/** Interface version (NDK_VERSION). */
+struct ndk_version {
+	uint16_t major;
+	uint16_t minor;
+};
+
+/** Highest NDK interface version this library implements. */
+#define NDK_VERSION_MAJOR 1
+#define NDK_VERSION_MINOR 2
+
+/** Object types (NDK_OBJECT_TYPE). */
+enum ndk_object_type {
+	NDK_OBJECT_TYPE_UNDEFINED = 0,
+	NDK_OBJECT_TYPE_ADAPTER = 1,
+	NDK_OBJECT_TYPE_QP = 2,
+	NDK_OBJECT_TYPE_CQ = 3,
+	NDK_OBJECT_TYPE_MR = 4,
+	NDK_OBJECT_TYPE_MW = 5,
+	NDK_OBJECT_TYPE_PD = 6,
+	NDK_OBJECT_TYPE_SHARED_ENDPOINT = 7,
+	NDK_OBJECT_TYPE_CONNECTOR = 8,
+	NDK_OBJECT_TYPE_LISTENER = 9,
+	NDK_OBJECT_TYPE_SRQ = 10,
+	NDK_OBJECT_TYPE_MAX = 11,
+};
+
+/** Header at the start of every NDK object (NDK_OBJECT_HEADER). */
+struct ndk_object_header {
+	struct ndk_version version;   /**< highest minor of the provider */
+	enum ndk_object_type type;    /**< never UNDEFINED */
+	void *ndk_reserved[4];        /**< zeroed, never touched by providers */
+};
+
+/** Scatter/gather element (NDK_SGE). */
+struct ndk_sge {
+	/** Buffer address inside a registered region (or any, with INLINE). */
+	void *va;
+	/** Bytes. */
+	uint32_t length;
+	/** Local token of the region holding @p va (ignored with INLINE). */
+	uint32_t token;
+};
+
+/** Completed operation types (NDK_OPERATION_TYPE). */
+enum ndk_operation_type {
+	NDK_OP_RECEIVE = 1,
+	NDK_OP_RECEIVE_AND_INVALIDATE = 0x8001,
+	NDK_OP_SEND = 2,
+	NDK_OP_FAST_REGISTER = 4,
+	NDK_OP_BIND = 8,
+	NDK_OP_INVALIDATE = 16,
+	NDK_OP_READ = 32,
+	NDK_OP_WRITE = 64,
+};
+
+/** A completion (NDK_RESULT). */
+struct ndk_result {
+	ndk_status_t status;
+	/** Bytes received; defined for receive completions only. */
+	uint32_t bytes_transferred;
+	void *qp_context;       /**< QPContext given to ndk_create_qp() */
+	void *request_context;  /**< RequestContext given when posting */
+};
+
+/** A completion with its type (NDK_RESULT_EX, NDKPI 2.1 layout). */
+struct ndk_result_ex {
+	ndk_status_t status;
+	uint32_t bytes_transferred;
+	void *qp_context;
+	void *request_context;
+	enum ndk_operation_type type;
+	/** 0 on success; on failure an enum ndk_provider_error value. */
+	uint32_t provider_error;
+	/** For NDK_OP_RECEIVE_AND_INVALIDATE: the token invalidated. */
+	uintptr_t type_specific;
+};
+
+/** Provider error codes carried in ndk_result_ex::provider_error. */
+enum ndk_provider_error {
+	NDK_PERR_NONE = 0,
+	NDK_PERR_FLUSHED,          /**< flushed: QP in error or NdkFlush */
+	NDK_PERR_RETRY_EXCEEDED,   /**< transport retries exhausted */
+	NDK_PERR_RNR_RETRY_EXCEEDED, /**< RNR retries exhausted */
+	NDK_PERR_REM_INV_REQ,      /**< peer NAKed: invalid request */
+	NDK_PERR_REM_ACCESS,       /**< peer NAKed: remote access error */
+	NDK_PERR_REM_OP,           /**< peer NAKed: remote operational error */
+	NDK_PERR_LOC_LEN,          /**< local length error (receive too small) */
+	NDK_PERR_LOC_PROT,         /**< local protection error (bad SGE token) */
+	NDK_PERR_LOC_QP_OP,        /**< local QP operation error */
+	NDK_PERR_BAD_RESP,         /**< unexpected response from the peer */
+};
+
+/* ------------------------------------------------------------------ */
+/* Flags                                                               */
+/* ------------------------------------------------------------------ */
+
+/** Work-request flags (NDK_OP_FLAG_*). */
+#define NDK_OP_FLAG_SILENT_SUCCESS 0x00000001u
+#define NDK_OP_FLAG_READ_FENCE 0x00000002u
+#define NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT 0x00000004u
+#define NDK_OP_FLAG_ALLOW_REMOTE_READ 0x00000008u
+#define NDK_OP_FLAG_ALLOW_LOCAL_WRITE 0x00000010u
+#define NDK_OP_FLAG_ALLOW_REMOTE_WRITE 0x00000030u
+#define NDK_OP_FLAG_INLINE 0x00000040u
+#define NDK_OP_FLAG_RDMA_READ_SINK 0x00000080u
+#define NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE 0x00000100u
+#define NDK_OP_FLAG_DEFER 0x00000200u
+
+/** Memory registration flags (NDK_MR_FLAG_*). */
+#define NDK_MR_FLAG_ALLOW_LOCAL_READ 0x00000000u
+#define NDK_MR_FLAG_ALLOW_LOCAL_WRITE 0x00000001u
+#define NDK_MR_FLAG_ALLOW_REMOTE_READ 0x00000002u
+#define NDK_MR_FLAG_ALLOW_REMOTE_WRITE 0x00000005u
+#define NDK_MR_FLAG_RDMA_READ_SINK 0x00000008u
+
+/** CQ arm types (NDK_CQ_NOTIFY_*). */
+#define NDK_CQ_NOTIFY_ERRORS 0
+#define NDK_CQ_NOTIFY_ANY 1
+#define NDK_CQ_NOTIFY_SOLICITED 2
+
+/** Adapter flags (NDK_ADAPTER_FLAG_*). */
+#define NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED 0x00000001u
+#define NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED 0x00000002u
+#define NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED 0x00000004u
+#define NDK_ADAPTER_FLAG_MULTI_ENGINE_SUPPORTED 0x00000008u
+#define NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED 0x00000010u
+#define NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED 0x00000100u
+#define NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED 0x00010000u
+
+/** RDMA technology (NDK_RDMA_TECHNOLOGY). */
+enum ndk_rdma_technology {
+	NDK_RDMA_UNDEFINED = 0,
+	NDK_RDMA_IWARP = 1,
+	NDK_RDMA_INFINIBAND = 2,
+	NDK_RDMA_ROCE = 3,
+	NDK_RDMA_ROCEV2 = 4,
+};
+
+/**
+ * Adapter limits (NDK_ADAPTER_INFO), followed by user-space extensions
+ * (path MTU, addresses, object counts) that NDK carries elsewhere.
+ */
+struct ndk_adapter_info {
+	struct ndk_version version;
+	uint32_t vendor_id;
+	uint32_t device_id;
+	size_t max_registration_size;
+	size_t max_window_size;
+	uint32_t frmr_page_count;
+	uint32_t max_initiator_request_sge;
+	uint32_t max_receive_request_sge;
+	uint32_t max_read_request_sge;
+	uint32_t max_transfer_length;
+	uint32_t max_inline_data_size;
+	uint32_t max_inbound_read_limit;
+	uint32_t max_outbound_read_limit;
+	uint32_t max_receive_queue_depth;
+	uint32_t max_initiator_queue_depth;
+	uint32_t max_srq_depth;
+	uint32_t max_cq_depth;
+	uint32_t large_request_threshold;
+	uint32_t max_caller_data;
+	uint32_t max_callee_data;
+	uint32_t adapter_flags;
+	enum ndk_rdma_technology rdma_technology;
+	/* --- user-space extensions --- */
+	uint32_t max_path_mtu;  /**< largest RDMA path MTU in bytes */
+	uint32_t max_qp;        /**< QPs per adapter */
+	uint32_t max_cq;        /**< CQs per adapter */
+	uint32_t max_mr;        /**< MRs per adapter */
+	uint16_t port_id;       /**< DPDK ethdev port */
+	uint8_t mac[6];         /**< port MAC address */
+	uint32_t ipv4;          /**< adapter address, network byte order */
+};
+
+/* ------------------------------------------------------------------ */
+/* Callbacks                                                           */
+/* ------------------------------------------------------------------ */
+
+/** CQ notification (NDK_FN_CQ_NOTIFICATION_CALLBACK). */
+typedef void (*ndk_cq_notify_fn)(void *context, ndk_status_t cq_status);
+
+/** Close completion (NDK_FN_CLOSE_COMPLETION). */
+typedef void (*ndk_close_completion_fn)(void *context);
+
+/* ------------------------------------------------------------------ */
+/* Objects and dispatch tables                                         */
+/* ------------------------------------------------------------------ */
+
+#include "ndk_core.h"
+
+/* ------------------------------------------------------------------ */
+/* Adapter                                                             */
+/* ------------------------------------------------------------------ */
+
+/** How an adapter is opened on a DPDK port. */
+struct ndk_adapter_config {
+	/** Provider name; NULL selects the default ("swroce"). */
+	const char *provider;
+	/** DPDK ethdev port. */
+	uint16_t port_id;
+	/**
+	 * If true the provider configures and starts the port with one RX
+	 * and one TX queue; if false the application did, and queue 0 is used.
+	 */
+	bool configure_port;
+	/** Adapter IPv4 address, network byte order. */
+	uint32_t ipv4;
+	/** Largest RDMA path MTU in bytes (256..4096); 0 = 4096. */
+	uint32_t max_path_mtu;
+	/** Object limits; 0 selects the provider default. */
+	uint32_t max_qp;
+	uint32_t max_cq;
+	uint32_t max_mr;
+	/** Packet buffers; NULL lets the provider create a pool. */
+	struct rte_mempool *mbuf_pool;
+	/** NUMA socket for memory; SOCKET_ID_ANY (-1) follows the port. */
+	int socket_id;
+};
+
+/**
+ * Open an adapter (NDIS OPEN_NDK_ADAPTER analogue).
+ *
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (bad port, address or
+ *   MTU), STATUS_NOT_SUPPORTED (unknown provider), or
+ *   STATUS_INSUFFICIENT_RESOURCES.
+ */
+ndk_status_t ndk_adapter_open(const struct ndk_adapter_config *config,
+			      struct ndk_adapter **adapter);
+
+/**
+ * Close an adapter. Blocking: when it returns every object of the adapter
+ * has been closed and no callback of it is running. Objects still open are
+ * closed as if by their close calls (their QPs are flushed first).
+ */
+void ndk_adapter_close(struct ndk_adapter *adapter);
+
+/**
+ * NdkQueryAdapterInfo: copy the adapter's limits.
+ * @param size in: size of @p info; out: bytes written (or needed).
+ * @return STATUS_SUCCESS or STATUS_BUFFER_TOO_SMALL.
+ */
+ndk_status_t ndk_query_adapter_info(struct ndk_adapter *adapter,
+				    struct ndk_adapter_info *info,
+				    uint32_t *size);
+
+/**
+ * Run the provider's engines once: receive a burst, run responders,
+ * completers, requesters and timers, transmit. An adapter is polled by one
+ * thread; the first thread to poll it owns it until ndk_adapter_release().
+ * @return number of packets and work items handled (0 when idle).
+ */
+static inline unsigned int
+ndk_adapter_poll(struct ndk_adapter *adapter)
+{
+	return adapter->dispatch->poll(adapter);
+}
+
+/** Give up polling ownership so another thread may poll the adapter. */
+void ndk_adapter_release(struct ndk_adapter *adapter);
+
+/**
+ * X-macro of per-adapter counters: X(field, description).
+ * struct ndk_adapter_stats has one uint64_t per entry.
+ */
+#define NDK_ADAPTER_COUNTERS(X) \
+	X(rx_packets, "frames received") \
+	X(rx_bytes, "bytes received") \
+	X(tx_packets, "frames transmitted") \
+	X(tx_bytes, "bytes transmitted") \
+	X(tx_full, "transmit attempts refused by a full TX queue") \
+	X(rx_not_roce, "frames that are not RoCEv2 (dropped)") \
+	X(rx_truncated, "truncated frames (dropped)") \
+	X(rx_bad_header, "bad IPv4/UDP/BTH headers (dropped)") \
+	X(rx_bad_opcode, "undefined or unsupported opcodes (dropped)") \
+	X(rx_icrc_errors, "ICRC mismatches (dropped)") \
+	X(rx_wrong_address, "not addressed to this adapter (dropped)") \
+	X(rx_unknown_qpn, "destination QP does not exist (dropped)") \
+	X(rx_qp_state, "QP not in a state to accept the packet (dropped)") \
+	X(rx_bad_length, "payload length wrong for the opcode") \
+	X(rx_duplicate, "duplicate requests (re-ACKed or replayed)") \
+	X(rx_out_of_seq, "requests ahead of the expected PSN") \
+	X(rx_ghost_resp, "responses/ACKs for nothing outstanding (dropped)") \
+	X(nak_seq_sent, "PSN sequence NAKs sent") \
+	X(nak_rnr_sent, "RNR NAKs sent") \
+	X(nak_inv_sent, "invalid-request NAKs sent") \
+	X(nak_access_sent, "remote-access NAKs sent") \
+	X(nak_op_sent, "remote-operational NAKs sent") \
+	X(nak_seq_rcvd, "PSN sequence NAKs received") \
+	X(nak_rnr_rcvd, "RNR NAKs received") \
+	X(nak_fatal_rcvd, "fatal NAKs received") \
+	X(acks_sent, "ACK packets sent") \
+	X(acks_rcvd, "ACK packets received") \
+	X(read_resp_sent, "READ response packets sent") \
+	X(retransmit_timeouts, "retransmission timer expiries") \
+	X(retransmit_packets, "packets retransmitted") \
+	X(rnr_waits, "RNR back-offs taken") \
+	X(qp_errors, "QPs moved to the error state") \
+	X(wqe_completed, "work requests completed (incl. flushed)") \
+	X(wqe_flushed, "work requests completed with STATUS_CANCELLED") \
+	X(cq_overflows, "completions lost to a full CQ") \
+	X(mbuf_alloc_fail, "packet buffer allocation failures")
+
+/** Adapter counters, see NDK_ADAPTER_COUNTERS. */
+struct ndk_adapter_stats {
+#define NDK_STATS_FIELD_(f, d) uint64_t f;
+	NDK_ADAPTER_COUNTERS(NDK_STATS_FIELD_)
+#undef NDK_STATS_FIELD_
+};
+
+/** Read the adapter's counters (a consistent-enough snapshot). */
+void ndk_adapter_get_stats(struct ndk_adapter *adapter,
+			   struct ndk_adapter_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Pollers: dedicated lcores running ndk_adapter_poll()                */
+/* ------------------------------------------------------------------ */
+
+struct ndk_poller;
+
+/**
+ * Launch a poll loop on worker lcore @p lcore_id over @p n adapters.
+ * @return 0 or a negative errno (-EBUSY if the lcore is not free).
+ */
+int ndk_poller_start(unsigned int lcore_id, struct ndk_adapter *const *adapters,
+		     unsigned int n, struct ndk_poller **poller);
+
+/** Stop a poll loop, wait for the lcore, release its adapters and free it. */
+void ndk_poller_stop(struct ndk_poller *poller);
+
+/* ------------------------------------------------------------------ */
+/* CQ                                                                  */
+/* ------------------------------------------------------------------ */
+
+/**
+ * NdkCreateCq.
+ * @param depth entries; STATUS_INVALID_PARAMETER above max_cq_depth.
+ * @param notify called once per arm (may be NULL).
+ */
+ndk_status_t ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth,
+			   ndk_cq_notify_fn notify, void *notify_context,
+			   struct ndk_cq **cq);
+
+/**
+ * NdkCloseCq. @return STATUS_SUCCESS, or STATUS_PENDING while QPs still use
+ * the CQ: @p done is then called when the last one is closed.
+ */
+ndk_status_t ndk_close_cq(struct ndk_cq *cq, ndk_close_completion_fn done,
+			  void *context);
+
+/** NdkArmCq: request one notification (NDK_CQ_NOTIFY_*). */
+static inline void
+ndk_arm_cq(struct ndk_cq *cq, uint32_t type)
+{
+	cq->dispatch->arm(cq, type);
+}
+
+/** NdkGetCqResults: remove up to @p n completions. @return count. */
+static inline uint32_t
+ndk_get_cq_results(struct ndk_cq *cq, struct ndk_result *results, uint32_t n)
+{
+	return cq->dispatch->get_results(cq, results, n);
+}
+
+/** NdkGetCqResultsEx: same with types and provider codes. */
+static inline uint32_t
+ndk_get_cq_results_ex(struct ndk_cq *cq, struct ndk_result_ex *results,
+		      uint32_t n)
+{
+	return cq->dispatch->get_results_ex(cq, results, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* PD and MR                                                           */
+/* ------------------------------------------------------------------ */
+
+/** NdkCreatePd. */
+ndk_status_t ndk_create_pd(struct ndk_adapter *adapter, struct ndk_pd **pd);
+
+/** NdkClosePd. STATUS_PENDING while MRs or QPs remain (see ndk_close_cq). */
+ndk_status_t ndk_close_pd(struct ndk_pd *pd, ndk_close_completion_fn done,
+			  void *context);
+
+/**
+ * NdkCreateMr. @p fast_register selects a fast-register-only MR (later
+ * issue); plain MRs are registered with ndk_register_mr().
+ */
+ndk_status_t ndk_create_mr(struct ndk_pd *pd, bool fast_register,
+			   struct ndk_mr **mr);
+
+/**
+ * NdkRegisterMr: register @p length bytes at @p va, which must lie in DPDK
+ * memory (rte_malloc, mempools, memzones). @p flags NDK_MR_FLAG_*.
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not DPDK memory, zero
+ *   length, too large, unknown flags), STATUS_INVALID_DEVICE_STATE (already
+ *   registered), STATUS_INVALID_DEVICE_REQUEST (a fast-register MR),
+ *   STATUS_INSUFFICIENT_RESOURCES (table full).
+ */
+ndk_status_t ndk_register_mr(struct ndk_mr *mr, void *va, size_t length,
+			     uint32_t flags);
+
+/**
+ * NdkDeregisterMr: after it returns the region's tokens are refused by
+ * both local posts and remote peers.
+ */
+ndk_status_t ndk_deregister_mr(struct ndk_mr *mr);
+
+/** NdkCloseMr (deregisters first if needed). */
+ndk_status_t ndk_close_mr(struct ndk_mr *mr, ndk_close_completion_fn done,
+			  void *context);
+
+/** NdkGetLocalTokenFromMr. */
+uint32_t ndk_mr_local_token(struct ndk_mr *mr);
+
+/** NdkGetRemoteTokenFromMr: the R_Key peers put in RETH. */
+uint32_t ndk_mr_remote_token(struct ndk_mr *mr);
+
+/* ------------------------------------------------------------------ */
+/* QP                                                                  */
+/* ------------------------------------------------------------------ */
+
+/**
+ * NdkCreateQp: a QP in the INIT state (receives may be posted).
+ * @return STATUS_INVALID_PARAMETER when a depth, SGE count or inline size
+ *   exceeds the adapter limits, or a CQ belongs to another adapter;
+ *   STATUS_INSUFFICIENT_RESOURCES when QPs or memory run out.
+ */
+ndk_status_t ndk_create_qp(struct ndk_pd *pd, struct ndk_cq *receive_cq,
+			   struct ndk_cq *initiator_cq, void *qp_context,
+			   uint32_t receive_queue_depth,
+			   uint32_t initiator_queue_depth,
+			   uint32_t max_receive_request_sge,
+			   uint32_t max_initiator_request_sge,
+			   uint32_t inline_data_size, struct ndk_qp **qp);
+
+/**
+ * NdkCloseQp: flushes the QP (outstanding requests complete with
+ * STATUS_CANCELLED), detaches it from the lcore and frees it.
+ */
+ndk_status_t ndk_close_qp(struct ndk_qp *qp, ndk_close_completion_fn done,
+			  void *context);
+
+/** NdkFlush: every pending request completes with STATUS_CANCELLED. */
+void ndk_flush(struct ndk_qp *qp);
+
+/** IB QP states. */
+enum ndk_qp_state {
+	NDK_QP_STATE_RESET = 0,
+	NDK_QP_STATE_INIT,
+	NDK_QP_STATE_RTR,
+	NDK_QP_STATE_RTS,
+	NDK_QP_STATE_SQD,
+	NDK_QP_STATE_SQE,
+	NDK_QP_STATE_ERROR,
+};
+
+/** Name of a QP state. */
+const char *ndk_qp_state_str(enum ndk_qp_state state);
+
+/** QP attributes (ibv_qp_attr analogue for RoCEv2 RC). */
+struct ndk_qp_attr {
+	enum ndk_qp_state state;
+	uint32_t dest_ip;        /**< peer IPv4, network byte order */
+	uint8_t dest_mac[6];     /**< peer (or gateway) MAC */
+	uint32_t dest_qpn;       /**< peer QP number */
+	uint32_t rq_psn;         /**< PSN expected of the peer's first request */
+	uint32_t sq_psn;         /**< PSN of our first request */
+	uint32_t path_mtu;       /**< bytes: 256, 512, 1024, 2048 or 4096 */
+	uint8_t max_rd_atomic;   /**< ORD: our outstanding READs */
+	uint8_t max_dest_rd_atomic; /**< IRD: peer READs we serve at once */
+	uint8_t timeout;         /**< ACK timeout 4.096 us << n; 0 = none */
+	uint8_t retry_cnt;       /**< 0..7; 7 = retry forever */
+	uint8_t rnr_retry;       /**< 0..7; 7 = retry forever */
+	uint8_t min_rnr_timer;   /**< RNR timer code we send in RNR NAKs */
+	uint8_t tos;             /**< IPv4 TOS of our packets */
+};
+
+/** Which ndk_qp_attr fields a modify sets. */
+enum ndk_qp_attr_mask {
+	NDK_QP_ATTR_STATE = 1u << 0,
+	NDK_QP_ATTR_AV = 1u << 1,          /**< dest_ip, dest_mac, tos */
+	NDK_QP_ATTR_DEST_QPN = 1u << 2,
+	NDK_QP_ATTR_RQ_PSN = 1u << 3,
+	NDK_QP_ATTR_SQ_PSN = 1u << 4,
+	NDK_QP_ATTR_PATH_MTU = 1u << 5,
+	NDK_QP_ATTR_MAX_RD_ATOMIC = 1u << 6,
+	NDK_QP_ATTR_MAX_DEST_RD_ATOMIC = 1u << 7,
+	NDK_QP_ATTR_TIMEOUT = 1u << 8,
+	NDK_QP_ATTR_RETRY_CNT = 1u << 9,
+	NDK_QP_ATTR_RNR_RETRY = 1u << 10,
+	NDK_QP_ATTR_MIN_RNR_TIMER = 1u << 11,
+};
+
+/**
+ * Change QP state and attributes with IB's rules: only the transitions of
+ * the IB state table are legal, and each needs its attributes (INIT->RTR:
+ * AV, DEST_QPN, RQ_PSN, PATH_MTU; RTR->RTS: SQ_PSN).
+ * @return STATUS_INVALID_DEVICE_STATE for an illegal transition,
+ *   STATUS_INVALID_PARAMETER for missing or out-of-range attributes.
+ */
+ndk_status_t ndk_qp_modify(struct ndk_qp *qp, const struct ndk_qp_attr *attr,
+			   uint32_t mask);
+
+/** Read the QP's current state and attributes. */
+ndk_status_t ndk_qp_query(struct ndk_qp *qp, struct ndk_qp_attr *attr);
+
+/** The QP number peers address (24 bits). */
+uint32_t ndk_qp_num(const struct ndk_qp *qp);
+
+/**
+ * Connect like ibv_rc_pingpong: INIT -> RTR -> RTS with @p attr. Fields
+ * left 0 take defaults: path_mtu = adapter maximum, ORD/IRD = adapter
+ * limits, timeout 14 (~67 ms), retry_cnt 7, rnr_retry 7, min_rnr_timer 12.
+ */
+ndk_status_t ndk_qp_connect(struct ndk_qp *qp, const struct ndk_qp_attr *attr);
+
+/**
+ * NdkSend. @p flags SILENT_SUCCESS, READ_FENCE, SEND_AND_SOLICIT_EVENT,
+ * INLINE, DEFER.
+ * @return STATUS_SUCCESS (one completion will follow unless SILENT_SUCCESS
+ *   and success), STATUS_CONNECTION_INVALID (QP not connected),
+ *   STATUS_NO_MORE_ENTRIES (initiator queue full), STATUS_DATA_OVERRUN (too
+ *   many SGEs or bytes), STATUS_INVALID_PARAMETER (bad flags or inline size).
+ *   A failed post never produces a completion.
+ */
+static inline ndk_status_t
+ndk_send(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+	 uint32_t nsge, uint32_t flags)
+{
+	return qp->dispatch->send(qp, request_context, sgl, nsge, flags);
+}
+
+/** NdkReceive: post a receive buffer (allowed from INIT on). */
+static inline ndk_status_t
+ndk_receive(struct ndk_qp *qp, void *request_context,
+	    const struct ndk_sge *sgl, uint32_t nsge)
+{
+	return qp->dispatch->receive(qp, request_context, sgl, nsge);
+}
+
+/**
+ * NdkRead: read @p remote_address (host order, peer's address space) of the
+ * region named by @p remote_token into @p sgl. Flags SILENT_SUCCESS,
+ * READ_FENCE, RDMA_READ_LOCAL_INVALIDATE, DEFER.
+ */
+static inline ndk_status_t
+ndk_read(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+	 uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+	 uint32_t flags)
+{
+	return qp->dispatch->read(qp, request_context, sgl, nsge,
+				  remote_address, remote_token, flags);
+}
+
+/**
+ * NdkWrite: write @p sgl to the peer's region. Flags SILENT_SUCCESS,
+ * READ_FENCE, INLINE, DEFER.
+ */
+static inline ndk_status_t
+ndk_write(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
+	  uint32_t nsge, uint64_t remote_address, uint32_t remote_token,
+	  uint32_t flags)
+{
+	return qp->dispatch->write(qp, request_context, sgl, nsge,
+				   remote_address, remote_token, flags);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NDK_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NDK_CORE_H
+#define NDK_CORE_H
+
+/**
+ * @file
+ * NDK object layouts and provider dispatch tables.
+ *
+ * Included by ndk.h for its inline fast-path wrappers (as rte_ethdev_core.h
+ * is by rte_ethdev.h). Applications use the ndk_* functions, never these
+ * tables directly; providers fill them (see ndk_provider.h). The order of
+ * the entries follows NDKPI's dispatch tables where NDK has the call.
+ */
+
+#ifndef NDK_H
+#error "include ndk.h, not ndk_core.h"
+#endif
+
+struct rte_mempool;
+struct ndk_adapter;
+struct ndk_cq;
+struct ndk_pd;
+struct ndk_mr;
+struct ndk_qp;
+struct ndk_qp_attr;
+struct ndk_adapter_stats;
+
+/** NDK_ADAPTER_DISPATCH (user-space form). */
+struct ndk_adapter_dispatch {
+	ndk_status_t (*query_adapter_info)(struct ndk_adapter *adapter,
+					   struct ndk_adapter_info *info,
+					   uint32_t *size);
+	ndk_status_t (*create_cq)(struct ndk_adapter *adapter, uint32_t depth,
+				  ndk_cq_notify_fn notify, void *ctx,
+				  struct ndk_cq **cq);
+	ndk_status_t (*create_pd)(struct ndk_adapter *adapter,
+				  struct ndk_pd **pd);
+	void (*close)(struct ndk_adapter *adapter);
+	unsigned int (*poll)(struct ndk_adapter *adapter);
+	void (*release)(struct ndk_adapter *adapter);
+	void (*get_stats)(struct ndk_adapter *adapter,
+			  struct ndk_adapter_stats *stats);
+};
+
+/** NDK_CQ_DISPATCH. */
+struct ndk_cq_dispatch {
+	ndk_status_t (*close)(struct ndk_cq *cq, ndk_close_completion_fn done,
+			      void *ctx);
+	void (*arm)(struct ndk_cq *cq, uint32_t type);
+	uint32_t (*get_results)(struct ndk_cq *cq, struct ndk_result *r,
+				uint32_t n);
+	uint32_t (*get_results_ex)(struct ndk_cq *cq, struct ndk_result_ex *r,
+				   uint32_t n);
+};
+
+/** NDK_PD_DISPATCH. */
+struct ndk_pd_dispatch {
+	ndk_status_t (*close)(struct ndk_pd *pd, ndk_close_completion_fn done,
+			      void *ctx);
+	ndk_status_t (*create_mr)(struct ndk_pd *pd, bool fast_register,
+				  struct ndk_mr **mr);
+	ndk_status_t (*create_qp)(struct ndk_pd *pd, struct ndk_cq *rcq,
+				  struct ndk_cq *icq, void *qp_context,
+				  uint32_t rq_depth, uint32_t iq_depth,
+				  uint32_t max_rsge, uint32_t max_isge,
+				  uint32_t inline_size, struct ndk_qp **qp);
+};
+
+/** NDK_MR_DISPATCH. */
+struct ndk_mr_dispatch {
+	ndk_status_t (*close)(struct ndk_mr *mr, ndk_close_completion_fn done,
+			      void *ctx);
+	ndk_status_t (*register_mr)(struct ndk_mr *mr, void *va, size_t len,
+				    uint32_t flags);
+	ndk_status_t (*deregister_mr)(struct ndk_mr *mr);
+	uint32_t (*remote_token)(struct ndk_mr *mr);
+	uint32_t (*local_token)(struct ndk_mr *mr);
+};
+
+/** NDK_QP_DISPATCH (plus the connection-less state control). */
+struct ndk_qp_dispatch {
+	ndk_status_t (*close)(struct ndk_qp *qp, ndk_close_completion_fn done,
+			      void *ctx);
+	void (*flush)(struct ndk_qp *qp);
+	ndk_status_t (*send)(struct ndk_qp *qp, void *ctx,
+			     const struct ndk_sge *sgl, uint32_t nsge,
+			     uint32_t flags);
+	ndk_status_t (*receive)(struct ndk_qp *qp, void *ctx,
+				const struct ndk_sge *sgl, uint32_t nsge);
+	ndk_status_t (*read)(struct ndk_qp *qp, void *ctx,
+			     const struct ndk_sge *sgl, uint32_t nsge,
+			     uint64_t raddr, uint32_t rtoken, uint32_t flags);
+	ndk_status_t (*write)(struct ndk_qp *qp, void *ctx,
+			      const struct ndk_sge *sgl, uint32_t nsge,
+			      uint64_t raddr, uint32_t rtoken, uint32_t flags);
+	ndk_status_t (*modify)(struct ndk_qp *qp,
+			       const struct ndk_qp_attr *attr, uint32_t mask);
+	ndk_status_t (*query)(struct ndk_qp *qp, struct ndk_qp_attr *attr);
+};
+
+/** An adapter object. */
+struct ndk_adapter {
+	struct ndk_object_header header;
+	const struct ndk_adapter_dispatch *dispatch;
+};
+
+/** A completion queue object. */
+struct ndk_cq {
+	struct ndk_object_header header;
+	const struct ndk_cq_dispatch *dispatch;
+};
+
+/** A protection domain object. */
+struct ndk_pd {
+	struct ndk_object_header header;
+	const struct ndk_pd_dispatch *dispatch;
+};
+
+/** A memory region object. */
+struct ndk_mr {
+	struct ndk_object_header header;
+	const struct ndk_mr_dispatch *dispatch;
+};
+
+/** A queue pair object. */
+struct ndk_qp {
+	struct ndk_object_header header;
+	const struct ndk_qp_dispatch *dispatch;
+	uint32_t qpn;   /**< QP number, constant for the QP's life */
+};
+
+#endif /* NDK_CORE_H */
