@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Ethernet/IPv4/UDP framing of RoCEv2 packets: per-flow header templates,
+ * UDP source-port entropy, the receive-side parser and mbuf helpers.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include <netinet/in.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "ndk_roce.h"
+
+#define IPV4_HDR_LEN 20
+#define UDP_HDR_LEN 8
+#define IPV4_OFF_IP (RTE_ETHER_HDR_LEN)
+#define IPV4_OFF_UDP (RTE_ETHER_HDR_LEN + IPV4_HDR_LEN)
+
+/* ------------------------------------------------------------------ */
+/* Templates                                                           */
+/* ------------------------------------------------------------------ */
+
+/* One's complement sum of @p len bytes (even) as native 16-bit words. */
+static uint32_t
+ones_sum16(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		uint16_t w;
+
+		memcpy(&w, p + i, sizeof(w));
+		sum += w;
+	}
+	return sum;
+}
+
+static inline uint16_t
+fold_sum16(uint32_t sum)
+{
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+void
+ndk_roce_l2l4_init(struct ndk_roce_l2l4 *t, const struct rte_ether_addr *src,
+		   const struct rte_ether_addr *dst, rte_be32_t sip,
+		   rte_be32_t dip, uint16_t sport, uint8_t tos, uint8_t ttl)
+{
+	struct rte_ether_hdr eth;
+	struct rte_ipv4_hdr ip;
+	struct rte_udp_hdr udp;
+
+	memset(t, 0, sizeof(*t));
+
+	rte_ether_addr_copy(dst, &eth.dst_addr);
+	rte_ether_addr_copy(src, &eth.src_addr);
+	eth.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+
+	memset(&ip, 0, sizeof(ip));
+	ip.version_ihl = RTE_IPV4_VHL_DEF;
+	ip.type_of_service = tos;
+	ip.total_length = 0;      /* per packet */
+	ip.packet_id = 0;
+	ip.fragment_offset = RTE_BE16(RTE_IPV4_HDR_DF_FLAG);
+	ip.time_to_live = ttl;
+	ip.next_proto_id = IPPROTO_UDP;
+	ip.hdr_checksum = 0;      /* per packet */
+	ip.src_addr = sip;
+	ip.dst_addr = dip;
+
+	udp.src_port = rte_cpu_to_be_16(sport);
+	udp.dst_port = RTE_BE16(NDK_ROCE_UDP_PORT);
+	udp.dgram_len = 0;        /* per packet */
+	udp.dgram_cksum = 0;      /* RoCEv2: covered by the ICRC instead */
+
+	memcpy(t->hdr, &eth, sizeof(eth));
+	memcpy(t->hdr + IPV4_OFF_IP, &ip, sizeof(ip));
+	memcpy(t->hdr + IPV4_OFF_UDP, &udp, sizeof(udp));
+	/* Sum of the constant header words; write() adds the total length. */
+	t->csum_base = ones_sum16(t->hdr + IPV4_OFF_IP, IPV4_HDR_LEN);
+}
+
+uint8_t *
+ndk_roce_l2l4_write(const struct ndk_roce_l2l4 *t, uint8_t *frame,
+		    uint16_t udp_payload)
+{
+	rte_be16_t ip_len = rte_cpu_to_be_16((uint16_t)(IPV4_HDR_LEN +
+					UDP_HDR_LEN + udp_payload));
+	rte_be16_t udp_len = rte_cpu_to_be_16((uint16_t)(UDP_HDR_LEN +
+					udp_payload));
+	uint16_t csum;
+
+	memcpy(frame, t->hdr, NDK_ROCE_L2L4_LEN);
+	/* Sum of native-order words is byte-order independent. */
+	csum = (uint16_t)~fold_sum16(t->csum_base + ip_len);
+	memcpy(frame + IPV4_OFF_IP + offsetof(struct rte_ipv4_hdr, total_length),
+	       &ip_len, sizeof(ip_len));
+	memcpy(frame + IPV4_OFF_IP + offsetof(struct rte_ipv4_hdr, hdr_checksum),
+	       &csum, sizeof(csum));
+	memcpy(frame + IPV4_OFF_UDP + offsetof(struct rte_udp_hdr, dgram_len),
+	       &udp_len, sizeof(udp_len));
+	return frame + NDK_ROCE_L2L4_LEN;
+}
+
+uint16_t
+ndk_roce_udp_sport(uint32_t lqpn, uint32_t rqpn)
+{
+	uint64_t v = (uint64_t)(lqpn & NDK_ROCE_QPN_MASK) *
+		     (rqpn & NDK_ROCE_QPN_MASK);
+	uint32_t fl, lo, hi;
+
+	/* Flow label from the QPN pair (commutative, so symmetric). */
+	v ^= v >> 20;
+	v ^= v >> 40;
+	fl = (uint32_t)v & 0xFFFFF;
+	/* Fold the 20-bit label into the 14 free bits of the port. */
+	lo = fl & 0x03FFF;
+	hi = fl & 0xFC000;
+	lo ^= hi >> 14;
+	return (uint16_t)(lo | NDK_ROCE_SPORT_MIN);
+}
+
+/* ------------------------------------------------------------------ */
+/* Parser                                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *const parse_err_names[NDK_ROCE_PARSE_ERR_MAX] = {
+	[NDK_ROCE_PARSE_OK] = "ok",
+	[NDK_ROCE_PARSE_NOT_IPV4] = "not_ipv4",
+	[NDK_ROCE_PARSE_NOT_ROCE] = "not_roce",
+	[NDK_ROCE_PARSE_TRUNCATED] = "truncated",
+	[NDK_ROCE_PARSE_BAD_IP] = "bad_ip",
+	[NDK_ROCE_PARSE_BAD_UDP] = "bad_udp",
+	[NDK_ROCE_PARSE_BAD_OPCODE] = "bad_opcode",
+	[NDK_ROCE_PARSE_BAD_BTH] = "bad_bth",
+	[NDK_ROCE_PARSE_BAD_ICRC] = "bad_icrc",
+};
+
+const char *
+ndk_roce_parse_err_str(enum ndk_roce_parse_err e)
+{
+	if ((unsigned int)e >= NDK_ROCE_PARSE_ERR_MAX)
+		return "unknown";
+	return parse_err_names[e];
+}
+
+enum ndk_roce_parse_err
+ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t seg_len = m->data_len;
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+	const struct rte_udp_hdr *udp;
+	const struct ndk_roce_bth *bth;
+	const struct ndk_roce_opcode_info *op;
+	uint32_t l3, ihl, ip_len, udp_len, tlen, bth_off, pad;
+	rte_be16_t etype;
+
+	/* Ethernet, optionally one 802.1Q tag. */
+	if (seg_len < RTE_ETHER_HDR_LEN)
+		return NDK_ROCE_PARSE_TRUNCATED;
+	eth = (const struct rte_ether_hdr *)d;
+	etype = eth->ether_type;
+	l3 = RTE_ETHER_HDR_LEN;
+	if (etype == RTE_BE16(RTE_ETHER_TYPE_VLAN)) {
+		const struct rte_vlan_hdr *vh;
+
+		if (seg_len < RTE_ETHER_HDR_LEN + sizeof(*vh))
+			return NDK_ROCE_PARSE_TRUNCATED;
+		vh = (const struct rte_vlan_hdr *)(d + RTE_ETHER_HDR_LEN);
+		etype = vh->eth_proto;
+		l3 += sizeof(*vh);
+	}
+	if (etype != RTE_BE16(RTE_ETHER_TYPE_IPV4))
+		return NDK_ROCE_PARSE_NOT_IPV4;
+
+	/* IPv4: no fragments; the total length bounds everything below. */
+	if (seg_len < l3 + IPV4_HDR_LEN)
+		return NDK_ROCE_PARSE_TRUNCATED;
+	ip = (const struct rte_ipv4_hdr *)(d + l3);
+	if ((ip->version_ihl >> 4) != 4)
+		return NDK_ROCE_PARSE_BAD_IP;
+	ihl = (uint32_t)(ip->version_ihl & RTE_IPV4_HDR_IHL_MASK) << 2;
+	if (ihl < IPV4_HDR_LEN)
+		return NDK_ROCE_PARSE_BAD_IP;
+	if (ip->next_proto_id != IPPROTO_UDP)
+		return NDK_ROCE_PARSE_NOT_ROCE;
+	if ((ip->fragment_offset &
+	     RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0)
+		return NDK_ROCE_PARSE_BAD_IP;
+	ip_len = rte_be_to_cpu_16(ip->total_length);
+	if (ip_len < ihl)
+		return NDK_ROCE_PARSE_BAD_IP;
+	/* Longer frames are fine (Ethernet padding); shorter are not. */
+	if (m->pkt_len < l3 + ip_len || ip_len < ihl + UDP_HDR_LEN ||
+	    seg_len < l3 + ihl + UDP_HDR_LEN)
+		return NDK_ROCE_PARSE_TRUNCATED;
+
+	/* UDP to 4791, length matching the IP payload. */
+	udp = (const struct rte_udp_hdr *)(d + l3 + ihl);
+	if (udp->dst_port != RTE_BE16(NDK_ROCE_UDP_PORT))
+		return NDK_ROCE_PARSE_NOT_ROCE;
+	udp_len = rte_be_to_cpu_16(udp->dgram_len);
+	if (udp_len != ip_len - ihl)
+		return NDK_ROCE_PARSE_BAD_UDP;
+
+	/* BTH .. ICRC: tlen bytes. */
+	tlen = udp_len - UDP_HDR_LEN;
+	bth_off = l3 + ihl + UDP_HDR_LEN;
+	if (tlen < NDK_ROCE_BTH_LEN + NDK_ROCE_ICRC_LEN ||
+	    seg_len < bth_off + NDK_ROCE_BTH_LEN)
+		return NDK_ROCE_PARSE_TRUNCATED;
+	bth = (const struct ndk_roce_bth *)(d + bth_off);
+	if ((bth->flags & NDK_ROCE_BTH_TVER_MASK) != 0)
+		return NDK_ROCE_PARSE_BAD_BTH;
+	op = &ndk_roce_opcode_table[bth->opcode];
+	if (!(op->flags & NDK_ROCE_OPF_VALID))
+		return NDK_ROCE_PARSE_BAD_OPCODE;
+	pad = ndk_roce_bth_padcnt(bth);
+	if (tlen < op->hdr_len + pad + NDK_ROCE_ICRC_LEN ||
+	    seg_len < bth_off + op->hdr_len)
+		return NDK_ROCE_PARSE_TRUNCATED;
+	tlen -= op->hdr_len + pad + NDK_ROCE_ICRC_LEN; /* now: payload */
+	if (!(op->flags & NDK_ROCE_OPF_PAYLOAD)) {
+		if (pad != 0)
+			return NDK_ROCE_PARSE_BAD_BTH;
+		if (tlen != 0)
+			return NDK_ROCE_PARSE_BAD_UDP;
+	}
+
+	p->m = m;
+	p->op = op;
+	p->bth = bth;
+	p->sip = ip->src_addr;
+	p->dip = ip->dst_addr;
+	rte_ether_addr_copy(&eth->src_addr, &p->smac);
+	p->sport = rte_be_to_cpu_16(udp->src_port);
+	p->opcode = bth->opcode;
+	p->padcnt = (uint8_t)pad;
+	p->se = ndk_roce_bth_se(bth);
+	p->ackreq = ndk_roce_bth_ackreq(bth);
+	p->qpn = ndk_roce_bth_qpn(bth);
+	p->psn = ndk_roce_bth_psn(bth);
+	p->l3_off = l3;
+	p->payload_off = bth_off + op->hdr_len;
+	p->payload_len = tlen;
+
+	if (check_icrc) {
+		uint32_t icrc_off = l3 + ip_len - NDK_ROCE_ICRC_LEN;
+		uint8_t raw[NDK_ROCE_ICRC_LEN];
+		uint32_t wire;
+
+		if (icrc_off + NDK_ROCE_ICRC_LEN <= seg_len)
+			memcpy(raw, d + icrc_off, sizeof(raw));
+		else
+			ndk_roce_mbuf_copy_out(m, icrc_off, raw, sizeof(raw));
+		wire = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
+		       (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+		if (wire != ndk_roce_icrc_mbuf(m, l3, icrc_off - l3))
+			return NDK_ROCE_PARSE_BAD_ICRC;
+	}
+	return NDK_ROCE_PARSE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* mbuf helpers                                                        */
+/* ------------------------------------------------------------------ */
+
+void
+ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, void *dst,
+		       uint32_t len)
+{
+	uint8_t *out = dst;
+
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (m != NULL && len > 0) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
+
+		memcpy(out, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		out += n;
+		len -= n;
+		off = 0;
+		m = m->next;
+	}
+}

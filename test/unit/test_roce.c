@@ -1,0 +1,1323 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Unit tests of lib/roce: header layouts, opcode table, PSN arithmetic,
+ * credit/RNR tables, CRC-32 (table and PCLMULQDQ), ICRC vectors, the parser
+ * on real Soft-RoCE captures (flat and multi-segment) and on broken frames,
+ * and the Ethernet/IPv4/UDP templates.
+ *
+ * Frames are also handed to the parser in "heap mbufs": rte_mbuf headers
+ * whose segments are exact-size malloc() blocks, so valgrind catches any read
+ * past a segment.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cpuflags.h>
+#include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "ndk_roce.h"
+#include "ndk_test.h"
+#include "pcapng.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t
+rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static struct rte_mempool *
+pool(void)
+{
+	static struct rte_mempool *mp;
+
+	if (mp == NULL)
+		mp = rte_pktmbuf_pool_create("roce_ut", 8191, 0, 0,
+					     RTE_MBUF_DEFAULT_BUF_SIZE,
+					     SOCKET_ID_ANY);
+	return mp;
+}
+
+/*
+ * Build a chain holding @p len bytes: the first segment gets @p first bytes,
+ * the others @p chunk bytes each. From the mempool when @p heap is false,
+ * else from exact-size heap blocks.
+ */
+static struct rte_mbuf *
+chain_build(const uint8_t *data, uint32_t len, uint32_t first, uint32_t chunk,
+	    bool heap)
+{
+	struct rte_mbuf *head = NULL, *tail = NULL;
+	uint32_t off = 0, nseg = 0;
+
+	do {
+		uint32_t n = RTE_MIN(off == 0 ? first : chunk, len - off);
+		struct rte_mbuf *m;
+
+		if (heap) {
+			m = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*m));
+			if (m == NULL)
+				abort();
+			memset(m, 0, sizeof(*m));
+			m->buf_addr = malloc(n > 0 ? n : 1);
+			if (m->buf_addr == NULL)
+				abort();
+			m->buf_len = (uint16_t)n;
+			m->data_off = 0;
+			m->data_len = (uint16_t)n;
+		} else {
+			m = rte_pktmbuf_alloc(pool());
+			if (m == NULL || rte_pktmbuf_append(m, n) == NULL)
+				abort();
+		}
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), data + off, n);
+		if (head == NULL)
+			head = m;
+		else
+			tail->next = m;
+		tail = m;
+		off += n;
+		nseg++;
+	} while (off < len);
+	head->pkt_len = len;
+	head->nb_segs = (uint16_t)nseg;
+	return head;
+}
+
+static void
+chain_free(struct rte_mbuf *m, bool heap)
+{
+	if (!heap) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	while (m != NULL) {
+		struct rte_mbuf *next = m->next;
+
+		free(m->buf_addr);
+		free(m);
+		m = next;
+	}
+}
+
+/* Parse a flat frame from an exact-size heap mbuf. */
+static enum ndk_roce_parse_err
+parse_flat(const uint8_t *f, uint32_t len, struct ndk_roce_pkt *p, bool icrc)
+{
+	struct rte_mbuf *m = chain_build(f, len, len, len, true);
+	enum ndk_roce_parse_err e = ndk_roce_parse(m, p, icrc);
+
+	chain_free(m, true);
+	return e;
+}
+
+static uint32_t
+get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void
+put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint16_t
+get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+get_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static int
+hex_decode(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (; *s != '\0'; s++) {
+		unsigned int v;
+
+		if (*s == ' ')
+			continue;
+		if (n >= max || sscanf(s, "%2x", &v) != 1)
+			return -1;
+		out[n++] = (uint8_t)v;
+		s++;
+	}
+	return (int)n;
+}
+
+/* Recompute the ICRC of an untagged frame after a header edit. */
+static void
+icrc_refresh(uint8_t *f)
+{
+	uint32_t ip_len = get_be16(f + 14 + 2);
+
+	put_le32(f + 14 + ip_len - 4, ndk_roce_icrc_buf(f + 14, ip_len - 4));
+}
+
+/* ------------------------------------------------------------------ */
+/* Expected opcode table, written from the spec independently of the   */
+/* library's table.                                                    */
+/* ------------------------------------------------------------------ */
+
+enum { P_F = 1, P_M, P_L, P_O };
+#define K_REQ NDK_ROCE_OPF_REQ
+#define K_RESP NDK_ROCE_OPF_RESP
+#define K_SEND NDK_ROCE_OPF_SEND
+#define K_WRITE NDK_ROCE_OPF_WRITE
+#define K_READ NDK_ROCE_OPF_READ
+#define K_ATOM NDK_ROCE_OPF_ATOMIC
+
+/*
+ * hdrs: extension headers after the BTH, in wire order: R RETH, A AETH,
+ * I ImmDt, V IETH, D DETH, T AtomicETH, K AtomicAckETH, 0 16 reserved bytes.
+ */
+struct exp_op {
+	uint8_t op;
+	const char *name;
+	const char *hdrs;
+	uint8_t hdr_len;
+	bool payload;
+	int pos;
+	uint32_t kind;
+};
+
+static const struct exp_op exp_rc[] = {
+	{ 0x00, "SEND_FIRST", "", 12, 1, P_F, K_REQ | K_SEND },
+	{ 0x01, "SEND_MIDDLE", "", 12, 1, P_M, K_REQ | K_SEND },
+	{ 0x02, "SEND_LAST", "", 12, 1, P_L, K_REQ | K_SEND },
+	{ 0x03, "SEND_LAST_WITH_IMMEDIATE", "I", 16, 1, P_L, K_REQ | K_SEND },
+	{ 0x04, "SEND_ONLY", "", 12, 1, P_O, K_REQ | K_SEND },
+	{ 0x05, "SEND_ONLY_WITH_IMMEDIATE", "I", 16, 1, P_O, K_REQ | K_SEND },
+	{ 0x06, "RDMA_WRITE_FIRST", "R", 28, 1, P_F, K_REQ | K_WRITE },
+	{ 0x07, "RDMA_WRITE_MIDDLE", "", 12, 1, P_M, K_REQ | K_WRITE },
+	{ 0x08, "RDMA_WRITE_LAST", "", 12, 1, P_L, K_REQ | K_WRITE },
+	{ 0x09, "RDMA_WRITE_LAST_WITH_IMMEDIATE", "I", 16, 1, P_L,
+	  K_REQ | K_WRITE },
+	{ 0x0A, "RDMA_WRITE_ONLY", "R", 28, 1, P_O, K_REQ | K_WRITE },
+	{ 0x0B, "RDMA_WRITE_ONLY_WITH_IMMEDIATE", "RI", 32, 1, P_O,
+	  K_REQ | K_WRITE },
+	{ 0x0C, "RDMA_READ_REQUEST", "R", 28, 0, P_O, K_REQ | K_READ },
+	{ 0x0D, "RDMA_READ_RESPONSE_FIRST", "A", 16, 1, P_F, K_RESP | K_READ },
+	{ 0x0E, "RDMA_READ_RESPONSE_MIDDLE", "", 12, 1, P_M, K_RESP | K_READ },
+	{ 0x0F, "RDMA_READ_RESPONSE_LAST", "A", 16, 1, P_L, K_RESP | K_READ },
+	{ 0x10, "RDMA_READ_RESPONSE_ONLY", "A", 16, 1, P_O, K_RESP | K_READ },
+	{ 0x11, "ACKNOWLEDGE", "A", 16, 0, P_O, K_RESP },
+	{ 0x12, "ATOMIC_ACKNOWLEDGE", "AK", 24, 0, P_O, K_RESP | K_ATOM },
+	{ 0x13, "COMPARE_SWAP", "T", 40, 0, P_O, K_REQ | K_ATOM },
+	{ 0x14, "FETCH_ADD", "T", 40, 0, P_O, K_REQ | K_ATOM },
+	{ 0x16, "SEND_LAST_WITH_INVALIDATE", "V", 16, 1, P_L, K_REQ | K_SEND },
+	{ 0x17, "SEND_ONLY_WITH_INVALIDATE", "V", 16, 1, P_O, K_REQ | K_SEND },
+};
+
+static const struct exp_op exp_other[] = {
+	{ 0x64, "UD_SEND_ONLY", "D", 20, 1, P_O, K_REQ | K_SEND },
+	{ 0x65, "UD_SEND_ONLY_WITH_IMMEDIATE", "DI", 24, 1, P_O,
+	  K_REQ | K_SEND },
+	{ 0x81, "CNP", "0", 28, 0, 0, 0 },
+};
+
+/* Fill @p e for @p op; @return false when the opcode must be undefined. */
+static bool
+exp_lookup(uint8_t op, struct exp_op *e, uint32_t *transport)
+{
+	for (unsigned int i = 0; i < RTE_DIM(exp_rc); i++) {
+		if (exp_rc[i].op == op) {
+			*e = exp_rc[i];
+			*transport = NDK_ROCE_OPF_RC;
+			return true;
+		}
+		/* UC: SEND and WRITE ops (0x00..0x0B) at 0x20. */
+		if (exp_rc[i].op <= 0x0B && exp_rc[i].op + 0x20 == op) {
+			*e = exp_rc[i];
+			e->op = op;
+			*transport = NDK_ROCE_OPF_UC;
+			return true;
+		}
+	}
+	for (unsigned int i = 0; i < RTE_DIM(exp_other); i++) {
+		if (exp_other[i].op == op) {
+			*e = exp_other[i];
+			*transport = op == 0x81 ? 0 : NDK_ROCE_OPF_UD;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int
+exp_hdr_len(uint8_t op)
+{
+	struct exp_op e;
+	uint32_t t;
+
+	return exp_lookup(op, &e, &t) ? e.hdr_len : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Layouts, accessors, tables                                          */
+/* ------------------------------------------------------------------ */
+
+static int
+test_struct_layout(void)
+{
+	TEST_ASSERT_EQ(sizeof(struct ndk_roce_bth), 12, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_bth, opcode), 0, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_bth, flags), 1, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_bth, pkey), 2, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_bth, qpn), 4, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_bth, apsn), 8, "");
+	TEST_ASSERT_EQ(sizeof(struct ndk_roce_reth), 16, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_reth, va), 0, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_reth, rkey), 8, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_reth, len), 12, "");
+	TEST_ASSERT_EQ(sizeof(struct ndk_roce_aeth), 4, "");
+	TEST_ASSERT_EQ(sizeof(struct ndk_roce_ieth), 4, "");
+	TEST_ASSERT_EQ(sizeof(struct ndk_roce_immdt), 4, "");
+	TEST_ASSERT_EQ(sizeof(struct ndk_roce_deth), 8, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_deth, qkey), 0, "");
+	TEST_ASSERT_EQ(offsetof(struct ndk_roce_deth, sqp), 4, "");
+	TEST_ASSERT_EQ(NDK_ROCE_BTH_LEN, sizeof(struct ndk_roce_bth), "");
+	TEST_ASSERT_EQ(NDK_ROCE_RETH_LEN, sizeof(struct ndk_roce_reth), "");
+	TEST_ASSERT_EQ(NDK_ROCE_DETH_LEN, sizeof(struct ndk_roce_deth), "");
+	TEST_ASSERT_EQ(NDK_ROCE_L2L4_LEN, 42, "");
+	for (unsigned int op = 0; op < 256; op++)
+		TEST_ASSERT(ndk_roce_opcode((uint8_t)op)->hdr_len <=
+			    NDK_ROCE_MAX_TRANSPORT_HDR, "op 0x%x", op);
+	return 0;
+}
+
+static int
+test_bth_accessors(void)
+{
+	struct ndk_roce_bth b;
+	struct ndk_roce_aeth a;
+	const uint8_t *raw = (const uint8_t *)&b;
+
+	for (int i = 0; i < 10000; i++) {
+		uint32_t qpn = (uint32_t)rng(), psn = (uint32_t)rng();
+		uint8_t op = (uint8_t)rng(), pad = (uint8_t)(rng() & 3);
+		bool se = rng() & 1, ack = rng() & 1;
+
+		ndk_roce_bth_set(&b, op, se, pad, qpn, ack, psn);
+		TEST_ASSERT_EQ(b.opcode, op, "");
+		TEST_ASSERT_EQ(ndk_roce_bth_padcnt(&b), pad, "");
+		TEST_ASSERT_EQ(ndk_roce_bth_se(&b), se, "");
+		TEST_ASSERT_EQ(ndk_roce_bth_ackreq(&b), ack, "");
+		TEST_ASSERT_EQ(ndk_roce_bth_qpn(&b), qpn & 0xFFFFFF, "");
+		TEST_ASSERT_EQ(ndk_roce_bth_psn(&b), psn & 0xFFFFFF, "");
+		TEST_ASSERT_EQ(raw[1] & NDK_ROCE_BTH_TVER_MASK, 0, "TVer");
+		TEST_ASSERT_EQ(get_be16(raw + 2), 0xFFFF, "P_Key");
+		TEST_ASSERT_EQ(raw[4], 0, "FECN/BECN/resv");
+	}
+	/* Exact bytes: SE, pad 3, QPN 0x123456, AckReq, PSN 0xABCDEF. */
+	ndk_roce_bth_set(&b, 0x04, true, 3, 0xFF123456, true, 0x77ABCDEF);
+	static const uint8_t want[12] = { 0x04, 0xB0, 0xFF, 0xFF, 0x00, 0x12,
+		0x34, 0x56, 0x80, 0xAB, 0xCD, 0xEF };
+	TEST_ASSERT(memcmp(raw, want, 12) == 0, "BTH bytes");
+
+	ndk_roce_aeth_set(&a, 0x7F, 0x1ABCDEF);
+	TEST_ASSERT_EQ(ndk_roce_aeth_syndrome(&a), 0x7F, "");
+	TEST_ASSERT_EQ(ndk_roce_aeth_msn(&a), 0xABCDEF, "");
+	TEST_ASSERT_EQ(((const uint8_t *)&a)[0], 0x7F, "syndrome first");
+	return 0;
+}
+
+/* Extension header letters of exp_op::hdrs; the last is CNP's padding. */
+static const struct {
+	char c;
+	uint32_t flag;
+	size_t off; /* of the offset field in ndk_roce_opcode_info */
+	uint8_t size;
+} hdr_kinds[] = {
+	{ 'R', NDK_ROCE_OPF_RETH, offsetof(struct ndk_roce_opcode_info, reth_off), 16 },
+	{ 'A', NDK_ROCE_OPF_AETH, offsetof(struct ndk_roce_opcode_info, aeth_off), 4 },
+	{ 'I', NDK_ROCE_OPF_IMMDT, offsetof(struct ndk_roce_opcode_info, immdt_off), 4 },
+	{ 'V', NDK_ROCE_OPF_IETH, offsetof(struct ndk_roce_opcode_info, ieth_off), 4 },
+	{ 'D', NDK_ROCE_OPF_DETH, offsetof(struct ndk_roce_opcode_info, deth_off), 8 },
+	{ 'T', NDK_ROCE_OPF_ATMETH, offsetof(struct ndk_roce_opcode_info, atmeth_off), 28 },
+	{ 'K', NDK_ROCE_OPF_ATMACK, offsetof(struct ndk_roce_opcode_info, atmack_off), 8 },
+	{ '0', 0, 0, 16 },
+};
+
+static int
+test_opcode_table(void)
+{
+	static const uint32_t posf[] = { 0, NDK_ROCE_OPF_FIRST,
+		NDK_ROCE_OPF_MIDDLE, NDK_ROCE_OPF_LAST, NDK_ROCE_OPF_ONLY };
+	unsigned int n_valid = 0;
+
+	for (unsigned int op = 0; op < 256; op++) {
+		const struct ndk_roce_opcode_info *o = ndk_roce_opcode((uint8_t)op);
+		uint32_t t, want, off = NDK_ROCE_BTH_LEN;
+		struct exp_op e;
+		char name[64];
+
+		TEST_ASSERT(o == &ndk_roce_opcode_table[op], "");
+		if (!exp_lookup((uint8_t)op, &e, &t)) {
+			TEST_ASSERT_EQ(o->flags, 0, "op 0x%x must be undefined", op);
+			continue;
+		}
+		n_valid++;
+		want = NDK_ROCE_OPF_VALID | t | e.kind | posf[e.pos] |
+		       (e.payload ? NDK_ROCE_OPF_PAYLOAD : 0);
+		/* Walk the headers: flag, offset and size of each. */
+		for (const char *h = e.hdrs; *h != '\0'; h++) {
+			unsigned int j = 0;
+			uint32_t at;
+
+			while (j < RTE_DIM(hdr_kinds) - 1 && hdr_kinds[j].c != *h)
+				j++;
+			at = hdr_kinds[j].off == 0 ? off :
+			     *((const uint8_t *)o + hdr_kinds[j].off);
+			want |= hdr_kinds[j].flag;
+			TEST_ASSERT_EQ(at, off, "op 0x%x header %c", op, *h);
+			off += hdr_kinds[j].size;
+		}
+		TEST_ASSERT_EQ(off, e.hdr_len, "expected table row 0x%x", op);
+		TEST_ASSERT_EQ(o->flags, want, "flags of op 0x%x", op);
+		TEST_ASSERT_EQ(o->hdr_len, e.hdr_len, "hdr_len of op 0x%x", op);
+		if (t == NDK_ROCE_OPF_RC || t == NDK_ROCE_OPF_UC)
+			snprintf(name, sizeof(name), "%s_%s",
+				 t == NDK_ROCE_OPF_RC ? "RC" : "UC", e.name);
+		else
+			snprintf(name, sizeof(name), "%s", e.name);
+		TEST_ASSERT(o->name != NULL && strcmp(o->name, name) == 0,
+			    "op 0x%x name %s, want %s", op,
+			    o->name ? o->name : "(null)", name);
+	}
+	TEST_ASSERT_EQ(n_valid, 23 + 12 + 2 + 1, "defined opcodes");
+	return 0;
+}
+
+static int
+test_psn_arith(void)
+{
+	TEST_ASSERT_EQ(ndk_roce_psn_add(0xFFFFFF, 1), 0, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_add(0xFFFFFE, 5), 3, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_add(0, 0xFFFFFF), 0xFFFFFF, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_add(0x123456, 0x1000000), 0x123456, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0, 0xFFFFFF), 1, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0xFFFFFF, 0), -1, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(5, 5), 0, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(2, 0xFFFFFE), 4, "");
+	/* The window edges: +2^23 - 1 is ahead, 2^23 wraps to -2^23. */
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0x7FFFFF, 0), 0x7FFFFF, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0x800000, 0), -0x800000, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0, 0x800000), -0x800000, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0, 0x800001), 0x7FFFFF, "");
+	TEST_ASSERT_EQ(ndk_roce_psn_diff(0x800001, 1), -0x800000, "");
+	for (int i = 0; i < 100000; i++) {
+		uint32_t a = (uint32_t)rng() & 0xFFFFFF;
+		int32_t d = (int32_t)(rng() % 0x1000000) - 0x800000;
+		uint32_t b = ndk_roce_psn_add(a, (uint32_t)d);
+
+		TEST_ASSERT(b <= 0xFFFFFF, "");
+		TEST_ASSERT_EQ(ndk_roce_psn_diff(b, a), d, "a=%x", a);
+		/* High garbage bits on the inputs must not matter. */
+		TEST_ASSERT_EQ(ndk_roce_psn_diff(b | 0xAB000000u, a), d, "");
+	}
+	return 0;
+}
+
+static int
+test_credits(void)
+{
+	static const uint32_t tbl[31] = { 0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32,
+		48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048,
+		3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768 };
+
+	for (uint8_t c = 0; c < 31; c++) {
+		TEST_ASSERT_EQ(ndk_roce_credits_decode(c), tbl[c], "code %u", c);
+		TEST_ASSERT_EQ(ndk_roce_credits_encode(tbl[c]), c, "");
+		if (c < 30 && tbl[c + 1] - 1 > tbl[c])
+			TEST_ASSERT_EQ(ndk_roce_credits_encode(tbl[c + 1] - 1),
+				       c, "below entry %u", c + 1);
+	}
+	TEST_ASSERT_EQ(ndk_roce_credits_decode(0x1F), UINT32_MAX, "");
+	TEST_ASSERT_EQ(ndk_roce_credits_encode(5), 4, "5 -> code of 4");
+	TEST_ASSERT_EQ(ndk_roce_credits_encode(40000), 30, "");
+	TEST_ASSERT_EQ(ndk_roce_credits_encode(UINT32_MAX), 30, "");
+	for (uint32_t n = 0; n < 40000; n += 7) {
+		uint8_t c = ndk_roce_credits_encode(n);
+
+		TEST_ASSERT(c < 31 && ndk_roce_credits_decode(c) <= n, "n=%u", n);
+		TEST_ASSERT(c == 30 || ndk_roce_credits_decode(c + 1) > n, "");
+	}
+	return 0;
+}
+
+static int
+test_rnr_timer(void)
+{
+	static const uint32_t ms100[32] = { 65536, 1, 2, 3, 4, 6, 8, 12, 16,
+		24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536,
+		2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
+		49152 }; /* units of 10 us */
+
+	for (uint8_t c = 0; c < 32; c++)
+		TEST_ASSERT_EQ(ndk_roce_rnr_timer_us(c), ms100[c] * 10, "code %u",
+			       c);
+	TEST_ASSERT_EQ(ndk_roce_rnr_timer_us(0), 655360, "");
+	TEST_ASSERT_EQ(ndk_roce_rnr_timer_us(25), 61440, "not rxe's 61410");
+	return 0;
+}
+
+static int
+test_mtu(void)
+{
+	static const uint32_t b[] = { 0, 256, 512, 1024, 2048, 4096, 0 };
+
+	for (int m = 0; m <= 6; m++)
+		TEST_ASSERT_EQ(ndk_roce_mtu_bytes((enum ndk_roce_mtu)m), b[m], "");
+	for (int m = 1; m <= 5; m++)
+		TEST_ASSERT_EQ(ndk_roce_mtu_from_bytes(b[m]), m, "");
+	TEST_ASSERT_EQ(ndk_roce_mtu_from_bytes(1500), 0, "");
+	TEST_ASSERT_EQ(ndk_roce_mtu_from_bytes(128), 0, "");
+	TEST_ASSERT_EQ(ndk_roce_mtu_from_bytes(8192), 0, "");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CRC                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Bit-at-a-time reference, independent of the library's tables. */
+static uint32_t
+crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len-- > 0) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+	}
+	return crc;
+}
+
+static int
+test_crc_check_value(void)
+{
+	static const char s[] = "123456789";
+	uint8_t ff[8];
+
+	TEST_ASSERT_EQ(~ndk_roce_crc32_update_sw(~0u, s, 9), 0xCBF43926u, "");
+	TEST_ASSERT_EQ(~ndk_roce_crc32_update(~0u, s, 9), 0xCBF43926u, "");
+	TEST_ASSERT_EQ(ndk_roce_crc32_update(0x12345678, s, 0), 0x12345678, "");
+	memset(ff, 0xFF, sizeof(ff));
+	TEST_ASSERT_EQ(ndk_roce_crc32_update_sw(~0u, ff, 8), 0xDEBB20E3u,
+		       "register after the pseudo-LRH");
+	return 0;
+}
+
+static int
+test_crc_sw_vs_pclmul(void)
+{
+	enum { MAXLEN = 4096, ALIGN = 64 };
+	uint8_t *buf = malloc(MAXLEN + ALIGN), *copy;
+	uint32_t seed;
+
+	TEST_ASSERT(buf != NULL, "");
+	printf("  PCLMULQDQ %s\n",
+	       rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 ?
+	       "available" : "not available (table only)");
+	for (unsigned int i = 0; i < MAXLEN + ALIGN; i++)
+		buf[i] = (uint8_t)rng();
+	for (uint32_t len = 0; len <= MAXLEN; len++) {
+		uint32_t off = (uint32_t)(rng() % ALIGN), sw, hw, ref;
+
+		seed = (uint32_t)rng();
+		/* Exact-size copy: valgrind sees any read past the end. */
+		copy = malloc(len > 0 ? len : 1);
+		TEST_ASSERT(copy != NULL, "");
+		memcpy(copy, buf + off, len);
+		sw = ndk_roce_crc32_update_sw(seed, copy, len);
+		hw = ndk_roce_crc32_update(seed, copy, len);
+		free(copy);
+		TEST_ASSERT_EQ(hw, sw, "len %u off %u", len, off);
+		TEST_ASSERT_EQ(ndk_roce_crc32_update(seed, buf + off, len), sw,
+			       "in place, len %u off %u", len, off);
+		if (len <= 300 || len % 509 == 0) {
+			ref = crc_bitwise(seed, buf + off, len);
+			TEST_ASSERT_EQ(sw, ref, "table vs bitwise, len %u", len);
+		}
+		/* Split updates chain. */
+		if (len > 0) {
+			uint32_t cut = (uint32_t)(rng() % len);
+			uint32_t c = ndk_roce_crc32_update(seed, buf + off, cut);
+
+			c = ndk_roce_crc32_update(c, buf + off + cut, len - cut);
+			TEST_ASSERT_EQ(c, sw, "split at %u of %u", cut, len);
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Throughput on 4 KiB buffers, best of 5 runs (reported, not asserted). */
+static int
+test_crc_speed(void)
+{
+	enum { LEN = 4096, ITERS = 4000, RUNS = 5 };
+	static uint8_t buf[LEN] __rte_aligned(64);
+	bool hw = rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0;
+	uint64_t hz = rte_get_tsc_hz();
+	uint32_t c[2] = { ~0u, ~0u };
+
+	for (int i = 0; i < LEN; i++)
+		buf[i] = (uint8_t)rng();
+	for (int v = 0; v < 2; v++) {
+		uint64_t best = UINT64_MAX;
+
+		for (int r = 0; r < RUNS; r++) {
+			uint64_t t0 = rte_rdtsc_precise();
+
+			for (int i = 0; i < ITERS; i++)
+				c[v] = v == 0 ?
+					ndk_roce_crc32_update_sw(c[v], buf, LEN) :
+					ndk_roce_crc32_update(c[v], buf, LEN);
+			best = RTE_MIN(best, rte_rdtsc_precise() - t0);
+		}
+		printf("  crc32 %-12s %6.2f bytes/TSC cycle %6.2f GB/s\n",
+		       v == 0 ? "slice-by-8:" : hw ? "pclmul:" : "(table):",
+		       (double)LEN * ITERS / (double)best,
+		       (double)LEN * ITERS * (double)hz / (double)best / 1e9);
+	}
+	TEST_ASSERT_EQ(c[0], c[1], "same result");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ICRC test vectors (spec section 4.8)                                */
+/* ------------------------------------------------------------------ */
+
+static const char vec_a[] =
+	"e41d2dab2bc2 7cfe90643b32 0800"
+	"45c2003c718c4000401191610a0011010a001201"
+	"000012b700280000"
+	"8100ffff4000011800000000"
+	"00000000000000000000000000000000"
+	"82fd002a";
+
+static const char vec_b[] =
+	"020000000002 020000000001 0800"
+	"45010040047840004011b4d5c0a80007c0a80007"
+	"c00012b7002c0000"
+	"2460ffff000000d300cf1710"
+	"4630818be28935d90e9a955054 01be885e500000"
+	"78f353f3";
+
+static int
+test_icrc_vectors(void)
+{
+	uint8_t f[128];
+	struct ndk_roce_pkt p;
+	int n;
+
+	/* A: ConnectX-4 Lx CNP. */
+	n = hex_decode(vec_a, f, sizeof(f));
+	TEST_ASSERT_EQ(n, 74, "");
+	TEST_ASSERT_EQ(ndk_roce_icrc_buf(f + 14, 56), 0x2A00FD82u, "vector A");
+	TEST_ASSERT_EQ(get_le32(f + 70), 0x2A00FD82u, "wire bytes");
+	TEST_ASSERT_EQ(parse_flat(f, 74, &p, true), NDK_ROCE_PARSE_OK, "");
+	TEST_ASSERT_EQ(p.opcode, NDK_ROCE_OP_CNP, "");
+	TEST_ASSERT_EQ(p.qpn, 0x118, "");
+	TEST_ASSERT_EQ(p.payload_len, 0, "");
+
+	/* B: scapy UC SEND_ONLY, M=1, PadCnt 2, IPv4 checksum 0xB4D5. */
+	n = hex_decode(vec_b, f, sizeof(f));
+	TEST_ASSERT_EQ(n, 78, "");
+	TEST_ASSERT_EQ(rte_ipv4_cksum((struct rte_ipv4_hdr *)(f + 14)), 0,
+		       "IPv4 header of vector B");
+	TEST_ASSERT_EQ(ndk_roce_icrc_buf(f + 14, 60), 0xF353F378u, "vector B");
+	TEST_ASSERT_EQ(get_le32(f + 74), 0xF353F378u, "wire bytes 78 f3 53 f3");
+	TEST_ASSERT_EQ(parse_flat(f, 78, &p, true), NDK_ROCE_PARSE_OK, "");
+	TEST_ASSERT_EQ(p.opcode, NDK_ROCE_OP_UC_SEND_ONLY, "");
+	TEST_ASSERT_EQ(p.qpn, 211, "");
+	TEST_ASSERT_EQ(p.psn, 13571856, "");
+	TEST_ASSERT_EQ(p.padcnt, 2, "");
+	TEST_ASSERT_EQ(p.payload_len, 18, "");
+	TEST_ASSERT_EQ(p.payload_off, 54, "");
+	TEST_ASSERT_EQ(p.sport, 49152, "");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Real captures                                                       */
+/* ------------------------------------------------------------------ */
+
+struct cap_pkt {
+	const uint8_t *data; /* exact-size heap copy */
+	uint32_t len;
+	uint32_t l3;
+};
+
+struct capture {
+	struct ndk_pcap_frame *frames;
+	int n_frames;
+	struct cap_pkt *pkts; /* the IPv4 UDP/4791 frames */
+	unsigned int n;
+};
+
+/* Offset of the BTH in a capture frame. */
+static uint32_t
+cap_bth(const struct cap_pkt *k)
+{
+	return k->l3 + (k->data[k->l3] & 0xFu) * 4 + 8;
+}
+
+static void
+cap_free(struct capture *c)
+{
+	ndk_pcap_free_frames(c->frames, (unsigned int)c->n_frames);
+	free(c->pkts);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Load a capture and pick its RoCEv2 frames (selected by hand). */
+static int
+cap_load(const char *file, struct capture *c)
+{
+	char path[1024];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(path, sizeof(path), "%s/%s", ndk_test_data_dir(), file);
+	c->n_frames = ndk_pcap_load(path, NDK_PCAP_LINKTYPE_ETHERNET,
+				    &c->frames);
+	if (c->n_frames < 0)
+		return -1;
+	c->pkts = calloc((size_t)c->n_frames + 1, sizeof(*c->pkts));
+	if (c->pkts == NULL)
+		abort();
+	for (int i = 0; i < c->n_frames; i++) {
+		const uint8_t *d = c->frames[i].data;
+		uint32_t len = c->frames[i].len, l3 = 14, ihl;
+		uint16_t et = len >= 14 ? get_be16(d + 12) : 0;
+
+		if (et == 0x8100 && len >= 18) {
+			et = get_be16(d + 16);
+			l3 = 18;
+		}
+		if (et != 0x0800 || len < l3 + 20 || d[l3 + 9] != 17)
+			continue;
+		ihl = (d[l3] & 0xFu) * 4;
+		if (len >= l3 + ihl + 8 &&
+		    get_be16(d + l3 + ihl + 2) == NDK_ROCE_UDP_PORT)
+			c->pkts[c->n++] = (struct cap_pkt){ d, len, l3 };
+	}
+	return 0;
+}
+
+/* Parse @p m (holding capture packet @p k) and check every field. */
+static int
+check_pkt(const struct cap_pkt *k, struct rte_mbuf *m, const char *what,
+	  unsigned int idx)
+{
+	const uint8_t *d = k->data;
+	uint32_t l3 = k->l3, ihl = (d[l3] & 0xFu) * 4;
+	uint32_t ip_len = get_be16(d + l3 + 2), bth_off = l3 + ihl + 8;
+	const uint8_t *bth = d + bth_off;
+	int hdr = exp_hdr_len(bth[0]);
+	uint32_t wire = get_le32(d + l3 + ip_len - 4);
+	struct ndk_roce_pkt p;
+	enum ndk_roce_parse_err e = ndk_roce_parse(m, &p, true);
+
+	TEST_ASSERT_EQ(e, NDK_ROCE_PARSE_OK, "%s #%u: %s", what, idx,
+		       ndk_roce_parse_err_str(e));
+	TEST_ASSERT(hdr > 0, "#%u opcode 0x%x", idx, bth[0]);
+	TEST_ASSERT(p.m == m && p.op == ndk_roce_opcode(bth[0]), "");
+	TEST_ASSERT((const uint8_t *)p.bth ==
+		    rte_pktmbuf_mtod_offset(m, uint8_t *, bth_off), "");
+	TEST_ASSERT_EQ(p.opcode, bth[0], "");
+	TEST_ASSERT_EQ(p.qpn, get_be24(bth + 5), "");
+	TEST_ASSERT_EQ(p.psn, get_be24(bth + 9), "");
+	TEST_ASSERT_EQ(p.padcnt, (bth[1] >> 4) & 3, "");
+	TEST_ASSERT_EQ(p.se, bth[1] >> 7, "");
+	TEST_ASSERT_EQ(p.ackreq, bth[8] >> 7, "");
+	TEST_ASSERT_EQ(p.sport, get_be16(d + l3 + ihl), "");
+	TEST_ASSERT(memcmp(&p.sip, d + l3 + 12, 4) == 0, "");
+	TEST_ASSERT(memcmp(&p.dip, d + l3 + 16, 4) == 0, "");
+	TEST_ASSERT(memcmp(&p.smac, d + 6, 6) == 0, "");
+	TEST_ASSERT_EQ(p.l3_off, l3, "");
+	TEST_ASSERT_EQ(p.payload_off, bth_off + (uint32_t)hdr, "");
+	TEST_ASSERT_EQ(p.payload_off + p.payload_len + p.padcnt + 4,
+		       l3 + ip_len, "%s #%u", what, idx);
+	TEST_ASSERT_EQ(ndk_roce_icrc_mbuf(m, l3, ip_len - 4), wire,
+		       "%s #%u icrc_mbuf", what, idx);
+	return 0;
+}
+
+static int
+capture_flat(const char *file, unsigned int min)
+{
+	unsigned int seen[256] = { 0 }, nops = 0;
+	struct capture c;
+
+	TEST_ASSERT(pool() != NULL, "mempool");
+	TEST_ASSERT(cap_load(file, &c) == 0, "cannot read %s", file);
+	for (unsigned int i = 0; i < c.n; i++) {
+		const struct cap_pkt *k = &c.pkts[i];
+		uint32_t ip_len = get_be16(k->data + k->l3 + 2);
+		uint32_t wire = get_le32(k->data + k->l3 + ip_len - 4);
+		struct rte_mbuf *m;
+		int rc;
+
+		TEST_ASSERT_EQ(ndk_roce_icrc_buf(k->data + k->l3, ip_len - 4),
+			       wire, "%s #%u icrc_buf", file, i);
+		m = chain_build(k->data, k->len, k->len, k->len, true);
+		rc = check_pkt(k, m, "heap", i);
+		chain_free(m, true);
+		if (rc != 0)
+			goto fail;
+		m = chain_build(k->data, k->len, 2048, 2048, false);
+		rc = check_pkt(k, m, "mempool", i);
+		chain_free(m, false);
+		if (rc != 0)
+			goto fail;
+		nops += seen[k->data[cap_bth(k)]]++ == 0;
+	}
+	printf("  %s: %u RoCEv2 packets verified (ICRC + parse), %u other "
+	       "frames, %u opcodes:", file, c.n, c.n_frames - c.n, nops);
+	for (int op = 0; op < 256; op++)
+		if (seen[op])
+			printf(" %x", op);
+	printf("\n");
+	TEST_ASSERT(c.n >= min, "%s: only %u packets", file, c.n);
+	cap_free(&c);
+	return 0;
+fail:
+	cap_free(&c);
+	return -1;
+}
+
+static int
+test_capture_vm_to_vm(void)
+{
+	return capture_flat("rxe-vm-to-vm.pcapng", 2000);
+}
+
+static int
+test_capture_silent_host(void)
+{
+	return capture_flat("rxe-to-silent-host.pcapng", 100);
+}
+
+/* One chain layout: check parse, ICRC and copy-out against the flat copy. */
+static int
+multiseg_one(const struct cap_pkt *k, unsigned int i, uint32_t first,
+	     uint32_t chunk, bool heap)
+{
+	uint32_t hdr_end = cap_bth(k) +
+			   (uint32_t)exp_hdr_len(k->data[cap_bth(k)]);
+	struct rte_mbuf *m = chain_build(k->data, k->len, first, chunk, heap);
+	uint8_t out[4096];
+	struct ndk_roce_pkt p;
+	int rc = 0;
+
+	if (first < hdr_end) {
+		enum ndk_roce_parse_err e = ndk_roce_parse(m, &p, true);
+
+		chain_free(m, heap);
+		TEST_ASSERT_EQ(e, NDK_ROCE_PARSE_TRUNCATED,
+			       "#%u headers split at %u", i, first);
+		return 0;
+	}
+	if (check_pkt(k, m, heap ? "heap chain" : "mempool chain", i) != 0) {
+		printf("  (first %u, chunk %u, %u segments)\n", first, chunk,
+		       m->nb_segs);
+		rc = -1;
+	} else {
+		uint32_t off = (uint32_t)(rng() % k->len);
+		uint32_t n = (uint32_t)(rng() % (k->len - off + 1));
+
+		ndk_roce_mbuf_copy_out(m, off, out, n);
+		if (memcmp(out, k->data + off, n) != 0) {
+			printf("  copy_out %u+%u differs\n", off, n);
+			rc = -1;
+		}
+	}
+	chain_free(m, heap);
+	return rc;
+}
+
+static int
+test_capture_multiseg(void)
+{
+	static const char *const files[] = { "rxe-vm-to-vm.pcapng",
+		"rxe-to-silent-host.pcapng" };
+	unsigned int chains = 0;
+
+	TEST_ASSERT(pool() != NULL, "mempool");
+	for (unsigned int f = 0; f < RTE_DIM(files); f++) {
+		struct capture c;
+
+		TEST_ASSERT(cap_load(files[f], &c) == 0, "%s", files[f]);
+		for (unsigned int i = 0; i < c.n; i++) {
+			const struct cap_pkt *k = &c.pkts[i];
+			uint32_t hdr_end = cap_bth(k) +
+				(uint32_t)exp_hdr_len(k->data[cap_bth(k)]);
+			/* {first segment, other segments} */
+			const uint32_t cfg[][2] = {
+				{ hdr_end, 2048 },
+				{ hdr_end + 1 + i % 7, 1 + i % 97 },
+				{ RTE_MAX(128u, hdr_end), 256 },
+				{ RTE_MAX(k->len - 1 - i % 4, hdr_end), 2048 },
+				{ hdr_end - 1 - i % 5, 64 },
+			};
+
+			for (unsigned int j = 0; j < RTE_DIM(cfg); j++) {
+				for (int heap = 0; heap < 2; heap++) {
+					if (multiseg_one(k, i, cfg[j][0],
+							 cfg[j][1], heap) != 0) {
+						cap_free(&c);
+						TEST_FAIL("%s #%u config %u",
+							  files[f], i, j);
+					}
+					chains++;
+				}
+			}
+		}
+		cap_free(&c);
+	}
+	printf("  %u chains checked\n", chains);
+	TEST_ASSERT(rte_mempool_in_use_count(pool()) == 0, "mbuf leak");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Templates, frame building, parse errors                             */
+/* ------------------------------------------------------------------ */
+
+static const struct rte_ether_addr mac_a = {{ 0x02, 0, 0, 0, 0, 0x0A }};
+static const struct rte_ether_addr mac_b = {{ 0x02, 0, 0, 0, 0, 0x0B }};
+#define SIP RTE_BE32(RTE_IPV4(10, 0, 0, 1))
+#define DIP RTE_BE32(RTE_IPV4(10, 0, 0, 2))
+
+/* Build a complete frame with the template; @return its length. */
+static uint32_t
+build_frame(uint8_t *f, uint8_t op, uint32_t qpn, uint32_t psn, uint32_t plen)
+{
+	const struct ndk_roce_opcode_info *o = ndk_roce_opcode(op);
+	uint32_t pad = (0u - plen) & 3, hdr = o->hdr_len;
+	uint32_t udp_payload = hdr + plen + pad + NDK_ROCE_ICRC_LEN;
+	struct ndk_roce_l2l4 t;
+	uint8_t *b;
+
+	ndk_roce_l2l4_init(&t, &mac_a, &mac_b, SIP, DIP,
+			   ndk_roce_udp_sport(qpn, 0x77), 0x02, 64);
+	b = ndk_roce_l2l4_write(&t, f, (uint16_t)udp_payload);
+	ndk_roce_bth_set((struct ndk_roce_bth *)b, op, true, (uint8_t)pad, qpn,
+			 true, psn);
+	for (uint32_t i = NDK_ROCE_BTH_LEN; i < hdr; i++)
+		b[i] = (uint8_t)(0xA0 + i);
+	for (uint32_t i = 0; i < plen; i++)
+		b[hdr + i] = (uint8_t)(i * 7 + op);
+	memset(b + hdr + plen, 0, pad);
+	put_le32(b + hdr + plen + pad,
+		 ndk_roce_icrc_buf(f + 14, 28 + hdr + plen + pad));
+	return NDK_ROCE_L2L4_LEN + udp_payload;
+}
+
+static int
+test_l2l4_template(void)
+{
+	static uint8_t f[NDK_ROCE_L2L4_LEN + 65536];
+	struct ndk_roce_l2l4 t;
+
+	ndk_roce_l2l4_init(&t, &mac_a, &mac_b, SIP, DIP, 0xC123, 0x02, 64);
+	for (uint32_t n = 0; n <= 65507; n += (n < 64 ? 1 : 997)) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+		uint8_t *ret = ndk_roce_l2l4_write(&t, f, (uint16_t)n);
+		uint16_t stored;
+
+		TEST_ASSERT(ret == f + 42, "");
+		TEST_ASSERT(memcmp(f, &mac_b, 6) == 0 &&
+			    memcmp(f + 6, &mac_a, 6) == 0, "MACs");
+		TEST_ASSERT_EQ(get_be16(f + 12), 0x0800, "");
+		TEST_ASSERT_EQ(f[14], 0x45, "");
+		TEST_ASSERT_EQ(f[15], 0x02, "TOS");
+		TEST_ASSERT_EQ(get_be16(f + 16), 28 + n, "IP total length");
+		TEST_ASSERT_EQ(get_be16(f + 20), 0x4000, "DF, no fragment");
+		TEST_ASSERT_EQ(f[22], 64, "TTL");
+		TEST_ASSERT_EQ(f[23], 17, "UDP");
+		TEST_ASSERT(ip->src_addr == SIP && ip->dst_addr == DIP, "");
+		TEST_ASSERT_EQ(rte_ipv4_cksum(ip), 0, "checksum verifies, n=%u", n);
+		stored = ip->hdr_checksum;
+		ip->hdr_checksum = 0;
+		TEST_ASSERT_EQ(rte_ipv4_cksum(ip), stored, "n=%u", n);
+		TEST_ASSERT_EQ(get_be16(f + 34), 0xC123, "sport");
+		TEST_ASSERT_EQ(get_be16(f + 36), 4791, "dport");
+		TEST_ASSERT_EQ(get_be16(f + 38), 8 + n, "UDP length");
+		TEST_ASSERT_EQ(get_be16(f + 40), 0, "UDP checksum");
+	}
+	return 0;
+}
+
+static int
+test_build_parse_roundtrip(void)
+{
+	static const struct { uint8_t op; uint32_t plen; } cases[] = {
+		{ 0x04, 0 }, { 0x04, 1 }, { 0x04, 2 }, { 0x04, 3 },
+		{ 0x04, 1024 }, { 0x00, 1024 }, { 0x01, 256 }, { 0x02, 5 },
+		{ 0x03, 6 }, { 0x05, 7 }, { 0x06, 1024 }, { 0x07, 4096 },
+		{ 0x08, 9 }, { 0x09, 10 }, { 0x0A, 11 }, { 0x0B, 12 },
+		{ 0x0C, 0 }, { 0x0D, 1024 }, { 0x0E, 1024 }, { 0x0F, 13 },
+		{ 0x10, 14 }, { 0x11, 0 }, { 0x12, 0 }, { 0x13, 0 },
+		{ 0x14, 0 }, { 0x16, 15 }, { 0x17, 17 }, { 0x24, 33 },
+		{ 0x2B, 2 }, { 0x64, 256 }, { 0x65, 3 }, { 0x81, 0 },
+	};
+	static uint8_t f[8192];
+
+	for (unsigned int i = 0; i < RTE_DIM(cases); i++) {
+		uint8_t op = cases[i].op;
+		uint32_t plen = cases[i].plen, qpn = 0x10000 + i;
+		uint32_t psn = 0xFFFFF0 + i, len;
+		struct ndk_roce_pkt p;
+		int hdr = exp_hdr_len(op);
+
+		struct rte_mbuf *m;
+		enum ndk_roce_parse_err e;
+		uint8_t ext0 = 0xA0 + 12;
+
+		len = build_frame(f, op, qpn, psn, plen);
+		m = chain_build(f, len, 2048, 2048, false);
+		e = ndk_roce_parse(m, &p, true);
+		if (e == NDK_ROCE_PARSE_OK && hdr > 12)
+			ext0 = *(const uint8_t *)ndk_roce_pkt_ext(&p, 12);
+		rte_pktmbuf_free(m);
+		TEST_ASSERT_EQ(e, NDK_ROCE_PARSE_OK, "op 0x%x", op);
+		TEST_ASSERT_EQ(ext0, 0xA0 + 12, "extension headers");
+		TEST_ASSERT_EQ(p.opcode, op, "");
+		TEST_ASSERT_EQ(p.qpn, qpn, "");
+		TEST_ASSERT_EQ(p.psn, psn & 0xFFFFFF, "");
+		TEST_ASSERT(p.se && p.ackreq, "");
+		TEST_ASSERT_EQ(p.padcnt, (0u - plen) & 3, "");
+		TEST_ASSERT_EQ(p.payload_len, plen, "op 0x%x", op);
+		TEST_ASSERT_EQ(p.payload_off, 42 + hdr, "");
+		TEST_ASSERT_EQ(p.sport, ndk_roce_udp_sport(0x77, qpn), "");
+		TEST_ASSERT(p.sip == SIP && p.dip == DIP, "");
+		TEST_ASSERT(rte_is_same_ether_addr(&p.smac, &mac_a), "");
+		if (plen > 0)
+			TEST_ASSERT_EQ(f[p.payload_off + plen - 1],
+				       (uint8_t)((plen - 1) * 7 + op), "payload");
+	}
+	return 0;
+}
+
+/* Header edits of the base frame: set @p width big-endian bytes at @p off. */
+static const struct {
+	const char *what;
+	uint16_t off;
+	uint8_t width;
+	uint16_t val;
+	bool fix_icrc;
+	enum ndk_roce_parse_err want;
+} edits[] = {
+	{ "ARP", 12, 2, 0x0806, 0, NDK_ROCE_PARSE_NOT_IPV4 },
+	{ "IPv6", 12, 2, 0x86DD, 0, NDK_ROCE_PARSE_NOT_IPV4 },
+	{ "RoCEv1", 12, 2, 0x8915, 0, NDK_ROCE_PARSE_NOT_IPV4 },
+	{ "QinQ", 12, 2, 0x88A8, 0, NDK_ROCE_PARSE_NOT_IPV4 },
+	{ "TCP", 23, 1, 6, 0, NDK_ROCE_PARSE_NOT_ROCE },
+	{ "UDP 4792", 36, 2, 4792, 0, NDK_ROCE_PARSE_NOT_ROCE },
+	{ "UDP 53", 36, 2, 53, 0, NDK_ROCE_PARSE_NOT_ROCE },
+	{ "IP version 6", 14, 1, 0x65, 0, NDK_ROCE_PARSE_BAD_IP },
+	{ "IHL 4", 14, 1, 0x44, 0, NDK_ROCE_PARSE_BAD_IP },
+	{ "IP length < IHL", 16, 2, 19, 0, NDK_ROCE_PARSE_BAD_IP },
+	{ "MF", 20, 2, 0x6000, 0, NDK_ROCE_PARSE_BAD_IP },
+	{ "fragment offset", 20, 2, 0x4001, 0, NDK_ROCE_PARSE_BAD_IP },
+	{ "last fragment", 20, 2, 0x00B9, 0, NDK_ROCE_PARSE_BAD_IP },
+	{ "DF clear", 20, 2, 0x0000, 1, NDK_ROCE_PARSE_OK },
+	{ "IP length > frame", 16, 2, 85, 0, NDK_ROCE_PARSE_TRUNCATED },
+	{ "UDP length - 1", 38, 2, 63, 0, NDK_ROCE_PARSE_BAD_UDP },
+	{ "UDP length + 1", 38, 2, 65, 0, NDK_ROCE_PARSE_BAD_UDP },
+	{ "UDP length 0", 38, 2, 0, 0, NDK_ROCE_PARSE_BAD_UDP },
+	{ "UDP length 8", 38, 2, 8, 0, NDK_ROCE_PARSE_BAD_UDP },
+	{ "TVer 1", 43, 1, 0x31, 1, NDK_ROCE_PARSE_BAD_BTH },
+	{ "TVer 15", 43, 1, 0x3F, 1, NDK_ROCE_PARSE_BAD_BTH },
+	{ "pad 2 of 3", 43, 1, 0x20, 1, NDK_ROCE_PARSE_OK },
+	{ "FECN/BECN", 46, 1, 0xC0, 0, NDK_ROCE_PARSE_OK },
+	{ "bad ICRC", 95, 1, 0x00, 0, NDK_ROCE_PARSE_BAD_ICRC },
+};
+
+/* Expect @p want for frame @p f of @p len bytes. */
+#define EXPECT(f, len, want, icrc, what) do { \
+	struct ndk_roce_pkt p_; \
+	enum ndk_roce_parse_err e_ = parse_flat(f, len, &p_, icrc); \
+	TEST_ASSERT_EQ(e_, want, "%s: got %s", what, \
+		       ndk_roce_parse_err_str(e_)); \
+} while (0)
+
+static int
+test_parse_errors(void)
+{
+	static const struct { uint8_t op; uint32_t plen; } tr[] = {
+		{ 0x04, 1000 }, { 0x11, 0 }, { 0x0B, 3 }, { 0x81, 0 },
+	};
+	static uint8_t base[2048], f[2048];
+	struct ndk_roce_pkt p;
+	uint32_t len, blen;
+
+	/* Truncated at every length, several frame types. */
+	for (unsigned int i = 0; i < RTE_DIM(tr); i++) {
+		len = build_frame(base, tr[i].op, 1, 2, tr[i].plen);
+		EXPECT(base, len, NDK_ROCE_PARSE_OK, true, "intact");
+		for (uint32_t l = 0; l < len; l++) {
+			EXPECT(base, l, NDK_ROCE_PARSE_TRUNCATED, true, "trunc");
+			EXPECT(base, l, NDK_ROCE_PARSE_TRUNCATED, false, "trunc");
+		}
+	}
+
+	/* SEND_ONLY, 37 bytes + pad 3: IP length 84, UDP length 64. */
+	blen = build_frame(base, 0x04, 0x42, 7, 37);
+	TEST_ASSERT(blen == 98 && get_be16(base + 38) == 64, "base frame");
+	for (unsigned int i = 0; i < RTE_DIM(edits); i++) {
+		uint32_t o = edits[i].off;
+
+		memcpy(f, base, blen);
+		if (edits[i].width == 2)
+			f[o++] = (uint8_t)(edits[i].val >> 8);
+		f[o] = (uint8_t)edits[i].val;
+		if (edits[i].fix_icrc)
+			icrc_refresh(f);
+		EXPECT(f, blen, edits[i].want, true, edits[i].what);
+	}
+
+	/* Ethernet padding after the IP datagram is ignored. */
+	memcpy(f, base, blen);
+	memset(f + blen, 0xEE, 20);
+	TEST_ASSERT_EQ(parse_flat(f, blen + 20, &p, true), NDK_ROCE_PARSE_OK, "");
+	TEST_ASSERT_EQ(p.payload_len, 37, "");
+
+	/* One 802.1Q tag: accepted; with ARP inside: not IPv4. */
+	memcpy(f, base, 12);
+	memcpy(f + 12, "\x81\x00\x20\x05", 4);
+	memcpy(f + 16, base + 12, blen - 12);
+	TEST_ASSERT_EQ(parse_flat(f, blen + 4, &p, true), NDK_ROCE_PARSE_OK, "");
+	TEST_ASSERT_EQ(p.l3_off, 18, "");
+	TEST_ASSERT_EQ(p.payload_off, 18 + 28 + 12, "");
+	for (uint32_t l = 0; l < blen + 4; l++)
+		EXPECT(f, l, NDK_ROCE_PARSE_TRUNCATED, true, "vlan trunc");
+	memcpy(f + 16, "\x08\x06", 2);
+	EXPECT(f, blen + 4, NDK_ROCE_PARSE_NOT_IPV4, true, "vlan arp");
+
+	/* IP total length too short for UDP + BTH + ICRC (UDP matching). */
+	static const uint16_t short_ip[] = { 20, 27, 28, 43 };
+	for (unsigned int i = 0; i < RTE_DIM(short_ip); i++) {
+		memcpy(f, base, blen);
+		f[17] = (uint8_t)short_ip[i];
+		f[39] = (uint8_t)(short_ip[i] - 20);
+		EXPECT(f, blen, NDK_ROCE_PARSE_TRUNCATED, true, "short IP");
+	}
+
+	/* Every undefined opcode (ICRC made valid). */
+	for (unsigned int op = 0; op < 256; op++) {
+		if (exp_hdr_len((uint8_t)op) > 0)
+			continue;
+		memcpy(f, base, blen);
+		f[42] = (uint8_t)op;
+		icrc_refresh(f);
+		EXPECT(f, blen, NDK_ROCE_PARSE_BAD_OPCODE, true, "opcode");
+	}
+
+	/* Opcodes without payload: extra bytes or a pad count. */
+	len = build_frame(f, NDK_ROCE_OP_RC_ACK, 3, 4, 0);
+	f[17] = (uint8_t)(get_be16(f + 16) + 4);   /* 4 more bytes */
+	f[39] = (uint8_t)(get_be16(f + 38) + 4);
+	memset(f + len, 0, 4);
+	icrc_refresh(f);
+	EXPECT(f, len + 4, NDK_ROCE_PARSE_BAD_UDP, true, "ACK + data");
+	f[42 + 1] |= 1 << 4;
+	icrc_refresh(f);
+	EXPECT(f, len + 4, NDK_ROCE_PARSE_BAD_BTH, true, "ACK + pad");
+	len = build_frame(f, NDK_ROCE_OP_RC_ACK, 3, 4, 0);
+	f[42 + 1] |= 1 << 4;
+	icrc_refresh(f);
+	EXPECT(f, len, NDK_ROCE_PARSE_TRUNCATED, true, "ACK, no room for pad");
+	/* Pad count larger than what the datagram holds. */
+	len = build_frame(f, NDK_ROCE_OP_RC_SEND_ONLY, 3, 4, 0);
+	f[42 + 1] |= 3 << 4;
+	icrc_refresh(f);
+	EXPECT(f, len, NDK_ROCE_PARSE_TRUNCATED, true, "pad > room");
+
+	/* Every single-bit flip is caught, except in the masked fields. */
+	for (uint32_t bit = 0; bit < (blen - 14) * 8; bit++) {
+		uint32_t byte = 14 + bit / 8;
+		bool masked = byte == 15 || byte == 22 || byte == 24 ||
+			      byte == 25 || byte == 40 || byte == 41 ||
+			      byte == 46;
+		enum ndk_roce_parse_err e;
+
+		memcpy(f, base, blen);
+		f[byte] ^= (uint8_t)(1u << (bit % 8));
+		e = parse_flat(f, blen, &p, true);
+		if (masked)
+			TEST_ASSERT_EQ(e, NDK_ROCE_PARSE_OK, "byte %u", byte);
+		else
+			TEST_ASSERT(e != NDK_ROCE_PARSE_OK, "byte %u", byte);
+		if (byte >= 54)  /* payload, pad, ICRC */
+			TEST_ASSERT_EQ(e, NDK_ROCE_PARSE_BAD_ICRC, "byte %u",
+				       byte);
+		if (byte >= 54 && byte < blen - 4)
+			EXPECT(f, blen, NDK_ROCE_PARSE_OK, false, "no check");
+	}
+
+	/* IPv4 options: IHL 6 and 15. */
+	for (uint32_t opt = 4; opt <= 40; opt += 36) {
+		memcpy(f, base, 34);
+		memset(f + 34, 0x01, opt);         /* NOPs */
+		memcpy(f + 34 + opt, base + 34, blen - 34);
+		f[14] = (uint8_t)(0x40 | (20 + opt) / 4);
+		f[17] = (uint8_t)(84 + opt);
+		put_le32(f + blen + opt - 4,
+			 ndk_roce_icrc_buf(f + 14, blen + opt - 18));
+		TEST_ASSERT_EQ(parse_flat(f, blen + opt, &p, true),
+			       NDK_ROCE_PARSE_OK, "IP options %u", opt);
+		TEST_ASSERT_EQ(p.payload_off, 54 + opt, "");
+		TEST_ASSERT_EQ(p.payload_len, 37, "");
+		for (uint32_t l = 0; l < blen + opt; l++)
+			EXPECT(f, l, NDK_ROCE_PARSE_TRUNCATED, true, "opt trunc");
+	}
+	return 0;
+}
+
+/*
+ * Random header corruption, truncation and segmentation of real frames: the
+ * parser must return a defined code, stay inside the chain (valgrind), and
+ * what it accepts must be self-consistent.
+ */
+static int
+test_parse_fuzz(void)
+{
+	static uint8_t f[2048];
+	struct capture c;
+	unsigned int ok = 0;
+
+	TEST_ASSERT(cap_load("rxe-vm-to-vm.pcapng", &c) == 0 && c.n > 0, "");
+	for (int it = 0; it < 20000; it++) {
+		const struct cap_pkt *k = &c.pkts[rng() % c.n];
+		uint32_t len = k->len, first, chunk;
+		struct ndk_roce_pkt p;
+		enum ndk_roce_parse_err e;
+		struct rte_mbuf *m;
+
+		memcpy(f, k->data, len);
+		for (int n = (int)(rng() % 4); n >= 0; n--)
+			f[rng() % RTE_MIN(len, 64u)] = (uint8_t)rng();
+		if (rng() & 1)
+			len = (uint32_t)(rng() % (len + 1));
+		first = 1 + (uint32_t)(rng() % (len + 1));
+		chunk = 1 + (uint32_t)(rng() % 300);
+		m = chain_build(f, len, first, chunk, true);
+		e = ndk_roce_parse(m, &p, rng() & 1);
+		TEST_ASSERT((unsigned int)e < NDK_ROCE_PARSE_ERR_MAX, "%d", e);
+		if (e == NDK_ROCE_PARSE_OK) {
+			ok++;
+			TEST_ASSERT(p.payload_off <= m->data_len &&
+				    p.payload_off + p.payload_len + p.padcnt + 4 <=
+				    len, "it %d", it);
+			TEST_ASSERT(p.op->flags & NDK_ROCE_OPF_VALID, "");
+		}
+		chain_free(m, true);
+	}
+	printf("  20000 mutated frames, %u still accepted\n", ok);
+	cap_free(&c);
+	return 0;
+}
+
+static int
+test_parse_err_str(void)
+{
+	for (int i = 0; i < NDK_ROCE_PARSE_ERR_MAX; i++) {
+		const char *s = ndk_roce_parse_err_str((enum ndk_roce_parse_err)i);
+
+		TEST_ASSERT(s != NULL && s[0] != '\0', "%d", i);
+		for (int j = 0; j < i; j++)
+			TEST_ASSERT(strcmp(s, ndk_roce_parse_err_str(
+				(enum ndk_roce_parse_err)j)) != 0, "dup %d", i);
+	}
+	TEST_ASSERT(strcmp(ndk_roce_parse_err_str(NDK_ROCE_PARSE_OK), "ok") == 0,
+		    "");
+	TEST_ASSERT(ndk_roce_parse_err_str(NDK_ROCE_PARSE_ERR_MAX) != NULL, "");
+	TEST_ASSERT(ndk_roce_parse_err_str((enum ndk_roce_parse_err)-1) != NULL,
+		    "");
+	return 0;
+}
+
+static int
+test_udp_sport(void)
+{
+	static uint8_t hit[0x4000];
+	unsigned int distinct = 0;
+
+	/* Values from the spec's formula worked by hand. */
+	TEST_ASSERT_EQ(ndk_roce_udp_sport(0x11, 0x11), 0xC121, "");
+	TEST_ASSERT_EQ(ndk_roce_udp_sport(0x123456, 0x654321), 0xF787, "");
+	TEST_ASSERT_EQ(ndk_roce_udp_sport(1, 1), 0xC001, "");
+	TEST_ASSERT_EQ(ndk_roce_udp_sport(0, 5), 0xC000, "");
+	TEST_ASSERT_EQ(ndk_roce_udp_sport(0xFFFFFF, 0xFFFFFF), 0xFF21, "");
+	for (int i = 0; i < 20000; i++) {
+		uint32_t a = (uint32_t)rng() & 0xFFFFFF;
+		uint32_t b = (uint32_t)rng() & 0xFFFFFF;
+		uint16_t s = ndk_roce_udp_sport(a, b);
+
+		TEST_ASSERT(s >= 0xC000, "0x%x", s);
+		TEST_ASSERT_EQ(s, ndk_roce_udp_sport(b, a), "symmetric");
+		distinct += hit[s - 0xC000]++ == 0;
+	}
+	TEST_ASSERT(distinct > 10000, "poor spread: %u ports", distinct);
+	return 0;
+}
+
+static const struct ndk_test_case cases[] = {
+	{ "struct_layout", test_struct_layout },
+	{ "bth_accessors", test_bth_accessors },
+	{ "opcode_table", test_opcode_table },
+	{ "psn_arith", test_psn_arith },
+	{ "credits", test_credits },
+	{ "rnr_timer", test_rnr_timer },
+	{ "mtu", test_mtu },
+	{ "crc_check_value", test_crc_check_value },
+	{ "crc_sw_vs_pclmul", test_crc_sw_vs_pclmul },
+	{ "crc_speed", test_crc_speed },
+	{ "icrc_vectors", test_icrc_vectors },
+	{ "capture_vm_to_vm", test_capture_vm_to_vm },
+	{ "capture_silent_host", test_capture_silent_host },
+	{ "capture_multiseg", test_capture_multiseg },
+	{ "l2l4_template", test_l2l4_template },
+	{ "build_parse_roundtrip", test_build_parse_roundtrip },
+	{ "parse_errors", test_parse_errors },
+	{ "parse_fuzz", test_parse_fuzz },
+	{ "parse_err_str", test_parse_err_str },
+	{ "udp_sport", test_udp_sport },
+};
+
+int
+main(int argc, char **argv)
+{
+	if (ndk_test_eal_init("test_unit_roce", "0", NULL) < 0)
+		return 1;
+	return ndk_test_run("roce_unit", cases, RTE_DIM(cases), argc, argv);
+}
