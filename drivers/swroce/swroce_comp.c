@@ -20,6 +20,17 @@ static void
 swr_comp_progress(struct swr_qp *qp, uint32_t una)
 {
 	qp->una_psn = una;
+	/* Rewound to this WQE: skip what the peer confirmed meanwhile. */
+	if (qp->req_idx == qp->sq_tail && swr_sq_tail_started(qp) &&
+	    ndk_roce_psn_diff(una, qp->req_psn) > 0) {
+		const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+		int32_t k = ndk_roce_psn_diff(una, wqe->first_psn);
+
+		if (k > 0 && (uint32_t)k < wqe->npkts) {
+			qp->req_pkt = (uint32_t)k;
+			qp->req_psn = una;
+		}
+	}
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
 	if (qp->rto_tsc != 0 && una != qp->req_psn)
@@ -43,12 +54,10 @@ swr_comp_gap(struct swr_qp *qp)
 static void
 swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 {
-	while (qp->sq_tail != qp->req_idx || qp->req_pkt != 0) {
+	while (swr_sq_tail_started(qp)) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
 		uint32_t last;
 
-		if (!wqe->started)
-			break;
 		if (wqe->op == SWR_WR_READ) {
 			uint32_t missing = ndk_roce_psn_add(wqe->first_psn,
 							    wqe->rd_pkts);
@@ -87,7 +96,7 @@ swr_comp_fatal_nak(struct swr_qp *qp, uint8_t code)
 	}
 	SWR_STAT(qp->ad, nak_fatal_rcvd);
 	/* The request the NAK names is the oldest one left. */
-	if (qp->sq_tail != qp->req_idx || qp->req_pkt != 0)
+	if (swr_sq_tail_started(qp))
 		swr_qp_complete_send(qp, NDK_STATUS_REMOTE_RESOURCES, perr);
 	swr_qp_to_error(qp);
 }
@@ -112,8 +121,7 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;         /* stale */
 		if (qp->attr.rnr_retry != 7) {  /* 7 = retry forever */
 			if (qp->rnr_left == 0) {
-				if (qp->sq_tail != qp->req_idx ||
-				    qp->req_pkt != 0)
+				if (swr_sq_tail_started(qp))
 					swr_qp_complete_send(qp,
 						NDK_STATUS_IO_TIMEOUT,
 						NDK_PERR_RNR_RETRY_EXCEEDED);
@@ -146,8 +154,7 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		SWR_STAT(qp->ad, nak_seq_rcvd);
 		if (qp->attr.retry_cnt != 7) {
 			if (qp->retry_left == 0) {
-				if (qp->sq_tail != qp->req_idx ||
-				    qp->req_pkt != 0)
+				if (swr_sq_tail_started(qp))
 					swr_qp_complete_send(qp,
 						NDK_STATUS_IO_TIMEOUT,
 						NDK_PERR_RETRY_EXCEEDED);
@@ -180,15 +187,11 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 
 	/* Earlier SENDs and WRITEs are implicitly acknowledged. */
 	for (;;) {
-		if (qp->sq_tail == qp->req_idx && qp->req_pkt == 0) {
+		if (!swr_sq_tail_started(qp)) {
 			SWR_STAT(qp->ad, rx_ghost_resp);
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);
-		if (!wqe->started) {
-			SWR_STAT(qp->ad, rx_ghost_resp);
-			return;
-		}
 		if (wqe->op == SWR_WR_READ)
 			break;
 		if (ndk_roce_psn_diff(psn, ndk_roce_psn_add(wqe->first_psn,

@@ -419,6 +419,17 @@ swr_rwqe(const struct swr_qp *qp, uint32_t idx)
 				   qp->rq_stride);
 }
 
+/**
+ * True if the oldest WQE has been transmitted at least in part (it may be
+ * behind req_idx after a rewind, yet still be acknowledged).
+ */
+static inline bool
+swr_sq_tail_started(const struct swr_qp *qp)
+{
+	return qp->sq_tail != __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE) &&
+		swr_swqe(qp, qp->sq_tail)->started;
+}
+
 static inline uint32_t
 swr_qp_state(const struct swr_qp *qp)
 {

@@ -59,7 +59,13 @@ swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 		SWR_STAT(qp->ad, wqe_flushed);
 	SWR_STAT(qp->ad, wqe_completed);
 	if (qp->req_idx == qp->sq_tail) {
-		/* Retired before (fully) sent: only when flushing. */
+		/*
+		 * Retired before it was (re)sent in full: by a flush, or by a
+		 * late ACK after a rewind. The next WQE starts after it.
+		 */
+		if (wqe->started)
+			qp->req_psn = ndk_roce_psn_add(wqe->first_psn,
+						       wqe->npkts);
 		qp->req_idx++;
 		qp->req_pkt = 0;
 	}

@@ -182,11 +182,9 @@ swr_req_rewind(struct swr_qp *qp)
 	struct swr_swqe *wqe;
 	int32_t k;
 
-	if (qp->sq_tail == qp->req_idx && qp->req_pkt == 0)
+	if (!swr_sq_tail_started(qp))
 		return;                 /* nothing sent and unacknowledged */
 	wqe = swr_swqe(qp, qp->sq_tail);
-	if (!wqe->started)
-		return;
 	k = ndk_roce_psn_diff(qp->una_psn, wqe->first_psn);
 	if (k < 0)
 		k = 0;
@@ -209,7 +207,7 @@ swr_req_rewind(struct swr_qp *qp)
 static void
 swr_req_give_up(struct swr_qp *qp, uint32_t perr)
 {
-	if (qp->sq_tail != qp->req_idx || qp->req_pkt != 0)
+	if (swr_sq_tail_started(qp))
 		swr_qp_complete_send(qp, NDK_STATUS_IO_TIMEOUT, perr);
 	swr_qp_to_error(qp);
 }

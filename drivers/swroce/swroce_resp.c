@@ -45,6 +45,8 @@ static void
 swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
 	       ndk_status_t recv_status, uint32_t perr)
 {
+	NDK_LOG(DEBUG, "%s: QP %#x: fatal NAK %u at PSN %#x (ePSN %#x)",
+		qp->ad->name, qp->pub.qpn, nak, psn, qp->epsn);
 	switch (nak) {
 	case NDK_ROCE_NAK_INVALID_REQUEST:
 		SWR_STAT(qp->ad, nak_inv_sent);
@@ -94,6 +96,10 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	wqe = swr_rwqe(qp, qp->rq_tail);
 	if (p->payload_len > wqe->length - qp->rcv_off) {
+		NDK_LOG(DEBUG, "%s: QP %#x: %s PSN %#x carries %u bytes, the "
+			"receive has %u left", qp->ad->name, qp->pub.qpn,
+			p->op->name, p->psn, p->payload_len,
+			wqe->length - qp->rcv_off);
 		/* Longer than the posted receive: a length error. */
 		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
 			       NDK_STATUS_BUFFER_OVERFLOW, NDK_PERR_LOC_LEN);
@@ -324,6 +330,9 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 bad_length:
 	SWR_STAT(qp->ad, rx_bad_length);
 bad_sequence:
+	NDK_LOG(DEBUG, "%s: QP %#x: %s PSN %#x (payload %u) not valid in "
+		"message state %u", qp->ad->name, qp->pub.qpn, p->op->name,
+		p->psn, p->payload_len, qp->rcv_class);
 	swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
 		       qp->rcv_class == SWR_RCV_SEND ?
 		       NDK_STATUS_INVALID_DEVICE_REQUEST : NDK_STATUS_SUCCESS,

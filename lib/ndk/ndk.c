@@ -13,7 +13,7 @@
 
 #include "ndk_provider.h"
 
-RTE_LOG_REGISTER_DEFAULT(ndk_logtype, NOTICE);
+RTE_LOG_REGISTER(ndk_logtype, ndk, NOTICE);
 
 static struct ndk_provider *providers;
 
