@@ -59,7 +59,7 @@
 #ifndef RTE_LOG_DEFAULT_LOGTYPE
 #define RTE_LOG_DEFAULT_LOGTYPE ndk.netem
 #endif
-RTE_LOG_REGISTER_DEFAULT(ndk_netem_logtype, NOTICE);
+RTE_LOG_REGISTER(ndk_netem_logtype, ndk.netem, NOTICE);
 
 #define NETEM_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_ ## level, ndk_netem_logtype, "ndk_netem: " fmt "\n", \
