@@ -17,7 +17,7 @@ meson test -C build --suite functional --print-errorlogs --num-processes 1 \
 	--logbase functional || rc=1
 
 SUITES="$SUITES" python3 - <<'PY'
-import json, os
+import json, os, re
 p = f = s = 0
 for suite in os.environ['SUITES'].split():
     log = f'build/meson-logs/{suite}.json'
@@ -26,8 +26,19 @@ for suite in os.environ['SUITES'].split():
         print(f'{suite}: no test log (the suite did not run)')
         continue
     for line in open(log):
-        r = json.loads(line).get('result', '')
-        if r == 'OK': p += 1
+        t = json.loads(line)
+        r = t.get('result', '')
+        # Each program ends with "<suite>: N passed, N failed, N skipped";
+        # count its cases, and count the program as failed if it failed
+        # without saying so (crash, timeout).
+        m = re.findall(r'(\d+) passed, (\d+) failed, (\d+) skipped',
+                       t.get('stdout', '') or '')
+        if m:
+            cp, cf, cs = map(int, m[-1])
+            p += cp; f += cf; s += cs
+            if r not in ('OK', 'SKIP') and cf == 0:
+                f += 1
+        elif r == 'OK': p += 1
         elif r == 'SKIP': s += 1
         else: f += 1
 print(f"{p} passed, {f} failed, {s} skipped")

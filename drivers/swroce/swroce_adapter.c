@@ -347,8 +347,8 @@ swr_service(struct swr_qp *qp, bool *idle)
 
 	if (unlikely(__atomic_load_n(&qp->flush_req, __ATOMIC_ACQUIRE) != 0 ||
 		     state == NDK_QP_STATE_ERROR)) {
-		/* Flushes whatever was posted since the last visit. */
-		swr_qp_to_error(qp);
+		/* NdkFlush, or posts made since the QP failed. */
+		swr_qp_flush_all(qp);
 		*idle = true;
 		return 0;
 	}

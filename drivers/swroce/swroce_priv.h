@@ -461,6 +461,12 @@ void swr_qp_activate(struct swr_qp *qp);
  */
 void swr_qp_to_error(struct swr_qp *qp);
 
+/**
+ * Move a QP to ERROR and flush both queues without counting a QP error
+ * (NdkFlush, close, or a modify to ERROR asked by the consumer).
+ */
+void swr_qp_flush_all(struct swr_qp *qp);
+
 /** Complete the receive at rq_tail (polling thread). */
 void swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status,
 			  uint32_t perr, uint32_t bytes, bool solicited);

@@ -38,26 +38,20 @@ void
 swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 {
 	struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+	struct ndk_result_ex r = {
+		.status = status,
+		.qp_context = qp->qp_ctx,
+		.request_context = wqe->ctx,
+		.type = swr_wr_type[wqe->op],
+		.provider_error = perr,
+	};
+	bool report = status != NDK_STATUS_SUCCESS ||
+		!(wqe->flags & NDK_OP_FLAG_SILENT_SUCCESS);
 
 	/* A READ counts against ORD from its request to its completion. */
 	if (wqe->op == SWR_WR_READ && qp->sq_tail != qp->req_idx &&
 	    qp->rd_outstanding != 0)
 		qp->rd_outstanding--;
-	if (status != NDK_STATUS_SUCCESS ||
-	    !(wqe->flags & NDK_OP_FLAG_SILENT_SUCCESS)) {
-		struct ndk_result_ex r = {
-			.status = status,
-			.qp_context = qp->qp_ctx,
-			.request_context = wqe->ctx,
-			.type = swr_wr_type[wqe->op],
-			.provider_error = perr,
-		};
-
-		swr_qp_cq_post(qp, qp->icq, &r, false);
-	}
-	if (status == NDK_STATUS_CANCELLED)
-		SWR_STAT(qp->ad, wqe_flushed);
-	SWR_STAT(qp->ad, wqe_completed);
 	if (qp->req_idx == qp->sq_tail) {
 		/*
 		 * Retired before it was (re)sent in full: by a flush, or by a
@@ -69,8 +63,14 @@ swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 		qp->req_idx++;
 		qp->req_pkt = 0;
 	}
+	/* Free the slot before the consumer can see the completion. */
 	qp->sq_tail++;
 	__atomic_store_n(&qp->sq_done, qp->sq_tail, __ATOMIC_RELEASE);
+	if (report)
+		swr_qp_cq_post(qp, qp->icq, &r, false);
+	if (status == NDK_STATUS_CANCELLED)
+		SWR_STAT(qp->ad, wqe_flushed);
+	SWR_STAT(qp->ad, wqe_completed);
 }
 
 void
@@ -87,24 +87,29 @@ swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
 		.provider_error = perr,
 	};
 
+	/* Free the slot before the consumer can see the completion. */
+	qp->rq_tail++;
+	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
 	swr_qp_cq_post(qp, qp->rcq, &r, solicited);
 	if (status == NDK_STATUS_CANCELLED)
 		SWR_STAT(qp->ad, wqe_flushed);
 	SWR_STAT(qp->ad, wqe_completed);
-	qp->rq_tail++;
-	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
 }
 
 void
 swr_qp_to_error(struct swr_qp *qp)
 {
+	if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+		SWR_STAT(qp->ad, qp_errors);
+	swr_qp_flush_all(qp);
+}
+
+void
+swr_qp_flush_all(struct swr_qp *qp)
+{
 	uint32_t prod;
 
-	if (swr_qp_state(qp) != NDK_QP_STATE_ERROR) {
-		__atomic_store_n(&qp->state, NDK_QP_STATE_ERROR,
-				 __ATOMIC_RELEASE);
-		SWR_STAT(qp->ad, qp_errors);
-	}
+	__atomic_store_n(&qp->state, NDK_QP_STATE_ERROR, __ATOMIC_RELEASE);
 	/* Everything outstanding completes, in order, as flushed. */
 	prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
 	while (qp->sq_tail != prod)
@@ -385,6 +390,10 @@ static const uint32_t swr_qp_legal[] = {
 };
 #undef S
 
+/* Attributes INIT -> RTR cannot do without (IB's table). */
+#define SWR_RTR_REQUIRED (NDK_QP_ATTR_AV | NDK_QP_ATTR_DEST_QPN | \
+	NDK_QP_ATTR_RQ_PSN | NDK_QP_ATTR_PATH_MTU)
+
 struct swr_modify_arg {
 	struct swr_qp *qp;
 	const struct ndk_qp_attr *attr;
@@ -398,9 +407,7 @@ swr_modify_check(const struct swr_qp *qp, const struct ndk_qp_attr *a,
 	if (to > NDK_QP_STATE_ERROR || !(swr_qp_legal[from] & (1u << to)))
 		return NDK_STATUS_INVALID_DEVICE_STATE;
 	if (from == NDK_QP_STATE_INIT && to == NDK_QP_STATE_RTR &&
-	    (mask & (NDK_QP_ATTR_AV | NDK_QP_ATTR_DEST_QPN |
-		     NDK_QP_ATTR_RQ_PSN)) != (NDK_QP_ATTR_AV |
-		     NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN))
+	    (mask & SWR_RTR_REQUIRED) != SWR_RTR_REQUIRED)
 		return NDK_STATUS_INVALID_PARAMETER;
 	if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS &&
 	    !(mask & NDK_QP_ATTR_SQ_PSN))
@@ -538,7 +545,7 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->rnr_left = qp->attr.rnr_retry;
 		qp->pkts_since_ackreq = 0;
 	} else if (to == NDK_QP_STATE_ERROR) {
-		swr_qp_to_error(qp);
+		swr_qp_flush_all(qp);   /* asked for: not counted as an error */
 		return NDK_STATUS_SUCCESS;
 	}
 	__atomic_store_n(&qp->state, to, __ATOMIC_RELEASE);
@@ -578,7 +585,7 @@ swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 	unsigned int n;
 
 	if (swr_qp_state(qp) != NDK_QP_STATE_RESET)
-		swr_qp_to_error(qp);
+		swr_qp_flush_all(qp);
 	swr_remove_active(qp);
 	qp->detached = true;
 	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,

@@ -85,7 +85,12 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	if (flags & NDK_ROCE_OPF_FIRST) {
 		if (qp->rq_tail == __atomic_load_n(&qp->rq_prod,
 						   __ATOMIC_ACQUIRE)) {
-			/* No receive posted: the requester waits and retries. */
+			/*
+			 * No receive posted: the requester waits and retries.
+			 * The rest of the message is now out of sequence; it
+			 * must not turn this RNR NAK into a sequence NAK.
+			 */
+			qp->seq_nak_sent = true;
 			SWR_STAT(qp->ad, nak_rnr_sent);
 			swr_resp_ack(qp, NDK_ROCE_AETH_RNR_NAK |
 				     qp->attr.min_rnr_timer, p->psn);

@@ -247,6 +247,14 @@ ndk_qp_connect(struct ndk_qp *qp, const struct ndk_qp_attr *attr)
 		return NDK_STATUS_INVALID_PARAMETER;
 	a = *attr;
 	/* Zeroed fields take the defaults documented in ndk.h. */
+	if (a.path_mtu == 0) {
+		struct ndk_qp_attr cur;
+
+		st = qp->dispatch->query(qp, &cur);
+		if (!NDK_SUCCESS(st))
+			return st;
+		a.path_mtu = cur.path_mtu;   /* the adapter's maximum */
+	}
 	if (a.timeout == 0)
 		a.timeout = 14;
 	if (a.retry_cnt == 0)
@@ -258,8 +266,7 @@ ndk_qp_connect(struct ndk_qp *qp, const struct ndk_qp_attr *attr)
 
 	a.state = NDK_QP_STATE_RTR;
 	st = qp->dispatch->modify(qp, &a, NDK_QP_ATTR_STATE | NDK_QP_ATTR_AV |
-		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN |
-		(a.path_mtu != 0 ? NDK_QP_ATTR_PATH_MTU : 0) |
+		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN | NDK_QP_ATTR_PATH_MTU |
 		(a.max_dest_rd_atomic != 0 ? NDK_QP_ATTR_MAX_DEST_RD_ATOMIC : 0) |
 		NDK_QP_ATTR_MIN_RNR_TIMER);
 	if (!NDK_SUCCESS(st))

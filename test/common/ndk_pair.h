@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NDK_PAIR_H
+#define NDK_PAIR_H
+
+/**
+ * @file
+ * Two NDK adapters joined by an in-memory link, in one process: the harness
+ * of the functional tests, the demo and the benchmarks.
+ *
+ * The link is a crossed pair of net_ring ports built with
+ * rte_eth_from_rings():
+ *
+ *     port A: rx = ring BA, tx = ring AB
+ *     port B: rx = ring AB, tx = ring BA
+ *
+ * so whatever A transmits is received by B and vice versa. The adapters are
+ * opened with configure_port = true (the provider configures and starts the
+ * ports); the ports themselves belong to the pair, which stops and removes
+ * them (and frees the rings) when it is destroyed.
+ *
+ * Side 0 is A (10.0.0.1), side 1 is B (10.0.0.2).
+ *
+ * Pollers: by default one poller on lcore 1 polls both adapters, leaving
+ * the main lcore (0) to the test; with lcore_per_adapter, A is polled by
+ * lcore 1 and B by lcore 2.
+ *
+ * Everything created through the helpers (connections, buffers) is
+ * remembered by the pair, so a test that returns early still has its
+ * objects closed, in the right order, by ndk_pair_destroy().
+ *
+ * Nothing here prints unless something fails (then one line to stderr).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "ndk.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NDK_PAIR_A 0
+#define NDK_PAIR_B 1
+
+/** How a pair is made. Zeroed fields take the defaults in brackets. */
+struct ndk_pair_config {
+	/** Largest path MTU of both adapters [4096]. */
+	uint32_t max_path_mtu;
+	/** Object limits of both adapters [provider defaults]. */
+	uint32_t max_qp;
+	uint32_t max_cq;
+	uint32_t max_mr;
+	/** Slots of each ring, a power of two [4096]. */
+	unsigned int ring_size;
+	/** Poll A on lcore 1 and B on lcore 2 [one poller, lcore 1]. */
+	bool lcore_per_adapter;
+	/** Do not start the pollers (start them with ndk_pair_start()). */
+	bool no_pollers;
+	/**
+	 * Make the rings multi-producer, so ndk_pair_inject() may run while
+	 * the pollers transmit [single-producer rings, injection only while
+	 * the pollers are stopped].
+	 */
+	bool mp_rings;
+};
+
+/** The two adapters and their link. */
+struct ndk_pair {
+	unsigned int id;                   /**< unique in the process */
+	char vdev_name[2][48];             /**< net_ring vdev names */
+	struct rte_ring *ring_ab;          /**< A transmits, B receives */
+	struct rte_ring *ring_ba;          /**< B transmits, A receives */
+	uint16_t port[2];                  /**< ethdev ports of A and B */
+	struct ndk_adapter *ad[2];
+	struct ndk_adapter_info info[2];
+	uint32_t ipv4[2];                  /**< network byte order */
+	uint32_t max_path_mtu;
+	bool lcore_per_adapter;
+	bool mp_rings;
+	struct ndk_poller *poller[2];
+	unsigned int n_pollers;            /**< running pollers */
+	struct ndk_pair_conn *conns;       /**< live connections */
+	struct ndk_pair_buf *bufs;         /**< live buffers */
+};
+
+/**
+ * Create the link, open both adapters and start the pollers.
+ * @param config NULL for all defaults.
+ * @return the pair, or NULL (reason printed).
+ */
+struct ndk_pair *ndk_pair_create(const struct ndk_pair_config *config);
+
+/**
+ * Stop the pollers, close every connection and buffer still open, close
+ * the adapters, stop and remove the ports and free the rings.
+ */
+void ndk_pair_destroy(struct ndk_pair *pair);
+
+/** Start the pollers (if stopped). @return 0 or a negative errno. */
+int ndk_pair_start(struct ndk_pair *pair);
+
+/** Stop the pollers (if running); nobody polls the adapters after. */
+void ndk_pair_stop(struct ndk_pair *pair);
+
+/** The ring adapter @p side receives from (the ring its peer transmits into). */
+static inline struct rte_ring *
+ndk_pair_rx_ring(const struct ndk_pair *pair, int side)
+{
+	return side == NDK_PAIR_A ? pair->ring_ba : pair->ring_ab;
+}
+
+/**
+ * Put frames into the receive ring of adapter @p side as if its peer had
+ * sent them; the ring takes ownership of those enqueued.
+ * @return frames enqueued, or -EBUSY if the rings are single-producer and
+ *   the pollers run (the peer's transmissions would race with ours).
+ */
+int ndk_pair_inject(struct ndk_pair *pair, int side, struct rte_mbuf **m,
+		    unsigned int n);
+
+/** Read the counters of adapter @p side. */
+void ndk_pair_stats(const struct ndk_pair *pair, int side,
+		    struct ndk_adapter_stats *stats);
+
+/**
+ * Print the non-zero counters of both adapters, two columns, each line
+ * prefixed with @p indent.
+ */
+void ndk_pair_print_stats(const struct ndk_pair *pair, const char *indent);
+
+/* ------------------------------------------------------------------ */
+/* Connections: a PD, CQs and an RC QP on each side, connected         */
+/* ------------------------------------------------------------------ */
+
+/** Options of a connection. Zeroed fields take the defaults in brackets. */
+struct ndk_pair_conn_opts {
+	uint32_t rq_depth;          /**< receive queue depth [64] */
+	uint32_t sq_depth;          /**< initiator queue depth [64] */
+	uint32_t max_rsge;          /**< receive SGEs [4] */
+	uint32_t max_isge;          /**< initiator SGEs [4] */
+	uint32_t inline_size;       /**< inline bytes [0] */
+	uint32_t cq_depth;          /**< each CQ [rq_depth + sq_depth] */
+	bool shared_cq;             /**< one CQ per side for both queues */
+	/** Use these PDs instead of creating one per side (NULL: create). */
+	struct ndk_pd *pd[2];
+	/** CQ notification callbacks per side (NULL: none). */
+	ndk_cq_notify_fn notify;
+	void *notify_ctx[2];
+	/** QP context per side [the ndk_pair_conn itself]. */
+	void *qp_ctx[2];
+	/** Leave the QPs in INIT (connect later with ndk_pair_connect()). */
+	bool no_connect;
+	/* --- connection attributes (see struct ndk_qp_attr) --- */
+	uint32_t path_mtu;          /**< [the pair's max_path_mtu] */
+	uint8_t timeout;            /**< [provider default] */
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	/** Use sq_psn below instead of random PSNs. */
+	bool fixed_psn;
+	uint32_t sq_psn[2];
+};
+
+/** A connected QP pair. Index 0 is on adapter A, 1 on adapter B. */
+struct ndk_pair_conn {
+	struct ndk_pair *pair;
+	struct ndk_pd *pd[2];
+	bool own_pd[2];
+	struct ndk_cq *rcq[2];      /**< receive CQs */
+	struct ndk_cq *icq[2];      /**< initiator CQs (== rcq if shared) */
+	struct ndk_qp *qp[2];
+	uint32_t qpn[2];
+	uint32_t sq_psn[2];         /**< first request PSN of each side */
+	uint32_t path_mtu;
+	struct ndk_pair_conn_opts opts;
+	struct ndk_pair_conn *next; /**< pair's list */
+};
+
+/**
+ * Create PDs (unless given), CQs and a QP on each adapter and connect the
+ * QPs to each other (unless opts->no_connect).
+ * @param opts NULL for all defaults.
+ * @param st   if not NULL, receives the status of the call that failed.
+ * @return the connection, or NULL (reason printed).
+ */
+struct ndk_pair_conn *ndk_pair_conn_create(struct ndk_pair *pair,
+					   const struct ndk_pair_conn_opts *opts,
+					   ndk_status_t *st);
+
+/**
+ * Connect side @p side's QP to the other side's with ndk_qp_connect()
+ * (peer IP, peer MAC, peer QPN, PSNs and the options' attributes).
+ */
+ndk_status_t ndk_pair_connect(struct ndk_pair_conn *conn, int side);
+
+/** Close QPs, CQs and owned PDs of a connection and forget it. */
+void ndk_pair_conn_destroy(struct ndk_pair_conn *conn);
+
+/* ------------------------------------------------------------------ */
+/* Buffers: rte_malloc memory with guard bytes, registered             */
+/* ------------------------------------------------------------------ */
+
+/** Guard bytes on each side of a buffer's registered area. */
+#define NDK_PAIR_GUARD 64
+/** Value of every guard byte. */
+#define NDK_PAIR_GUARD_BYTE 0xA5
+
+/**
+ * A registered buffer:
+ *   [guard NDK_PAIR_GUARD][data len][guard NDK_PAIR_GUARD]
+ * Only the data area is registered, so a transfer touching one byte
+ * outside it is a protection error, and any byte written outside it shows
+ * in the guards.
+ */
+struct ndk_pair_buf {
+	struct ndk_pair *pair;
+	uint8_t *base;              /**< the allocation */
+	uint8_t *data;              /**< the registered area */
+	size_t len;
+	struct ndk_mr *mr;          /**< NULL if not registered */
+	uint32_t ltoken;            /**< local token */
+	uint32_t rtoken;            /**< remote token */
+	struct ndk_pair_buf *next;  /**< pair's list */
+};
+
+/**
+ * Allocate @p len bytes (zeroed; len 0 allowed: nothing is registered) in
+ * DPDK memory, with guards, and register them in @p pd with @p mr_flags
+ * (NDK_MR_FLAG_*; pass UINT32_MAX to leave the buffer unregistered).
+ * @return the buffer, or NULL (reason printed).
+ */
+struct ndk_pair_buf *ndk_pair_buf_alloc(struct ndk_pair *pair,
+					struct ndk_pd *pd, size_t len,
+					uint32_t mr_flags);
+
+/** Deregister, close and free a buffer. */
+void ndk_pair_buf_free(struct ndk_pair_buf *buf);
+
+/** @return true if every guard byte of @p buf is intact. */
+bool ndk_pair_buf_guards_ok(const struct ndk_pair_buf *buf);
+
+/** An SGE covering @p len bytes at @p off of @p buf. */
+static inline struct ndk_sge
+ndk_pair_sge(const struct ndk_pair_buf *buf, size_t off, uint32_t len)
+{
+	struct ndk_sge s = {
+		.va = buf->data + off,
+		.length = len,
+		.token = buf->ltoken,
+	};
+	return s;
+}
+
+/** Remote address of byte @p off of @p buf (for ndk_read/ndk_write). */
+static inline uint64_t
+ndk_pair_raddr(const struct ndk_pair_buf *buf, size_t off)
+{
+	return (uint64_t)(uintptr_t)(buf->data + off);
+}
+
+/**
+ * Fill @p len bytes with the pattern of @p seed (a byte sequence that
+ * differs between seeds and does not repeat at short periods).
+ */
+void ndk_pair_fill(void *dst, size_t len, uint32_t seed);
+
+/**
+ * Compare @p len bytes with the pattern of @p seed.
+ * @return -1 if equal, else the offset of the first wrong byte.
+ */
+long ndk_pair_check(const void *src, size_t len, uint32_t seed);
+
+/* ------------------------------------------------------------------ */
+/* Completions                                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Poll @p cq with ndk_get_cq_results_ex() until @p n completions have been
+ * stored in @p out or @p timeout_s seconds passed.
+ * @return completions stored (< n on timeout).
+ */
+uint32_t ndk_pair_wait(struct ndk_cq *cq, struct ndk_result_ex *out,
+		       uint32_t n, double timeout_s);
+
+/** Same with the non-ex ndk_get_cq_results(). */
+uint32_t ndk_pair_wait_basic(struct ndk_cq *cq, struct ndk_result *out,
+			     uint32_t n, double timeout_s);
+
+/** Name of an NDK operation type. */
+const char *ndk_pair_op_str(enum ndk_operation_type type);
+
+/**
+ * Describe a completion ("RECEIVE STATUS_SUCCESS bytes 12 perr 0 qp 0x..
+ * req 0x..") into @p buf. @return @p buf.
+ */
+const char *ndk_pair_result_str(const struct ndk_result_ex *r, char *buf,
+				size_t size);
+
+/** Sleep (yielding the CPU) for @p ms milliseconds. */
+void ndk_pair_sleep_ms(unsigned int ms);
+
+/** Seconds since an arbitrary start (TSC based). */
+double ndk_pair_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NDK_PAIR_H */

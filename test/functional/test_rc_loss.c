@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Functional: RC reliability over a lossy link. lib/netem drops, duplicates
+ * and reorders frames on both adapters' RX queues; a mixed workload of
+ * SEND/RECEIVE, WRITE and READ over several QPs must complete successfully
+ * with every byte right.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_random.h>
+
+#include "ndk.h"
+#include "ndk_netem.h"
+#include "ndk_pair.h"
+#include "ndk_test.h"
+
+#define WAIT_S 60.0
+#define LOSS_QPS 6
+#define LOSS_OPS_PER_QP 60
+#define LOSS_BATCH 6          /* ops in flight per QP */
+#define LOSS_MAX_LEN (256 * 1024)
+
+struct lop {
+	int kind;                 /* 0 SEND, 1 WRITE, 2 READ */
+	size_t len;
+	uint32_t seed;
+	struct ndk_pair_buf *src, *dst;
+};
+
+static const enum ndk_operation_type kind_type[] = {
+	NDK_OP_SEND, NDK_OP_WRITE, NDK_OP_READ,
+};
+
+static uint32_t
+read_sink_flags(const struct ndk_pair *p)
+{
+	return NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+		((p->info[0].adapter_flags &
+		  NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED) ? 0 :
+		 NDK_MR_FLAG_RDMA_READ_SINK);
+}
+
+static size_t
+pick_len(void)
+{
+	uint64_t r = rte_rand();
+
+	switch (r & 3) {
+	case 0:
+		return 1 + (size_t)((r >> 8) % LOSS_MAX_LEN);
+	case 1:
+		return 1 + (size_t)((r >> 8) % (16 * 1024));
+	default:
+		return 1 + (size_t)((r >> 8) % 2048);
+	}
+}
+
+static int
+prepare(struct ndk_pair *p, struct ndk_pair_conn *c, int ini, struct lop *op,
+	uint32_t seed)
+{
+	int tgt = 1 - ini;
+
+	op->kind = (int)(rte_rand() % 3);
+	op->len = pick_len();
+	op->seed = seed;
+	if (op->kind == 2) {
+		op->src = ndk_pair_buf_alloc(p, c->pd[tgt], op->len,
+					     NDK_MR_FLAG_ALLOW_REMOTE_READ);
+		op->dst = ndk_pair_buf_alloc(p, c->pd[ini], op->len,
+					     read_sink_flags(p));
+	} else {
+		op->src = ndk_pair_buf_alloc(p, c->pd[ini], op->len, 0);
+		op->dst = ndk_pair_buf_alloc(p, c->pd[tgt], op->len,
+					     op->kind == 0 ?
+					     NDK_MR_FLAG_ALLOW_LOCAL_WRITE :
+					     NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+	}
+	if (op->src == NULL || op->dst == NULL)
+		return -1;
+	ndk_pair_fill(op->src->data, op->len, seed);
+	return 0;
+}
+
+static ndk_status_t
+post(struct ndk_pair_conn *c, int ini, struct lop *op)
+{
+	struct ndk_sge s;
+	ndk_status_t st;
+
+	switch (op->kind) {
+	case 0:
+		s = ndk_pair_sge(op->dst, 0, (uint32_t)op->len);
+		st = ndk_receive(c->qp[1 - ini], op, &s, 1);
+		if (st != NDK_STATUS_SUCCESS)
+			return st;
+		s = ndk_pair_sge(op->src, 0, (uint32_t)op->len);
+		return ndk_send(c->qp[ini], op, &s, 1, 0);
+	case 1:
+		s = ndk_pair_sge(op->src, 0, (uint32_t)op->len);
+		return ndk_write(c->qp[ini], op, &s, 1,
+				 ndk_pair_raddr(op->dst, 0), op->dst->rtoken, 0);
+	default:
+		s = ndk_pair_sge(op->dst, 0, (uint32_t)op->len);
+		return ndk_read(c->qp[ini], op, &s, 1,
+				ndk_pair_raddr(op->src, 0), op->src->rtoken, 0);
+	}
+}
+
+static int
+check_done(struct ndk_pair_conn *c, int ini, struct lop *op, int qi, int k)
+{
+	struct ndk_result_ex r;
+	char d[200];
+	long bad;
+
+	if (ndk_pair_wait(c->icq[ini], &r, 1, WAIT_S) != 1)
+		TEST_FAIL("QP %d op %d (%s %zu B): no completion in %.0f s", qi,
+			  k, ndk_pair_op_str(kind_type[op->kind]), op->len,
+			  WAIT_S);
+	ndk_pair_result_str(&r, d, sizeof(d));
+	TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
+		    r.type == kind_type[op->kind] && r.request_context == op,
+		    "QP %d op %d (%s %zu B): %s", qi, k,
+		    ndk_pair_op_str(kind_type[op->kind]), op->len, d);
+	if (op->kind == 0) {
+		if (ndk_pair_wait(c->rcq[1 - ini], &r, 1, WAIT_S) != 1)
+			TEST_FAIL("QP %d op %d: no receive completion", qi, k);
+		ndk_pair_result_str(&r, d, sizeof(d));
+		TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
+			    r.type == NDK_OP_RECEIVE && r.request_context == op
+			    && r.bytes_transferred == op->len,
+			    "QP %d op %d receive (%zu B): %s", qi, k, op->len,
+			    d);
+	}
+	bad = ndk_pair_check(op->dst->data, op->len, op->seed);
+	TEST_ASSERT(bad < 0, "QP %d op %d (%s %zu B): byte %ld wrong", qi, k,
+		    ndk_pair_op_str(kind_type[op->kind]), op->len, bad);
+	TEST_ASSERT(ndk_pair_buf_guards_ok(op->dst) &&
+		    ndk_pair_buf_guards_ok(op->src), "QP %d op %d: guards",
+		    qi, k);
+	ndk_pair_buf_free(op->src);
+	ndk_pair_buf_free(op->dst);
+	op->src = op->dst = NULL;
+	return 0;
+}
+
+static int
+run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
+{
+	struct ndk_pair_config pc = {
+		.max_path_mtu = mtu,
+		.no_pollers = true,
+	};
+	struct ndk_netem_config nc = {
+		.drop_ppm = ppm,
+		.dup_ppm = ppm,
+		.reorder_ppm = ppm,
+		.corrupt_ppm = corrupt_ppm,
+		.reorder_gap = 3,
+		.seed = 0x10550000u + ppm,
+	};
+	struct ndk_netem *ne[2] = { NULL, NULL };
+	struct ndk_pair_conn *c[LOSS_QPS];
+	static struct lop ops[LOSS_QPS][LOSS_BATCH];
+	struct ndk_adapter_stats st[2];
+	struct ndk_netem_stats ns[2];
+	struct ndk_pair *p;
+	double t0;
+	size_t bytes = 0;
+	int rc = -1;
+
+	p = ndk_pair_create(&pc);
+	TEST_ASSERT(p != NULL, "pair");
+	for (int s = 0; s < 2; s++) {
+		ne[s] = ndk_netem_attach(p->port[s], 0, &nc);
+		if (ne[s] == NULL) {
+			fprintf(stderr, "  FAIL: ndk_netem_attach(port %u)\n",
+				p->port[s]);
+			goto out;
+		}
+	}
+	if (ndk_pair_start(p) != 0)
+		goto out;
+	for (int i = 0; i < LOSS_QPS; i++) {
+		struct ndk_pair_conn_opts o = {
+			.rq_depth = 16, .sq_depth = 16, .timeout = timeout,
+			.retry_cnt = 7, .rnr_retry = 7,
+		};
+
+		c[i] = ndk_pair_conn_create(p, &o, NULL);
+		if (c[i] == NULL) {
+			fprintf(stderr, "  FAIL: connection %d\n", i);
+			goto out;
+		}
+	}
+	printf("  drop/dup/reorder %u ppm each, corrupt %u ppm, MTU %u, "
+	       "timeout %u, %d QPs x %d ops\n", ppm, corrupt_ppm, mtu, timeout,
+	       LOSS_QPS, LOSS_OPS_PER_QP);
+	t0 = ndk_pair_now();
+	for (int round = 0; round < LOSS_OPS_PER_QP / LOSS_BATCH; round++) {
+		for (int i = 0; i < LOSS_QPS; i++) {
+			int ini = i & 1;
+
+			for (int k = 0; k < LOSS_BATCH; k++) {
+				struct lop *op = &ops[i][k];
+				ndk_status_t s;
+
+				if (prepare(p, c[i], ini, op, (uint32_t)
+					    (round * 1000 + i * 10 + k)) != 0) {
+					fprintf(stderr, "  FAIL: buffers\n");
+					goto out;
+				}
+				bytes += op->len;
+				s = post(c[i], ini, op);
+				if (s != NDK_STATUS_SUCCESS) {
+					fprintf(stderr, "  FAIL: post: %s\n",
+						ndk_status_str(s));
+					goto out;
+				}
+			}
+		}
+		for (int i = 0; i < LOSS_QPS; i++)
+			for (int k = 0; k < LOSS_BATCH; k++)
+				if (check_done(c[i], i & 1, &ops[i][k], i,
+					       round * LOSS_BATCH + k) != 0)
+					goto out;
+	}
+	printf("  %d ops, %zu bytes, all verified (%.1f s)\n",
+	       LOSS_QPS * LOSS_OPS_PER_QP, bytes, ndk_pair_now() - t0);
+	rc = 0;
+out:
+	ndk_pair_stop(p);
+	for (int s = 0; s < 2; s++) {
+		if (ne[s] == NULL)
+			continue;
+		ndk_netem_get_stats(ne[s], &ns[s]);
+		printf("  netem %c: seen %" PRIu64 " dropped %" PRIu64
+		       " duplicated %" PRIu64 " reordered %" PRIu64
+		       " corrupted %" PRIu64 "\n",
+		       s == 0 ? 'A' : 'B', ns[s].seen, ns[s].dropped,
+		       ns[s].duplicated, ns[s].reordered, ns[s].corrupted);
+		ndk_netem_detach(ne[s]);
+	}
+	ndk_pair_stats(p, 0, &st[0]);
+	ndk_pair_stats(p, 1, &st[1]);
+	for (int s = 0; s < 2; s++)
+		printf("  adapter %c: retransmit_timeouts %" PRIu64
+		       " retransmit_packets %" PRIu64 " nak_seq_sent %" PRIu64
+		       " nak_seq_rcvd %" PRIu64 " rx_duplicate %" PRIu64
+		       " rx_out_of_seq %" PRIu64 " rx_icrc_errors %" PRIu64
+		       " qp_errors %" PRIu64 "\n",
+		       s == 0 ? 'A' : 'B', st[s].retransmit_timeouts,
+		       st[s].retransmit_packets, st[s].nak_seq_sent,
+		       st[s].nak_seq_rcvd, st[s].rx_duplicate,
+		       st[s].rx_out_of_seq, st[s].rx_icrc_errors,
+		       st[s].qp_errors);
+	if (rc == 0 && st[0].qp_errors + st[1].qp_errors != 0) {
+		fprintf(stderr, "  FAIL: QPs went to ERROR\n");
+		rc = -1;
+	}
+	if (rc != 0)
+		ndk_pair_print_stats(p, "    ");
+	ndk_pair_destroy(p);
+	return rc;
+}
+
+static int t_loss_1pct_mtu4096(void) { return run_loss(10000, 0, 4096, 11); }
+static int t_loss_5pct_mtu4096(void) { return run_loss(50000, 0, 4096, 12); }
+static int t_loss_5pct_mtu1024(void) { return run_loss(50000, 0, 1024, 10); }
+/* Corruption too: the ICRC (or header checks) must catch every flip. */
+static int t_corrupt_1pct(void) { return run_loss(10000, 10000, 4096, 11); }
+
+static const struct ndk_test_case cases[] = {
+	{ "loss_1pct_mtu4096", t_loss_1pct_mtu4096 },
+	{ "loss_5pct_mtu4096", t_loss_5pct_mtu4096 },
+	{ "loss_5pct_mtu1024", t_loss_5pct_mtu1024 },
+	{ "loss_and_corruption_1pct", t_corrupt_1pct },
+};
+
+int
+main(int argc, char **argv)
+{
+	int rc;
+
+	if (ndk_test_eal_init("test_func_rc_loss", "0-1", NULL) != 0)
+		return 1;
+	rc = ndk_test_run("rc_loss", cases, RTE_DIM(cases), argc, argv);
+	rte_eal_cleanup();
+	return rc;
+}
