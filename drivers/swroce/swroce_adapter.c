@@ -149,6 +149,22 @@ swr_tx_flush(struct swr_adapter *ad)
 	ad->tx_n -= sent;
 }
 
+void
+swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m)
+{
+	if (unlikely(ad->tx_n == SWR_TX_STAGE)) {
+		swr_tx_flush(ad);
+		if (ad->tx_n == SWR_TX_STAGE) {
+			/* Link saturated: RC retransmission recovers this. */
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	ad->tx_stage[ad->tx_n++] = m;
+	if (ad->tx_n >= SWR_TX_BURST)
+		swr_tx_flush(ad);
+}
+
 struct rte_mbuf *
 swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
@@ -196,17 +212,18 @@ swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 	icrc = rte_cpu_to_le_32(icrc);
 	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
 
-	if (unlikely(ad->tx_n == SWR_TX_STAGE)) {
-		swr_tx_flush(ad);
-		if (ad->tx_n == SWR_TX_STAGE) {
-			/* Link saturated: RC retransmission recovers this. */
-			rte_pktmbuf_free(m);
+	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
+	if (qp->neigh != NULL) {
+		const struct swr_neigh *e = qp->neigh;
+
+		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
+			     e->ip != qp->attr.dest_ip)) {
+			swr_neigh_output(qp, m);
 			return;
 		}
+		rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
 	}
-	ad->tx_stage[ad->tx_n++] = m;
-	if (ad->tx_n >= SWR_TX_BURST)
-		swr_tx_flush(ad);
+	swr_tx_stage(ad, m);
 }
 
 void
@@ -228,9 +245,26 @@ swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
 /* Poll loop                                                           */
 /* ------------------------------------------------------------------ */
 
+/* Not RoCEv2: ARP and ICMP echo, or a drop. Clears *mp if it keeps it. */
 static void
-swr_rx_one(struct swr_adapter *ad, struct rte_mbuf *m)
+swr_rx_other(struct swr_adapter *ad, struct rte_mbuf **mp)
 {
+	switch (swr_neigh_input(ad, *mp)) {
+	case SWR_NEIGH_RX_TAKEN:
+		*mp = NULL;
+		break;
+	case SWR_NEIGH_RX_DONE:
+		break;
+	default:
+		SWR_STAT(ad, rx_not_roce);
+		break;
+	}
+}
+
+static void
+swr_rx_one(struct swr_adapter *ad, struct rte_mbuf **mp)
+{
+	struct rte_mbuf *m = *mp;
 	struct ndk_roce_pkt p;
 	enum ndk_roce_parse_err err;
 	struct swr_qp *qp;
@@ -243,7 +277,7 @@ swr_rx_one(struct swr_adapter *ad, struct rte_mbuf *m)
 		break;
 	case NDK_ROCE_PARSE_NOT_IPV4:
 	case NDK_ROCE_PARSE_NOT_ROCE:
-		SWR_STAT(ad, rx_not_roce);
+		swr_rx_other(ad, mp);
 		return;
 	case NDK_ROCE_PARSE_TRUNCATED:
 		SWR_STAT(ad, rx_truncated);
@@ -304,8 +338,9 @@ swr_rx(struct swr_adapter *ad)
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		swr_rx_one(ad, pkts[i]);
+		swr_rx_one(ad, &pkts[i]);
 	}
+	/* Frames reused for replies were cleared to NULL. */
 	if (n != 0)
 		rte_pktmbuf_free_bulk(pkts, n);
 	return n;
@@ -408,6 +443,8 @@ swr_poll(struct ndk_adapter *adapter)
 	work = swr_doorbells(ad);
 	work += swr_rx(ad);
 	work += swr_tx_engines(ad);
+	if (unlikely(ad->now >= ad->neigh_tick))
+		swr_neigh_timers(ad);
 	if (ad->tx_n != 0)
 		swr_tx_flush(ad);
 	__atomic_store_n(&ad->epoch, ad->epoch + 1, __ATOMIC_RELEASE);
@@ -531,6 +568,7 @@ swr_log2_ceil(uint32_t n)
 static void
 swr_adapter_free(struct swr_adapter *ad)
 {
+	swr_neigh_fini(ad);       /* held frames first: they use the pool */
 	rte_ring_free(ad->ctl_ring);
 	rte_ring_free(ad->db_ring);
 	rte_free(ad->qp_tbl);
@@ -540,6 +578,31 @@ swr_adapter_free(struct swr_adapter *ad)
 	if (ad->own_pool)
 		rte_mempool_free(ad->mp);
 	rte_free(ad);
+}
+
+/*
+ * The adapter's MAC: the configured one (made the port's if the port lets
+ * us, else used in software with promiscuous reception), or the port's.
+ */
+static int
+swr_mac_setup(struct swr_adapter *ad, const struct ndk_adapter_config *cfg)
+{
+	struct rte_ether_addr mac;
+	int rc;
+
+	memcpy(mac.addr_bytes, cfg->mac, sizeof(mac.addr_bytes));
+	if (rte_is_zero_ether_addr(&mac))
+		return rte_eth_macaddr_get(ad->port_id, &ad->mac);
+	rte_ether_addr_copy(&mac, &ad->mac);
+	rc = rte_eth_dev_default_mac_addr_set(ad->port_id, &mac);
+	if (rc == 0)
+		return 0;
+	rc = rte_eth_promiscuous_enable(ad->port_id);
+	NDK_LOG(INFO, "swroce: port %u keeps its MAC: using "
+		RTE_ETHER_ADDR_PRT_FMT " in software%s", ad->port_id,
+		RTE_ETHER_ADDR_BYTES(&mac),
+		rc == 0 ? " (promiscuous)" : ", promiscuous mode refused");
+	return 0;
 }
 
 static ndk_status_t
@@ -564,6 +627,11 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	    ndk_roce_mtu_from_bytes(cfg->max_path_mtu) == 0) {
 		NDK_LOG(ERR, "swroce: path MTU %u is not 256..4096 (power of 2)",
 			cfg->max_path_mtu);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	if (rte_is_multicast_ether_addr((const struct rte_ether_addr *)
+					cfg->mac)) {
+		NDK_LOG(ERR, "swroce: adapter MAC must be unicast");
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
 	max_qp = cfg->max_qp != 0 ? cfg->max_qp : SWR_DEF_MAX_QP;
@@ -617,7 +685,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->db_ring = rte_ring_create(name, 1u << ad->qp_bits, socket,
 				      RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (ad->qp_tbl == NULL || ad->qp_gen == NULL || ad->active == NULL ||
-	    ad->mr_tbl == NULL || ad->ctl_ring == NULL || ad->db_ring == NULL)
+	    ad->mr_tbl == NULL || ad->ctl_ring == NULL || ad->db_ring == NULL ||
+	    swr_neigh_init(ad) != 0)
 		goto nomem;
 
 	ad->info.max_qp = max_qp;
@@ -653,7 +722,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		}
 		ad->own_port = true;
 	}
-	rc = rte_eth_macaddr_get(ad->port_id, &ad->mac);
+	rc = swr_mac_setup(ad, cfg);
 	if (rc != 0) {
 		NDK_LOG(ERR, "swroce: port %u has no MAC address", ad->port_id);
 		if (ad->own_port)

@@ -143,6 +143,10 @@ struct swr_adapter {
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
 
 	struct ndk_adapter_stats stats;
+
+	/* --- neighbours (owner only; see the Neighbours section) --- */
+	struct swr_neigh_tbl *neigh;
+	uint64_t neigh_tick;      /**< next swr_neigh_timers() run (TSC) */
 } __rte_cache_aligned;
 
 static inline struct swr_adapter *
@@ -308,6 +312,7 @@ struct swr_rd_res {
 	uint32_t npkts;
 	uint32_t next_pkt;        /**< next response packet to send */
 	bool streaming;           /**< packets left to send */
+	bool replay;              /**< re-sent for a duplicate READ */
 };
 
 /** Kind of multi-packet message the responder is in the middle of. */
@@ -397,6 +402,10 @@ struct swr_qp {
 	/* --- lcore bookkeeping --- */
 	bool in_active;
 	bool detached;
+
+	/* --- neighbour (lcore-private) --- */
+	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
+	struct swr_neigh *neigh;
 };
 
 static inline struct swr_qp *
@@ -576,5 +585,84 @@ swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
 {
 	return us * ad->tsc_hz / 1000000;
 }
+
+/* ------------------------------------------------------------------ */
+/* Neighbours (swroce_neigh.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * ARP responder and resolver, and the ICMP echo responder, all on the
+ * polling thread. Each adapter has a fixed open-addressing table of
+ * neighbours keyed by IPv4 address, in rte_malloc memory. A QP whose
+ * dest_mac is all-zero points at its entry (qp->neigh, set at INIT ->
+ * RTR); swr_pkt_send() copies the entry's MAC into REACHABLE frames and
+ * hands the others to swr_neigh_output(). Entries never move, and slots
+ * live as long as the adapter, so a QP's pointer stays safe to read even
+ * after its entry was deleted: it checks the state and the address.
+ */
+
+#define SWR_NEIGH_BITS 10         /**< 1024 slots */
+#define SWR_NEIGH_PENDING 16      /**< frames held per unresolved entry */
+#define SWR_NEIGH_PROBES 3        /**< requests before giving up */
+#define SWR_NEIGH_RETRY_MS 1000   /**< between requests */
+#define SWR_NEIGH_HOLD_MS 5000    /**< FAILED hold-down */
+#define SWR_NEIGH_PENDING_MS 1000 /**< longest a frame is held */
+#define SWR_NEIGH_REACHABLE_MS 60000 /**< re-validate after */
+#define SWR_NEIGH_IDLE_MS 60000   /**< unused INCOMPLETE entries expire */
+#define SWR_NEIGH_TICK_MS 10      /**< timer period */
+
+/** Neighbour states (the slot states FREE and DELETED first). */
+enum swr_neigh_state {
+	SWR_NEIGH_FREE = 0,       /**< never used: ends a probe sequence */
+	SWR_NEIGH_DELETED,        /**< tombstone */
+	SWR_NEIGH_INCOMPLETE,     /**< resolving (probes > 0) or idle */
+	SWR_NEIGH_REACHABLE,      /**< MAC known (re-validating if probes) */
+	SWR_NEIGH_FAILED,         /**< no answer: hold-down until deadline */
+};
+
+struct swr_neigh {
+	rte_be32_t ip;            /**< key, network order */
+	uint8_t state;            /**< enum swr_neigh_state */
+	uint8_t probes;           /**< requests sent in this round */
+	uint8_t n_pending;
+	uint8_t pad_;
+	struct rte_ether_addr mac;
+	uint16_t live_pos;        /**< index in the table's live list */
+	uint64_t deadline;        /**< next timer event (TSC) */
+	uint64_t pending_since;   /**< when the oldest held frame came */
+	struct rte_mbuf *pending[SWR_NEIGH_PENDING];
+};
+
+/** What swr_neigh_input() did with a frame. */
+enum swr_neigh_rx {
+	SWR_NEIGH_RX_IGNORED = 0, /**< not ours or malformed: count, free */
+	SWR_NEIGH_RX_DONE,        /**< handled: the caller frees it */
+	SWR_NEIGH_RX_TAKEN,       /**< reused for the reply: do not free */
+};
+
+/** Allocate the adapter's table. @return 0 or -ENOMEM. */
+int swr_neigh_init(struct swr_adapter *ad);
+
+/** Free held frames and the table (adapter close). */
+void swr_neigh_fini(struct swr_adapter *ad);
+
+/**
+ * The entry for @p ip, created INCOMPLETE if absent; resolution starts if
+ * it is not under way. Never NULL: when the table is full, a dummy entry
+ * every frame is dropped through.
+ */
+struct swr_neigh *swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip);
+
+/** Slow path of swr_pkt_send(): the QP's neighbour is not REACHABLE. */
+void swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m);
+
+/** A frame ndk_roce_parse() found not to be RoCEv2 (ARP, ICMP, ...). */
+enum swr_neigh_rx swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m);
+
+/** Retries, hold-downs, re-validation, expiry (every SWR_NEIGH_TICK_MS). */
+void swr_neigh_timers(struct swr_adapter *ad);
+
+/** Stage a finished frame for transmission (swroce_adapter.c). */
+void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
 
 #endif /* SWROCE_PRIV_H */

@@ -269,6 +269,8 @@ swr_post_sq(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
 			return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
 		total = 0;
 		for (uint32_t i = 0; i < nsge; i++) {
+			if (sgl[i].length == 0)
+				continue;
 			memcpy(wqe->inline_data + total, sgl[i].va,
 			       sgl[i].length);
 			total += sgl[i].length;
@@ -280,7 +282,8 @@ swr_post_sq(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
 				   &total);
 		if (unlikely(st != NDK_STATUS_SUCCESS))
 			return swr_post_fail(qp, st);
-		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+		if (nsge != 0)
+			memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
 		wqe->nsge = nsge;
 	}
 	wqe->op = op;
@@ -353,7 +356,8 @@ swr_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
 	wqe->ctx = ctx;
 	wqe->nsge = nsge;
 	wqe->length = total;
-	memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+	if (nsge != 0)
+		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
 	qp->rq_prod_priv++;
 	__atomic_store_n(&qp->rq_prod, qp->rq_prod_priv, __ATOMIC_RELEASE);
 	if (unlikely(state == NDK_QP_STATE_ERROR))
@@ -470,6 +474,7 @@ swr_qp_reset(struct swr_qp *qp)
 	qp->rcv_class = SWR_RCV_NONE;
 	qp->ack_pending = false;
 	qp->rd_cnt = 0;
+	qp->rd_valid = 0;
 	qp->rd_head = 0;
 	__atomic_store_n(&qp->flush_req, 0, __ATOMIC_RELEASE);
 }
@@ -526,6 +531,9 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->pmtu = qp->attr.path_mtu;
 		qp->pmtu_shift = rte_bsf32(qp->pmtu);
 		memcpy(dmac.addr_bytes, qp->attr.dest_mac, sizeof(dmac));
+		/* All-zero dest_mac: resolve dest_ip by ARP (swroce_neigh.c). */
+		qp->neigh = rte_is_zero_ether_addr(&dmac) ? swr_neigh_attach(ad,
+						qp->attr.dest_ip) : NULL;
 		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, &dmac, ad->ipv4,
 				   qp->attr.dest_ip,
 				   ndk_roce_udp_sport(qp->pub.qpn,
@@ -537,6 +545,7 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->rcv_class = SWR_RCV_NONE;
 		qp->ack_pending = false;
 		qp->rd_cnt = 0;
+		qp->rd_valid = 0;
 		qp->rd_head = 0;
 	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
 		qp->req_psn = qp->una_psn = qp->attr.sq_psn;

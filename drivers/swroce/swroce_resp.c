@@ -230,6 +230,7 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	r->npkts = npkts;
 	r->next_pkt = 0;
 	r->streaming = true;
+	r->replay = false;
 	qp->rd_cnt++;
 	qp->epsn = ndk_roce_psn_add(qp->epsn, npkts);
 	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
@@ -257,6 +258,7 @@ swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			continue;
 		if (!r->streaming) {
 			r->streaming = true;
+			r->replay = true;
 			qp->rd_cnt++;
 		}
 		r->next_pkt = (uint32_t)k;
@@ -375,6 +377,19 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			if (plen != 0 &&
 			    swr_mr_lookup(ad, qp->pd, r->rkey, r->va + off,
 					  plen, SWR_ACC_REMOTE_READ) == NULL) {
+				if (r->replay) {
+					/*
+					 * A late duplicate of a READ whose
+					 * region is gone: the requester may
+					 * well have its data already. Stop
+					 * the replay; if it still needs the
+					 * data its retries will run out.
+					 */
+					SWR_STAT(ad, rx_ghost_resp);
+					r->streaming = false;
+					qp->rd_cnt--;
+					continue;
+				}
 				swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS,
 					       psn, NDK_STATUS_SUCCESS, 0);
 				return made;

@@ -214,7 +214,7 @@ struct ndk_adapter_info {
 	uint32_t max_cq;        /**< CQs per adapter */
 	uint32_t max_mr;        /**< MRs per adapter */
 	uint16_t port_id;       /**< DPDK ethdev port */
-	uint8_t mac[6];         /**< port MAC address */
+	uint8_t mac[6];         /**< adapter MAC (configured or the port's) */
 	uint32_t ipv4;          /**< adapter address, network byte order */
 };
 
@@ -261,6 +261,13 @@ struct ndk_adapter_config {
 	struct rte_mempool *mbuf_pool;
 	/** NUMA socket for memory; SOCKET_ID_ANY (-1) follows the port. */
 	int socket_id;
+	/**
+	 * Adapter MAC address (unicast); all-zero uses the port's. The
+	 * provider tries to make it the port's address and, if the port
+	 * refuses (net_ring), uses it in software and enables promiscuous
+	 * mode. It is the address ARP replies announce and frames carry.
+	 */
+	uint8_t mac[6];
 };
 
 /**
@@ -314,7 +321,8 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(tx_packets, "frames transmitted") \
 	X(tx_bytes, "bytes transmitted") \
 	X(tx_full, "transmit attempts refused by a full TX queue") \
-	X(rx_not_roce, "frames that are not RoCEv2 (dropped)") \
+	X(rx_not_roce, "frames that are neither RoCEv2 nor ARP/ICMP echo " \
+		"for this adapter, or malformed ARP/ICMP (dropped)") \
 	X(rx_truncated, "truncated frames (dropped)") \
 	X(rx_bad_header, "bad IPv4/UDP/BTH headers (dropped)") \
 	X(rx_bad_opcode, "undefined or unsupported opcodes (dropped)") \
@@ -344,7 +352,14 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(wqe_completed, "work requests completed (incl. flushed)") \
 	X(wqe_flushed, "work requests completed with STATUS_CANCELLED") \
 	X(cq_overflows, "completions lost to a full CQ") \
-	X(mbuf_alloc_fail, "packet buffer allocation failures")
+	X(mbuf_alloc_fail, "packet buffer allocation failures") \
+	X(arp_requests_rcvd, "ARP requests for this adapter's address") \
+	X(arp_replies_sent, "ARP replies sent") \
+	X(arp_requests_sent, "ARP requests sent (resolution and probes)") \
+	X(arp_replies_rcvd, "ARP replies addressed to this adapter") \
+	X(icmp_echo_replied, "ICMP echo requests answered") \
+	X(neigh_pending_drops, "frames dropped waiting for a neighbour") \
+	X(neigh_failed, "neighbour resolutions that failed")
 
 /** Adapter counters, see NDK_ADAPTER_COUNTERS. */
 struct ndk_adapter_stats {
@@ -506,7 +521,14 @@ const char *ndk_qp_state_str(enum ndk_qp_state state);
 struct ndk_qp_attr {
 	enum ndk_qp_state state;
 	uint32_t dest_ip;        /**< peer IPv4, network byte order */
-	uint8_t dest_mac[6];     /**< peer (or gateway) MAC */
+	/**
+	 * Peer (or gateway) MAC, taken at INIT -> RTR. Non-zero: used as
+	 * given (static). All-zero: resolved by ARP from dest_ip (the
+	 * adapter's neighbour table); frames wait briefly while the
+	 * neighbour is being resolved and are dropped (counted in
+	 * neigh_pending_drops) if it does not answer.
+	 */
+	uint8_t dest_mac[6];
 	uint32_t dest_qpn;       /**< peer QP number */
 	uint32_t rq_psn;         /**< PSN expected of the peer's first request */
 	uint32_t sq_psn;         /**< PSN of our first request */
