@@ -376,6 +376,8 @@ ndk_pair_create(const struct ndk_pair_config *config)
 			.max_mr = c->max_mr,
 			.mbuf_pool = NULL,
 			.socket_id = SOCKET_ID_ANY,
+			/* net_ring ports have no MAC: give each its own. */
+			.mac = NDK_PAIR_MAC(s),
 		};
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;

@@ -48,6 +48,9 @@ extern "C" {
 #define NDK_PAIR_A 0
 #define NDK_PAIR_B 1
 
+/** Locally administered MAC of adapter side @p s (0 or 1). */
+#define NDK_PAIR_MAC(s) { 0x02, 0x00, 0x00, 0x00, 0x00, (uint8_t)((s) + 1) }
+
 /** How a pair is made. Zeroed fields take the defaults in brackets. */
 struct ndk_pair_config {
 	/** Largest path MTU of both adapters [4096]. */

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ndk-perf between two processes on one host: a server and a client, each
+# one DPDK process with one lcore (so the test loops poll the adapter),
+# joined by a net_memif link, exchanging QP data over TCP on 127.0.0.1 as
+# perftest does. Every test runs briefly with --verify at 64 B and 64 KiB,
+# path MTU 1024 and 4096, plus a few variants (-D, -a, -q, JSON, ib_*
+# link names). Both processes must exit 0 and the client must print
+# perftest's header and a result row. Correctness only: speed is never
+# asserted.
+#
+#   perf.sh /path/to/ndk-perf
+#
+# Ends with "perf: N passed, N failed, N skipped"; exits 1 if any failed.
+
+set -u
+
+PERF=${1:?usage: perf.sh /path/to/ndk-perf}
+TMP=$(mktemp -d /tmp/ndkperf-$$.XXXX)
+# Run a copy: a build relinking the program meanwhile must not break us.
+cp "$PERF" "$TMP/ndk-perf" || exit 1
+PERF=$TMP/ndk-perf
+PIDS=()
+passed=0
+failed=0
+skipped=0
+
+cleanup() {
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$TMP" /tmp/ndkperf-$$-*.sock
+	rm -rf /var/run/dpdk/ndkperf-$$-* 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Hugepages if enough are free for both processes, else plain memory.
+free_pages=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages \
+	2>/dev/null || echo 0)
+if [ "$free_pages" -ge 256 ]; then
+	mem_args() { echo "--in-memory"; }
+else
+	mem_args() { echo "--no-huge -m 512 --file-prefix=ndkperf-$$-$1"; }
+fi
+EAL_COMMON="--no-pci --log-level=lib.eal:error --log-level=pmd.net.memif:error"
+
+# wait_listen PORT PID: until something listens on TCP PORT (no connect:
+# the server accepts one connection only), or PID is gone, or 10 s.
+wait_listen() {
+	local hex
+	hex=$(printf ':%04X$' "$1")
+	for _ in $(seq 200); do
+		awk -v p="$hex" '$2 ~ p && $4 == "0A" { found = 1 }
+			END { exit !found }' /proc/net/tcp && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# Ports: a block of our own, away from perftest's 18515.
+port_base=$((20000 + ($$ % 2000) * 10))
+case_no=0
+
+# run_case NAME "SERVER ARGS" "CLIENT ARGS" SIZE [PROGRAM]
+# The test name is the first word of the arguments (unless PROGRAM is an
+# ib_* link, which implies it). SIZE is the row the client must print.
+# Environment: SERVER_LCORES (default 0; "0-1" gives the server a poller
+# lcore, sharing the client's), CHECK (a further shell condition).
+run_case() {
+	local name=$1 sargs=$2 cargs=$3 size=$4 prog=${5:-$PERF}
+	local n=$case_no sock="/tmp/ndkperf-$$-$case_no.sock"
+	local port=$((port_base + case_no % 10))
+	local so="$TMP/$n.server" co="$TMP/$n.client" srv cli src crc why=""
+	local smac cmac
+
+	case_no=$((case_no + 1))
+	smac=$(printf '02:00:00:00:%02x:01' $((n % 256)))
+	cmac=$(printf '02:00:00:00:%02x:02' $((n % 256)))
+	rm -f "$sock"
+	# shellcheck disable=SC2046,SC2086
+	timeout 40 "$prog" -l "${SERVER_LCORES:-0}" $(mem_args s$n) $EAL_COMMON \
+		--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,mac=$smac" -- \
+		$sargs --ip 10.77.$((n % 256)).1 --peer-mac "$cmac" -p "$port" \
+		>"$so" 2>&1 &
+	srv=$!
+	PIDS+=("$srv")
+	# The memif client must connect once the server's port has started;
+	# the server listens on TCP only after that.
+	wait_listen "$port" "$srv"
+	# shellcheck disable=SC2046,SC2086
+	timeout 40 "$prog" -l 1 $(mem_args c$n) $EAL_COMMON \
+		--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,mac=$cmac" -- \
+		$cargs --ip 10.77.$((n % 256)).2 --peer-mac "$smac" -p "$port" \
+		127.0.0.1 >"$co" 2>&1 &
+	cli=$!
+	PIDS+=("$cli")
+	wait "$cli"
+	crc=$?
+	wait "$srv"
+	src=$?
+	PIDS=()
+
+	[ "$src" -eq 0 ] || why="server exit $src"
+	[ "$crc" -eq 0 ] || why="$why client exit $crc"
+	grep -q '^ Data ex. method : Ethernet' "$co" ||
+		why="$why no header"
+	grep -Eq "^ $size +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+" "$co" ||
+		why="$why no result row"
+	if grep -q '^ Data verification: FAILED' "$co" "$so"; then
+		why="$why verification failed"
+	fi
+	if [ -z "$why" ] && [ -n "${CHECK:-}" ]; then
+		eval "$CHECK" || why="$why check failed: $CHECK"
+	fi
+	if [ -z "$why" ]; then
+		passed=$((passed + 1))
+		printf 'ok   %s\n' "$name"
+	else
+		failed=$((failed + 1))
+		printf 'FAIL %s:%s\n' "$name" "$why"
+		echo "--- server output:"; tail -n 30 "$so"
+		echo "--- client output:"; tail -n 30 "$co"
+	fi
+}
+
+start=$(date +%s)
+
+# The matrix: six tests x two sizes x two path MTUs, data checked.
+for mtu in 1024 4096; do
+	for size in 64 65536; do
+		for t in send_bw write_bw read_bw; do
+			a="$t -s $size -m $mtu -n 200 --verify"
+			run_case "$t -s $size -m $mtu" "$a" "$a" "$size"
+		done
+		for t in send_lat write_lat read_lat; do
+			a="$t -s $size -m $mtu -n 100 --verify"
+			run_case "$t -s $size -m $mtu" "$a" "$a" "$size"
+		done
+	done
+done
+
+# Variants: duration mode, every size, several QPs, inline, Gbit/s + JSON.
+run_case "write_bw -D 1" "write_bw -D 1 --verify" "write_bw -D 1 --verify" \
+	65536
+run_case "send_lat -D 1" "send_lat -D 1 --verify" "send_lat -D 1 --verify" 2
+run_case "read_bw -a" "read_bw -a -n 5 --verify" "read_bw -a -n 5 --verify" \
+	8388608
+run_case "write_lat -a" "write_lat -a -n 10 --verify" \
+	"write_lat -a -n 10 --verify" 8388608
+run_case "send_bw -q 4 -I 64" "send_bw -q 4 -s 64 -I 64 -n 500 --verify" \
+	"send_bw -q 4 -s 64 -I 64 -n 500 --verify" 64
+CHECK="grep -q 'BW_average' $TMP/json.out && grep -q 'Gb/sec' \$co" \
+run_case "write_bw --report_gbits --out_json" "write_bw -s 4096 -n 100" \
+	"write_bw -s 4096 -n 100 --report_gbits --out_json \
+	 --out_json_file=$TMP/json.out" 4096
+# The server's adapter polled by an ndk_poller on a worker lcore.
+SERVER_LCORES=0-1 run_case "write_bw with a poller lcore" \
+	"write_bw -s 4096 -n 200 --verify" "write_bw -s 4096 -n 200 --verify" 4096
+SERVER_LCORES=0-1 run_case "send_lat with a poller lcore" \
+	"send_lat -n 50 --verify" "send_lat -n 50 --verify" 2
+# Invoked through a link named like perftest's program.
+ln -s "$PERF" "$TMP/ib_read_lat"
+run_case "ib_read_lat (link name)" "-s 8 -n 50" "-s 8 -n 50" 8 \
+	"$TMP/ib_read_lat"
+# Options perftest has and we refuse must say why and fail.
+if "$PERF" --no-pci --no-huge -m 64 --file-prefix=ndkperf-$$-r \
+	--log-level=lib.eal:error -- write_bw -R --ip 10.0.0.1 \
+	>"$TMP/r.out" 2>&1; then
+	failed=$((failed + 1)); echo "FAIL -R was accepted"
+elif grep -q 'rdma_cm' "$TMP/r.out"; then
+	passed=$((passed + 1)); echo "ok   -R refused with a reason"
+else
+	failed=$((failed + 1)); echo "FAIL -R: no reason given"
+	cat "$TMP/r.out"
+fi
+
+echo "($(($(date +%s) - start)) s)"
+echo "perf: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
