@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Bandwidth tests (ib_send_bw, ib_write_bw, ib_read_bw): the client keeps
+ * up to tx_depth requests outstanding per QP, one completion per cq_mod of
+ * them (the others SILENT_SUCCESS), and timestamps every post and every
+ * completion point for the average and peak bandwidth. The SEND server
+ * keeps rx_depth receives posted and times first to last receive.
+ *
+ * After the run, as perftest 4.5 does:
+ *  - WRITE/READ: the server only waits: one handshake when the client is
+ *    done, the client's report comes over (the server prints it), then
+ *    the closing handshake;
+ *  - SEND: both print their own result; with -a a handshake before and
+ *    after each size.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_ndk.h"
+
+#define BW_BURST 64
+/* request_context of a signaled request: QP index and its post count. */
+#define BW_CTX_SHIFT 40
+#define BW_CTX_MASK ((1ull << BW_CTX_SHIFT) - 1)
+
+static ndk_status_t
+bw_post(struct perf_ctx *c, struct perf_qp *q, uint64_t size, unsigned int qi,
+	bool signaled)
+{
+	struct ndk_sge sge = {
+		.va = q->lbuf, .length = (uint32_t)size, .token = q->ltoken,
+	};
+	void *ctx = (void *)(uintptr_t)(((uint64_t)qi << BW_CTX_SHIFT) |
+					 (q->scnt + 1));
+	uint32_t flags = signaled ? 0 : NDK_OP_FLAG_SILENT_SUCCESS;
+
+	if (c->p.verb != PERF_READ && size <= (uint64_t)c->p.inline_size)
+		flags |= NDK_OP_FLAG_INLINE;
+	switch (c->p.verb) {
+	case PERF_SEND:
+		return ndk_send(q->qp, ctx, &sge, 1, flags);
+	case PERF_WRITE:
+		return ndk_write(q->qp, ctx, &sge, 1, q->rem.vaddr,
+				 q->rem.rkey, flags);
+	default:
+		return ndk_read(q->qp, ctx, &sge, 1, q->rem.vaddr,
+				q->rem.rkey, flags);
+	}
+}
+
+/* Client side of one size. Fills *rep. */
+static int
+bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
+{
+	const struct perf_params *p = &c->p;
+	const bool dur = p->duration != 0;
+	const uint64_t iters = p->iters;
+	const uint64_t tot = dur ? 0 : iters * p->num_qps;
+	struct ndk_result_ex r[BW_BURST];
+	uint64_t totscnt = 0, totccnt = 0, counted = 0;
+	struct perf_clock k;
+	bool done = false;
+
+	for (unsigned int i = 0; i < p->num_qps; i++)
+		c->qps[i].scnt = c->qps[i].ccnt = 0;
+	if (p->verb == PERF_READ && c->o->verify)
+		for (unsigned int i = 0; i < p->num_qps; i++)
+			memset(c->qps[i].lbuf, 0, size);
+	if (dur)
+		perf_clock_start(c, &k);
+
+	while (!done) {
+		uint64_t now;
+
+		for (unsigned int i = 0; i < p->num_qps; i++) {
+			struct perf_qp *q = &c->qps[i];
+
+			while ((dur || q->scnt < iters) &&
+			       q->scnt - q->ccnt < p->tx_depth) {
+				bool sig = (q->scnt + 1) % p->cq_mod == 0 ||
+					(!dur && q->scnt + 1 == iters);
+				ndk_status_t st;
+
+				if (!dur)
+					c->tposted[totscnt] = rte_rdtsc();
+				st = bw_post(c, q, size, i, sig);
+				if (st == NDK_STATUS_NO_MORE_ENTRIES)
+					break;
+				if (st != NDK_STATUS_SUCCESS) {
+					fprintf(stderr, "Couldn't post send: "
+						"qp %u scnt=%llu: %s\n", i,
+						(unsigned long long)q->scnt,
+						ndk_status_str(st));
+					return -1;
+				}
+				q->scnt++;
+				totscnt++;
+			}
+		}
+
+		uint32_t n = ndk_get_cq_results_ex(c->scq, r, BW_BURST);
+
+		now = rte_rdtsc();
+		for (uint32_t j = 0; j < n; j++) {
+			uint64_t v = (uint64_t)(uintptr_t)r[j].request_context;
+			struct perf_qp *q = &c->qps[v >> BW_CTX_SHIFT];
+			uint64_t upto = v & BW_CTX_MASK;
+
+			if (r[j].status != NDK_STATUS_SUCCESS) {
+				perf_ndk_bad_completion("client", &r[j]);
+				return -1;
+			}
+			totccnt += upto - q->ccnt;
+			if (!dur) {
+				c->tcompleted[totccnt - 1] = now;
+			} else if (k.phase == PERF_PHASE_SAMPLE) {
+				counted += upto - q->ccnt;
+			}
+			q->ccnt = upto;
+		}
+		perf_poll(c);
+		if (dur)
+			done = perf_clock_tick(&k, now) == PERF_PHASE_END;
+		else
+			done = totccnt >= tot;
+	}
+
+	if (p->verb == PERF_READ && c->o->verify)
+		for (unsigned int i = 0; i < p->num_qps; i++)
+			perf_verify_note(c, "READ", perf_check(c->qps[i].lbuf,
+					 0, size), size);
+	if (dur) {
+		uint64_t tp = k.t_start, tc = k.t_stop;
+
+		c->p.iters = counted;
+		perf_bw_compute(&c->p, &tp, &tc, counted, true, rep);
+		c->p.iters = iters;
+	} else {
+		perf_bw_compute(&c->p, c->tposted, c->tcompleted, tot,
+				p->no_peak, rep);
+	}
+	return 0;
+}
+
+/* SEND receiver of one size; its receives were posted before the sync. */
+static int
+bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
+{
+	const struct perf_params *p = &c->p;
+	const bool dur = p->duration != 0;
+	const uint64_t iters = p->iters;
+	const uint64_t tot = dur ? 0 : iters * p->num_qps;
+	struct ndk_result_ex r[BW_BURST];
+	uint64_t rcnt = 0, counted = 0, t_first = 0, t_last = 0;
+	struct perf_clock k;
+	bool done = false;
+
+	if (dur)
+		perf_clock_start(c, &k);
+	while (!done) {
+		uint32_t n = ndk_get_cq_results_ex(c->rcq, r, BW_BURST);
+		uint64_t now = rte_rdtsc();
+
+		if (n != 0 && rcnt == 0)
+			t_first = now;
+		for (uint32_t j = 0; j < n; j++) {
+			struct perf_qp *q = &c->qps[(uintptr_t)r[j].qp_context];
+
+			if (r[j].status != NDK_STATUS_SUCCESS) {
+				perf_ndk_bad_completion("server", &r[j]);
+				return -1;
+			}
+			if (r[j].bytes_transferred != size) {
+				fprintf(stderr, " Received %u bytes, expected "
+					"%llu\n", r[j].bytes_transferred,
+					(unsigned long long)size);
+				return -1;
+			}
+			if (c->o->verify)
+				perf_verify_note(c, "SEND", perf_check(q->rbuf,
+						 0, size), size);
+			q->rcnt++;
+			rcnt++;
+			if (dur && k.phase == PERF_PHASE_SAMPLE)
+				counted++;
+			if ((dur || q->rcnt + p->rx_depth <= iters) &&
+			    perf_post_recvs(c, q, size, 1) != 0)
+				return -1;
+		}
+		if (n != 0)
+			t_last = now;
+		perf_poll(c);
+		if (dur)
+			done = perf_clock_tick(&k, now) == PERF_PHASE_END;
+		else
+			done = rcnt >= tot;
+	}
+	if (dur) {
+		c->p.iters = counted;
+		perf_bw_compute(&c->p, &k.t_start, &k.t_stop, counted, true,
+				rep);
+		c->p.iters = iters;
+	} else {
+		perf_bw_compute(&c->p, &t_first, &t_last, tot, true, rep);
+	}
+	return 0;
+}
+
+/* A WRITE target holds the pattern up to the last size, zeros after it. */
+static void
+bw_verify_write_target(struct perf_ctx *c, uint64_t size)
+{
+	for (unsigned int i = 0; i < c->p.num_qps; i++) {
+		const uint8_t *b = c->qps[i].rbuf;
+		long bad = perf_check(b, 0, size);
+
+		for (size_t j = size; bad < 0 && j < c->half && j < size + 64;
+		     j++)
+			if (b[j] != 0)
+				bad = (long)j;
+		perf_verify_note(c, "WRITE", bad, size);
+	}
+}
+
+static int
+bw_send_flow(struct perf_ctx *c)
+{
+	struct perf_bw_rep rep;
+	uint64_t size;
+	int rc;
+
+	for (size = perf_first_size(c); size != 0;
+	     size = perf_next_size(c, size)) {
+		c->p.size = size;
+		if (c->p.server) {
+			for (unsigned int i = 0; i < c->p.num_qps; i++) {
+				struct perf_qp *q = &c->qps[i];
+				uint64_t n = c->p.duration != 0 ? c->p.rx_depth :
+					RTE_MIN((uint64_t)c->p.rx_depth,
+						c->p.iters);
+
+				q->rcnt = 0;
+				if (perf_post_recvs(c, q, size, n) != 0)
+					return -1;
+			}
+		}
+		/* The receives are posted: the client may start. */
+		if (perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0)
+			return -1;
+		rc = c->p.server ? bw_run_server(c, size, &rep) :
+			bw_run_client(c, size, &rep);
+		if (rc != 0)
+			return -1;
+		perf_print_bw(&c->p, &rep);
+		if (c->p.all_sizes &&
+		    perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0)
+			return -1;
+	}
+	perf_print_line();
+	return perf_xchg_finish(&c->x, &c->qps[0].my, perf_ndk_quiesce, c,
+				false);
+}
+
+static int
+bw_rdma_flow(struct perf_ctx *c)
+{
+	struct perf_bw_rep mine, theirs;
+	uint64_t size, last = 0;
+
+	memset(&mine, 0, sizeof(mine));
+	if (c->p.server) {
+		/* Wait for the client's run (polling), take its report. */
+		if (perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0 ||
+		    perf_xchg_bw_reports(&c->x, &mine, &theirs) != 0)
+			return -1;
+		c->p.size = theirs.size;
+		perf_print_bw(&c->p, &theirs);
+		if (c->o->verify && c->p.verb == PERF_WRITE)
+			bw_verify_write_target(c, theirs.size);
+		if (perf_xchg_finish(&c->x, &c->qps[0].my, perf_ndk_quiesce,
+				     c, false) != 0)
+			return -1;
+		perf_print_line();
+		return 0;
+	}
+	for (size = perf_first_size(c); size != 0;
+	     size = perf_next_size(c, size)) {
+		c->p.size = size;
+		if (bw_run_client(c, size, &mine) != 0)
+			return -1;
+		perf_print_bw(&c->p, &mine);
+		last = size;
+	}
+	(void)last;
+	perf_print_line();
+	if (perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0 ||
+	    perf_xchg_bw_reports(&c->x, &mine, &theirs) != 0)
+		return -1;
+	return perf_xchg_finish(&c->x, &c->qps[0].my, perf_ndk_quiesce, c,
+				false);
+}
+
+int
+perf_bw_run(struct perf_ctx *c)
+{
+	const struct perf_params *p = &c->p;
+	uint64_t need = p->duration != 0 ? 1 : p->iters * p->num_qps;
+
+	c->tposted = calloc(need, sizeof(uint64_t));
+	c->tcompleted = calloc(need, sizeof(uint64_t));
+	if (c->tposted == NULL || c->tcompleted == NULL) {
+		fprintf(stderr, " Cannot Allocate\n");
+		return -1;
+	}
+	c->tcap = need;
+	perf_print_result_header(p);
+	return p->verb == PERF_SEND ? bw_send_flow(c) : bw_rdma_flow(c);
+}

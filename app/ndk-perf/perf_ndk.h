@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef PERF_NDK_H
+#define PERF_NDK_H
+
+/**
+ * @file
+ * ndk-perf's NDK engine: one adapter, its PD, CQs, QPs and registered
+ * buffers (perf_ndk.c), and the test families that drive them
+ * (perf_bw.c, perf_lat.c). A later engine (raw ethdev baseline, attached
+ * daemon) provides the same entry points over its own context.
+ */
+
+#include <rte_cycles.h>
+
+#include "ndk.h"
+#include "perf.h"
+
+/** One QP and its buffer: [local half | remote half]. */
+struct perf_qp {
+	struct ndk_qp *qp;
+	struct ndk_mr *mr;
+	uint8_t *mem;             /**< the allocation, both halves */
+	uint8_t *lbuf;            /**< sources, READ sinks */
+	uint8_t *rbuf;            /**< what the peer writes, reads, sends to */
+	uint32_t ltoken;          /**< local token of the whole region */
+	struct perf_dest my;      /**< what we tell the peer */
+	struct perf_dest rem;     /**< what the peer told us */
+	uint64_t scnt;            /**< requests posted */
+	uint64_t ccnt;            /**< requests known complete */
+	uint64_t rcnt;            /**< receives completed */
+	uint64_t rposted;         /**< receives posted */
+};
+
+/** Everything a run needs. */
+struct perf_ctx {
+	const struct perf_opts *o;
+	struct perf_params p;
+	struct perf_xchg x;
+	struct ndk_adapter *ad;
+	struct ndk_adapter_info info;
+	struct rte_mempool *pool; /**< packet buffers, kept until EAL cleanup */
+	struct ndk_poller *poller;
+	bool inline_poll;         /**< no poller: the test loops poll */
+	struct ndk_pd *pd;
+	struct ndk_cq *scq;       /**< initiator completions, all QPs */
+	struct ndk_cq *rcq;       /**< receive completions, all QPs */
+	struct perf_qp *qps;
+	size_t half;              /**< bytes of each buffer half */
+	uint64_t *tposted;        /**< send timestamps */
+	uint64_t *tcompleted;     /**< completion timestamps */
+	uint64_t tcap;            /**< entries of each */
+	uint64_t verify_checks;
+	uint64_t verify_errors;
+};
+
+/* --- perf_ndk.c: the adapter and its objects --- */
+
+/** Open the adapter on o->port_id, start a poller if a worker lcore exists. */
+int perf_ndk_open(struct perf_ctx *c);
+
+/** Default path MTU from the port MTU (rxe's rule: the largest that fits). */
+unsigned int perf_ndk_port_mtu(const struct perf_ctx *c);
+
+/** Wait up to 10 s for the link to come up. @return 0 or -1 (printed). */
+int perf_ndk_wait_link(const struct perf_ctx *c);
+
+/**
+ * After the peer stopped its port: on net_memif wait (at most
+ * @p timeout_ms) for our side of the link to be torn down before we
+ * stop ours.
+ */
+void perf_ndk_wait_peer_stop(const struct perf_ctx *c, int timeout_ms);
+
+/** PD, CQs, QPs, buffers; fills each QP's "my" destination. */
+int perf_ndk_resources(struct perf_ctx *c);
+
+/** Move every QP to RTS towards its "rem" destination. */
+int perf_ndk_connect(struct perf_ctx *c);
+
+/** Stop polling the adapter (the poller, or the loops' inline polls). */
+void perf_ndk_quiesce(void *ctx);
+
+/** Idle callback of the exchange: poll when nobody else does. */
+void perf_ndk_idle(void *ctx);
+
+/** Print the non-zero adapter counters. */
+void perf_ndk_print_stats(const struct perf_ctx *c);
+
+/** Close everything (poller first, then objects, then the adapter). */
+void perf_ndk_close(struct perf_ctx *c);
+
+/** Drive the adapter once from a test loop, unless a poller does. */
+static inline void
+perf_poll(struct perf_ctx *c)
+{
+	if (c->inline_poll)
+		ndk_adapter_poll(c->ad);
+}
+
+/** Describe a failed completion on stderr. */
+void perf_ndk_bad_completion(const char *where,
+			     const struct ndk_result_ex *r);
+
+/* --- data patterns for --verify (byte k of any buffer: a function of k) --- */
+
+/** Fill @p len bytes of @p base from offset @p off with the pattern. */
+void perf_fill(uint8_t *base, size_t off, size_t len);
+
+/** @return -1 if bytes off..off+len-1 hold the pattern, else the bad offset. */
+long perf_check(const uint8_t *base, size_t off, size_t len);
+
+/** Count one verification and report a mismatch once per run. */
+void perf_verify_note(struct perf_ctx *c, const char *what, long bad,
+		      uint64_t size);
+
+/* --- the families: everything after the QPs are connected --- */
+
+/** send_bw, write_bw, read_bw. @return 0 or -1. */
+int perf_bw_run(struct perf_ctx *c);
+
+/** send_lat, write_lat, read_lat. @return 0 or -1. */
+int perf_lat_run(struct perf_ctx *c);
+
+/* --- helpers shared by the families (perf_ndk.c) --- */
+
+/** Post @p n receives of @p size bytes on QP @p q (into its rbuf). */
+int perf_post_recvs(struct perf_ctx *c, struct perf_qp *q, uint64_t size,
+		    uint64_t n);
+
+/** Duration phases, as perftest's alarm states. */
+enum perf_phase {
+	PERF_PHASE_WARMUP,
+	PERF_PHASE_SAMPLE,
+	PERF_PHASE_COOLDOWN,
+	PERF_PHASE_END,
+};
+
+/** Duration clock: phase boundaries in TSC ticks. */
+struct perf_clock {
+	uint64_t sample_start;
+	uint64_t sample_end;
+	uint64_t end;
+	enum perf_phase phase;
+	uint64_t t_start;         /**< when SAMPLE began */
+	uint64_t t_stop;          /**< when SAMPLE ended */
+};
+
+/** Start the clock now for a -D run. */
+void perf_clock_start(const struct perf_ctx *c, struct perf_clock *k);
+
+/** Advance the phase at @p now; @return the current phase. */
+static inline enum perf_phase
+perf_clock_tick(struct perf_clock *k, uint64_t now)
+{
+	if (k->phase == PERF_PHASE_WARMUP && now >= k->sample_start) {
+		k->phase = PERF_PHASE_SAMPLE;
+		k->t_start = now;
+	}
+	if (k->phase == PERF_PHASE_SAMPLE && now >= k->sample_end) {
+		k->phase = PERF_PHASE_COOLDOWN;
+		k->t_stop = now;
+	}
+	if (k->phase == PERF_PHASE_COOLDOWN && now >= k->end)
+		k->phase = PERF_PHASE_END;
+	return k->phase;
+}
+
+/** Message sizes of the run: -s, or 2 .. 2^23 with -a. */
+static inline uint64_t
+perf_first_size(const struct perf_ctx *c)
+{
+	return c->p.all_sizes ? 2 : c->p.size;
+}
+
+static inline uint64_t
+perf_next_size(const struct perf_ctx *c, uint64_t size)
+{
+	return c->p.all_sizes && size < PERF_MAX_SIZE ? size * 2 : 0;
+}
+
+#endif /* PERF_NDK_H */

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * ndk-perf command line: perftest's options with perftest's meaning (the
+ * subset that makes sense on an ndk-roce adapter), plus ndk-perf's own
+ * (--port-id, --ip, --peer-mac, --verify, --stats).
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf.h"
+
+enum {
+	OPT_REPORT_GBITS = 256,
+	OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE,
+	OPT_PORT_ID,
+	OPT_IP,
+	OPT_PEER_MAC,
+	OPT_VERIFY,
+	OPT_STATS,
+	OPT_IGNORED,
+};
+
+static const struct option perf_lopts[] = {
+	{ "size", required_argument, NULL, 's' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "margin", required_argument, NULL, 'f' },
+	{ "qp", required_argument, NULL, 'q' },
+	{ "tx-depth", required_argument, NULL, 't' },
+	{ "rx-depth", required_argument, NULL, 'r' },
+	{ "cq-mod", required_argument, NULL, 'Q' },
+	{ "mtu", required_argument, NULL, 'm' },
+	{ "inline_size", required_argument, NULL, 'I' },
+	{ "gid-index", required_argument, NULL, 'x' },
+	{ "outs", required_argument, NULL, 'o' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "ib-dev", required_argument, NULL, 'd' },
+	{ "ib-port", required_argument, NULL, 'i' },
+	{ "connection", required_argument, NULL, 'c' },
+	{ "CPU-freq", no_argument, NULL, 'F' },
+	{ "noPeak", no_argument, NULL, 'N' },
+	{ "rdma_cm", no_argument, NULL, 'R' },
+	{ "bidirectional", no_argument, NULL, 'b' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "report_gbits", no_argument, NULL, OPT_REPORT_GBITS },
+	{ "out_json", no_argument, NULL, OPT_OUT_JSON },
+	{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
+	{ "port-id", required_argument, NULL, OPT_PORT_ID },
+	{ "ip", required_argument, NULL, OPT_IP },
+	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
+	{ "verify", no_argument, NULL, OPT_VERIFY },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "dont_xchg_versions", no_argument, NULL, OPT_IGNORED },
+	{ NULL, 0, NULL, 0 },
+};
+
+void
+perf_opts_usage(const char *prog)
+{
+	printf("Usage:\n"
+	       "  %s [EAL args] -- <test> [options] --ip A.B.C.D  "
+	       "(start a server and wait)\n"
+	       "  %s [EAL args] -- <test> [options] --ip A.B.C.D <server>  "
+	       "(connect to it)\n"
+	       "  tests: send_bw write_bw read_bw send_lat write_lat read_lat\n"
+	       "  (or run through a link named ib_<test>: then no <test>)\n\n",
+	       prog, prog);
+	printf("Options (perftest's meaning):\n"
+	       "  -s, --size=<size>       message size (BW 65536, LAT 2)\n"
+	       "  -a, --all               run sizes from 2 till 2^23\n"
+	       "  -n, --iters=<iters>     iterations (default 1000, write_bw "
+	       "5000; at least 5)\n"
+	       "  -D, --duration=<sec>    run for a time instead\n"
+	       "  -f, --margin=<sec>      unmeasured start/end of -D "
+	       "(default duration / 4)\n"
+	       "  -q, --qp=<num>          QPs (BW tests use them all)\n"
+	       "  -t, --tx-depth=<dep>    outstanding sends (BW 128, LAT 1)\n"
+	       "  -r, --rx-depth=<dep>    receives posted (SEND, 512)\n"
+	       "  -Q, --cq-mod=<n>        one completion per n sends (100)\n"
+	       "  -m, --mtu=<mtu>         256..4096 (default from the port MTU)\n"
+	       "  -I, --inline_size=<n>   inline sends/writes up to n bytes\n"
+	       "  -o, --outs=<num>        outstanding READs (adapter max)\n"
+	       "  -x, --gid-index=<idx>   accepted (our one GID: "
+	       "::ffff:<ip>)\n"
+	       "  -p, --port=<port>       TCP port of the exchange (18515)\n"
+	       "  -N, --noPeak            do not compute the peak bandwidth\n"
+	       "  -d, -F, -i, -c RC       accepted, no effect (the device is "
+	       "the DPDK port)\n"
+	       "      --report_gbits      Gbit/s instead of MiB/s\n"
+	       "      --out_json          write the results to a file too\n"
+	       "      --out_json_file=<f> its name (perftest_out.json)\n"
+	       "  -R (rdma_cm) and -b (bidirectional) are not supported yet.\n"
+	       "\nndk-perf's own:\n"
+	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
+	       "      --ip=<A.B.C.D>      adapter IPv4 address (required)\n"
+	       "      --peer-mac=<mac>    peer MAC (default: ARP by the "
+	       "provider)\n"
+	       "      --verify            check the data end to end\n"
+	       "      --stats             print the adapter counters at the end\n");
+}
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, const char *what,
+	  uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
+		fprintf(stderr, " %s should be between %llu and %llu\n", what,
+			(unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			return -1;
+		mac[i] = (uint8_t)b[i];
+	}
+	return 0;
+}
+
+/* One option; -1 on error (message printed), 1 to exit successfully. */
+static int
+parse_one(int ch, const char *arg, struct perf_opts *o)
+{
+	uint64_t v;
+
+	switch (ch) {
+	case 's':
+		if (parse_u64(arg, 1, PERF_MAX_SIZE, "Size", &o->size) != 0)
+			return -1;
+		break;
+	case 'a':
+		o->all_sizes = true;
+		break;
+	case 'n':
+		if (parse_u64(arg, PERF_MIN_ITERS, 100000000, "Iteration num",
+			      &o->iters) != 0)
+			return -1;
+		break;
+	case 'D':
+		if (parse_u64(arg, 1, 100000, "Duration period", &v) != 0)
+			return -1;
+		o->duration = (int)v;
+		break;
+	case 'f':
+		if (parse_u64(arg, 0, 100000, "Margin", &v) != 0)
+			return -1;
+		o->margin = (int)v;
+		break;
+	case 'q':
+		if (parse_u64(arg, 1, PERF_MAX_QPS, "num of Qps", &v) != 0)
+			return -1;
+		o->num_qps = (unsigned int)v;
+		break;
+	case 't':
+		if (parse_u64(arg, 1, 15000, "Tx depth", &v) != 0)
+			return -1;
+		o->tx_depth = (unsigned int)v;
+		break;
+	case 'r':
+		if (parse_u64(arg, 1, 16384, "Rx depth", &v) != 0)
+			return -1;
+		o->rx_depth = (unsigned int)v;
+		break;
+	case 'Q':
+		if (parse_u64(arg, 1, 1024, "CQ moderation", &v) != 0)
+			return -1;
+		o->cq_mod = (unsigned int)v;
+		break;
+	case 'm':
+		if (parse_u64(arg, 256, 4096, "MTU", &v) != 0)
+			return -1;
+		if ((v & (v - 1)) != 0) {
+			fprintf(stderr, " Invalid MTU - %llu \n",
+				(unsigned long long)v);
+			return -1;
+		}
+		o->mtu = (unsigned int)v;
+		break;
+	case 'I':
+		if (parse_u64(arg, 0, 912, "Max inline", &v) != 0)
+			return -1;
+		o->inline_size = (int)v;
+		break;
+	case 'x':
+		if (parse_u64(arg, 0, 64, "Gid index", &v) != 0)
+			return -1;
+		o->gid_index = (int)v;
+		break;
+	case 'o':
+		if (parse_u64(arg, 1, 65535, "Outstanding Reads", &v) != 0)
+			return -1;
+		o->out_reads = (int)v;
+		break;
+	case 'p':
+		if (parse_u64(arg, 1, 65535, "Port", &v) != 0)
+			return -1;
+		o->tcp_port = (uint16_t)v;
+		break;
+	case 'd':
+		o->ib_dev = arg;
+		break;
+	case 'c':
+		if (strcmp(arg, "RC") != 0) {
+			fprintf(stderr, " Only RC connections are supported\n");
+			return -1;
+		}
+		break;
+	case 'i':
+	case 'F':
+	case OPT_IGNORED:
+		break;
+	case 'N':
+		o->no_peak = true;
+		break;
+	case 'R':
+		fprintf(stderr, " -R/--rdma_cm: the connection manager is not "
+			"there yet; ndk-perf exchanges QP data over TCP "
+			"(perftest's default Ethernet exchange). Drop -R on "
+			"both sides.\n");
+		return -1;
+	case 'b':
+		fprintf(stderr, " -b/--bidirectional is not supported\n");
+		return -1;
+	case 'V':
+		printf("Version: %s (ndk-perf)\n", PERF_VERSION);
+		return 1;
+	case OPT_REPORT_GBITS:
+		o->report_gbits = true;
+		break;
+	case OPT_OUT_JSON:
+		o->out_json = true;
+		break;
+	case OPT_OUT_JSON_FILE:
+		o->json_file = arg;
+		break;
+	case OPT_PORT_ID:
+		if (parse_u64(arg, 0, 65535, "Port id", &v) != 0)
+			return -1;
+		o->port_id = (uint16_t)v;
+		break;
+	case OPT_IP: {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, arg, &a) != 1 || a.s_addr == 0) {
+			fprintf(stderr, " Invalid --ip address %s\n", arg);
+			return -1;
+		}
+		o->ipv4 = a.s_addr;
+		break;
+	}
+	case OPT_PEER_MAC:
+		if (parse_mac(arg, o->peer_mac) != 0) {
+			fprintf(stderr, " Invalid --peer-mac %s\n", arg);
+			return -1;
+		}
+		o->have_peer_mac = true;
+		break;
+	case OPT_VERIFY:
+		o->verify = true;
+		break;
+	case OPT_STATS:
+		o->stats = true;
+		break;
+	default:
+		fprintf(stderr, " Invalid Command or flag.\n");
+		return -1;
+	}
+	return 0;
+}
+
+int
+perf_opts_parse(int argc, char **argv, const struct perf_test *test,
+		struct perf_opts *o)
+{
+	const char *prog = argv[0];
+	int ch, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->margin = -1;
+	o->inline_size = -1;
+	o->gid_index = -1;
+	o->out_reads = -1;
+	o->num_qps = 1;
+	o->tcp_port = PERF_DEF_PORT;
+
+	if (test == NULL) {
+		if (argc < 2 || argv[1][0] == '-') {
+			if (argc >= 2 && (strcmp(argv[1], "-h") == 0 ||
+					  strcmp(argv[1], "--help") == 0)) {
+				perf_opts_usage(prog);
+				return 1;
+			}
+			fprintf(stderr, "ndk-perf: name a test first\n");
+			perf_opts_usage(prog);
+			return -1;
+		}
+		test = perf_test_find(argv[1]);
+		if (test == NULL) {
+			fprintf(stderr, "ndk-perf: unknown test '%s'\n",
+				argv[1]);
+			return -1;
+		}
+		argv++;
+		argc--;
+	}
+	o->test = test;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv,
+				 "s:an:D:f:q:t:r:Q:m:I:x:o:p:d:i:c:FNRbhV",
+				 perf_lopts, NULL)) != -1) {
+		if (ch == 'h') {
+			perf_opts_usage(prog);
+			return 1;
+		}
+		if (ch == '?')
+			return -1;
+		rc = parse_one(ch, optarg, o);
+		if (rc != 0)
+			return rc;
+	}
+	if (optind == argc - 1) {
+		o->servername = argv[optind];
+	} else if (optind < argc) {
+		fprintf(stderr, " Invalid Command line. Please check command "
+			"rerun \n");
+		return -1;
+	}
+	if (o->ipv4 == 0) {
+		fprintf(stderr, " --ip A.B.C.D (the adapter's address) is "
+			"required\n");
+		return -1;
+	}
+	if (o->all_sizes && o->size != 0) {
+		fprintf(stderr, " -a and -s cannot be combined\n");
+		return -1;
+	}
+	if (o->duration != 0 && o->all_sizes) {
+		fprintf(stderr, " -a is not supported with -D\n");
+		return -1;
+	}
+	if (o->duration != 0 && o->iters != 0) {
+		fprintf(stderr, " -n and -D cannot be combined\n");
+		return -1;
+	}
+	if (o->margin >= 0 && o->duration != 0 &&
+	    o->duration <= 2 * o->margin) {
+		fprintf(stderr, "please check that DURATION > 2*MARGIN\n");
+		return -1;
+	}
+	return 0;
+}
