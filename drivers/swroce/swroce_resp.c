@@ -385,7 +385,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 					 * the replay; if it still needs the
 					 * data its retries will run out.
 					 */
-					SWR_STAT(ad, rx_ghost_resp);
+					SWR_STAT(ad, read_replay_dropped);
 					r->streaming = false;
 					qp->rd_cnt--;
 					continue;

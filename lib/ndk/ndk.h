@@ -345,6 +345,7 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(acks_sent, "ACK packets sent") \
 	X(acks_rcvd, "ACK packets received") \
 	X(read_resp_sent, "READ response packets sent") \
+	X(read_replay_dropped, "duplicate READs not replayed: region gone") \
 	X(retransmit_timeouts, "retransmission timer expiries") \
 	X(retransmit_packets, "packets retransmitted") \
 	X(rnr_waits, "RNR back-offs taken") \
