@@ -137,6 +137,7 @@ swr_tx_flush(struct swr_adapter *ad)
 			SWR_STAT(ad, tx_full);
 			break;
 		}
+		SWR_STAT(ad, tx_bursts);
 		sent += n;
 	}
 	for (uint16_t i = 0; i < sent; i++) {
@@ -547,7 +548,9 @@ swr_info_init(struct swr_adapter *ad)
 	i->max_caller_data = 56;
 	i->max_callee_data = 196;
 	i->adapter_flags = NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED |
-		NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED;
+		NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED |
+		NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED |
+		NDK_ADAPTER_FLAG_X_REMOTE_INVALIDATE_SUPPORTED;
 	i->rdma_technology = NDK_RDMA_ROCEV2;
 	i->max_path_mtu = ad->max_path_mtu;
 	i->port_id = ad->port_id;

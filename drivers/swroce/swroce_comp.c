@@ -58,6 +58,11 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 		struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
 		uint32_t last;
 
+		if (swr_wr_is_local(wqe->op)) {
+			if (!swr_qp_retire_local(qp))
+				return;
+			continue;
+		}
 		if (wqe->op == SWR_WR_READ) {
 			uint32_t missing = ndk_roce_psn_add(wqe->first_psn,
 							    wqe->rd_pkts);
@@ -194,6 +199,11 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		wqe = swr_swqe(qp, qp->sq_tail);
 		if (wqe->op == SWR_WR_READ)
 			break;
+		if (swr_wr_is_local(wqe->op)) {
+			if (!swr_qp_retire_local(qp))
+				return;
+			continue;
+		}
 		if (ndk_roce_psn_diff(psn, ndk_roce_psn_add(wqe->first_psn,
 					wqe->npkts - 1)) <= 0) {
 			SWR_STAT(qp->ad, rx_ghost_resp);
@@ -238,8 +248,18 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	wqe->rd_pkts++;
 	swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
-	if (wqe->rd_pkts == wqe->npkts)
-		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+	if (wqe->rd_pkts != wqe->npkts)
+		return;
+	if (wqe->flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) {
+		/* Done reading into it: the first SGE's region is spent. */
+		struct swr_mr *r = swr_mr_find_invalidatable(qp->ad, qp->pd,
+							     wqe->sge[0].token);
+
+		if (r != NULL && r->token == wqe->sge[0].token)
+			__atomic_store_n(&r->state, SWR_MR_UNREGISTERED,
+					 __ATOMIC_RELEASE);
+	}
+	swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
 }
 
 void

@@ -33,7 +33,6 @@
 			NDK_MR_FLAG_ALLOW_REMOTE_WRITE | \
 			NDK_MR_FLAG_RDMA_READ_SINK)
 
-#define MR_NO_SLOT UINT32_MAX
 
 static const struct ndk_pd_dispatch swr_pd_ops;
 static const struct ndk_mr_dispatch swr_mr_ops;
@@ -69,6 +68,15 @@ swr_mr_lookup(struct swr_adapter *ad, const struct swr_pd *pd,
 		return NULL;
 	if (unlikely(mr->pd != pd || (mr->access & access) != access))
 		return NULL;
+	if (unlikely(mr->kind == SWR_MR_MW)) {
+		const struct swr_mr *parent = mr->parent;
+
+		/* A window serves remote access only, while its MR lives. */
+		if (!(access & (SWR_ACC_REMOTE_READ | SWR_ACC_REMOTE_WRITE)) ||
+		    __atomic_load_n(&parent->state, __ATOMIC_ACQUIRE) !=
+		    SWR_MR_VALID || parent->token != mr->parent_token)
+			return NULL;
+	}
 	if (len == 0)
 		return mr;
 	/* [va, va + len) inside [mr->va, mr->va + mr->len), overflow-safe. */
@@ -171,11 +179,11 @@ swr_pd_create(struct ndk_adapter *adapter, struct ndk_pd **out)
 /* ------------------------------------------------------------------ */
 
 /* Next free slot from the cursor (obj_lock held). */
-static uint32_t
-mr_find_slot(const struct swr_adapter *ad)
+uint32_t
+swr_mr_slot_find(const struct swr_adapter *ad)
 {
 	if (ad->n_mr >= ad->info.max_mr)
-		return MR_NO_SLOT;
+		return SWR_NO_SLOT;
 	for (uint32_t i = 0; i <= ad->mr_mask; i++) {
 		uint32_t idx = (ad->mr_cursor + i) & ad->mr_mask;
 
@@ -183,7 +191,7 @@ mr_find_slot(const struct swr_adapter *ad)
 				    __ATOMIC_RELAXED) == NULL)
 			return idx;
 	}
-	return MR_NO_SLOT;
+	return SWR_NO_SLOT;
 }
 
 /*
@@ -298,8 +306,8 @@ swr_mr_register(struct ndk_mr *m, void *va, size_t len, uint32_t flags)
 		rte_spinlock_unlock(&ad->obj_lock);
 		return NDK_STATUS_INVALID_DEVICE_STATE;
 	}
-	idx = mr_find_slot(ad);
-	if (idx == MR_NO_SLOT) {
+	idx = swr_mr_slot_find(ad);
+	if (idx == SWR_NO_SLOT) {
 		rte_spinlock_unlock(&ad->obj_lock);
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	}
@@ -323,6 +331,8 @@ swr_mr_deregister(struct ndk_mr *m)
 	struct swr_mr *mr = mr_of(m);
 	struct swr_adapter *ad = mr->ad;
 
+	if (mr->fast_register)   /* invalidated, never deregistered */
+		return NDK_STATUS_INVALID_DEVICE_REQUEST;
 	rte_spinlock_lock(&ad->obj_lock);
 	if (mr->state != SWR_MR_VALID) {
 		rte_spinlock_unlock(&ad->obj_lock);
@@ -342,12 +352,15 @@ swr_mr_deregister(struct ndk_mr *m)
 static uint32_t
 swr_mr_token(struct ndk_mr *m)
 {
-	return mr_of(m)->token;
+	struct swr_mr *mr = mr_of(m);
+
+	/* An FRMR's token is the one its latest fast register will set. */
+	return mr->fast_register ? mr->token_next : mr->token;
 }
 
 /* Remove from the PD's list (obj_lock held). */
-static void
-mr_unlink(struct swr_mr *mr)
+void
+swr_mr_unlink(struct swr_mr *mr)
 {
 	struct swr_mr **pp;
 
@@ -368,10 +381,13 @@ swr_mr_close(struct ndk_mr *m, ndk_close_completion_fn done, void *ctx)
 	/* MR close never pends: no completion callback. */
 	RTE_SET_USED(done);
 	RTE_SET_USED(ctx);
-	if (__atomic_load_n(&mr->state, __ATOMIC_ACQUIRE) == SWR_MR_VALID)
+	if (mr->fast_register)
+		swr_mr_frmr_release(mr);
+	else if (__atomic_load_n(&mr->state, __ATOMIC_ACQUIRE) ==
+		 SWR_MR_VALID)
 		swr_mr_deregister(m);
 	rte_spinlock_lock(&mr->ad->obj_lock);
-	mr_unlink(mr);
+	swr_mr_unlink(mr);
 	rte_spinlock_unlock(&mr->ad->obj_lock);
 	rte_free(mr);
 	/* Last: this may complete the PD's pending close. */
@@ -395,8 +411,10 @@ swr_pd_create_mr(struct ndk_pd *p, bool fast_register, struct ndk_mr **out)
 	mr->ad = ad;
 	mr->pd = pd;
 	mr->state = SWR_MR_UNREGISTERED;
-	/* Fast-register MRs exist but cannot be registered yet. */
+	/* Fast-register MRs are set up by ndk_initialize_fast_register_mr. */
 	mr->fast_register = fast_register;
+	mr->kind = fast_register ? SWR_MR_FRMR : SWR_MR_PLAIN;
+	mr->slot = SWR_NO_SLOT;
 	/* The consumer's PD handle is open, so refcnt > 0 already. */
 	__atomic_fetch_add(&pd->refcnt, 1, __ATOMIC_RELAXED);
 
@@ -416,9 +434,19 @@ swr_pd_destroy(struct swr_pd *pd)
 	struct swr_mr *mr, *next;
 
 	rte_spinlock_lock(&ad->obj_lock);
-	for (mr = pd->mr_list; mr != NULL; mr = mr->next_in_pd)
-		if (mr->state == SWR_MR_VALID)
+	for (mr = pd->mr_list; mr != NULL; mr = mr->next_in_pd) {
+		if (mr->slot != SWR_NO_SLOT) {
+			/* FRMRs and windows own their slot for life. */
+			__atomic_store_n(&mr->state, SWR_MR_UNREGISTERED,
+					 __ATOMIC_RELEASE);
+			__atomic_store_n(&ad->mr_tbl[mr->slot].mr, NULL,
+					 __ATOMIC_RELEASE);
+			mr->slot = SWR_NO_SLOT;
+			ad->n_mr--;
+		} else if (mr->state == SWR_MR_VALID) {
 			mr_unpublish(mr);
+		}
+	}
 	mr = pd->mr_list;
 	pd->mr_list = NULL;
 	rte_spinlock_unlock(&ad->obj_lock);
@@ -426,7 +454,13 @@ swr_pd_destroy(struct swr_pd *pd)
 	swr_quiesce(ad);
 	for (; mr != NULL; mr = next) {
 		next = mr->next_in_pd;
-		rte_free(mr);
+		if (mr->kind == SWR_MR_MW) {
+			swr_mw_free(mr);
+		} else {
+			rte_free(mr->pages);
+			rte_free(mr->pages_stage);
+			rte_free(mr);
+		}
 	}
 	/* A close left pending by MRs or QPs is owed its completion. */
 	if (__atomic_load_n(&pd->closing, __ATOMIC_ACQUIRE))
@@ -443,6 +477,7 @@ static const struct ndk_pd_dispatch swr_pd_ops = {
 	.close = swr_pd_close,
 	.create_mr = swr_pd_create_mr,
 	.create_qp = swr_qp_create,
+	.create_mw = swr_mw_create,
 };
 
 static const struct ndk_mr_dispatch swr_mr_ops = {
@@ -451,4 +486,5 @@ static const struct ndk_mr_dispatch swr_mr_ops = {
 	.deregister_mr = swr_mr_deregister,
 	.remote_token = swr_mr_token,
 	.local_token = swr_mr_token,
+	.initialize_fast_register = swr_mr_init_fast_register,
 };

@@ -228,10 +228,21 @@ struct swr_pd {
 #define SWR_ACC_REMOTE_WRITE 0x4u /**< the bit REMOTE_WRITE adds */
 
 enum swr_mr_state {
-	SWR_MR_UNREGISTERED = 0,
+	SWR_MR_UNREGISTERED = 0,  /**< also: invalidated FRMR / unbound MW */
 	SWR_MR_VALID,
 };
 
+/** What a token names. */
+enum swr_mr_kind {
+	SWR_MR_PLAIN = 0,         /**< NdkRegisterMr: VA is the host address */
+	SWR_MR_FRMR,              /**< fast-register: VA -> page list */
+	SWR_MR_MW,                /**< window over a parent MR's VA range */
+};
+
+/**
+ * A region a token can name: a registered MR, a fast-register MR or a
+ * memory window (which embeds one of these in struct swr_mw).
+ */
 struct swr_mr {
 	struct ndk_mr pub;        /**< must be first */
 	struct swr_adapter *ad;
@@ -239,11 +250,83 @@ struct swr_mr {
 	uint32_t state;           /**< enum swr_mr_state (atomic) */
 	uint32_t token;           /**< local and remote token when valid */
 	uint32_t access;          /**< SWR_ACC_* */
+	uint8_t kind;             /**< enum swr_mr_kind */
 	bool fast_register;
+	bool remote_ok;           /**< FRMR initialised with remote access */
 	uintptr_t va;
 	uint64_t len;
 	struct swr_mr *next_in_pd; /**< pd->mr_list (obj_lock) */
+	/* --- fast-register MRs and windows --- */
+	uint32_t slot;            /**< table slot, reserved for the object */
+	uint32_t token_next;      /**< token of the latest FR/bind posted */
+	uint32_t max_pages;       /**< FRMR capacity (NDK_PAGE_SIZE pages) */
+	uint32_t fbo;             /**< first byte offset in pages[0] */
+	uint64_t *pages;          /**< FRMR: active page list */
+	uint64_t *pages_stage;    /**< FRMR: page list of the FR posted */
+	struct swr_mr *parent;    /**< MW: the MR it is bound to */
+	uint32_t parent_token;    /**< MW: the parent's token at bind */
 };
+
+/** No free slot in the token table. */
+#define SWR_NO_SLOT UINT32_MAX
+
+/** Unlink from the PD's list of regions (obj_lock held). */
+void swr_mr_unlink(struct swr_mr *mr);
+
+/** Next free token-table slot (obj_lock held), or SWR_NO_SLOT. */
+uint32_t swr_mr_slot_find(const struct swr_adapter *ad);
+
+ndk_status_t swr_mr_init_fast_register(struct ndk_mr *mr, uint32_t pages,
+				       bool remote_access);
+void swr_mr_frmr_release(struct swr_mr *mr);
+ndk_status_t swr_mw_create(struct ndk_pd *pd, struct ndk_mw **mw);
+/** Free a window whose PD is being destroyed (token already gone). */
+void swr_mw_free(struct swr_mr *r);
+
+/** A memory window: its region lives in the token table like an MR. */
+struct swr_mw {
+	struct ndk_mw pub;        /**< must be first */
+	struct swr_mr r;
+};
+
+/**
+ * Reach [va, va + len) of a region found by swr_mr_lookup(): copy to it
+ * (@p to_region) or from it, through windows and page lists.
+ */
+void swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf,
+		 uint32_t len, bool to_region);
+
+/** Copy @p len bytes at packet offset @p off of @p m into the region. */
+void swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
+			   const struct rte_mbuf *m, uint32_t off,
+			   uint32_t len);
+
+/**
+ * The FRMR or MW named by @p token in @p pd whatever its state (NULL if
+ * none, or a plain MR: those cannot be invalidated by token).
+ */
+struct swr_mr *swr_mr_find_invalidatable(struct swr_adapter *ad,
+					 const struct swr_pd *pd,
+					 uint32_t token);
+
+/** A fresh token for the reserved slot of an FRMR or MW (any thread). */
+uint32_t swr_mr_new_token(struct swr_mr *mr);
+
+/** NDK_OP_FLAG_ALLOW_* of FastRegister/Bind to SWR_ACC_* bits. */
+static inline uint32_t
+swr_acc_from_op_flags(uint32_t flags)
+{
+	uint32_t acc = 0;
+
+	if (flags & NDK_OP_FLAG_ALLOW_REMOTE_READ)
+		acc |= SWR_ACC_REMOTE_READ;
+	if (flags & NDK_OP_FLAG_ALLOW_LOCAL_WRITE)
+		acc |= SWR_ACC_LOCAL_WRITE;
+	if ((flags & NDK_OP_FLAG_ALLOW_REMOTE_WRITE) ==
+	    NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+		acc |= SWR_ACC_REMOTE_WRITE | SWR_ACC_LOCAL_WRITE;
+	return acc;
+}
 
 /**
  * Find the valid region named by @p token in @p pd that covers
@@ -273,7 +356,18 @@ enum swr_wr_op {
 	SWR_WR_SEND = 0,
 	SWR_WR_WRITE,
 	SWR_WR_READ,
+	SWR_WR_SEND_INV,          /**< SEND with IETH = rkey */
+	SWR_WR_FAST_REG,          /**< local: reg, raddr = base VA */
+	SWR_WR_INVALIDATE,        /**< local: reg */
+	SWR_WR_BIND,              /**< local: reg = MW, parent, raddr, length */
 };
+
+/** True for operations that never reach the wire. */
+static inline bool
+swr_wr_is_local(uint8_t op)
+{
+	return op >= SWR_WR_FAST_REG;
+}
 
 /** Send-queue WQE; followed by SGEs or inline bytes (qp->sq_stride). */
 struct swr_swqe {
@@ -288,6 +382,12 @@ struct swr_swqe {
 	uint32_t first_psn;
 	uint32_t npkts;           /**< PSNs consumed */
 	uint32_t rd_pkts;         /**< READ: response packets placed */
+	uint32_t acc;             /**< local ops: SWR_ACC_* granted */
+	struct swr_mr *reg;       /**< local ops: the FRMR or MW */
+	struct swr_mr *parent;    /**< bind: the MR */
+	ndk_status_t lstatus;     /**< local ops: result once executed */
+	uint32_t npages;          /**< fast register: pages */
+	uint32_t fbo;             /**< fast register: first byte offset */
 	uint32_t pad_;
 	union {
 		struct ndk_sge sge[0];
@@ -358,6 +458,7 @@ struct swr_qp {
 	uint32_t rq_prod;         /**< published (release) */
 	uint32_t db_pending;      /**< doorbell queued (atomic) */
 	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
+	struct ndk_qp_stats pstats; /**< posting counters (the poster's) */
 
 	/* --- published by the polling thread --- */
 	uint32_t sq_done __rte_cache_aligned; /**< WQEs retired (release) */
@@ -461,6 +562,50 @@ ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
 			   uint32_t max_rsge, uint32_t max_isge,
 			   uint32_t inline_size, struct ndk_qp **qp);
 
+/* Posting (swroce_post.c): the QP dispatch entries of the app side. */
+ndk_status_t swr_post_send(struct ndk_qp *q, void *ctx,
+			   const struct ndk_sge *sgl, uint32_t nsge,
+			   uint32_t flags);
+ndk_status_t swr_post_send_inv(struct ndk_qp *q, void *ctx,
+			       const struct ndk_sge *sgl, uint32_t nsge,
+			       uint32_t flags, uint32_t remote_token);
+ndk_status_t swr_post_write(struct ndk_qp *q, void *ctx,
+			    const struct ndk_sge *sgl, uint32_t nsge,
+			    uint64_t raddr, uint32_t rkey, uint32_t flags);
+ndk_status_t swr_post_read(struct ndk_qp *q, void *ctx,
+			   const struct ndk_sge *sgl, uint32_t nsge,
+			   uint64_t raddr, uint32_t rkey, uint32_t flags);
+ndk_status_t swr_post_receive(struct ndk_qp *q, void *ctx,
+			      const struct ndk_sge *sgl, uint32_t nsge);
+ndk_status_t swr_post_fast_register(struct ndk_qp *q, void *ctx,
+				    struct ndk_mr *mr, uint32_t page_count,
+				    const uint64_t *pages, uint32_t fbo,
+				    size_t length, uint64_t base_va,
+				    uint32_t flags);
+ndk_status_t swr_post_invalidate(struct ndk_qp *q, void *ctx,
+				 struct ndk_object_header *obj,
+				 uint32_t flags);
+ndk_status_t swr_post_bind(struct ndk_qp *q, void *ctx, struct ndk_mr *mr,
+			   struct ndk_mw *mw, uint64_t va, size_t length,
+			   uint32_t flags);
+void swr_post_flush(struct ndk_qp *q);
+void swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats);
+
+/**
+ * Check a fast-register page list against the MR's capacity: page
+ * alignment, DPDK memory, fbo/base_va/length rules. Application thread.
+ */
+ndk_status_t swr_frmr_check_pages(const struct swr_mr *mr,
+				  uint32_t page_count, const uint64_t *pages,
+				  uint32_t fbo, size_t length,
+				  uint64_t base_va);
+
+/**
+ * Carry out a fast register, invalidate or bind in send-queue order
+ * (polling thread). @return its completion status.
+ */
+ndk_status_t swr_local_exec(struct swr_qp *qp, struct swr_swqe *wqe);
+
 /** Put a QP on the active list (polling thread). */
 void swr_qp_activate(struct swr_qp *qp);
 
@@ -476,9 +621,28 @@ void swr_qp_to_error(struct swr_qp *qp);
  */
 void swr_qp_flush_all(struct swr_qp *qp);
 
-/** Complete the receive at rq_tail (polling thread). */
+/**
+ * Complete the receive at rq_tail (polling thread). A non-zero
+ * @p inv_token makes it a ReceiveAndInvalidate completion naming it.
+ */
 void swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status,
-			  uint32_t perr, uint32_t bytes, bool solicited);
+			  uint32_t perr, uint32_t bytes, bool solicited,
+			  uint32_t inv_token);
+
+/**
+ * Retire the executed local operation at sq_tail with its own status.
+ * @return false if it failed (the QP is then in ERROR).
+ */
+bool swr_qp_retire_local(struct swr_qp *qp);
+
+/** True if the WQE at sq_tail is a local operation already carried out. */
+static inline bool
+swr_sq_tail_local_done(const struct swr_qp *qp)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	return swr_wr_is_local(wqe->op) && wqe->started;
+}
 
 /** Retire the WQE at sq_tail with @p status (polling thread). */
 void swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status,

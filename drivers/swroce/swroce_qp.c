@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce QP: creation and close, the IB state machine, posting (the
- * application side of the per-QP rings), completions, flush and the error
- * state, and SGE copies with per-access region checks.
+ * swroce QP: creation and close, the IB state machine, completions and
+ * the error state. Posting (the application side of the rings) is in
+ * swroce_post.c.
  */
 
 #include <errno.h>
@@ -21,6 +21,10 @@ static const enum ndk_operation_type swr_wr_type[] = {
 	[SWR_WR_SEND] = NDK_OP_SEND,
 	[SWR_WR_WRITE] = NDK_OP_WRITE,
 	[SWR_WR_READ] = NDK_OP_READ,
+	[SWR_WR_SEND_INV] = NDK_OP_SEND,   /* NDK: the initiator sees a Send */
+	[SWR_WR_FAST_REG] = NDK_OP_FAST_REGISTER,
+	[SWR_WR_INVALIDATE] = NDK_OP_INVALIDATE,
+	[SWR_WR_BIND] = NDK_OP_BIND,
 };
 
 static void
@@ -73,9 +77,23 @@ swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 	SWR_STAT(qp->ad, wqe_completed);
 }
 
+bool
+swr_qp_retire_local(struct swr_qp *qp)
+{
+	struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+	ndk_status_t st = wqe->lstatus;
+
+	swr_qp_complete_send(qp, st, st == NDK_STATUS_SUCCESS ? 0 :
+			     NDK_PERR_LOC_QP_OP);
+	if (st == NDK_STATUS_SUCCESS)
+		return true;
+	swr_qp_to_error(qp);     /* a failed local operation is fatal (IB) */
+	return false;
+}
+
 void
 swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
-		     uint32_t bytes, bool solicited)
+		     uint32_t bytes, bool solicited, uint32_t inv_token)
 {
 	struct swr_rwqe *wqe = swr_rwqe(qp, qp->rq_tail);
 	struct ndk_result_ex r = {
@@ -83,8 +101,10 @@ swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
 		.bytes_transferred = bytes,
 		.qp_context = qp->qp_ctx,
 		.request_context = wqe->ctx,
-		.type = NDK_OP_RECEIVE,
+		.type = inv_token != 0 ? NDK_OP_RECEIVE_AND_INVALIDATE :
+			NDK_OP_RECEIVE,
 		.provider_error = perr,
+		.type_specific = inv_token,
 	};
 
 	/* Free the slot before the consumer can see the completion. */
@@ -122,259 +142,10 @@ swr_qp_flush_all(struct swr_qp *qp)
 	prod = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE);
 	while (qp->rq_tail != prod)
 		swr_qp_complete_recv(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED,
-				     0, false);
+				     0, false, 0);
 	qp->rcv_class = SWR_RCV_NONE;
 	qp->ack_pending = false;
 	qp->rd_cnt = 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* SGE copies                                                          */
-/* ------------------------------------------------------------------ */
-
-/*
- * Walk the SGE list from message offset @off for @len bytes, calling
- * @fn(dst_or_src, chunk_off, n) per contiguous chunk after checking the
- * chunk's region still grants @access.
- */
-#define SWR_SGE_WALK(qp, sge, nsge, off, len, access, CHUNK) do { \
-	uint32_t left_ = (len), off_ = (off), done_ = 0; \
-	for (uint32_t i_ = 0; i_ < (nsge) && left_ != 0; i_++) { \
-		const struct ndk_sge *s_ = &(sge)[i_]; \
-		uint32_t n_; \
-		uint8_t *p_; \
-		if (off_ >= s_->length) { \
-			off_ -= s_->length; \
-			continue; \
-		} \
-		n_ = RTE_MIN(s_->length - off_, left_); \
-		p_ = (uint8_t *)s_->va + off_; \
-		if (unlikely(swr_mr_lookup((qp)->ad, (qp)->pd, s_->token, \
-					   (uintptr_t)p_, n_, \
-					   (access)) == NULL)) \
-			return -EACCES; \
-		CHUNK; \
-		done_ += n_; \
-		left_ -= n_; \
-		off_ = 0; \
-	} \
-	return left_ == 0 ? 0 : -EACCES; \
-} while (0)
-
-int
-swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
-		 uint32_t off, void *dst, uint32_t len)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, len, 0,
-		     memcpy((uint8_t *)dst + done_, p_, n_));
-}
-
-int
-swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
-		uint32_t off, const void *src, uint32_t len)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, len, SWR_ACC_LOCAL_WRITE,
-		     memcpy(p_, (const uint8_t *)src + done_, n_));
-}
-
-int
-swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
-		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, p->payload_len, SWR_ACC_LOCAL_WRITE,
-		     ndk_roce_mbuf_copy_out(p->m, p->payload_off + done_, p_,
-					    n_));
-}
-
-/* ------------------------------------------------------------------ */
-/* Posting (application threads)                                       */
-/* ------------------------------------------------------------------ */
-
-static inline void
-swr_doorbell(struct swr_qp *qp)
-{
-	if (__atomic_exchange_n(&qp->db_pending, 1, __ATOMIC_SEQ_CST) == 0)
-		rte_ring_mp_enqueue(qp->ad->db_ring, qp);
-}
-
-/* Hand every deferred request to the polling thread. */
-static inline void
-swr_sq_publish(struct swr_qp *qp)
-{
-	__atomic_store_n(&qp->sq_prod, qp->sq_prod_priv, __ATOMIC_RELEASE);
-	swr_doorbell(qp);
-}
-
-/* A failed post releases the deferred chain first (NDK deferral rules). */
-static ndk_status_t
-swr_post_fail(struct swr_qp *qp, ndk_status_t st)
-{
-	if (qp->sq_prod_priv != qp->sq_prod)
-		swr_sq_publish(qp);
-	return st;
-}
-
-/* Check an SGE list: count, tokens, bounds, rights; sum the length. */
-static ndk_status_t
-swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
-	      uint32_t max, uint32_t access, uint32_t *total)
-{
-	uint64_t sum = 0;
-
-	if (unlikely(nsge > max))
-		return NDK_STATUS_DATA_OVERRUN;
-	if (unlikely(nsge != 0 && sgl == NULL))
-		return NDK_STATUS_INVALID_PARAMETER;
-	for (uint32_t i = 0; i < nsge; i++) {
-		sum += sgl[i].length;
-		if (sgl[i].length != 0 &&
-		    swr_mr_lookup(qp->ad, qp->pd, sgl[i].token,
-				  (uintptr_t)sgl[i].va, sgl[i].length,
-				  access) == NULL)
-			return NDK_STATUS_ACCESS_VIOLATION;
-	}
-	if (unlikely(sum > SWR_MAX_TRANSFER))
-		return NDK_STATUS_DATA_OVERRUN;
-	*total = (uint32_t)sum;
-	return NDK_STATUS_SUCCESS;
-}
-
-static ndk_status_t
-swr_post_sq(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
-	    const struct ndk_sge *sgl, uint32_t nsge, uint64_t raddr,
-	    uint32_t rkey, uint32_t flags, uint32_t allowed)
-{
-	uint32_t state = swr_qp_state(qp);
-	struct swr_swqe *wqe;
-	uint32_t total = 0;
-	ndk_status_t st;
-
-	if (unlikely(state != NDK_QP_STATE_RTS && state != NDK_QP_STATE_SQD &&
-		     state != NDK_QP_STATE_ERROR))
-		return swr_post_fail(qp, NDK_STATUS_CONNECTION_INVALID);
-	if (unlikely(flags & ~allowed))
-		return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
-	if (unlikely(qp->sq_prod_priv -
-		     __atomic_load_n(&qp->sq_done, __ATOMIC_ACQUIRE) >=
-		     qp->sq_depth))
-		return swr_post_fail(qp, NDK_STATUS_NO_MORE_ENTRIES);
-
-	wqe = swr_swqe(qp, qp->sq_prod_priv);
-	if (flags & NDK_OP_FLAG_INLINE) {
-		uint64_t sum = 0;
-
-		for (uint32_t i = 0; i < nsge; i++)
-			sum += sgl[i].length;
-		if (unlikely(sum > qp->inline_size))
-			return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
-		total = 0;
-		for (uint32_t i = 0; i < nsge; i++) {
-			if (sgl[i].length == 0)
-				continue;
-			memcpy(wqe->inline_data + total, sgl[i].va,
-			       sgl[i].length);
-			total += sgl[i].length;
-		}
-		wqe->nsge = 0;
-	} else {
-		st = swr_check_sgl(qp, sgl, nsge, qp->max_isge,
-				   op == SWR_WR_READ ? SWR_ACC_LOCAL_WRITE : 0,
-				   &total);
-		if (unlikely(st != NDK_STATUS_SUCCESS))
-			return swr_post_fail(qp, st);
-		if (nsge != 0)
-			memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
-		wqe->nsge = nsge;
-	}
-	wqe->op = op;
-	wqe->started = 0;
-	wqe->flags = flags;
-	wqe->ctx = ctx;
-	wqe->raddr = raddr;
-	wqe->rkey = rkey;
-	wqe->length = total;
-	wqe->rd_pkts = 0;
-	qp->sq_prod_priv++;
-	if (!(flags & NDK_OP_FLAG_DEFER))
-		swr_sq_publish(qp);
-	return NDK_STATUS_SUCCESS;
-}
-
-#define SWR_SEND_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
-	NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT | NDK_OP_FLAG_INLINE | \
-	NDK_OP_FLAG_DEFER)
-#define SWR_WRITE_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | \
-	NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER)
-#define SWR_READ_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
-	NDK_OP_FLAG_DEFER)
-
-static ndk_status_t
-swr_send(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
-	 uint32_t nsge, uint32_t flags)
-{
-	return swr_post_sq(swr_qp_of(q), SWR_WR_SEND, ctx, sgl, nsge, 0, 0,
-			   flags, SWR_SEND_FLAGS);
-}
-
-static ndk_status_t
-swr_write(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
-	  uint32_t nsge, uint64_t raddr, uint32_t rkey, uint32_t flags)
-{
-	return swr_post_sq(swr_qp_of(q), SWR_WR_WRITE, ctx, sgl, nsge, raddr,
-			   rkey, flags, SWR_WRITE_FLAGS);
-}
-
-static ndk_status_t
-swr_read(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
-	 uint32_t nsge, uint64_t raddr, uint32_t rkey, uint32_t flags)
-{
-	return swr_post_sq(swr_qp_of(q), SWR_WR_READ, ctx, sgl, nsge, raddr,
-			   rkey, flags, SWR_READ_FLAGS);
-}
-
-static ndk_status_t
-swr_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
-	    uint32_t nsge)
-{
-	struct swr_qp *qp = swr_qp_of(q);
-	uint32_t state = swr_qp_state(qp);
-	struct swr_rwqe *wqe;
-	uint32_t total;
-	ndk_status_t st;
-
-	if (unlikely(state == NDK_QP_STATE_RESET))
-		return NDK_STATUS_CONNECTION_INVALID;
-	if (unlikely(qp->rq_prod_priv -
-		     __atomic_load_n(&qp->rq_done, __ATOMIC_ACQUIRE) >=
-		     qp->rq_depth))
-		return NDK_STATUS_NO_MORE_ENTRIES;
-	st = swr_check_sgl(qp, sgl, nsge, qp->max_rsge, SWR_ACC_LOCAL_WRITE,
-			   &total);
-	if (unlikely(st != NDK_STATUS_SUCCESS))
-		return st;
-	wqe = swr_rwqe(qp, qp->rq_prod_priv);
-	wqe->ctx = ctx;
-	wqe->nsge = nsge;
-	wqe->length = total;
-	if (nsge != 0)
-		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
-	qp->rq_prod_priv++;
-	__atomic_store_n(&qp->rq_prod, qp->rq_prod_priv, __ATOMIC_RELEASE);
-	if (unlikely(state == NDK_QP_STATE_ERROR))
-		swr_doorbell(qp);
-	return NDK_STATUS_SUCCESS;
-}
-
-static void
-swr_flush(struct ndk_qp *q)
-{
-	struct swr_qp *qp = swr_qp_of(q);
-
-	if (qp->sq_prod_priv != qp->sq_prod)
-		__atomic_store_n(&qp->sq_prod, qp->sq_prod_priv,
-				 __ATOMIC_RELEASE);
-	__atomic_store_n(&qp->flush_req, 1, __ATOMIC_RELEASE);
-	swr_doorbell(qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -648,11 +419,16 @@ swr_qp_close(struct ndk_qp *q, ndk_close_completion_fn done __rte_unused,
 
 static const struct ndk_qp_dispatch swr_qp_dispatch = {
 	.close = swr_qp_close,
-	.flush = swr_flush,
-	.send = swr_send,
-	.receive = swr_receive,
-	.read = swr_read,
-	.write = swr_write,
+	.flush = swr_post_flush,
+	.send = swr_post_send,
+	.receive = swr_post_receive,
+	.read = swr_post_read,
+	.write = swr_post_write,
+	.send_and_invalidate = swr_post_send_inv,
+	.fast_register = swr_post_fast_register,
+	.invalidate = swr_post_invalidate,
+	.bind = swr_post_bind,
+	.get_stats = swr_post_get_stats,
 	.modify = swr_qp_modify,
 	.query = swr_qp_query,
 };

@@ -17,6 +17,10 @@ static const uint8_t swr_send_ops[4] = {
 	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
 	NDK_ROCE_OP_RC_SEND_LAST, NDK_ROCE_OP_RC_SEND_ONLY,
 };
+static const uint8_t swr_send_inv_ops[4] = {
+	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
+	NDK_ROCE_OP_RC_SEND_LAST_INV, NDK_ROCE_OP_RC_SEND_ONLY_INV,
+};
 static const uint8_t swr_write_ops[4] = {
 	NDK_ROCE_OP_RC_WRITE_FIRST, NDK_ROCE_OP_RC_WRITE_MIDDLE,
 	NDK_ROCE_OP_RC_WRITE_LAST, NDK_ROCE_OP_RC_WRITE_ONLY,
@@ -85,8 +89,10 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	uint32_t plen = RTE_MIN(qp->pmtu, wqe->length - off);
 	unsigned int pos = swr_pkt_pos(k, wqe->npkts);
 	bool last = pos >= 2;
-	bool is_send = wqe->op == SWR_WR_SEND;
-	uint8_t opcode = is_send ? swr_send_ops[pos] : swr_write_ops[pos];
+	bool is_send = wqe->op == SWR_WR_SEND || wqe->op == SWR_WR_SEND_INV;
+	uint8_t opcode = wqe->op == SWR_WR_SEND ? swr_send_ops[pos] :
+		wqe->op == SWR_WR_SEND_INV ? swr_send_inv_ops[pos] :
+		swr_write_ops[pos];
 	bool se = last && is_send &&
 		(wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
 	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY;
@@ -99,6 +105,12 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		return NULL;
 	if (ackreq)
 		qp->pkts_since_ackreq = 0;
+	if (ndk_roce_opcode(opcode)->flags & NDK_ROCE_OPF_IETH) {
+		struct ndk_roce_ieth *ieth = (struct ndk_roce_ieth *)
+			((uint8_t *)bth + ndk_roce_opcode(opcode)->ieth_off);
+
+		ieth->rkey = rte_cpu_to_be_32(wqe->rkey);
+	}
 	if (ndk_roce_opcode(opcode)->flags & NDK_ROCE_OPF_RETH) {
 		struct ndk_roce_reth *reth = (struct ndk_roce_reth *)(bth + 1);
 
@@ -139,6 +151,22 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		struct rte_mbuf *m;
 		bool bad = false;
 
+		if (swr_wr_is_local(wqe->op)) {
+			/* Carried out once, in order; skipped on a rewind. */
+			if (!wqe->started) {
+				if (state == NDK_QP_STATE_SQD ||
+				    ((wqe->flags & NDK_OP_FLAG_READ_FENCE) &&
+				     qp->rd_outstanding != 0))
+					break;
+				wqe->lstatus = swr_local_exec(qp, wqe);
+				wqe->first_psn = qp->req_psn;
+				wqe->npkts = 0;
+				wqe->started = 1;
+			}
+			qp->req_idx++;
+			qp->req_pkt = 0;
+			continue;
+		}
 		if (!wqe->started) {
 			/* SQD: what started finishes, nothing new starts. */
 			if (state == NDK_QP_STATE_SQD)
@@ -173,6 +201,10 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		swr_pkt_send(qp, m);
 		made++;
 	}
+	/* Local operations with nothing ahead of them complete now. */
+	while (swr_sq_tail_started(qp) && swr_sq_tail_local_done(qp))
+		if (!swr_qp_retire_local(qp))
+			break;
 	return made;
 }
 
@@ -186,9 +218,9 @@ swr_req_rewind(struct swr_qp *qp)
 		return;                 /* nothing sent and unacknowledged */
 	wqe = swr_swqe(qp, qp->sq_tail);
 	k = ndk_roce_psn_diff(qp->una_psn, wqe->first_psn);
-	if (k < 0)
+	if (k < 0 || wqe->npkts == 0)
 		k = 0;
-	if ((uint32_t)k >= wqe->npkts)
+	else if ((uint32_t)k >= wqe->npkts)
 		k = wqe->npkts - 1;
 	qp->ad->stats.retransmit_packets +=
 		(uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn),

@@ -62,8 +62,36 @@ swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
 	if (recv_status != NDK_STATUS_SUCCESS && qp->rq_tail !=
 	    __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE))
 		swr_qp_complete_recv(qp, recv_status, perr, qp->rcv_off,
-				     false);
+				     false, 0);
 	swr_qp_to_error(qp);
+}
+
+/*
+ * SEND with Invalidate: the token must name a valid fast-register MR or
+ * window of this QP's PD. Anything else aborts the connection (NDK), and
+ * the receive reports the failure.
+ */
+static int
+swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+			   uint32_t *token)
+{
+	const struct ndk_roce_ieth *ieth = ndk_roce_pkt_ext(p,
+							    p->op->ieth_off);
+	uint32_t tok = rte_be_to_cpu_32(ieth->rkey);
+	struct swr_mr *r = swr_mr_find_invalidatable(qp->ad, qp->pd, tok);
+
+	if (r == NULL || r->token != tok ||
+	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != SWR_MR_VALID) {
+		SWR_STAT(qp->ad, inv_rejected);
+		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
+			       NDK_STATUS_INVALID_DEVICE_REQUEST,
+			       NDK_PERR_REM_INV_REQ);
+		return -1;
+	}
+	__atomic_store_n(&r->state, SWR_MR_UNREGISTERED, __ATOMIC_RELEASE);
+	SWR_STAT(qp->ad, inv_remote);
+	*token = tok;
+	return 0;
 }
 
 static void
@@ -72,11 +100,8 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	uint32_t flags = p->op->flags;
 	struct swr_rwqe *wqe;
 
-	if (flags & (NDK_ROCE_OPF_IMMDT | NDK_ROCE_OPF_IETH)) {
-		/*
-		 * NDK has no immediate data, and there is no fast-registered
-		 * token a SEND with Invalidate could name yet: refuse both.
-		 */
+	if (flags & NDK_ROCE_OPF_IMMDT) {
+		/* NDK has no immediate data: refuse it. */
 		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
 			       NDK_STATUS_INVALID_DEVICE_REQUEST,
 			       NDK_PERR_REM_INV_REQ);
@@ -119,8 +144,13 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	qp->rcv_off += p->payload_len;
 	if (flags & NDK_ROCE_OPF_LAST) {
+		uint32_t inv = 0;
+
+		if ((flags & NDK_ROCE_OPF_IETH) &&
+		    swr_resp_remote_invalidate(qp, p, &inv) != 0)
+			return;
 		swr_qp_complete_recv(qp, NDK_STATUS_SUCCESS, 0, qp->rcv_off,
-				     p->se);
+				     p->se, inv);
 		qp->rcv_class = SWR_RCV_NONE;
 		qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
 	}
@@ -162,6 +192,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 				       NDK_STATUS_SUCCESS, 0);
 			return;
 		}
+		/* Still not placed: the check below finds the region. */
 		if (!(flags & NDK_ROCE_OPF_LAST))
 			qp->rcv_class = SWR_RCV_WRITE;
 	} else {
@@ -171,17 +202,20 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 				       p->psn, NDK_STATUS_SUCCESS, 0);
 			return;
 		}
+	}
+	if (plen != 0) {
 		/* The token is checked again on every packet. */
-		if (swr_mr_lookup(qp->ad, qp->pd, qp->wr_rkey, qp->wr_va, plen,
-				  SWR_ACC_REMOTE_WRITE) == NULL) {
+		const struct swr_mr *mr = swr_mr_lookup(qp->ad, qp->pd,
+			qp->wr_rkey, qp->wr_va, plen, SWR_ACC_REMOTE_WRITE);
+
+		if (mr == NULL) {
 			swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS, p->psn,
 				       NDK_STATUS_SUCCESS, 0);
 			return;
 		}
+		swr_mr_copy_from_mbuf(mr, qp->wr_va, p->m, p->payload_off,
+				      plen);
 	}
-	if (plen != 0)
-		ndk_roce_mbuf_copy_out(p->m, p->payload_off,
-				       (void *)(uintptr_t)qp->wr_va, plen);
 	qp->wr_va += plen;
 	qp->wr_left -= plen;
 	if (flags & NDK_ROCE_OPF_LAST) {
@@ -368,15 +402,16 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			unsigned int pos = r->npkts == 1 ? 3 : k == 0 ? 0 :
 				k + 1 == r->npkts ? 2 : 1;
 			uint32_t psn = ndk_roce_psn_add(r->first_psn, k);
+			const struct swr_mr *mr;
 			struct ndk_roce_bth *bth;
 			struct rte_mbuf *m;
 
 			if (made >= quota || swr_tx_room(ad) == 0)
 				return made;
 			/* Re-check the token: it may be gone mid-READ. */
-			if (plen != 0 &&
-			    swr_mr_lookup(ad, qp->pd, r->rkey, r->va + off,
-					  plen, SWR_ACC_REMOTE_READ) == NULL) {
+			mr = plen == 0 ? NULL : swr_mr_lookup(ad, qp->pd,
+				r->rkey, r->va + off, plen, SWR_ACC_REMOTE_READ);
+			if (plen != 0 && mr == NULL) {
 				if (r->replay) {
 					/*
 					 * A late duplicate of a READ whose
@@ -403,8 +438,9 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 						  (bth + 1),
 						  swr_resp_credits(qp),
 						  qp->msn);
-			memcpy(swr_pkt_payload(bth),
-			       (const void *)(uintptr_t)(r->va + off), plen);
+			if (plen != 0)
+				swr_mr_copy(mr, r->va + off,
+					    swr_pkt_payload(bth), plen, false);
 			SWR_STAT(ad, read_resp_sent);
 			swr_pkt_send(qp, m);
 			made++;

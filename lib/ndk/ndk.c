@@ -174,6 +174,46 @@ ndk_mr_remote_token(struct ndk_mr *mr)
 }
 
 ndk_status_t
+ndk_initialize_fast_register_mr(struct ndk_mr *mr, uint32_t page_count,
+				bool remote_access)
+{
+	if (!obj_ok(mr, NDK_OBJECT_TYPE_MR))
+		return NDK_STATUS_INVALID_HANDLE;
+	return mr->dispatch->initialize_fast_register(mr, page_count,
+						      remote_access);
+}
+
+ndk_status_t
+ndk_create_mw(struct ndk_pd *pd, struct ndk_mw **mw)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) || mw == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return pd->dispatch->create_mw(pd, mw);
+}
+
+ndk_status_t
+ndk_close_mw(struct ndk_mw *mw, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(mw, NDK_OBJECT_TYPE_MW))
+		return NDK_STATUS_INVALID_HANDLE;
+	return mw->dispatch->close(mw, done, context);
+}
+
+uint32_t
+ndk_mw_remote_token(struct ndk_mw *mw)
+{
+	return obj_ok(mw, NDK_OBJECT_TYPE_MW) ? mw->dispatch->remote_token(mw) :
+		0;
+}
+
+void
+ndk_qp_get_stats(struct ndk_qp *qp, struct ndk_qp_stats *stats)
+{
+	if (obj_ok(qp, NDK_OBJECT_TYPE_QP) && stats != NULL)
+		qp->dispatch->get_stats(qp, stats);
+}
+
+ndk_status_t
 ndk_create_qp(struct ndk_pd *pd, struct ndk_cq *receive_cq,
 	      struct ndk_cq *initiator_cq, void *qp_context,
 	      uint32_t receive_queue_depth, uint32_t initiator_queue_depth,

@@ -171,6 +171,14 @@ enum ndk_provider_error {
 #define NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED 0x00000010u
 #define NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED 0x00000100u
 #define NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED 0x00010000u
+/**
+ * ndk-roce extension: the adapter honours NdkSendAndInvalidate as a
+ * receiver (NDK leaves this to out-of-band negotiation; we report it).
+ */
+#define NDK_ADAPTER_FLAG_X_REMOTE_INVALIDATE_SUPPORTED 0x01000000u
+
+/** Page size of fast-register page lists (NDK's PAGE_SIZE). */
+#define NDK_PAGE_SIZE 4096u
 
 /** RDMA technology (NDK_RDMA_TECHNOLOGY). */
 enum ndk_rdma_technology {
@@ -346,6 +354,9 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(acks_rcvd, "ACK packets received") \
 	X(read_resp_sent, "READ response packets sent") \
 	X(read_replay_dropped, "duplicate READs not replayed: region gone") \
+	X(inv_remote, "tokens invalidated by a peer's SEND with Invalidate") \
+	X(inv_rejected, "SEND with Invalidate naming a bad token (aborted)") \
+	X(tx_bursts, "rte_eth_tx_burst calls that sent frames") \
 	X(retransmit_timeouts, "retransmission timer expiries") \
 	X(retransmit_packets, "packets retransmitted") \
 	X(rnr_waits, "RNR back-offs taken") \
@@ -473,8 +484,37 @@ ndk_status_t ndk_close_mr(struct ndk_mr *mr, ndk_close_completion_fn done,
 /** NdkGetLocalTokenFromMr. */
 uint32_t ndk_mr_local_token(struct ndk_mr *mr);
 
-/** NdkGetRemoteTokenFromMr: the R_Key peers put in RETH. */
+/**
+ * NdkGetRemoteTokenFromMr: the R_Key peers put in RETH. For a
+ * fast-register MR, the token of the latest ndk_fast_register() posted on
+ * it (usable once that request has executed).
+ */
 uint32_t ndk_mr_remote_token(struct ndk_mr *mr);
+
+/**
+ * NdkInitializeFastRegisterMr: make a fast-register MR able to map up to
+ * @p page_count NDK_PAGE_SIZE pages; @p remote_access must be true if
+ * later fast registers will grant remote rights.
+ * @return STATUS_IMPLEMENTATION_LIMIT above frmr_page_count,
+ *   STATUS_INVALID_DEVICE_REQUEST on a plain MR, STATUS_INVALID_DEVICE_STATE
+ *   while a registration is valid, STATUS_INSUFFICIENT_RESOURCES.
+ */
+ndk_status_t ndk_initialize_fast_register_mr(struct ndk_mr *mr,
+					     uint32_t page_count,
+					     bool remote_access);
+
+/** NdkCreateMw: a memory window, bound later with ndk_bind(). */
+ndk_status_t ndk_create_mw(struct ndk_pd *pd, struct ndk_mw **mw);
+
+/** NdkCloseMw (invalidates it first if bound). */
+ndk_status_t ndk_close_mw(struct ndk_mw *mw, ndk_close_completion_fn done,
+			  void *context);
+
+/**
+ * NdkGetRemoteTokenFromMw: valid as soon as ndk_bind() returns (the bind
+ * itself takes effect in initiator-queue order).
+ */
+uint32_t ndk_mw_remote_token(struct ndk_mw *mw);
 
 /* ------------------------------------------------------------------ */
 /* QP                                                                  */
@@ -632,6 +672,84 @@ ndk_write(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
 	return qp->dispatch->write(qp, request_context, sgl, nsge,
 				   remote_address, remote_token, flags);
 }
+
+/**
+ * NdkSendAndInvalidate: a SEND whose last packet carries @p remote_token
+ * (IETH); the peer invalidates that token when the receive completes and
+ * reports NDK_OP_RECEIVE_AND_INVALIDATE with the token. Completes locally
+ * as NDK_OP_SEND. Flags as ndk_send().
+ */
+static inline ndk_status_t
+ndk_send_and_invalidate(struct ndk_qp *qp, void *request_context,
+			const struct ndk_sge *sgl, uint32_t nsge,
+			uint32_t flags, uint32_t remote_token)
+{
+	return qp->dispatch->send_and_invalidate(qp, request_context, sgl, nsge,
+						 flags, remote_token);
+}
+
+/**
+ * NdkFastRegister: map the fast-register MR @p mr onto @p page_count
+ * NDK_PAGE_SIZE-aligned pages (@p pages: their addresses in DPDK memory,
+ * NDK's "logical addresses") so that [base_va, base_va + length) is
+ * reachable through the MR's tokens. @p fbo is the offset of the first byte
+ * in the first page; base_va must be fbo + n * NDK_PAGE_SIZE and not 0.
+ * Flags: ALLOW_REMOTE_READ, ALLOW_LOCAL_WRITE, ALLOW_REMOTE_WRITE,
+ * RDMA_READ_SINK, SILENT_SUCCESS, READ_FENCE, DEFER. The MR gets a new
+ * token (ndk_mr_remote_token) at each fast register. Executes in order
+ * with the QP's other requests; the MR must be invalid by then.
+ * @return STATUS_ACCESS_VIOLATION if remote rights are asked of an MR
+ *   initialised without remote access; STATUS_INVALID_PARAMETER for a bad
+ *   page list, length or address.
+ */
+static inline ndk_status_t
+ndk_fast_register(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
+		  uint32_t page_count, const uint64_t *pages, uint32_t fbo,
+		  size_t length, uint64_t base_va, uint32_t flags)
+{
+	return qp->dispatch->fast_register(qp, request_context, mr, page_count,
+					   pages, fbo, length, base_va, flags);
+}
+
+/**
+ * NdkInvalidate: invalidate a fast-registered MR or a bound MW (given by
+ * its object header) in order with the QP's other requests. A plain
+ * registered MR is refused (STATUS_INVALID_DEVICE_REQUEST): deregister it.
+ */
+static inline ndk_status_t
+ndk_invalidate(struct ndk_qp *qp, void *request_context,
+	       struct ndk_object_header *mr_or_mw, uint32_t flags)
+{
+	return qp->dispatch->invalidate(qp, request_context, mr_or_mw, flags);
+}
+
+/**
+ * NdkBind: bind @p mw to [va, va + length) of @p mr with
+ * ALLOW_REMOTE_READ and/or ALLOW_REMOTE_WRITE. The window's new token is
+ * available from ndk_mw_remote_token() when this returns.
+ * @return STATUS_ACCESS_VIOLATION if the MR lacks the rights (remote write
+ *   needs an MR registered with local write), STATUS_INVALID_PARAMETER if
+ *   the range is outside the MR.
+ */
+static inline ndk_status_t
+ndk_bind(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
+	 struct ndk_mw *mw, void *va, size_t length, uint32_t flags)
+{
+	return qp->dispatch->bind(qp, request_context, mr, mw,
+				  (uint64_t)(uintptr_t)va, length, flags);
+}
+
+/** Per-QP counters (posting side and engines). */
+struct ndk_qp_stats {
+	uint64_t posted;          /**< initiator requests accepted */
+	uint64_t deferred;        /**< of which posted with DEFER */
+	uint64_t chains;          /**< deferred chains released */
+	uint64_t chain_requests;  /**< requests in those chains */
+	uint64_t chain_max;       /**< longest chain released */
+};
+
+/** Read a QP's counters. */
+void ndk_qp_get_stats(struct ndk_qp *qp, struct ndk_qp_stats *stats);
 
 #ifdef __cplusplus
 }

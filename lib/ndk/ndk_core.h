@@ -22,8 +22,10 @@ struct ndk_adapter;
 struct ndk_cq;
 struct ndk_pd;
 struct ndk_mr;
+struct ndk_mw;
 struct ndk_qp;
 struct ndk_qp_attr;
+struct ndk_qp_stats;
 struct ndk_adapter_stats;
 
 /** NDK_ADAPTER_DISPATCH (user-space form). */
@@ -65,6 +67,7 @@ struct ndk_pd_dispatch {
 				  uint32_t rq_depth, uint32_t iq_depth,
 				  uint32_t max_rsge, uint32_t max_isge,
 				  uint32_t inline_size, struct ndk_qp **qp);
+	ndk_status_t (*create_mw)(struct ndk_pd *pd, struct ndk_mw **mw);
 };
 
 /** NDK_MR_DISPATCH. */
@@ -76,6 +79,16 @@ struct ndk_mr_dispatch {
 	ndk_status_t (*deregister_mr)(struct ndk_mr *mr);
 	uint32_t (*remote_token)(struct ndk_mr *mr);
 	uint32_t (*local_token)(struct ndk_mr *mr);
+	ndk_status_t (*initialize_fast_register)(struct ndk_mr *mr,
+						 uint32_t page_count,
+						 bool remote_access);
+};
+
+/** NDK_MW_DISPATCH. */
+struct ndk_mw_dispatch {
+	ndk_status_t (*close)(struct ndk_mw *mw, ndk_close_completion_fn done,
+			      void *ctx);
+	uint32_t (*remote_token)(struct ndk_mw *mw);
 };
 
 /** NDK_QP_DISPATCH (plus the connection-less state control). */
@@ -97,6 +110,22 @@ struct ndk_qp_dispatch {
 	ndk_status_t (*modify)(struct ndk_qp *qp,
 			       const struct ndk_qp_attr *attr, uint32_t mask);
 	ndk_status_t (*query)(struct ndk_qp *qp, struct ndk_qp_attr *attr);
+	ndk_status_t (*send_and_invalidate)(struct ndk_qp *qp, void *ctx,
+					    const struct ndk_sge *sgl,
+					    uint32_t nsge, uint32_t flags,
+					    uint32_t remote_token);
+	ndk_status_t (*fast_register)(struct ndk_qp *qp, void *ctx,
+				      struct ndk_mr *mr, uint32_t page_count,
+				      const uint64_t *pages, uint32_t fbo,
+				      size_t length, uint64_t base_va,
+				      uint32_t flags);
+	ndk_status_t (*invalidate)(struct ndk_qp *qp, void *ctx,
+				   struct ndk_object_header *mr_or_mw,
+				   uint32_t flags);
+	ndk_status_t (*bind)(struct ndk_qp *qp, void *ctx, struct ndk_mr *mr,
+			     struct ndk_mw *mw, uint64_t va, size_t length,
+			     uint32_t flags);
+	void (*get_stats)(struct ndk_qp *qp, struct ndk_qp_stats *stats);
 };
 
 /** An adapter object. */
@@ -121,6 +150,12 @@ struct ndk_pd {
 struct ndk_mr {
 	struct ndk_object_header header;
 	const struct ndk_mr_dispatch *dispatch;
+};
+
+/** A memory window object. */
+struct ndk_mw {
+	struct ndk_object_header header;
+	const struct ndk_mw_dispatch *dispatch;
 };
 
 /** A queue pair object. */

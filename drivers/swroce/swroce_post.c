@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce posting: the application side of the per-QP rings, and SGE
+ * copies with per-access region checks (used by the engines).
+ *
+ * NDK serialises posts per queue, so each ring has a single producer: a
+ * post fills the WQE at sq_prod_priv and, unless NDK_OP_FLAG_DEFER is set,
+ * publishes the producer index with a release store and rings the doorbell.
+ * A deferred request stays invisible to the polling thread until a later
+ * post without DEFER, a failing post or NdkFlush releases the chain (the
+ * NDK deferred-processing scheme), so the whole chain reaches the lcore at
+ * once and leaves in as few bursts as the TX stage makes.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include "swroce_priv.h"
+
+/* ------------------------------------------------------------------ */
+/* SGE copies (polling thread)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Walk the SGE list from message offset @off for @len bytes; for each
+ * contiguous chunk, look its region up again with @access (it may be gone
+ * since the post) and run CHUNK with mr_, va_, done_ and n_.
+ */
+#define SWR_SGE_WALK(qp, sge, nsge, off, len, access, CHUNK) do { \
+	uint32_t left_ = (len), off_ = (off), done_ = 0; \
+	for (uint32_t i_ = 0; i_ < (nsge) && left_ != 0; i_++) { \
+		const struct ndk_sge *s_ = &(sge)[i_]; \
+		const struct swr_mr *mr_; \
+		uint64_t va_; \
+		uint32_t n_; \
+		if (off_ >= s_->length) { \
+			off_ -= s_->length; \
+			continue; \
+		} \
+		n_ = RTE_MIN(s_->length - off_, left_); \
+		va_ = (uintptr_t)s_->va + off_; \
+		mr_ = swr_mr_lookup((qp)->ad, (qp)->pd, s_->token, va_, n_, \
+				    (access)); \
+		if (unlikely(mr_ == NULL)) \
+			return -EACCES; \
+		CHUNK; \
+		done_ += n_; \
+		left_ -= n_; \
+		off_ = 0; \
+	} \
+	return left_ == 0 ? 0 : -EACCES; \
+} while (0)
+
+int
+swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
+		 uint32_t off, void *dst, uint32_t len)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, len, 0,
+		     swr_mr_copy(mr_, va_, (uint8_t *)dst + done_, n_, false));
+}
+
+int
+swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
+		uint32_t off, const void *src, uint32_t len)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, len, SWR_ACC_LOCAL_WRITE,
+		     swr_mr_copy(mr_, va_, (uint8_t *)(uintptr_t)src + done_,
+				 n_, true));
+}
+
+int
+swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
+		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, p->payload_len, SWR_ACC_LOCAL_WRITE,
+		     swr_mr_copy_from_mbuf(mr_, va_, p->m,
+					   p->payload_off + done_, n_));
+}
+
+/* ------------------------------------------------------------------ */
+/* Send queue (application threads)                                    */
+/* ------------------------------------------------------------------ */
+
+static inline void
+swr_doorbell(struct swr_qp *qp)
+{
+	if (__atomic_exchange_n(&qp->db_pending, 1, __ATOMIC_SEQ_CST) == 0)
+		rte_ring_mp_enqueue(qp->ad->db_ring, qp);
+}
+
+/* Hand every deferred request to the polling thread. */
+static inline void
+swr_sq_publish(struct swr_qp *qp)
+{
+	uint32_t n = qp->sq_prod_priv - qp->sq_prod;
+
+	if (n > 1) {
+		qp->pstats.chains++;
+		qp->pstats.chain_requests += n;
+		if (n > qp->pstats.chain_max)
+			qp->pstats.chain_max = n;
+	}
+	__atomic_store_n(&qp->sq_prod, qp->sq_prod_priv, __ATOMIC_RELEASE);
+	swr_doorbell(qp);
+}
+
+/* A failed post releases the deferred chain first (NDK deferral rules). */
+static ndk_status_t
+swr_post_fail(struct swr_qp *qp, ndk_status_t st)
+{
+	if (qp->sq_prod_priv != qp->sq_prod)
+		swr_sq_publish(qp);
+	return st;
+}
+
+/*
+ * Claim the next send-queue slot for a request with @flags (each checked
+ * against @allowed). @return the WQE, or NULL with *st set (the deferred
+ * chain already released).
+ */
+static struct swr_swqe *
+swr_sq_reserve(struct swr_qp *qp, uint32_t flags, uint32_t allowed,
+	       ndk_status_t *st)
+{
+	uint32_t state = swr_qp_state(qp);
+
+	if (unlikely(state != NDK_QP_STATE_RTS && state != NDK_QP_STATE_SQD &&
+		     state != NDK_QP_STATE_ERROR)) {
+		*st = swr_post_fail(qp, NDK_STATUS_CONNECTION_INVALID);
+		return NULL;
+	}
+	if (unlikely(flags & ~allowed)) {
+		*st = swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
+		return NULL;
+	}
+	if (unlikely(qp->sq_prod_priv -
+		     __atomic_load_n(&qp->sq_done, __ATOMIC_ACQUIRE) >=
+		     qp->sq_depth)) {
+		*st = swr_post_fail(qp, NDK_STATUS_NO_MORE_ENTRIES);
+		return NULL;
+	}
+	return swr_swqe(qp, qp->sq_prod_priv);
+}
+
+/* The WQE is filled: count it, and start it unless deferred. */
+static inline ndk_status_t
+swr_sq_commit(struct swr_qp *qp, struct swr_swqe *wqe, enum swr_wr_op op,
+	      void *ctx, uint32_t flags)
+{
+	wqe->op = op;
+	wqe->started = 0;
+	wqe->flags = flags;
+	wqe->ctx = ctx;
+	wqe->rd_pkts = 0;
+	qp->sq_prod_priv++;
+	qp->pstats.posted++;
+	if (flags & NDK_OP_FLAG_DEFER)
+		qp->pstats.deferred++;
+	else
+		swr_sq_publish(qp);
+	return NDK_STATUS_SUCCESS;
+}
+
+/* Check an SGE list: count, tokens, bounds, rights; sum the length. */
+static ndk_status_t
+swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
+	      uint32_t max, uint32_t access, uint32_t *total)
+{
+	uint64_t sum = 0;
+
+	if (unlikely(nsge > max))
+		return NDK_STATUS_DATA_OVERRUN;
+	if (unlikely(nsge != 0 && sgl == NULL))
+		return NDK_STATUS_INVALID_PARAMETER;
+	for (uint32_t i = 0; i < nsge; i++) {
+		sum += sgl[i].length;
+		if (sgl[i].length != 0 &&
+		    swr_mr_lookup(qp->ad, qp->pd, sgl[i].token,
+				  (uintptr_t)sgl[i].va, sgl[i].length,
+				  access) == NULL)
+			return NDK_STATUS_ACCESS_VIOLATION;
+	}
+	if (unlikely(sum > SWR_MAX_TRANSFER))
+		return NDK_STATUS_DATA_OVERRUN;
+	*total = (uint32_t)sum;
+	return NDK_STATUS_SUCCESS;
+}
+
+/* Copy the SGEs' bytes into the WQE (INLINE: tokens are ignored). */
+static ndk_status_t
+swr_fill_inline(struct swr_qp *qp, struct swr_swqe *wqe,
+		const struct ndk_sge *sgl, uint32_t nsge)
+{
+	uint64_t sum = 0;
+	uint32_t total = 0;
+
+	for (uint32_t i = 0; i < nsge; i++)
+		sum += sgl[i].length;
+	if (unlikely(sum > qp->inline_size))
+		return NDK_STATUS_INVALID_PARAMETER;
+	for (uint32_t i = 0; i < nsge; i++) {
+		if (sgl[i].length == 0)
+			continue;
+		memcpy(wqe->inline_data + total, sgl[i].va, sgl[i].length);
+		total += sgl[i].length;
+	}
+	wqe->nsge = 0;
+	wqe->length = total;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_post_data(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
+	      const struct ndk_sge *sgl, uint32_t nsge, uint64_t raddr,
+	      uint32_t rkey, uint32_t flags, uint32_t allowed)
+{
+	struct swr_swqe *wqe;
+	uint32_t total = 0;
+	ndk_status_t st;
+
+	wqe = swr_sq_reserve(qp, flags, allowed, &st);
+	if (unlikely(wqe == NULL))
+		return st;
+	if (flags & NDK_OP_FLAG_INLINE) {
+		st = swr_fill_inline(qp, wqe, sgl, nsge);
+		if (unlikely(st != NDK_STATUS_SUCCESS))
+			return swr_post_fail(qp, st);
+	} else {
+		st = swr_check_sgl(qp, sgl, nsge, qp->max_isge,
+				   op == SWR_WR_READ ? SWR_ACC_LOCAL_WRITE : 0,
+				   &total);
+		if (unlikely(st != NDK_STATUS_SUCCESS))
+			return swr_post_fail(qp, st);
+		if (nsge != 0)
+			memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+		wqe->nsge = nsge;
+		wqe->length = total;
+	}
+	wqe->raddr = raddr;
+	wqe->rkey = rkey;
+	return swr_sq_commit(qp, wqe, op, ctx, flags);
+}
+
+#define SWR_SEND_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
+	NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT | NDK_OP_FLAG_INLINE | \
+	NDK_OP_FLAG_DEFER)
+#define SWR_WRITE_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | \
+	NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_INLINE | NDK_OP_FLAG_DEFER)
+#define SWR_READ_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_READ_FENCE | \
+	NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE | NDK_OP_FLAG_DEFER)
+#define SWR_LOCAL_FLAGS (NDK_OP_FLAG_SILENT_SUCCESS | \
+	NDK_OP_FLAG_READ_FENCE | NDK_OP_FLAG_DEFER)
+#define SWR_FR_FLAGS (SWR_LOCAL_FLAGS | NDK_OP_FLAG_ALLOW_REMOTE_READ | \
+	NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_WRITE | \
+	NDK_OP_FLAG_RDMA_READ_SINK)
+#define SWR_BIND_FLAGS (SWR_LOCAL_FLAGS | NDK_OP_FLAG_ALLOW_REMOTE_READ | \
+	NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+
+ndk_status_t
+swr_post_send(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	      uint32_t nsge, uint32_t flags)
+{
+	return swr_post_data(swr_qp_of(q), SWR_WR_SEND, ctx, sgl, nsge, 0, 0,
+			     flags, SWR_SEND_FLAGS);
+}
+
+ndk_status_t
+swr_post_send_inv(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+		  uint32_t nsge, uint32_t flags, uint32_t remote_token)
+{
+	/* The token rides in the IETH of the last packet. */
+	return swr_post_data(swr_qp_of(q), SWR_WR_SEND_INV, ctx, sgl, nsge, 0,
+			     remote_token, flags, SWR_SEND_FLAGS);
+}
+
+ndk_status_t
+swr_post_write(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	       uint32_t nsge, uint64_t raddr, uint32_t rkey, uint32_t flags)
+{
+	return swr_post_data(swr_qp_of(q), SWR_WR_WRITE, ctx, sgl, nsge, raddr,
+			     rkey, flags, SWR_WRITE_FLAGS);
+}
+
+ndk_status_t
+swr_post_read(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+	      uint32_t nsge, uint64_t raddr, uint32_t rkey, uint32_t flags)
+{
+	/* Local invalidate names the first SGE's region: there must be one. */
+	if ((flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) && nsge == 0)
+		return swr_post_fail(swr_qp_of(q),
+				     NDK_STATUS_INVALID_PARAMETER);
+	return swr_post_data(swr_qp_of(q), SWR_WR_READ, ctx, sgl, nsge, raddr,
+			     rkey, flags, SWR_READ_FLAGS);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory operations posted on the send queue                          */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+swr_post_fast_register(struct ndk_qp *q, void *ctx, struct ndk_mr *m,
+		       uint32_t page_count, const uint64_t *pages,
+		       uint32_t fbo, size_t length, uint64_t base_va,
+		       uint32_t flags)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	struct swr_mr *mr = (struct swr_mr *)m;
+	uint32_t acc = swr_acc_from_op_flags(flags);
+	struct swr_swqe *wqe;
+	ndk_status_t st;
+
+	wqe = swr_sq_reserve(qp, flags, SWR_FR_FLAGS, &st);
+	if (unlikely(wqe == NULL))
+		return st;
+	if (m == NULL || m->header.type != NDK_OBJECT_TYPE_MR ||
+	    !mr->fast_register || mr->pages == NULL || mr->pd != qp->pd)
+		return swr_post_fail(qp, NDK_STATUS_INVALID_DEVICE_REQUEST);
+	if ((acc & (SWR_ACC_REMOTE_READ | SWR_ACC_REMOTE_WRITE)) &&
+	    !mr->remote_ok)
+		return swr_post_fail(qp, NDK_STATUS_ACCESS_VIOLATION);
+	st = swr_frmr_check_pages(mr, page_count, pages, fbo, length, base_va);
+	if (st != NDK_STATUS_SUCCESS)
+		return swr_post_fail(qp, st);
+	/* The list is copied now: the consumer's array may go at return. */
+	memcpy(mr->pages_stage, pages, page_count * sizeof(pages[0]));
+	wqe->reg = mr;
+	wqe->parent = NULL;
+	wqe->acc = acc;
+	wqe->raddr = base_va;
+	wqe->length = (uint32_t)length;
+	wqe->npages = page_count;
+	wqe->fbo = fbo;
+	wqe->nsge = 0;
+	/* A new key per registration: the old token stays refused. */
+	wqe->rkey = swr_mr_new_token(mr);
+	return swr_sq_commit(qp, wqe, SWR_WR_FAST_REG, ctx, flags);
+}
+
+ndk_status_t
+swr_post_invalidate(struct ndk_qp *q, void *ctx,
+		    struct ndk_object_header *obj, uint32_t flags)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	struct swr_mr *reg;
+	struct swr_swqe *wqe;
+	ndk_status_t st;
+
+	wqe = swr_sq_reserve(qp, flags, SWR_LOCAL_FLAGS, &st);
+	if (unlikely(wqe == NULL))
+		return st;
+	if (obj != NULL && obj->type == NDK_OBJECT_TYPE_MW)
+		reg = &((struct swr_mw *)obj)->r;
+	else if (obj != NULL && obj->type == NDK_OBJECT_TYPE_MR &&
+		 ((struct swr_mr *)obj)->fast_register)
+		reg = (struct swr_mr *)obj;
+	else   /* plain MRs are deregistered, never invalidated */
+		return swr_post_fail(qp, NDK_STATUS_INVALID_DEVICE_REQUEST);
+	if (reg->pd != qp->pd)
+		return swr_post_fail(qp, NDK_STATUS_INVALID_DEVICE_REQUEST);
+	wqe->reg = reg;
+	wqe->parent = NULL;
+	wqe->nsge = 0;
+	wqe->length = 0;
+	return swr_sq_commit(qp, wqe, SWR_WR_INVALIDATE, ctx, flags);
+}
+
+ndk_status_t
+swr_post_bind(struct ndk_qp *q, void *ctx, struct ndk_mr *m,
+	      struct ndk_mw *w, uint64_t va, size_t length, uint32_t flags)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	struct swr_mr *mr = (struct swr_mr *)m;
+	uint32_t acc = swr_acc_from_op_flags(flags);
+	struct swr_swqe *wqe;
+	struct swr_mw *mw;
+	ndk_status_t st;
+
+	wqe = swr_sq_reserve(qp, flags, SWR_BIND_FLAGS, &st);
+	if (unlikely(wqe == NULL))
+		return st;
+	if (m == NULL || m->header.type != NDK_OBJECT_TYPE_MR ||
+	    w == NULL || w->header.type != NDK_OBJECT_TYPE_MW)
+		return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
+	mw = (struct swr_mw *)w;
+	if (mr->pd != qp->pd || mw->r.pd != qp->pd || va == 0 || length == 0)
+		return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
+	/* Rights of a registered MR are known now; an FRMR's at execution. */
+	if (!mr->fast_register) {
+		if (__atomic_load_n(&mr->state, __ATOMIC_ACQUIRE) !=
+		    SWR_MR_VALID || va < mr->va || length > mr->len ||
+		    va - mr->va > mr->len - length)
+			return swr_post_fail(qp, NDK_STATUS_INVALID_PARAMETER);
+		/* Remote write through a window needs local write on the MR. */
+		if ((acc & SWR_ACC_REMOTE_WRITE) &&
+		    !(mr->access & SWR_ACC_LOCAL_WRITE))
+			return swr_post_fail(qp, NDK_STATUS_ACCESS_VIOLATION);
+	}
+	wqe->reg = &mw->r;
+	wqe->parent = mr;
+	wqe->acc = acc;
+	wqe->raddr = va;
+	wqe->length = (uint32_t)RTE_MIN(length, (size_t)UINT32_MAX);
+	wqe->nsge = 0;
+	/* NDK: the window's token is valid when NdkBind returns. */
+	wqe->rkey = swr_mr_new_token(&mw->r);
+	return swr_sq_commit(qp, wqe, SWR_WR_BIND, ctx, flags);
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive queue, flush, counters                                      */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+swr_post_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
+		 uint32_t nsge)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	uint32_t state = swr_qp_state(qp);
+	struct swr_rwqe *wqe;
+	uint32_t total;
+	ndk_status_t st;
+
+	if (unlikely(state == NDK_QP_STATE_RESET))
+		return NDK_STATUS_CONNECTION_INVALID;
+	if (unlikely(qp->rq_prod_priv -
+		     __atomic_load_n(&qp->rq_done, __ATOMIC_ACQUIRE) >=
+		     qp->rq_depth))
+		return NDK_STATUS_NO_MORE_ENTRIES;
+	st = swr_check_sgl(qp, sgl, nsge, qp->max_rsge, SWR_ACC_LOCAL_WRITE,
+			   &total);
+	if (unlikely(st != NDK_STATUS_SUCCESS))
+		return st;
+	wqe = swr_rwqe(qp, qp->rq_prod_priv);
+	wqe->ctx = ctx;
+	wqe->nsge = nsge;
+	wqe->length = total;
+	if (nsge != 0)
+		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+	qp->rq_prod_priv++;
+	__atomic_store_n(&qp->rq_prod, qp->rq_prod_priv, __ATOMIC_RELEASE);
+	if (unlikely(state == NDK_QP_STATE_ERROR))
+		swr_doorbell(qp);
+	return NDK_STATUS_SUCCESS;
+}
+
+void
+swr_post_flush(struct ndk_qp *q)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+
+	/* A flush releases a deferred chain too: it all completes flushed. */
+	if (qp->sq_prod_priv != qp->sq_prod)
+		swr_sq_publish(qp);
+	__atomic_store_n(&qp->flush_req, 1, __ATOMIC_RELEASE);
+	swr_doorbell(qp);
+}
+
+void
+swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats)
+{
+	*stats = swr_qp_of(q)->pstats;
+}
