@@ -195,23 +195,25 @@ swr_mr_slot_find(const struct swr_adapter *ad)
 }
 
 /*
- * Bump the slot's generation and form the token (obj_lock held). For one
- * slot at most two generations give a reserved token (0 for slot 0, ~0
- * for the last slot), so with mr_bits <= 30 the loop ends in <= 3 steps.
+ * Bump the slot's generation and form the token. Each slot has one writer
+ * at a time (the registering thread, or the poster of an FRMR/MW's fast
+ * register or bind); the atomic covers the rest. For one slot at most two
+ * generations give a reserved token (0 for slot 0, ~0 for the last slot),
+ * so with mr_bits <= 30 the loop ends in <= 3 steps.
  */
-static uint32_t
-mr_next_token(const struct swr_adapter *ad, struct swr_mr_slot *slot,
-	      uint32_t idx)
+uint32_t
+swr_token_next(struct swr_adapter *ad, uint32_t idx)
 {
 	uint32_t gen_mask = (uint32_t)((UINT64_C(1) << (32 - ad->mr_bits)) - 1);
-	uint32_t gen = slot->gen;
+	struct swr_mr_slot *slot = &ad->mr_tbl[idx];
 	uint32_t token;
 
 	do {
-		gen = (gen + 1) & gen_mask;
+		uint32_t gen = __atomic_add_fetch(&slot->gen, 1,
+						  __ATOMIC_RELAXED) & gen_mask;
+
 		token = (uint32_t)(((uint64_t)gen << ad->mr_bits) | idx);
 	} while (token == 0 || token == UINT32_MAX);
-	slot->gen = gen;
 	return token;
 }
 
@@ -312,7 +314,7 @@ swr_mr_register(struct ndk_mr *m, void *va, size_t len, uint32_t flags)
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	}
 	slot = &ad->mr_tbl[idx];
-	mr->token = mr_next_token(ad, slot, idx);
+	mr->token = swr_token_next(ad, idx);
 	mr->va = (uintptr_t)va;
 	mr->len = len;
 	mr->access = mr_access(flags);

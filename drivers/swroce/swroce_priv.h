@@ -309,6 +309,9 @@ struct swr_mr *swr_mr_find_invalidatable(struct swr_adapter *ad,
 					 const struct swr_pd *pd,
 					 uint32_t token);
 
+/** The next token of table slot @p idx (a new key; any thread). */
+uint32_t swr_token_next(struct swr_adapter *ad, uint32_t idx);
+
 /** A fresh token for the reserved slot of an FRMR or MW (any thread). */
 uint32_t swr_mr_new_token(struct swr_mr *mr);
 

@@ -113,20 +113,8 @@ swr_mr_find_invalidatable(struct swr_adapter *ad, const struct swr_pd *pd,
 uint32_t
 swr_mr_new_token(struct swr_mr *mr)
 {
-	struct swr_adapter *ad = mr->ad;
-	struct swr_mr_slot *slot = &ad->mr_tbl[mr->slot];
-	uint32_t gen_mask = (uint32_t)((UINT64_C(1) << (32 - ad->mr_bits)) - 1);
-	uint32_t token;
-
-	/* The slot is the object's own: posts on it are serialised. */
-	do {
-		uint32_t gen = (__atomic_add_fetch(&slot->gen, 1,
-						   __ATOMIC_RELAXED)) & gen_mask;
-
-		token = (uint32_t)(((uint64_t)gen << ad->mr_bits) | mr->slot);
-	} while (token == 0 || token == UINT32_MAX);
-	mr->token_next = token;
-	return token;
+	mr->token_next = swr_token_next(mr->ad, mr->slot);
+	return mr->token_next;
 }
 
 /* ------------------------------------------------------------------ */
