@@ -162,6 +162,20 @@ swr_sq_commit(struct swr_qp *qp, struct swr_swqe *wqe, enum swr_wr_op op,
 	return NDK_STATUS_SUCCESS;
 }
 
+/*
+ * The token of a fast register posted but not yet carried out: requests
+ * posted after it may use it (IB's register-then-use). The engines check
+ * the SGE again when they touch it.
+ */
+static bool
+swr_frmr_pending(struct swr_qp *qp, uint32_t token)
+{
+	const struct swr_mr *mr = swr_mr_find_invalidatable(qp->ad, qp->pd,
+							    token);
+
+	return mr != NULL && mr->kind == SWR_MR_FRMR && mr->token_next == token;
+}
+
 /* Check an SGE list: count, tokens, bounds, rights; sum the length. */
 static ndk_status_t
 swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
@@ -178,7 +192,8 @@ swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
 		if (sgl[i].length != 0 &&
 		    swr_mr_lookup(qp->ad, qp->pd, sgl[i].token,
 				  (uintptr_t)sgl[i].va, sgl[i].length,
-				  access) == NULL)
+				  access) == NULL &&
+		    !swr_frmr_pending(qp, sgl[i].token))
 			return NDK_STATUS_ACCESS_VIOLATION;
 	}
 	if (unlikely(sum > SWR_MAX_TRANSFER))

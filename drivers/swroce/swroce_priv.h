@@ -638,6 +638,12 @@ void swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status,
  */
 bool swr_qp_retire_local(struct swr_qp *qp);
 
+/**
+ * Retire the WQE at sq_tail as flushed (STATUS_CANCELLED), or, for a
+ * local operation already carried out, with its own status.
+ */
+void swr_qp_complete_flushed(struct swr_qp *qp);
+
 /** True if the WQE at sq_tail is a local operation already carried out. */
 static inline bool
 swr_sq_tail_local_done(const struct swr_qp *qp)

@@ -77,6 +77,20 @@ swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 	SWR_STAT(qp->ad, wqe_completed);
 }
 
+void
+swr_qp_complete_flushed(struct swr_qp *qp)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	if (swr_wr_is_local(wqe->op) && wqe->started)
+		swr_qp_complete_send(qp, wqe->lstatus,
+				     wqe->lstatus == NDK_STATUS_SUCCESS ? 0 :
+				     NDK_PERR_LOC_QP_OP);
+	else
+		swr_qp_complete_send(qp, NDK_STATUS_CANCELLED,
+				     NDK_PERR_FLUSHED);
+}
+
 bool
 swr_qp_retire_local(struct swr_qp *qp)
 {
@@ -130,10 +144,13 @@ swr_qp_flush_all(struct swr_qp *qp)
 	uint32_t prod;
 
 	__atomic_store_n(&qp->state, NDK_QP_STATE_ERROR, __ATOMIC_RELEASE);
-	/* Everything outstanding completes, in order, as flushed. */
+	/*
+	 * Everything outstanding completes, in order, as flushed — except
+	 * local operations already carried out: they took effect, and say so.
+	 */
 	prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
 	while (qp->sq_tail != prod)
-		swr_qp_complete_send(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED);
+		swr_qp_complete_flushed(qp);
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;

@@ -52,7 +52,7 @@ swr_req_fail(struct swr_qp *qp, uint32_t idx, ndk_status_t status,
 	     uint32_t perr)
 {
 	while (qp->sq_tail != idx)
-		swr_qp_complete_send(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED);
+		swr_qp_complete_flushed(qp);
 	swr_qp_complete_send(qp, status, perr);
 	swr_qp_to_error(qp);
 }

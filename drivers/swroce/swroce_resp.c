@@ -61,8 +61,7 @@ swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
 	swr_send_ack(qp, NDK_ROCE_AETH_NAK | nak, psn);
 	if (recv_status != NDK_STATUS_SUCCESS && qp->rq_tail !=
 	    __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE))
-		swr_qp_complete_recv(qp, recv_status, perr, qp->rcv_off,
-				     false, 0);
+		swr_qp_complete_recv(qp, recv_status, perr, 0, false, 0);
 	swr_qp_to_error(qp);
 }
 

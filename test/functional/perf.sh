@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # ndk-perf between two processes on one host: a server and a client, each
-# one DPDK process with one lcore (so the test loops poll the adapter),
-# joined by a net_memif link, exchanging QP data over TCP on 127.0.0.1 as
-# perftest does. Every test runs briefly with --verify at 64 B and 64 KiB,
-# path MTU 1024 and 4096, plus a few variants (-D, -a, -q, JSON, ib_*
-# link names). Both processes must exit 0 and the client must print
-# perftest's header and a result row. Correctness only: speed is never
-# asserted.
+# one DPDK process with one lcore (so the test loops poll the adapter;
+# two cases give the server a poller lcore), joined by a net_memif link,
+# exchanging QP data over TCP on 127.0.0.1 as perftest does. Every test
+# runs briefly with --verify at 64 B and 64 KiB, path MTU 1024 and 4096,
+# plus variants (-D, -a, -q, -I, JSON, MAC by ARP, an ib_* link name).
+# Both processes must exit 0 and the client must print perftest's header
+# and a result row. Correctness only: speed is never asserted.
 #
 #   perf.sh /path/to/ndk-perf
 #
@@ -71,22 +71,27 @@ case_no=0
 # The test name is the first word of the arguments (unless PROGRAM is an
 # ib_* link, which implies it). SIZE is the row the client must print.
 # Environment: SERVER_LCORES (default 0; "0-1" gives the server a poller
-# lcore, sharing the client's), CHECK (a further shell condition).
+# lcore, sharing the client's), NO_PEER_MAC=1 (the adapters find each
+# other's MAC by ARP), CHECK (a further shell condition).
 run_case() {
 	local name=$1 sargs=$2 cargs=$3 size=$4 prog=${5:-$PERF}
 	local n=$case_no sock="/tmp/ndkperf-$$-$case_no.sock"
 	local port=$((port_base + case_no % 10))
 	local so="$TMP/$n.server" co="$TMP/$n.client" srv cli src crc why=""
-	local smac cmac
+	local smac cmac speer="" cpeer=""
 
 	case_no=$((case_no + 1))
 	smac=$(printf '02:00:00:00:%02x:01' $((n % 256)))
 	cmac=$(printf '02:00:00:00:%02x:02' $((n % 256)))
+	if [ -z "${NO_PEER_MAC:-}" ]; then
+		speer="--peer-mac $cmac"
+		cpeer="--peer-mac $smac"
+	fi
 	rm -f "$sock"
 	# shellcheck disable=SC2046,SC2086
 	timeout 40 "$prog" -l "${SERVER_LCORES:-0}" $(mem_args s$n) $EAL_COMMON \
 		--vdev "net_memif0,role=server,socket=$sock,socket-abstract=no,mac=$smac" -- \
-		$sargs --ip 10.77.$((n % 256)).1 --peer-mac "$cmac" -p "$port" \
+		$sargs --ip 10.77.$((n % 256)).1 $speer -p "$port" \
 		>"$so" 2>&1 &
 	srv=$!
 	PIDS+=("$srv")
@@ -96,7 +101,7 @@ run_case() {
 	# shellcheck disable=SC2046,SC2086
 	timeout 40 "$prog" -l 1 $(mem_args c$n) $EAL_COMMON \
 		--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,mac=$cmac" -- \
-		$cargs --ip 10.77.$((n % 256)).2 --peer-mac "$smac" -p "$port" \
+		$cargs --ip 10.77.$((n % 256)).2 $cpeer -p "$port" \
 		127.0.0.1 >"$co" 2>&1 &
 	cli=$!
 	PIDS+=("$cli")
@@ -146,6 +151,8 @@ for mtu in 1024 4096; do
 done
 
 # Variants: duration mode, every size, several QPs, inline, Gbit/s + JSON.
+# The WRITE server prints the client's report, which came over TCP.
+CHECK="[ \"\$(grep '^ 65536 ' \$so)\" = \"\$(grep '^ 65536 ' \$co)\" ]" \
 run_case "write_bw -D 1" "write_bw -D 1 --verify" "write_bw -D 1 --verify" \
 	65536
 run_case "send_lat -D 1" "send_lat -D 1 --verify" "send_lat -D 1 --verify" 2
@@ -164,6 +171,10 @@ SERVER_LCORES=0-1 run_case "write_bw with a poller lcore" \
 	"write_bw -s 4096 -n 200 --verify" "write_bw -s 4096 -n 200 --verify" 4096
 SERVER_LCORES=0-1 run_case "send_lat with a poller lcore" \
 	"send_lat -n 50 --verify" "send_lat -n 50 --verify" 2
+# No --peer-mac: the provider resolves the peer's MAC by ARP.
+NO_PEER_MAC=1 CHECK="grep -q arp_replies_rcvd \$co" run_case \
+	"write_lat, peer MAC by ARP" "write_lat -n 100 --verify --stats" \
+	"write_lat -n 100 --verify --stats" 2
 # Invoked through a link named like perftest's program.
 ln -s "$PERF" "$TMP/ib_read_lat"
 run_case "ib_read_lat (link name)" "-s 8 -n 50" "-s 8 -n 50" 8 \
