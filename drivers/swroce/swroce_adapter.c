@@ -26,6 +26,45 @@
 
 static uint32_t swr_adapter_seq;
 
+/*
+ * Packet pools the provider made, one per port. A pool lives as long as
+ * its port, not as long as the adapter: the port's RX queue holds it, and
+ * some PMDs (memif on a peer's disconnect) touch it even after a stop. It
+ * is reused when an adapter opens on the port again and freed when the
+ * port is destroyed.
+ */
+static struct rte_mempool *swr_pools[RTE_MAX_ETHPORTS];
+
+static int
+swr_port_destroyed(uint16_t port_id, enum rte_eth_event_type event __rte_unused,
+		   void *arg __rte_unused, void *ret __rte_unused)
+{
+	rte_mempool_free(swr_pools[port_id]);
+	swr_pools[port_id] = NULL;
+	return 0;
+}
+
+static struct rte_mempool *
+swr_port_pool(uint16_t port_id, uint32_t seq, int socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct rte_mempool *mp;
+
+	if (swr_pools[port_id] != NULL)
+		return swr_pools[port_id];
+	snprintf(name, sizeof(name), "ndkmp%u", seq);
+	mp = rte_pktmbuf_pool_create(name, SWR_POOL_SIZE, SWR_POOL_CACHE, 0,
+				     SWR_MBUF_DATA, socket);
+	if (mp == NULL)
+		return NULL;
+	if (rte_eth_dev_callback_register(port_id, RTE_ETH_EVENT_DESTROY,
+					  swr_port_destroyed, NULL) != 0)
+		NDK_LOG(WARNING, "port %u: pool %s stays until exit", port_id,
+			name);
+	swr_pools[port_id] = mp;
+	return mp;
+}
+
 static inline uint32_t
 swr_self(void)
 {
@@ -578,8 +617,6 @@ swr_adapter_free(struct swr_adapter *ad)
 	rte_free(ad->qp_gen);
 	rte_free(ad->mr_tbl);
 	rte_free(ad->active);
-	if (ad->own_pool)
-		rte_mempool_free(ad->mp);
 	rte_free(ad);
 }
 
@@ -706,13 +743,9 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 			return NDK_STATUS_INVALID_PARAMETER;
 		}
 	} else {
-		snprintf(name, sizeof(name), "ndkmp%u", seq);
-		ad->mp = rte_pktmbuf_pool_create(name, SWR_POOL_SIZE,
-						 SWR_POOL_CACHE, 0,
-						 SWR_MBUF_DATA, socket);
+		ad->mp = swr_port_pool(ad->port_id, seq, socket);
 		if (ad->mp == NULL)
 			goto nomem;
-		ad->own_pool = true;
 	}
 
 	if (cfg->configure_port) {

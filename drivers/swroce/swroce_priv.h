@@ -100,7 +100,6 @@ struct swr_adapter {
 	uint16_t rxq;
 	uint16_t txq;
 	bool own_port;            /**< we configured and started the port */
-	bool own_pool;
 	int socket_id;
 	struct rte_ether_addr mac;
 	rte_be32_t ipv4;

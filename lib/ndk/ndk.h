@@ -254,7 +254,8 @@ struct ndk_adapter_config {
 	uint16_t port_id;
 	/**
 	 * If true the provider configures and starts the port with one RX
-	 * and one TX queue; if false the application did, and queue 0 is used.
+	 * and one TX queue, and ndk_adapter_close() stops it; if false the
+	 * application did, and queue 0 is used.
 	 */
 	bool configure_port;
 	/** Adapter IPv4 address, network byte order. */
@@ -265,7 +266,10 @@ struct ndk_adapter_config {
 	uint32_t max_qp;
 	uint32_t max_cq;
 	uint32_t max_mr;
-	/** Packet buffers; NULL lets the provider create a pool. */
+	/**
+	 * Packet buffers; NULL lets the provider use a pool of its own for
+	 * the port, which lives until the port is destroyed.
+	 */
 	struct rte_mempool *mbuf_pool;
 	/** NUMA socket for memory; SOCKET_ID_ANY (-1) follows the port. */
 	int socket_id;
