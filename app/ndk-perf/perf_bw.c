@@ -133,11 +133,8 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 			perf_verify_note(c, "READ", perf_check(c->qps[i].lbuf,
 					 0, size), size);
 	if (dur) {
-		uint64_t tp = k.t_start, tc = k.t_stop;
-
-		c->p.iters = counted;
-		perf_bw_compute(&c->p, &tp, &tc, counted, true, rep);
-		c->p.iters = iters;
+		perf_bw_compute(&c->p, &k.t_start, &k.t_stop, counted, true,
+				rep);
 	} else {
 		perf_bw_compute(&c->p, c->tposted, c->tcompleted, tot,
 				p->no_peak, rep);
@@ -198,14 +195,11 @@ bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 		else
 			done = rcnt >= tot;
 	}
-	if (dur) {
-		c->p.iters = counted;
+	if (dur)
 		perf_bw_compute(&c->p, &k.t_start, &k.t_stop, counted, true,
 				rep);
-		c->p.iters = iters;
-	} else {
+	else
 		perf_bw_compute(&c->p, &t_first, &t_last, tot, true, rep);
-	}
 	return 0;
 }
 
@@ -268,7 +262,7 @@ static int
 bw_rdma_flow(struct perf_ctx *c)
 {
 	struct perf_bw_rep mine, theirs;
-	uint64_t size, last = 0;
+	uint64_t size;
 
 	memset(&mine, 0, sizeof(mine));
 	if (c->p.server) {
@@ -292,9 +286,7 @@ bw_rdma_flow(struct perf_ctx *c)
 		if (bw_run_client(c, size, &mine) != 0)
 			return -1;
 		perf_print_bw(&c->p, &mine);
-		last = size;
 	}
-	(void)last;
 	perf_print_line();
 	if (perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0 ||
 	    perf_xchg_bw_reports(&c->x, &mine, &theirs) != 0)

@@ -84,6 +84,10 @@ perf_params_init(struct perf_ctx *c)
 			PERF_DEF_RX_SEND;
 		if (!dur && p->rx_depth > p->iters)
 			p->rx_depth = (unsigned int)p->iters;
+		/* All QPs' receives must fit the receive CQ. */
+		if ((uint64_t)p->rx_depth * o->num_qps + 16 >
+		    c->info.max_cq_depth)
+			p->rx_depth = (c->info.max_cq_depth - 16) / o->num_qps;
 	}
 	p->cq_mod = 1;
 	if (bw) {

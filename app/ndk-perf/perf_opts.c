@@ -24,7 +24,6 @@ enum {
 	OPT_PEER_MAC,
 	OPT_VERIFY,
 	OPT_STATS,
-	OPT_IGNORED,
 };
 
 static const struct option perf_lopts[] = {
@@ -59,7 +58,6 @@ static const struct option perf_lopts[] = {
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "stats", no_argument, NULL, OPT_STATS },
-	{ "dont_xchg_versions", no_argument, NULL, OPT_IGNORED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -233,7 +231,6 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		break;
 	case 'i':
 	case 'F':
-	case OPT_IGNORED:
 		break;
 	case 'N':
 		o->no_peak = true;

@@ -72,6 +72,13 @@ on_off(bool b)
 	return b ? "ON" : "OFF";
 }
 
+/* perftest 4.5 shows relaxed ordering off for write_lat only. */
+static bool
+relax_order(const struct perf_params *p)
+{
+	return !(p->verb == PERF_WRITE && p->kind == PERF_LAT);
+}
+
 void
 perf_print_test_info(const struct perf_params *p)
 {
@@ -84,7 +91,7 @@ perf_print_test_info(const struct perf_params *p)
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", p->device);
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", p->num_qps);
 	printf(" Connection type : RC\t\tUsing SRQ      : OFF\n");
-	printf(" PCIe relax order: %s\n", on_off(p->kind == PERF_BW));
+	printf(" PCIe relax order: %s\n", on_off(relax_order(p)));
 	printf(" ibv_wr* API     : OFF\n");
 	if (client)
 		printf(" TX depth        : %u\n", p->tx_depth);
@@ -209,7 +216,7 @@ json_test_info(FILE *f, const struct perf_params *p)
 	fprintf(f, "Dual_port: OFF,\nDevice: \"%s\",\n", p->device);
 	fprintf(f, "Number_of_qps: %u,\nTransport_type: IB,\n", p->num_qps);
 	fprintf(f, "Connection_type: RC,\nUsing_SRQ: OFF,\n");
-	fprintf(f, "PCIe_relax_order: %s,\n", on_off(p->kind == PERF_BW));
+	fprintf(f, "PCIe_relax_order: %s,\n", on_off(relax_order(p)));
 	fprintf(f, "ibv_wr_API: OFF,\n");
 	if (!p->server)
 		fprintf(f, "TX_depth : %u,\n", p->tx_depth);
@@ -261,7 +268,7 @@ perf_print_bw(const struct perf_params *p, const struct perf_bw_rep *r)
 				(unsigned long)r->size,
 				(unsigned long)r->iters, r->bw_peak,
 				r->bw_avg, r->msg_rate);
-			fprintf(f, "}\n}\n");
+			fprintf(f, "},\n}\n");
 			fclose(f);
 		}
 	}
@@ -334,7 +341,7 @@ perf_print_lat(const struct perf_params *p, uint64_t *t, uint64_t n)
 				"percentile_99.9: %.2f,\n",
 				(unsigned long)p->size, (unsigned long)n,
 				v[0], v[1], lat, avg, stdev, v[2], v[3]);
-			fprintf(f, "}\n}\n");
+			fprintf(f, "},\n}\n");
 			fclose(f);
 		}
 	}
@@ -365,7 +372,7 @@ perf_print_lat_duration(const struct perf_params *p, uint64_t ticks,
 				"t_avg: %.2f,\ntps_average: %.2f,\n",
 				(unsigned long)p->size,
 				(unsigned long)iters, lat, tps);
-			fprintf(f, "}\n}\n");
+			fprintf(f, "},\n}\n");
 			fclose(f);
 		}
 	}
