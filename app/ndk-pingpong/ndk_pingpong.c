@@ -410,6 +410,15 @@ pp_run(struct pp_ctx *c)
 	pp_gid_from_ipv4(c->my.gid, c->o.ipv4);
 	pp_print_dest("local address: ", &c->my);
 
+	/*
+	 * A client waits for its link before it hands out its address: the
+	 * peer's stack resolves it at once (rxe moves its QP to RTR then),
+	 * and a peer whose carrier is still down flushes what it learned.
+	 * A server's link may come up only when its client starts (memif),
+	 * so it waits after the exchange.
+	 */
+	if (c->o.servername != NULL && pp_wait_link(c) != 0)
+		return -1;
 	if (c->o.servername != NULL)
 		c->sock = pp_client_exch(&c->o, &c->my, &c->rem);
 	else
@@ -421,7 +430,7 @@ pp_run(struct pp_ctx *c)
 	if (c->o.servername != NULL && pp_connect(c, &c->rem) != 0)
 		return -1;
 	c->started = true;
-	if (pp_wait_link(c) != 0)
+	if (c->o.servername == NULL && pp_wait_link(c) != 0)
 		return -1;
 
 	c->pending = PP_RECV_WRID;

@@ -544,6 +544,9 @@ swr_port_setup(struct swr_adapter *ad)
 		return rc;
 	if (dinfo.max_rx_pktlen >= frame)
 		conf.rxmode.mtu = frame - RTE_ETHER_HDR_LEN;
+	/* Link changes drive ARP (see swr_link_event). */
+	if (*dinfo.dev_flags & RTE_ETH_DEV_INTR_LSC)
+		conf.intr_conf.lsc = 1;
 	rc = rte_eth_dev_configure(ad->port_id, 1, 1, &conf);
 	if (rc != 0)
 		return rc;
@@ -558,6 +561,45 @@ swr_port_setup(struct swr_adapter *ad)
 	if (rc != 0)
 		return rc;
 	return rte_eth_dev_start(ad->port_id);
+}
+
+/*
+ * Link state, from the interrupt thread: the resolver sends no ARP while
+ * the link is down and starts over when it comes up (a peer that lost its
+ * carrier forgot us, and probes queued while down went out in a clump).
+ * Ports without LSC events count as always up.
+ */
+static int
+swr_link_event(uint16_t port_id, enum rte_eth_event_type event __rte_unused,
+	       void *arg, void *ret __rte_unused)
+{
+	struct swr_adapter *ad = arg;
+	struct rte_eth_link link = { 0 };
+
+	if (rte_eth_link_get_nowait(port_id, &link) != 0)
+		return 0;
+	__atomic_store_n(&ad->link_up, link.link_status == RTE_ETH_LINK_UP,
+			 __ATOMIC_RELEASE);
+	if (link.link_status == RTE_ETH_LINK_UP)
+		__atomic_fetch_add(&ad->link_gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void
+swr_link_watch(struct swr_adapter *ad)
+{
+	struct rte_eth_link link = { 0 };
+	struct rte_eth_dev_info dinfo;
+
+	ad->link_up = 1;
+	if (rte_eth_dev_info_get(ad->port_id, &dinfo) != 0 ||
+	    !(*dinfo.dev_flags & RTE_ETH_DEV_INTR_LSC))
+		return;
+	if (rte_eth_dev_callback_register(ad->port_id, RTE_ETH_EVENT_INTR_LSC,
+					  swr_link_event, ad) != 0)
+		return;
+	if (rte_eth_link_get_nowait(ad->port_id, &link) == 0)
+		ad->link_up = link.link_status == RTE_ETH_LINK_UP;
 }
 
 static void
@@ -766,6 +808,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		swr_adapter_free(ad);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
+	swr_link_watch(ad);
 	swr_info_init(ad);
 	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT
 		", path MTU %u, %u QPs", ad->name, ad->port_id,
@@ -816,6 +859,11 @@ swr_close(struct ndk_adapter *adapter)
 	swr_quiesce(ad);
 	if (ad->tx_n != 0)
 		rte_pktmbuf_free_bulk(ad->tx_stage, ad->tx_n);
+	/* -EAGAIN while the event callback runs: it is short, retry. */
+	while (rte_eth_dev_callback_unregister(ad->port_id,
+					       RTE_ETH_EVENT_INTR_LSC,
+					       swr_link_event, ad) == -EAGAIN)
+		rte_delay_us_sleep(100);
 	if (ad->own_port)
 		rte_eth_dev_stop(ad->port_id);
 	ad->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;

@@ -454,21 +454,55 @@ swr_neigh_expire(struct swr_adapter *ad, struct swr_neigh *e)
 	}
 }
 
+/*
+ * The link came up: whatever was being resolved starts over now (requests
+ * sent while down were lost or went out in a clump, and a peer that lost
+ * its carrier forgot us); failed entries are forgotten.
+ */
+static void
+swr_neigh_link_up(struct swr_adapter *ad)
+{
+	struct swr_neigh_tbl *t = ad->neigh;
+
+	for (uint32_t i = t->n_live; i-- > 0;) {
+		struct swr_neigh *e = &t->e[t->live[i]];
+
+		if (e->state == SWR_NEIGH_FAILED) {
+			swr_neigh_delete(t, e);
+		} else if (e->state == SWR_NEIGH_INCOMPLETE && e->probes != 0) {
+			e->probes = 0;
+			swr_neigh_solicit(ad, e, false);
+		}
+	}
+}
+
 void
 swr_neigh_timers(struct swr_adapter *ad)
 {
 	struct swr_neigh_tbl *t = ad->neigh;
 	uint64_t now = ad->now;
+	uint32_t gen = __atomic_load_n(&ad->link_gen, __ATOMIC_ACQUIRE);
+	bool up = __atomic_load_n(&ad->link_up, __ATOMIC_ACQUIRE) != 0;
 
 	ad->neigh_tick = now + t->t_tick;
+	if (gen != ad->neigh_link_gen) {
+		ad->neigh_link_gen = gen;
+		swr_neigh_link_up(ad);
+	}
 	/* Backwards: a deletion moves the last live entry into place. */
 	for (uint32_t i = t->n_live; i-- > 0;) {
 		struct swr_neigh *e = &t->e[t->live[i]];
 
 		if (e->n_pending != 0 && now - e->pending_since >= t->t_pend)
 			swr_neigh_drop_pending(ad, e);
-		if (now >= e->deadline)
-			swr_neigh_expire(ad, e);
+		if (now < e->deadline)
+			continue;
+		/* No requests into a dead link: wait for it to come up. */
+		if (!up && e->state != SWR_NEIGH_FAILED) {
+			e->deadline = now + t->t_retry;
+			continue;
+		}
+		swr_neigh_expire(ad, e);
 	}
 }
 

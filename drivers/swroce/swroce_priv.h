@@ -146,6 +146,9 @@ struct swr_adapter {
 	/* --- neighbours (owner only; see the Neighbours section) --- */
 	struct swr_neigh_tbl *neigh;
 	uint64_t neigh_tick;      /**< next swr_neigh_timers() run (TSC) */
+	uint32_t link_up;         /**< port link state (atomic, LSC events) */
+	uint32_t link_gen;        /**< link-up transitions (atomic) */
+	uint32_t neigh_link_gen;  /**< link_gen the resolver last saw */
 } __rte_cache_aligned;
 
 static inline struct swr_adapter *
@@ -774,7 +777,7 @@ swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
  */
 
 #define SWR_NEIGH_BITS 10         /**< 1024 slots */
-#define SWR_NEIGH_PENDING 16      /**< frames held per unresolved entry */
+#define SWR_NEIGH_PENDING 64      /**< frames held per unresolved entry */
 #define SWR_NEIGH_PROBES 3        /**< requests before giving up */
 #define SWR_NEIGH_RETRY_MS 1000   /**< between requests */
 #define SWR_NEIGH_HOLD_MS 5000    /**< FAILED hold-down */
