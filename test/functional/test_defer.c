@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Functional: NDK_OP_FLAG_DEFER (NDKPI's deferred processing scheme).
- * Requests posted with DEFER are held back until a post without it: no
- * frame leaves the adapter meanwhile; then the whole chain runs. A failing
- * post or NdkFlush releases a chain too. Flags inside a chain keep their
- * meaning (SILENT_SUCCESS, READ_FENCE, SEND_AND_SOLICIT_EVENT), every
- * initiator request type may be deferred, and a released chain leaves in
- * multi-frame bursts.
+ * Functional: NDK_OP_FLAG_DEFER (NDKPI's deferred processing scheme),
+ * chains and their release. Requests posted with DEFER are held back
+ * until a post without it: no frame leaves the adapter meanwhile; then
+ * the whole chain runs. Every initiator request type may be deferred. A
+ * failing post or NdkFlush releases a chain too. Flags inside a chain:
+ * test_defer_flags.c.
  */
 
 #include <inttypes.h>
@@ -20,65 +19,7 @@
 
 #include "tok_common.h"
 
-#define N_CHAIN 16
-#define MSG 256
 #define HOLD_MS 50
-
-/* Adapter counters by name (tx_bursts may or may not exist). */
-static const struct {
-	const char *name;
-	size_t off;
-} counters[] = {
-#define CTR_(f, d) { #f, offsetof(struct ndk_adapter_stats, f) },
-	NDK_ADAPTER_COUNTERS(CTR_)
-#undef CTR_
-};
-
-static long
-counter_off(const char *name)
-{
-	for (unsigned int i = 0; i < RTE_DIM(counters); i++)
-		if (strcmp(counters[i].name, name) == 0)
-			return (long)counters[i].off;
-	return -1;
-}
-
-static uint64_t
-counter(const struct ndk_adapter_stats *s, long off)
-{
-	return *(const uint64_t *)((const uint8_t *)s + off);
-}
-
-/* A connection (QP contexts qctx_a/qctx_b); skipped if no get_stats. */
-static int
-dconn(struct ndk_pair **pp, struct ndk_pair_conn **cp,
-      struct ndk_pair_conn_opts *o)
-{
-	struct ndk_pair_conn_opts def = {
-		.rq_depth = 64, .sq_depth = 64, .cq_depth = 256,
-	};
-	*pp = pair_get(0);
-	TEST_ASSERT(*pp != NULL, "pair");
-	if (o == NULL)
-		o = &def;
-	*cp = conn_new(*pp, o);
-	TEST_ASSERT(*cp != NULL, "connection");
-	if ((*cp)->qp[0]->dispatch->get_stats == NULL) {
-		printf("  skipped: the provider lacks ndk_qp_get_stats\n");
-		ndk_pair_conn_destroy(*cp);
-		return NDK_TEST_SKIPPED;
-	}
-	/* Let anything of earlier cases drain before counting frames. */
-	ndk_pair_sleep_ms(20);
-	return 0;
-}
-
-static void
-qstats(struct ndk_qp *qp, struct ndk_qp_stats *s)
-{
-	memset(s, 0xff, sizeof(*s));
-	ndk_qp_get_stats(qp, s);
-}
 
 /* Nothing left A and nothing reached B since @p a0 / @p b0. */
 static int
@@ -98,48 +39,6 @@ nothing_sent(struct ndk_pair *p, const struct ndk_adapter_stats *a0,
 	return 0;
 }
 
-static int
-expect_chain_stats(struct ndk_qp *qp, uint64_t posted, uint64_t deferred,
-		   uint64_t chains, uint64_t chain_requests, uint64_t chain_max,
-		   const char *what)
-{
-	struct ndk_qp_stats s;
-
-	qstats(qp, &s);
-	printf("  %s: posted %" PRIu64 " deferred %" PRIu64 " chains %" PRIu64
-	       " chain_requests %" PRIu64 " chain_max %" PRIu64 "\n", what,
-	       s.posted, s.deferred, s.chains, s.chain_requests, s.chain_max);
-	TEST_ASSERT(s.posted == posted && s.deferred == deferred &&
-		    s.chains == chains && s.chain_requests == chain_requests &&
-		    s.chain_max == chain_max, "%s: want posted %" PRIu64
-		    " deferred %" PRIu64 " chains %" PRIu64 " chain_requests %"
-		    PRIu64 " chain_max %" PRIu64, what, posted, deferred,
-		    chains, chain_requests, chain_max);
-	return 0;
-}
-
-/* Wait for @p n completions on @p cq, each of @p type, req 1..n, success. */
-static int
-expect_in_order(struct ndk_cq *cq, uint32_t n, enum ndk_operation_type type,
-		uintptr_t req0, int64_t bytes, const char *what)
-{
-	struct ndk_result_ex r[N_CHAIN * 4];
-	char d[200];
-	uint32_t got = ndk_pair_wait(cq, r, n, WAIT_S);
-
-	TEST_ASSERT_EQ(got, n, "%s: completions", what);
-	for (uint32_t i = 0; i < n; i++) {
-		ndk_pair_result_str(&r[i], d, sizeof(d));
-		TEST_ASSERT(r[i].status == NDK_STATUS_SUCCESS &&
-			    r[i].type == type &&
-			    r[i].request_context == (void *)(req0 + i) &&
-			    (bytes < 0 || r[i].bytes_transferred ==
-			     (uint32_t)bytes),
-			    "%s: completion %u: %s", what, i, d);
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Chains of one request type                                          */
 /* ------------------------------------------------------------------ */
@@ -154,7 +53,7 @@ chain_case(enum xop op)
 	struct ndk_pair *p;
 	struct ndk_sge s;
 	ndk_status_t st;
-	size_t len = (N_CHAIN + 1) * MSG;
+	size_t len = (N_CHAIN + 1) * DEFER_MSG;
 	int rc = dconn(&p, &c, NULL);
 
 	if (rc != 0)
@@ -172,7 +71,7 @@ chain_case(enum xop op)
 	ndk_pair_fill(src->data, len, 0xD0 + op);
 	if (op == XOP_SEND)
 		for (uint32_t i = 0; i <= N_CHAIN; i++) {
-			s = ndk_pair_sge(dst, i * MSG, MSG);
+			s = ndk_pair_sge(dst, i * DEFER_MSG, DEFER_MSG);
 			TEST_ASSERT_EQ(ndk_receive(c->qp[1],
 						   (void *)(uintptr_t)(100 + i),
 						   &s, 1),
@@ -197,17 +96,17 @@ chain_case(enum xop op)
 				    "held chain: destination written");
 		}
 		if (op == XOP_READ) {
-			s = ndk_pair_sge(dst, i * MSG, MSG);
+			s = ndk_pair_sge(dst, i * DEFER_MSG, DEFER_MSG);
 			st = ndk_read(c->qp[0], req, &s, 1,
-				      ndk_pair_raddr(src, i * MSG), src->rtoken,
-				      fl);
+				      ndk_pair_raddr(src, i * DEFER_MSG),
+				      src->rtoken, fl);
 		} else if (op == XOP_WRITE) {
-			s = ndk_pair_sge(src, i * MSG, MSG);
+			s = ndk_pair_sge(src, i * DEFER_MSG, DEFER_MSG);
 			st = ndk_write(c->qp[0], req, &s, 1,
-				       ndk_pair_raddr(dst, i * MSG),
+				       ndk_pair_raddr(dst, i * DEFER_MSG),
 				       dst->rtoken, fl);
 		} else {
-			s = ndk_pair_sge(src, i * MSG, MSG);
+			s = ndk_pair_sge(src, i * DEFER_MSG, DEFER_MSG);
 			st = ndk_send(c->qp[0], req, &s, 1, fl);
 		}
 		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "%s %u: %s", nm[op], i,
@@ -218,8 +117,8 @@ chain_case(enum xop op)
 			    NDK_OP_WRITE : NDK_OP_READ, 1, -1, nm[op]) != 0)
 		return -1;
 	if (op == XOP_SEND &&
-	    expect_in_order(c->rcq[1], N_CHAIN + 1, NDK_OP_RECEIVE, 100, MSG,
-			    "receives") != 0)
+	    expect_in_order(c->rcq[1], N_CHAIN + 1, NDK_OP_RECEIVE, 100,
+			    DEFER_MSG, "receives") != 0)
 		return -1;
 	TEST_ASSERT(ndk_pair_check(dst->data, len, 0xD0 + op) < 0,
 		    "%s: data", nm[op]);
@@ -524,17 +423,17 @@ failed_post_case(int how)
 
 	if (rc != 0)
 		return rc;
-	src = ndk_pair_buf_alloc(p, c->pd[0], 8 * MSG, 0);
-	dst = ndk_pair_buf_alloc(p, c->pd[1], 8 * MSG,
+	src = ndk_pair_buf_alloc(p, c->pd[0], 8 * DEFER_MSG, 0);
+	dst = ndk_pair_buf_alloc(p, c->pd[1], 8 * DEFER_MSG,
 				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
 	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
-	ndk_pair_fill(src->data, 8 * MSG, 0xF0 + how);
+	ndk_pair_fill(src->data, 8 * DEFER_MSG, 0xF0 + how);
 	ndk_pair_stats(p, 0, &a0);
 	ndk_pair_stats(p, 1, &b0);
 	for (uint32_t i = 0; i < nb; i++) {
-		sg[0] = ndk_pair_sge(src, i * MSG, MSG);
+		sg[0] = ndk_pair_sge(src, i * DEFER_MSG, DEFER_MSG);
 		st = ndk_write(c->qp[0], (void *)(uintptr_t)(i + 1), sg, 1,
-			       ndk_pair_raddr(dst, i * MSG), dst->rtoken,
+			       ndk_pair_raddr(dst, i * DEFER_MSG), dst->rtoken,
 			       NDK_OP_FLAG_DEFER);
 		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "WRITE %u", i);
 	}
@@ -580,7 +479,7 @@ failed_post_case(int how)
 	if (expect_in_order(c->icq[0], nb, NDK_OP_WRITE, 1, -1,
 			    "chain released by the failed post") != 0)
 		return -1;
-	TEST_ASSERT(ndk_pair_check(dst->data, nb * MSG, 0xF0 + how) < 0,
+	TEST_ASSERT(ndk_pair_check(dst->data, nb * DEFER_MSG, 0xF0 + how) < 0,
 		    "data of the released chain");
 	ndk_pair_sleep_ms(50);
 	if (expect_none(c->icq[0], "the failed post") != 0 ||
@@ -590,9 +489,9 @@ failed_post_case(int how)
 	TEST_ASSERT_EQ(tok_qp_state(c->qp[0]), NDK_QP_STATE_RTS,
 		       "QP A after an inline failure");
 	/* The QP goes on. */
-	sg[0] = ndk_pair_sge(src, 7 * MSG, MSG);
+	sg[0] = ndk_pair_sge(src, 7 * DEFER_MSG, DEFER_MSG);
 	st = ndk_write(c->qp[0], (void *)50, sg, 1,
-		       ndk_pair_raddr(dst, 7 * MSG), dst->rtoken, 0);
+		       ndk_pair_raddr(dst, 7 * DEFER_MSG), dst->rtoken, 0);
 	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "WRITE after");
 	if (expect_ok(c->icq[0], NDK_OP_WRITE, (void *)50, "WRITE after") != 0)
 		return -1;
@@ -630,17 +529,17 @@ t_flush_releases(void)
 
 	if (rc != 0)
 		return rc;
-	src = ndk_pair_buf_alloc(p, c->pd[0], N_CHAIN * MSG, 0);
-	dst = ndk_pair_buf_alloc(p, c->pd[1], N_CHAIN * MSG,
+	src = ndk_pair_buf_alloc(p, c->pd[0], N_CHAIN * DEFER_MSG, 0);
+	dst = ndk_pair_buf_alloc(p, c->pd[1], N_CHAIN * DEFER_MSG,
 				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
 	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
 	ndk_pair_stats(p, 0, &a0);
 	ndk_pair_stats(p, 1, &b0);
 	for (uint32_t i = 0; i < N_CHAIN; i++) {
-		s = ndk_pair_sge(src, i * MSG, MSG);
+		s = ndk_pair_sge(src, i * DEFER_MSG, DEFER_MSG);
 		if (i % 2 == 0)
 			st = ndk_write(c->qp[0], (void *)(uintptr_t)(i + 1), &s,
-				       1, ndk_pair_raddr(dst, i * MSG),
+				       1, ndk_pair_raddr(dst, i * DEFER_MSG),
 				       dst->rtoken, NDK_OP_FLAG_DEFER);
 		else
 			st = ndk_send(c->qp[0], (void *)(uintptr_t)(i + 1), &s,
@@ -683,420 +582,6 @@ t_flush_releases(void)
 	return 0;
 }
 
-/* ------------------------------------------------------------------ */
-/* Flags inside a chain                                                */
-/* ------------------------------------------------------------------ */
-
-static int
-t_silent_success(void)
-{
-	struct ndk_pair_buf *src, *dst;
-	struct ndk_pair_conn *c;
-	struct ndk_pair *p;
-	struct ndk_sge s;
-	ndk_status_t st;
-	double end;
-	const uint32_t n = 9;
-	int rc = dconn(&p, &c, NULL);
-
-	if (rc != 0)
-		return rc;
-	src = ndk_pair_buf_alloc(p, c->pd[0], 2 * n * MSG, 0);
-	dst = ndk_pair_buf_alloc(p, c->pd[1], 2 * n * MSG,
-				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
-	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
-	ndk_pair_fill(src->data, 2 * n * MSG, 0x5E);
-
-	/* Even ones silent; the last (not deferred) is signalled. */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t fl = (i + 1 < n ? NDK_OP_FLAG_DEFER : 0) |
-			(i % 2 == 0 && i + 1 < n ?
-			 NDK_OP_FLAG_SILENT_SUCCESS : 0);
-
-		s = ndk_pair_sge(src, i * MSG, MSG);
-		st = ndk_write(c->qp[0], (void *)(uintptr_t)(i + 1), &s, 1,
-			       ndk_pair_raddr(dst, i * MSG), dst->rtoken, fl);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "WRITE %u", i);
-	}
-	for (uint32_t i = 1; i < n; i += 2)
-		if (expect_ok(c->icq[0], NDK_OP_WRITE,
-			      (void *)(uintptr_t)(i + 1),
-			      "signalled WRITE") != 0)
-			return -1;
-	if (expect_ok(c->icq[0], NDK_OP_WRITE, (void *)(uintptr_t)n,
-		      "last WRITE") != 0)
-		return -1;
-	ndk_pair_sleep_ms(30);
-	if (expect_none(c->icq[0], "silent WRITEs") != 0)
-		return -1;
-	TEST_ASSERT(ndk_pair_check(dst->data, n * MSG, 0x5E) < 0, "data");
-
-	/* All silent, the last one too: data lands, no completion at all. */
-	for (uint32_t i = n; i < 2 * n; i++) {
-		uint32_t fl = NDK_OP_FLAG_SILENT_SUCCESS |
-			(i + 1 < 2 * n ? NDK_OP_FLAG_DEFER : 0);
-
-		s = ndk_pair_sge(src, i * MSG, MSG);
-		st = ndk_write(c->qp[0], (void *)(uintptr_t)(i + 1), &s, 1,
-			       ndk_pair_raddr(dst, i * MSG), dst->rtoken, fl);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "WRITE %u", i);
-	}
-	end = ndk_pair_now() + WAIT_S;
-	while (ndk_pair_check(dst->data, 2 * n * MSG, 0x5E) >= 0 &&
-	       ndk_pair_now() < end)
-		ndk_pair_sleep_ms(1);
-	TEST_ASSERT(ndk_pair_check(dst->data, 2 * n * MSG, 0x5E) < 0,
-		    "all-silent chain: data did not arrive");
-	ndk_pair_sleep_ms(50);
-	if (expect_none(c->icq[0], "all-silent chain") != 0 ||
-	    expect_chain_stats(c->qp[0], 2 * n, 2 * (n - 1), 2, 2 * n, n,
-			       "two chains") != 0)
-		return -1;
-	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(dst);
-	ndk_pair_conn_destroy(c);
-	return 0;
-}
-
-#define FENCE_LEN (256u * 1024)
-
-static int
-t_read_fence(void)
-{
-	struct ndk_pair_buf *region, *sink, *wsrc, *rcv, *bsrc, *pad;
-	struct ndk_pair_conn *c;
-	struct ndk_pair *p;
-	struct ndk_sge s;
-	ndk_status_t st;
-	int rc = dconn(&p, &c, NULL);
-
-	if (rc != 0)
-		return rc;
-	region = ndk_pair_buf_alloc(p, c->pd[1], FENCE_LEN,
-				    NDK_MR_FLAG_ALLOW_REMOTE_READ |
-				    NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
-	sink = ndk_pair_buf_alloc(p, c->pd[0], FENCE_LEN, read_sink_flags(p));
-	wsrc = ndk_pair_buf_alloc(p, c->pd[0], FENCE_LEN, 0);
-	pad = ndk_pair_buf_alloc(p, c->pd[1], 64,
-				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
-	bsrc = ndk_pair_buf_alloc(p, c->pd[1], FENCE_LEN,
-				  NDK_MR_FLAG_ALLOW_REMOTE_READ);
-	rcv = ndk_pair_buf_alloc(p, c->pd[1], FENCE_LEN,
-				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
-	TEST_ASSERT(region && sink && wsrc && pad && bsrc && rcv, "buffers");
-
-	for (uint32_t round = 0; round < 4; round++) {
-		uint32_t old = 0x0F00 + round * 2, new = old + 1;
-
-		/*
-		 * Remote: READ the region, then (fenced) overwrite it. The
-		 * READ must return the old bytes.
-		 */
-		ndk_pair_fill(region->data, FENCE_LEN, old);
-		ndk_pair_fill(wsrc->data, FENCE_LEN, new);
-		memset(sink->data, 0, FENCE_LEN);
-		s = ndk_pair_sge(sink, 0, FENCE_LEN);
-		st = ndk_read(c->qp[0], (void *)1, &s, 1,
-			      ndk_pair_raddr(region, 0), region->rtoken,
-			      NDK_OP_FLAG_DEFER);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "READ");
-		s = ndk_pair_sge(wsrc, 0, FENCE_LEN);
-		st = ndk_write(c->qp[0], (void *)2, &s, 1,
-			       ndk_pair_raddr(region, 0), region->rtoken,
-			       NDK_OP_FLAG_DEFER | NDK_OP_FLAG_READ_FENCE);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "fenced WRITE");
-		s = ndk_pair_sge(wsrc, 0, 8);
-		st = ndk_write(c->qp[0], (void *)3, &s, 1,
-			       ndk_pair_raddr(pad, 0), pad->rtoken, 0);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "last WRITE");
-		if (expect_ok(c->icq[0], NDK_OP_READ, (void *)1, "READ") != 0 ||
-		    expect_ok(c->icq[0], NDK_OP_WRITE, (void *)2,
-			      "fenced WRITE") != 0 ||
-		    expect_ok(c->icq[0], NDK_OP_WRITE, (void *)3,
-			      "last WRITE") != 0)
-			return -1;
-		{
-			long bad = ndk_pair_check(sink->data, FENCE_LEN, old);
-
-			TEST_ASSERT(bad < 0, "round %u: the READ saw bytes of "
-				    "the fenced WRITE after it (first at "
-				    "%ld)", round, bad);
-		}
-		TEST_ASSERT(ndk_pair_check(region->data, FENCE_LEN, new) < 0,
-			    "round %u: the fenced WRITE did not land", round);
-
-		/*
-		 * Local: READ into the sink, then (fenced) SEND the sink: the
-		 * SEND must carry what the READ brought.
-		 */
-		ndk_pair_fill(bsrc->data, FENCE_LEN, 0x0E00 + round);
-		memset(sink->data, 0, FENCE_LEN);
-		s = ndk_pair_sge(rcv, 0, FENCE_LEN);
-		TEST_ASSERT_EQ(ndk_receive(c->qp[1], (void *)7, &s, 1),
-			       NDK_STATUS_SUCCESS, "receive");
-		s = ndk_pair_sge(sink, 0, FENCE_LEN);
-		st = ndk_read(c->qp[0], (void *)4, &s, 1,
-			      ndk_pair_raddr(bsrc, 0), bsrc->rtoken,
-			      NDK_OP_FLAG_DEFER);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "READ");
-		st = ndk_send(c->qp[0], (void *)5, &s, 1,
-			      NDK_OP_FLAG_DEFER | NDK_OP_FLAG_READ_FENCE);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "fenced SEND");
-		s = ndk_pair_sge(wsrc, 0, 8);
-		st = ndk_write(c->qp[0], (void *)6, &s, 1,
-			       ndk_pair_raddr(pad, 0), pad->rtoken, 0);
-		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "last WRITE");
-		if (expect_ok(c->icq[0], NDK_OP_READ, (void *)4, "READ") != 0 ||
-		    expect_ok(c->icq[0], NDK_OP_SEND, (void *)5,
-			      "fenced SEND") != 0 ||
-		    expect_ok(c->icq[0], NDK_OP_WRITE, (void *)6,
-			      "last WRITE") != 0 ||
-		    expect_ok(c->rcq[1], NDK_OP_RECEIVE, (void *)7,
-			      "receive") != 0)
-			return -1;
-		{
-			long bad = ndk_pair_check(rcv->data, FENCE_LEN,
-						  0x0E00 + round);
-
-			TEST_ASSERT(bad < 0, "round %u: the fenced SEND did "
-				    "not carry the READ's bytes (first wrong "
-				    "at %ld)", round, bad);
-		}
-	}
-	if (expect_chain_stats(c->qp[0], 24, 16, 8, 24, 3, "fence chains") != 0)
-		return -1;
-	ndk_pair_conn_destroy(c);
-	ndk_pair_buf_free(region);
-	ndk_pair_buf_free(sink);
-	ndk_pair_buf_free(wsrc);
-	ndk_pair_buf_free(pad);
-	ndk_pair_buf_free(bsrc);
-	ndk_pair_buf_free(rcv);
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* SEND_AND_SOLICIT_EVENT inside a chain                               */
-/* ------------------------------------------------------------------ */
-
-static uint32_t n_notify;
-
-static void
-notify_cb(void *ctx, ndk_status_t cq_status)
-{
-	(void)ctx;
-	(void)cq_status;
-	__atomic_fetch_add(&n_notify, 1, __ATOMIC_RELEASE);
-}
-
-static uint32_t
-notified(void)
-{
-	return __atomic_load_n(&n_notify, __ATOMIC_ACQUIRE);
-}
-
-static bool
-wait_notified(uint32_t n)
-{
-	double end = ndk_pair_now() + WAIT_S;
-
-	while (notified() < n && ndk_pair_now() < end)
-		ndk_pair_sleep_ms(1);
-	return notified() >= n;
-}
-
-/*
- * B posts @p n receives; A posts a chain of @p n SENDs, the last one not
- * deferred; SEND @p solicit (or none if < 0) carries SEND_AND_SOLICIT_EVENT.
- * Waits for all completions on both sides.
- */
-static int
-solicit_chain(struct ndk_pair_conn *c, struct ndk_pair_buf *src,
-	      struct ndk_pair_buf *dst, uint32_t n, int solicit,
-	      const char *what)
-{
-	struct ndk_sge s;
-
-	for (uint32_t i = 0; i < n; i++) {
-		s = ndk_pair_sge(dst, i * 64, 64);
-		TEST_ASSERT_EQ(ndk_receive(c->qp[1], (void *)(uintptr_t)
-					   (100 + i), &s, 1),
-			       NDK_STATUS_SUCCESS, "receive");
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t fl = (i + 1 < n ? NDK_OP_FLAG_DEFER : 0) |
-			((int)i == solicit ?
-			 NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT : 0);
-
-		s = ndk_pair_sge(src, i * 64, 64);
-		TEST_ASSERT_EQ(ndk_send(c->qp[0], (void *)(uintptr_t)(i + 1),
-					&s, 1, fl),
-			       NDK_STATUS_SUCCESS, "send %u", i);
-	}
-	if (expect_in_order(c->icq[0], n, NDK_OP_SEND, 1, -1, what) != 0 ||
-	    expect_in_order(c->rcq[1], n, NDK_OP_RECEIVE, 100, 64, what) != 0)
-		return -1;
-	return 0;
-}
-
-static int
-t_solicit_events(void)
-{
-	struct ndk_pair_conn_opts o = {
-		.rq_depth = 64, .sq_depth = 64, .cq_depth = 256,
-		.notify = notify_cb,
-	};
-	struct ndk_pair_buf *src, *dst;
-	struct ndk_result_ex r[2];
-	struct ndk_pair_conn *c;
-	struct ndk_pair *p;
-	struct ndk_sge s;
-	char d[200];
-	int rc = dconn(&p, &c, &o);
-
-	if (rc != 0)
-		return rc;
-	__atomic_store_n(&n_notify, 0, __ATOMIC_RELEASE);
-	src = ndk_pair_buf_alloc(p, c->pd[0], 64 * 16, 0);
-	dst = ndk_pair_buf_alloc(p, c->pd[1], 64 * 16,
-				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
-	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
-
-	/* SOLICITED: a chain without a solicited SEND does not notify... */
-	ndk_arm_cq(c->rcq[1], NDK_CQ_NOTIFY_SOLICITED);
-	if (solicit_chain(c, src, dst, 6, -1, "unsolicited chain") != 0)
-		return -1;
-	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 0, "SOLICITED arm fired without a "
-		       "solicited SEND");
-	/* ... one with a solicited SEND in the middle does, once. */
-	if (solicit_chain(c, src, dst, 6, 2, "chain, SEND 2 solicited") != 0)
-		return -1;
-	TEST_ASSERT(wait_notified(1), "no notification for the solicited SEND");
-	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 1, "notifications for one arm");
-	/* Not re-armed: nothing more. */
-	if (solicit_chain(c, src, dst, 4, 1, "solicited, not armed") != 0)
-		return -1;
-	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 1, "notification without an arm");
-
-	/* ANY: any receive of a chain notifies (once). */
-	ndk_arm_cq(c->rcq[1], NDK_CQ_NOTIFY_ANY);
-	if (solicit_chain(c, src, dst, 5, -1, "unsolicited chain, ANY") != 0)
-		return -1;
-	TEST_ASSERT(wait_notified(2), "ANY arm: no notification");
-	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 2, "ANY arm: notifications");
-
-	/* SOLICITED is also satisfied by an error: a receive too small. */
-	ndk_arm_cq(c->rcq[1], NDK_CQ_NOTIFY_SOLICITED);
-	for (int i = 0; i < 2; i++) {
-		s = ndk_pair_sge(dst, (size_t)i * 64, 16);
-		TEST_ASSERT_EQ(ndk_receive(c->qp[1], (void *)(uintptr_t)
-					   (200 + i), &s, 1),
-			       NDK_STATUS_SUCCESS, "receive");
-	}
-	s = ndk_pair_sge(src, 0, 8);
-	TEST_ASSERT_EQ(ndk_send(c->qp[0], (void *)21, &s, 1,
-				NDK_OP_FLAG_DEFER), NDK_STATUS_SUCCESS, "send");
-	s = ndk_pair_sge(src, 0, 64);
-	TEST_ASSERT_EQ(ndk_send(c->qp[0], (void *)22, &s, 1, 0),
-		       NDK_STATUS_SUCCESS, "send");
-	TEST_ASSERT_EQ(ndk_pair_wait(c->rcq[1], r, 2, WAIT_S), 2, "receives");
-	TEST_ASSERT(r[0].status == NDK_STATUS_SUCCESS,
-		    "receive 1: %s", ndk_pair_result_str(&r[0], d, sizeof(d)));
-	printf("  oversized SEND, receiver: %s\n",
-	       ndk_pair_result_str(&r[1], d, sizeof(d)));
-	TEST_ASSERT(r[1].status != NDK_STATUS_SUCCESS, "receive 2 succeeded");
-	TEST_ASSERT(wait_notified(3), "SOLICITED arm: no notification for an "
-		    "error completion");
-	TEST_ASSERT_EQ(ndk_pair_wait(c->icq[0], r, 2, WAIT_S), 2, "sends");
-	printf("  oversized SEND, sender: %s\n",
-	       ndk_pair_result_str(&r[1], d, sizeof(d)));
-	TEST_ASSERT(r[0].status == NDK_STATUS_SUCCESS &&
-		    r[1].status != NDK_STATUS_SUCCESS, "send statuses");
-	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(dst);
-	ndk_pair_conn_destroy(c);
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* A released chain leaves in bursts                                   */
-/* ------------------------------------------------------------------ */
-
-#define N_BURST 32
-
-static int
-burst_round(struct ndk_pair *p, struct ndk_pair_conn *c,
-	    struct ndk_pair_buf *src, struct ndk_pair_buf *dst, bool defer,
-	    long off, double *ratio)
-{
-	struct ndk_adapter_stats a0, a1;
-	struct ndk_sge s;
-	uint64_t pk, bu;
-
-	ndk_pair_sleep_ms(20);
-	ndk_pair_stats(p, 0, &a0);
-	for (uint32_t i = 0; i <= N_BURST; i++) {
-		uint32_t fl = defer && i < N_BURST ? NDK_OP_FLAG_DEFER : 0;
-
-		s = ndk_pair_sge(src, i * 64, 64);
-		TEST_ASSERT_EQ(ndk_write(c->qp[0], (void *)(uintptr_t)(i + 1),
-					 &s, 1, ndk_pair_raddr(dst, i * 64),
-					 dst->rtoken, fl),
-			       NDK_STATUS_SUCCESS, "WRITE %u", i);
-	}
-	if (expect_in_order(c->icq[0], N_BURST + 1, NDK_OP_WRITE, 1, -1,
-			    "burst") != 0)
-		return -1;
-	ndk_pair_stats(p, 0, &a1);
-	pk = a1.tx_packets - a0.tx_packets;
-	bu = counter(&a1, off) - counter(&a0, off);
-	*ratio = bu == 0 ? 0 : (double)pk / (double)bu;
-	printf("  %s: %u WRITEs: A tx_packets +%" PRIu64 ", tx_bursts +%"
-	       PRIu64 ", %.2f frames per burst\n",
-	       defer ? "deferred chain" : "separate posts", N_BURST + 1, pk, bu,
-	       *ratio);
-	TEST_ASSERT(pk >= N_BURST + 1, "fewer frames than WRITEs");
-	return 0;
-}
-
-static int
-t_tx_bursts(void)
-{
-	long off = counter_off("tx_bursts");
-	struct ndk_pair_buf *src, *dst;
-	struct ndk_pair_conn *c;
-	struct ndk_pair *p;
-	double ratio, r2;
-	int rc;
-
-	if (off < 0) {
-		printf("  skipped: no tx_bursts counter in "
-		       "NDK_ADAPTER_COUNTERS\n");
-		return NDK_TEST_SKIPPED;
-	}
-	rc = dconn(&p, &c, NULL);
-	if (rc != 0)
-		return rc;
-	src = ndk_pair_buf_alloc(p, c->pd[0], 64 * (N_BURST + 1), 0);
-	dst = ndk_pair_buf_alloc(p, c->pd[1], 64 * (N_BURST + 1),
-				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
-	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
-	if (burst_round(p, c, src, dst, true, off, &ratio) != 0 ||
-	    burst_round(p, c, src, dst, false, off, &r2) != 0)
-		return -1;
-	TEST_ASSERT(ratio > 1.0, "a released chain of %u small WRITEs left in "
-		    "single-frame bursts (%.2f frames per burst)", N_BURST + 1,
-		    ratio);
-	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(dst);
-	ndk_pair_conn_destroy(c);
-	return 0;
-}
-
 static const struct ndk_test_case cases[] = {
 	{ "chain_writes", t_chain_writes },
 	{ "chain_sends", t_chain_sends },
@@ -1105,15 +590,11 @@ static const struct ndk_test_case cases[] = {
 	{ "chain_local_error", t_chain_local_error },
 	{ "failed_post_releases", t_failed_post_releases },
 	{ "flush_releases", t_flush_releases },
-	{ "silent_success", t_silent_success },
-	{ "read_fence", t_read_fence },
-	{ "solicit_events", t_solicit_events },
-	{ "tx_bursts", t_tx_bursts },
 };
 
 int
 main(int argc, char **argv)
 {
-	return rc_main("test_func_defer", "defer", cases, RTE_DIM(cases), argc,
-		       argv);
+	return rc_main("test_func_defer", "defer", cases, RTE_DIM(cases),
+		       argc, argv);
 }

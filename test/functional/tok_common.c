@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Helpers shared by test_tokens.c and test_defer.c: see tok_common.h.
+ * Helpers shared by the token and the NDK_OP_FLAG_DEFER programs: see
+ * tok_common.h.
  */
 
 #include <inttypes.h>
@@ -447,5 +448,215 @@ tok_remote_ok(struct tok_ctx *t, int from, bool read, uint64_t raddr,
 		memcpy(out, loc->data, len);
 	TEST_ASSERT(ndk_pair_buf_guards_ok(loc), "%s: local guards", what);
 	ndk_pair_buf_free(loc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared by the token programs                                        */
+/* ------------------------------------------------------------------ */
+
+/* FRMR flags for a local READ sink. */
+uint32_t
+fr_sink_flags(const struct ndk_pair *p)
+{
+	return NDK_OP_FLAG_ALLOW_LOCAL_WRITE |
+		((p->info[0].adapter_flags &
+		  NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED) ? 0 :
+		 NDK_OP_FLAG_RDMA_READ_SINK);
+}
+
+/* The FRMR's pool is exactly what its shadow says. */
+int
+frmr_check(const struct tok_frmr *f, const char *what)
+{
+	long d = tok_frmr_diff(f);
+
+	TEST_ASSERT(d < 0, "%s: FRMR memory differs at pool offset %ld (page "
+		    "%ld + %ld): 0x%02x, expected 0x%02x", what, d,
+		    d / (long)NDK_PAGE_SIZE, d % (long)NDK_PAGE_SIZE,
+		    f->mem[d], f->shadow[d]);
+	return 0;
+}
+
+/* A WRITE of pattern @p seed by A at FRMR offset @p x: checked placement. */
+int
+frmr_write_ok(struct tok_ctx *t, struct tok_frmr *f, uint64_t x, uint32_t len,
+	      uint32_t seed, const char *what)
+{
+	uint8_t *pat = tok_pattern(len, seed);
+
+	TEST_ASSERT(pat != NULL, "memory");
+	if (tok_remote_ok(t, 0, false, f->base_va + x, f->rtoken, len, seed,
+			  NULL, what) != 0) {
+		free(pat);
+		return -1;
+	}
+	tok_frmr_expect(f, x, pat, len);
+	free(pat);
+	return frmr_check(f, what);
+}
+
+/* A READ by A at FRMR offset @p x returns exactly the mapped bytes. */
+int
+frmr_read_ok(struct tok_ctx *t, struct tok_frmr *f, uint64_t x, uint32_t len,
+	     const char *what)
+{
+	uint8_t *got = malloc(len), *want = malloc(len);
+	int rc = -1;
+
+	TEST_ASSERT(got != NULL && want != NULL, "memory");
+	if (tok_remote_ok(t, 0, true, f->base_va + x, f->rtoken, len, 0, got,
+			  what) != 0)
+		goto out;
+	tok_frmr_gather(f, x, want, len);
+	for (uint32_t i = 0; i < len; i++) {
+		if (got[i] != want[i]) {
+			fprintf(stderr, "  FAIL %s: READ byte %u (FRMR offset "
+				"%" PRIu64 ") is 0x%02x, mapped byte 0x%02x\n",
+				what, i, x + i, got[i], want[i]);
+			goto out;
+		}
+	}
+	rc = frmr_check(f, what);
+out:
+	free(got);
+	free(want);
+	return rc;
+}
+
+struct ndk_sge
+fsge(const struct tok_frmr *f, uint64_t x, uint32_t len)
+{
+	struct ndk_sge s = {
+		.va = (void *)(uintptr_t)(f->base_va + x),
+		.length = len,
+		.token = f->ltoken,
+	};
+	return s;
+}
+
+int
+sbuf_new(struct shadow_buf *s, struct ndk_pair *p, struct ndk_pd *pd,
+	 size_t len, uint32_t flags, uint32_t seed)
+{
+	s->b = ndk_pair_buf_alloc(p, pd, len, flags);
+	s->want = malloc(len);
+	TEST_ASSERT(s->b != NULL && s->want != NULL, "buffer");
+	ndk_pair_fill(s->b->data, len, seed);
+	memcpy(s->want, s->b->data, len);
+	return 0;
+}
+
+int
+sbuf_check(const struct shadow_buf *s, const char *what)
+{
+	TEST_ASSERT(memcmp(s->b->data, s->want, s->b->len) == 0,
+		    "%s: target buffer changed", what);
+	TEST_ASSERT(ndk_pair_buf_guards_ok(s->b), "%s: target guards", what);
+	return 0;
+}
+
+void
+sbuf_free(struct shadow_buf *s)
+{
+	ndk_pair_buf_free(s->b);
+	free(s->want);
+}
+
+/* Create a window on B and bind it to [MW_OFF, MW_OFF + MW_LEN) of @p b. */
+int
+mw_bind(struct tok_ctx *t, struct ndk_pair_buf *b, uint32_t flags,
+	struct ndk_mw **mw, uint32_t *token, const char *what)
+{
+	ndk_status_t st;
+
+	st = ndk_create_mw(t->pd[1], mw);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "%s: ndk_create_mw: %s", what,
+		       ndk_status_str(st));
+	st = ndk_bind(t->c->qp[1], TOK_REQ_BIND, b->mr, *mw, b->data + MW_OFF,
+		      MW_LEN, flags);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "%s: ndk_bind: %s", what,
+		       ndk_status_str(st));
+	*token = ndk_mw_remote_token(*mw);
+	TEST_ASSERT(*token != 0 && *token != b->rtoken,
+		    "%s: window token 0x%08x (MR's 0x%08x)", what, *token,
+		    b->rtoken);
+	return expect_one(t->c->icq[1], NDK_OP_BIND, &qctx_b, TOK_REQ_BIND, -1,
+			  what);
+}
+
+/* ------------------------------------------------------------------ */
+/* NDK_OP_FLAG_DEFER (test_defer.c, test_defer_flags.c)                */
+/* ------------------------------------------------------------------ */
+
+/* A connection (QP contexts qctx_a/qctx_b); skipped if no get_stats. */
+int
+dconn(struct ndk_pair **pp, struct ndk_pair_conn **cp,
+      struct ndk_pair_conn_opts *o)
+{
+	struct ndk_pair_conn_opts def = {
+		.rq_depth = 64, .sq_depth = 64, .cq_depth = 256,
+	};
+	*pp = pair_get(0);
+	TEST_ASSERT(*pp != NULL, "pair");
+	if (o == NULL)
+		o = &def;
+	*cp = conn_new(*pp, o);
+	TEST_ASSERT(*cp != NULL, "connection");
+	if ((*cp)->qp[0]->dispatch->get_stats == NULL) {
+		printf("  skipped: the provider lacks ndk_qp_get_stats\n");
+		ndk_pair_conn_destroy(*cp);
+		return NDK_TEST_SKIPPED;
+	}
+	/* Let anything of earlier cases drain before counting frames. */
+	ndk_pair_sleep_ms(20);
+	return 0;
+}
+
+void
+qstats(struct ndk_qp *qp, struct ndk_qp_stats *s)
+{
+	memset(s, 0xff, sizeof(*s));
+	ndk_qp_get_stats(qp, s);
+}
+int
+expect_chain_stats(struct ndk_qp *qp, uint64_t posted, uint64_t deferred,
+		   uint64_t chains, uint64_t chain_requests, uint64_t chain_max,
+		   const char *what)
+{
+	struct ndk_qp_stats s;
+
+	qstats(qp, &s);
+	printf("  %s: posted %" PRIu64 " deferred %" PRIu64 " chains %" PRIu64
+	       " chain_requests %" PRIu64 " chain_max %" PRIu64 "\n", what,
+	       s.posted, s.deferred, s.chains, s.chain_requests, s.chain_max);
+	TEST_ASSERT(s.posted == posted && s.deferred == deferred &&
+		    s.chains == chains && s.chain_requests == chain_requests &&
+		    s.chain_max == chain_max, "%s: want posted %" PRIu64
+		    " deferred %" PRIu64 " chains %" PRIu64 " chain_requests %"
+		    PRIu64 " chain_max %" PRIu64, what, posted, deferred,
+		    chains, chain_requests, chain_max);
+	return 0;
+}
+
+/* Wait for @p n completions on @p cq, each of @p type, req 1..n, success. */
+int
+expect_in_order(struct ndk_cq *cq, uint32_t n, enum ndk_operation_type type,
+		uintptr_t req0, int64_t bytes, const char *what)
+{
+	struct ndk_result_ex r[N_CHAIN * 4];
+	char d[200];
+	uint32_t got = ndk_pair_wait(cq, r, n, WAIT_S);
+
+	TEST_ASSERT_EQ(got, n, "%s: completions", what);
+	for (uint32_t i = 0; i < n; i++) {
+		ndk_pair_result_str(&r[i], d, sizeof(d));
+		TEST_ASSERT(r[i].status == NDK_STATUS_SUCCESS &&
+			    r[i].type == type &&
+			    r[i].request_context == (void *)(req0 + i) &&
+			    (bytes < 0 || r[i].bytes_transferred ==
+			     (uint32_t)bytes),
+			    "%s: completion %u: %s", what, i, d);
+	}
 	return 0;
 }

@@ -5,11 +5,14 @@
 
 /**
  * @file
- * Helpers shared by test_tokens.c and test_defer.c (on top of rc_common.h):
- * a test context with its own PDs (so that several connections, made one
- * after another because access errors kill them, reach the same regions),
- * fast-register MRs over scattered pages with a shadow copy of their
- * memory, and the checks of a remote access error.
+ * Helpers shared by the token programs (test_frmr.c, test_access.c,
+ * test_mw.c, test_send_inv.c) and the NDK_OP_FLAG_DEFER programs
+ * (test_defer.c, test_defer_flags.c), on top of rc_common.h: a test context
+ * with its own PDs (so that several connections, made one after another
+ * because access errors kill them, reach the same regions), fast-register
+ * MRs over scattered pages with a shadow copy of their memory, the checks
+ * of a remote access error, buffers with a shadow, memory windows, and the
+ * connections and checks of deferred chains.
  */
 
 #include <stdbool.h>
@@ -185,5 +188,91 @@ int tok_remote_ok(struct tok_ctx *t, int from, bool read, uint64_t raddr,
 
 /** The pattern of @p seed into a malloc'ed buffer (caller frees). */
 uint8_t *tok_pattern(size_t len, uint32_t seed);
+
+/* ------------------------------------------------------------------ */
+/* Shared by the token programs                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Side A (index 0) is the requester of the remote operations, side B
+ * (index 1) owns the regions, unless a case says otherwise.
+ */
+
+/* I/O addresses of FRMR mappings: any non-zero value = fbo mod 4096. */
+#define VA1(fbo) (UINT64_C(0x0000123456780000) + (fbo))
+#define VA2(fbo) (UINT64_C(0x00000ABC00000000) + (fbo))
+#define VA3(fbo) (UINT64_C(0xFFFF800000000000) + (fbo))
+
+#define RW_FLAGS \
+	(NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE)
+#define MR_RW (NDK_MR_FLAG_ALLOW_REMOTE_READ | NDK_MR_FLAG_ALLOW_REMOTE_WRITE)
+
+/** FRMR flags for a local READ sink. */
+uint32_t fr_sink_flags(const struct ndk_pair *p);
+
+/** The FRMR's pool is exactly what its shadow says. */
+int frmr_check(const struct tok_frmr *f, const char *what);
+
+/** A WRITE of pattern @p seed by A at FRMR offset @p x: checked placement. */
+int frmr_write_ok(struct tok_ctx *t, struct tok_frmr *f, uint64_t x,
+		  uint32_t len, uint32_t seed, const char *what);
+
+/** A READ by A at FRMR offset @p x returns exactly the mapped bytes. */
+int frmr_read_ok(struct tok_ctx *t, struct tok_frmr *f, uint64_t x,
+		 uint32_t len, const char *what);
+
+/** A local SGE of @p len bytes at offset @p x of the FRMR (local token). */
+struct ndk_sge fsge(const struct tok_frmr *f, uint64_t x, uint32_t len);
+
+/** Plain buffer with a copy of what it must hold. */
+struct shadow_buf {
+	struct ndk_pair_buf *b;
+	uint8_t *want;
+};
+
+/** Allocate @p s's buffer in @p pd, filled with the pattern of @p seed. */
+int sbuf_new(struct shadow_buf *s, struct ndk_pair *p, struct ndk_pd *pd,
+	     size_t len, uint32_t flags, uint32_t seed);
+
+/** The buffer still holds its copy and its guards. */
+int sbuf_check(const struct shadow_buf *s, const char *what);
+
+void sbuf_free(struct shadow_buf *s);
+
+/** Offset and length of the windows mw_bind() binds. */
+#define MW_OFF 1000u
+#define MW_LEN 5000u
+
+/** Create a window on B and bind it to [MW_OFF, MW_OFF + MW_LEN) of @p b. */
+int mw_bind(struct tok_ctx *t, struct ndk_pair_buf *b, uint32_t flags,
+	    struct ndk_mw **mw, uint32_t *token, const char *what);
+
+/* ------------------------------------------------------------------ */
+/* NDK_OP_FLAG_DEFER (test_defer.c, test_defer_flags.c)                */
+/* ------------------------------------------------------------------ */
+
+/** Requests of a chain; expect_in_order() takes up to 4 times as many. */
+#define N_CHAIN 16
+/** Bytes of each request's message. */
+#define DEFER_MSG 256
+
+/**
+ * A connection (QP contexts qctx_a/qctx_b) on pair_get(0), with @p o or
+ * default queue depths; NDK_TEST_SKIPPED if no get_stats.
+ */
+int dconn(struct ndk_pair **pp, struct ndk_pair_conn **cp,
+	  struct ndk_pair_conn_opts *o);
+
+/** The QP's statistics (all ones where ndk_qp_get_stats() fails). */
+void qstats(struct ndk_qp *qp, struct ndk_qp_stats *s);
+
+/** The QP's chain counters (printed) are exactly these. */
+int expect_chain_stats(struct ndk_qp *qp, uint64_t posted, uint64_t deferred,
+		       uint64_t chains, uint64_t chain_requests,
+		       uint64_t chain_max, const char *what);
+
+/** Wait for @p n completions on @p cq, each of @p type, req 1..n, success. */
+int expect_in_order(struct ndk_cq *cq, uint32_t n, enum ndk_operation_type type,
+		    uintptr_t req0, int64_t bytes, const char *what);
 
 #endif /* TOK_COMMON_H */
