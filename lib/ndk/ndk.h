@@ -458,8 +458,9 @@ ndk_status_t ndk_close_pd(struct ndk_pd *pd, ndk_close_completion_fn done,
 			  void *context);
 
 /**
- * NdkCreateMr. @p fast_register selects a fast-register-only MR (later
- * issue); plain MRs are registered with ndk_register_mr().
+ * NdkCreateMr. @p fast_register selects a fast-register-only MR (set up
+ * with ndk_initialize_fast_register_mr(), mapped by ndk_fast_register());
+ * plain MRs are registered with ndk_register_mr().
  */
 ndk_status_t ndk_create_mr(struct ndk_pd *pd, bool fast_register,
 			   struct ndk_mr **mr);
