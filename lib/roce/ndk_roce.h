@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
@@ -480,6 +481,228 @@ ndk_roce_pkt_ext(const struct ndk_roce_pkt *p, uint8_t off)
  */
 void ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off,
 			    void *dst, uint32_t len);
+
+/* ------------------------------------------------------------------ */
+/* Management datagrams and the communication manager (QP1)            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * IB CM messages (IBTA vol. 1 ch. 12) travel as 256-byte MADs in UD
+ * SEND_ONLY packets to QP1 with the GSI Q_Key. The codec below turns the
+ * CM attributes of RC connections (REQ, MRA, REJ, REP, RTU, DREQ, DREP)
+ * into a host-order structure and back. It touches no packet buffer, and
+ * is tested against frames captured from Linux rxe. RDMA-CM's IP
+ * addressing (IBTA Annex A11) adds a service ID per TCP port and a 36-byte
+ * header in front of the REQ's private data.
+ */
+
+/** QP number of the General Services Interface. */
+#define NDK_ROCE_GSI_QPN 1
+/** A MAD is always this long. */
+#define NDK_ROCE_MAD_LEN 256
+/** Common MAD header. */
+#define NDK_ROCE_MAD_HDR_LEN 24
+/** MAD base version. */
+#define NDK_ROCE_MAD_BASE_VERSION 1
+/** Management class of the communication manager. */
+#define NDK_ROCE_MGMT_CLASS_CM 0x07
+/** CM class version. */
+#define NDK_ROCE_CM_CLASS_VERSION 2
+/** MAD method Send (every CM message is a Send). */
+#define NDK_ROCE_MAD_METHOD_SEND 0x03
+
+/** CM attribute IDs. */
+enum ndk_roce_cm_attr {
+	NDK_ROCE_CM_REQ = 0x0010,
+	NDK_ROCE_CM_MRA = 0x0011,
+	NDK_ROCE_CM_REJ = 0x0012,
+	NDK_ROCE_CM_REP = 0x0013,
+	NDK_ROCE_CM_RTU = 0x0014,
+	NDK_ROCE_CM_DREQ = 0x0015,
+	NDK_ROCE_CM_DREP = 0x0016,
+	NDK_ROCE_CM_SIDR_REQ = 0x0017,
+	NDK_ROCE_CM_SIDR_REP = 0x0018,
+	NDK_ROCE_CM_LAP = 0x0019,
+	NDK_ROCE_CM_APR = 0x001A,
+};
+
+/** Largest private data of any CM message (RTU, DREP). */
+#define NDK_ROCE_CM_PDATA_MAX 224
+/** Additional rejection information in a REJ. */
+#define NDK_ROCE_CM_ARI_LEN 72
+
+/** "Message REJected" / "Message MRAed" codes of REJ and MRA. */
+enum ndk_roce_cm_msg_code {
+	NDK_ROCE_CM_MSG_REQ = 0,
+	NDK_ROCE_CM_MSG_REP = 1,
+	NDK_ROCE_CM_MSG_OTHER = 2,
+};
+
+/** REJ reasons this stack sends or interprets (IBTA table 112). */
+enum ndk_roce_cm_rej_reason {
+	NDK_ROCE_REJ_NO_QP = 1,
+	NDK_ROCE_REJ_NO_RESOURCES = 3,
+	NDK_ROCE_REJ_TIMEOUT = 4,
+	NDK_ROCE_REJ_INVALID_COMM_ID = 6,
+	NDK_ROCE_REJ_INVALID_SERVICE_ID = 8,
+	NDK_ROCE_REJ_INVALID_TRANSPORT = 9,
+	NDK_ROCE_REJ_STALE_CONN = 10,
+	NDK_ROCE_REJ_INVALID_GID = 12,
+	NDK_ROCE_REJ_INVALID_MTU = 26,
+	NDK_ROCE_REJ_INSUFFICIENT_RESP_RES = 27,
+	NDK_ROCE_REJ_CONSUMER = 28,
+	NDK_ROCE_REJ_DUPLICATE_COMM_ID = 30,
+	NDK_ROCE_REJ_INVALID_CLASS_VERSION = 31,
+};
+
+/** A path of a REQ (primary or alternate). */
+struct ndk_roce_cm_path {
+	uint16_t local_lid;       /**< 0xFFFF on RoCE (permissive) */
+	uint16_t remote_lid;
+	uint8_t local_gid[16];    /**< the sender's GID */
+	uint8_t remote_gid[16];
+	uint32_t flow_label;      /**< 20 bits */
+	uint8_t packet_rate;      /**< 6 bits */
+	uint8_t traffic_class;
+	uint8_t hop_limit;
+	uint8_t sl;               /**< 4 bits */
+	uint8_t subnet_local;     /**< 1 bit */
+	uint8_t local_ack_timeout; /**< 5 bits */
+};
+
+/**
+ * A CM message in host order. One structure serves every attribute: the
+ * fields an attribute does not carry are ignored by the encoder and left
+ * zero by the decoder. Names follow IBTA; "local" is always the sender.
+ */
+struct ndk_roce_cm_msg {
+	/* MAD header */
+	uint16_t attr_id;         /**< enum ndk_roce_cm_attr */
+	uint16_t status;
+	uint64_t tid;             /**< transaction ID */
+	uint32_t attr_mod;
+	/* every message */
+	uint32_t local_comm_id;
+	uint32_t remote_comm_id;  /**< not in REQ */
+	/* REQ and REP */
+	uint64_t service_id;      /**< REQ */
+	uint64_t local_ca_guid;
+	uint32_t local_qkey;
+	uint32_t local_qpn;       /**< 24 bits */
+	uint32_t local_eecn;
+	uint32_t remote_eecn;     /**< REQ */
+	uint32_t starting_psn;    /**< 24 bits */
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t remote_cm_response_timeout; /**< REQ, 5 bits */
+	uint8_t transport_type;   /**< REQ, 2 bits: 0 = RC */
+	uint8_t flow_control;     /**< end-to-end flow control, 1 bit */
+	uint8_t local_cm_response_timeout;  /**< REQ, 5 bits */
+	uint8_t retry_count;      /**< REQ, 3 bits */
+	uint8_t rnr_retry_count;  /**< 3 bits */
+	uint16_t pkey;            /**< REQ */
+	uint8_t path_mtu;         /**< REQ: enum ndk_roce_mtu */
+	uint8_t rdc_exists;       /**< REQ */
+	uint8_t max_cm_retries;   /**< REQ, 4 bits */
+	uint8_t srq;
+	uint8_t ext_transport;    /**< REQ, 3 bits */
+	uint8_t target_ack_delay; /**< REP, 5 bits */
+	uint8_t failover_accepted; /**< REP, 2 bits */
+	struct ndk_roce_cm_path primary;   /**< REQ */
+	struct ndk_roce_cm_path alternate; /**< REQ */
+	/* REJ, MRA */
+	uint8_t msg_code;         /**< enum ndk_roce_cm_msg_code */
+	uint8_t service_timeout;  /**< MRA, 5 bits */
+	uint8_t reject_info_len;  /**< REJ, 7 bits */
+	uint16_t reason;          /**< REJ: enum ndk_roce_cm_rej_reason */
+	uint8_t ari[NDK_ROCE_CM_ARI_LEN];
+	/* DREQ */
+	uint32_t remote_qpn;      /**< 24 bits: the receiver's QP */
+	/* private data: ndk_roce_cm_pdata_len(attr_id) bytes */
+	uint8_t pdata[NDK_ROCE_CM_PDATA_MAX];
+};
+
+/** Private-data bytes of a CM attribute (0 for unknown attributes). */
+uint32_t ndk_roce_cm_pdata_len(uint16_t attr_id);
+
+/**
+ * Decode a CM MAD (@p len bytes, at least NDK_ROCE_MAD_LEN).
+ * @return 0; -EINVAL if it is not a CM Send MAD of base version 1 and
+ *   class version 2 or is too short; -ENOTSUP for a CM attribute this
+ *   codec does not handle (SIDR, LAP, APR, unknown).
+ */
+int ndk_roce_cm_decode(const uint8_t *mad, uint32_t len,
+		       struct ndk_roce_cm_msg *m);
+
+/** Encode @p m as a complete 256-byte CM Send MAD. */
+void ndk_roce_cm_encode(const struct ndk_roce_cm_msg *m,
+			uint8_t mad[NDK_ROCE_MAD_LEN]);
+
+/** Name of a CM attribute ("REQ", ...), "?" if unknown. */
+const char *ndk_roce_cm_attr_str(uint16_t attr_id);
+
+/** RDMA-CM service ID of a TCP-port-space port (RDMA_PS_TCP). */
+#define NDK_ROCE_CM_SID_TCP 0x0000000001060000ull
+/** Mask of the port-space part of an IP service ID. */
+#define NDK_ROCE_CM_SID_PS_MASK 0xFFFFFFFFFFFF0000ull
+
+/** Bytes of the RDMA-CM header at the front of a REQ's private data. */
+#define NDK_ROCE_CMA_HDR_LEN 36
+
+/** RDMA-CM's IP header in a REQ (IPv4 only here). */
+struct ndk_roce_cma_hdr {
+	uint8_t cma_version;      /**< 0x00 */
+	uint8_t ip_version;       /**< 4 or 6 */
+	uint16_t src_port;        /**< the initiator's port, host order */
+	rte_be32_t src_ip;        /**< IPv4, network order */
+	rte_be32_t dst_ip;
+};
+
+/**
+ * Read the RDMA-CM header from REQ private data.
+ * @return 0, -EPROTO for a CMA version other than 0, -EAFNOSUPPORT for an
+ *   IP version other than 4.
+ */
+int ndk_roce_cma_hdr_decode(const uint8_t *pdata,
+			    struct ndk_roce_cma_hdr *h);
+
+/** Write the RDMA-CM header of an IPv4 REQ at @p pdata. */
+void ndk_roce_cma_hdr_encode(uint8_t *pdata, const struct ndk_roce_cma_hdr *h);
+
+/** The IPv4-mapped GID (::ffff:a.b.c.d) of an address in network order. */
+static inline void
+ndk_roce_gid_from_ipv4(uint8_t gid[16], rte_be32_t ip)
+{
+	memset(gid, 0, 10);
+	gid[10] = 0xFF;
+	gid[11] = 0xFF;
+	memcpy(gid + 12, &ip, 4);
+}
+
+/** The IPv4 address of an IPv4-mapped GID, 0 if it is not one. */
+static inline rte_be32_t
+ndk_roce_gid_to_ipv4(const uint8_t gid[16])
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xFF, 0xFF };
+	rte_be32_t ip;
+
+	if (memcmp(gid, pfx, sizeof(pfx)) != 0)
+		return 0;
+	memcpy(&ip, gid + 12, 4);
+	return ip;
+}
+
+/** The EUI-64 CA GUID made of a MAC address (as Linux RoCE devices do). */
+uint64_t ndk_roce_guid_from_mac(const struct rte_ether_addr *mac);
+
+/** Fill a DETH. */
+static inline void
+ndk_roce_deth_set(struct ndk_roce_deth *d, uint32_t qkey, uint32_t src_qp)
+{
+	d->qkey = rte_cpu_to_be_32(qkey);
+	d->sqp = rte_cpu_to_be_32(src_qp & NDK_ROCE_QPN_MASK);
+}
 
 #ifdef __cplusplus
 }

@@ -682,6 +682,10 @@ static const struct ndk_test_case cases[] = {
 	{ "parse_fuzz", test_parse_fuzz },
 	{ "parse_err_str", test_parse_err_str },
 	{ "udp_sport", test_udp_sport },
+	{ "cm_capture", test_cm_capture },
+	{ "cm_fields", test_cm_fields },
+	{ "cm_roundtrip", test_cm_roundtrip },
+	{ "cm_errors", test_cm_errors },
 };
 
 int

@@ -6,7 +6,8 @@
 /*
  * Helpers shared by the two halves of test_unit_roce: test_roce.c (wire
  * format, tables, CRC, templates; holds the case table and main) and
- * test_roce_capture.c (captures, mbuf chains, parse errors, fuzzing).
+ * test_roce_capture.c (captures, mbuf chains, parse errors, fuzzing) and
+ * test_roce_cm.c (the CM MAD codec).
  */
 
 #include <stdbool.h>
@@ -80,5 +81,11 @@ int test_parse_errors(void);
 int test_parse_fuzz(void);
 int test_parse_err_str(void);
 int test_udp_sport(void);
+
+/* Cases of test_roce_cm.c. */
+int test_cm_capture(void);
+int test_cm_fields(void);
+int test_cm_roundtrip(void);
+int test_cm_errors(void);
 
 #endif /* NDK_TEST_ROCE_H */
