@@ -16,7 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
-#include "swroce_priv.h"
+#include "swroce_cm.h"
 
 /* Frames up to a 4096-byte payload with every header fit one mbuf. */
 #define SWR_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096 + NDK_ROCE_MAX_OVERHEAD + 64)
@@ -235,9 +235,8 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 }
 
 void
-swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
+swr_frame_seal(struct rte_mbuf *m)
 {
-	struct swr_adapter *ad = qp->ad;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 	struct ndk_roce_bth *bth =
@@ -251,7 +250,15 @@ swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 				 len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN);
 	icrc = rte_cpu_to_le_32(icrc);
 	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
+}
 
+void
+swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	struct swr_adapter *ad = qp->ad;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+
+	swr_frame_seal(m);
 	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
 	if (qp->neigh != NULL) {
 		const struct swr_neigh *e = qp->neigh;
@@ -336,8 +343,13 @@ swr_rx_one(struct swr_adapter *ad, struct rte_mbuf **mp)
 		SWR_STAT(ad, rx_wrong_address);
 		return;
 	}
+	if (unlikely(p.qpn == NDK_ROCE_GSI_QPN &&
+		     p.opcode == NDK_ROCE_OP_UD_SEND_ONLY)) {
+		swr_cm_rx(ad, &p);       /* CM MADs */
+		return;
+	}
 	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
-		/* UC, UD (QP1 CM MADs) and CNP are not served yet. */
+		/* UC, other UD and CNP are not served. */
 		SWR_STAT(ad, rx_bad_opcode);
 		return;
 	}
@@ -356,6 +368,8 @@ swr_rx_one(struct swr_adapter *ad, struct rte_mbuf **mp)
 		SWR_STAT(ad, rx_wrong_address);
 		return;
 	}
+	if (unlikely(qp->cm_wait_rtu))
+		swr_cm_qp_rx(qp);        /* the peer uses it: RTU implied */
 	if (p.op->flags & NDK_ROCE_OPF_REQ) {
 		swr_resp_rx(qp, &p);
 	} else {
@@ -485,6 +499,7 @@ swr_poll(struct ndk_adapter *adapter)
 	work += swr_tx_engines(ad);
 	if (unlikely(ad->now >= ad->neigh_tick))
 		swr_neigh_timers(ad);
+	swr_cm_poll(ad);
 	if (ad->tx_n != 0)
 		swr_tx_flush(ad);
 	__atomic_store_n(&ad->epoch, ad->epoch + 1, __ATOMIC_RELEASE);
@@ -528,6 +543,8 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.poll = swr_poll,
 	.release = swr_release,
 	.get_stats = swr_get_stats,
+	.create_connector = swr_connector_create,
+	.create_listener = swr_listener_create,
 };
 
 static int
@@ -652,6 +669,7 @@ swr_log2_ceil(uint32_t n)
 static void
 swr_adapter_free(struct swr_adapter *ad)
 {
+	swr_cm_fini(ad);
 	swr_neigh_fini(ad);       /* held frames first: they use the pool */
 	rte_ring_free(ad->ctl_ring);
 	rte_ring_free(ad->db_ring);
@@ -774,6 +792,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->info.max_qp = max_qp;
 	ad->info.max_cq = cfg->max_cq != 0 ? cfg->max_cq : SWR_DEF_MAX_CQ;
 	ad->info.max_mr = max_mr;
+	if (swr_cm_init(ad) != 0)
+		goto nomem;
 
 	if (cfg->mbuf_pool != NULL) {
 		ad->mp = cfg->mbuf_pool;

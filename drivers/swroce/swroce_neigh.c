@@ -373,15 +373,15 @@ swr_neigh_hold(struct swr_adapter *ad, struct swr_neigh *e,
 }
 
 void
-swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m)
+swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
+	       rte_be32_t ip, struct rte_mbuf *m)
 {
-	struct swr_adapter *ad = qp->ad;
-	struct swr_neigh *e = qp->neigh;
+	struct swr_neigh *e = *cache;
 
-	/* Deleted or reused since the QP looked it up: look again. */
-	if (!swr_neigh_live(e) || e->ip != qp->attr.dest_ip) {
-		e = swr_neigh_attach(ad, qp->attr.dest_ip);
-		qp->neigh = e;
+	/* Deleted or reused since the last lookup: look again. */
+	if (e == NULL || !swr_neigh_live(e) || e->ip != ip) {
+		e = swr_neigh_attach(ad, ip);
+		*cache = e;
 	}
 	switch (e->state) {
 	case SWR_NEIGH_REACHABLE:
@@ -401,6 +401,12 @@ swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m)
 	}
 	SWR_STAT(ad, neigh_pending_drops);
 	rte_pktmbuf_free(m);
+}
+
+void
+swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	swr_neigh_send(qp->ad, &qp->neigh, qp->attr.dest_ip, m);
 }
 
 /* RFC 826 merge: update @p ip's entry; create it if @p add. */

@@ -76,6 +76,8 @@ struct swr_qp;
 struct swr_cq;
 struct swr_pd;
 struct swr_mr;
+struct swr_cm;
+struct swr_conn;
 
 /** A control request handed to the polling thread. */
 struct swr_ctl {
@@ -149,6 +151,9 @@ struct swr_adapter {
 	uint32_t link_up;         /**< port link state (atomic, LSC events) */
 	uint32_t link_gen;        /**< link-up transitions (atomic) */
 	uint32_t neigh_link_gen;  /**< link_gen the resolver last saw */
+
+	/* --- connection manager (owner only; swroce_cm.h) --- */
+	struct swr_cm *cm;
 } __rte_cache_aligned;
 
 static inline struct swr_adapter *
@@ -512,6 +517,10 @@ struct swr_qp {
 	/* --- neighbour (lcore-private) --- */
 	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
 	struct swr_neigh *neigh;
+
+	/* --- connection manager (lcore-private) --- */
+	struct swr_conn *conn;    /**< connector bound to this QP */
+	bool cm_wait_rtu;         /**< accepted: first packet = RTU */
 };
 
 static inline struct swr_qp *
@@ -729,6 +738,9 @@ swr_pkt_payload(struct ndk_roce_bth *bth)
 /** Zero the pad, compute the ICRC and stage the frame for transmission. */
 void swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m);
 
+/** Zero the pad and write the ICRC of a finished frame. */
+void swr_frame_seal(struct rte_mbuf *m);
+
 /** Frames the TX stage can still take this poll. */
 static inline unsigned int
 swr_tx_room(const struct swr_adapter *ad)
@@ -830,6 +842,14 @@ struct swr_neigh *swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip);
 
 /** Slow path of swr_pkt_send(): the QP's neighbour is not REACHABLE. */
 void swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m);
+
+/**
+ * Send a finished IPv4 frame to @p ip through the neighbour table (MAC
+ * filled in, or the frame held while @p ip resolves). @p cache remembers
+ * the entry between calls (may be NULL); *@p cache NULL looks it up.
+ */
+void swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
+		    rte_be32_t ip, struct rte_mbuf *m);
 
 /** A frame ndk_roce_parse() found not to be RoCEv2 (ARP, ICMP, ...). */
 enum swr_neigh_rx swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m);

@@ -11,7 +11,7 @@
 
 #include <rte_malloc.h>
 
-#include "swroce_priv.h"
+#include "swroce_cm.h"
 
 /* ------------------------------------------------------------------ */
 /* Completions and the error state (polling thread)                    */
@@ -383,6 +383,7 @@ swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 
 	if (swr_qp_state(qp) != NDK_QP_STATE_RESET)
 		swr_qp_flush_all(qp);
+	swr_cm_qp_gone(qp);
 	swr_remove_active(qp);
 	qp->detached = true;
 	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,

@@ -236,6 +236,9 @@ typedef void (*ndk_cq_notify_fn)(void *context, ndk_status_t cq_status);
 /** Close completion (NDK_FN_CLOSE_COMPLETION). */
 typedef void (*ndk_close_completion_fn)(void *context);
 
+/* Connectors and listeners (the connection manager). */
+#include "ndk_conn.h"
+
 /* ------------------------------------------------------------------ */
 /* Objects and dispatch tables                                         */
 /* ------------------------------------------------------------------ */
@@ -375,7 +378,14 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(arp_replies_rcvd, "ARP replies addressed to this adapter") \
 	X(icmp_echo_replied, "ICMP echo requests answered") \
 	X(neigh_pending_drops, "frames dropped waiting for a neighbour") \
-	X(neigh_failed, "neighbour resolutions that failed")
+	X(neigh_failed, "neighbour resolutions that failed") \
+	X(cm_rx, "CM MADs received on QP1") \
+	X(cm_tx, "CM MADs sent (first transmissions)") \
+	X(cm_retransmits, "CM MADs retransmitted") \
+	X(cm_rx_dropped, "QP1 packets dropped: not CM, malformed, bad Q_Key " \
+		"or P_Key, or for no connection") \
+	X(cm_rejects_sent, "REJs sent") \
+	X(cm_timeouts, "CM handshakes given up after retries")
 
 /** Adapter counters, see NDK_ADAPTER_COUNTERS. */
 struct ndk_adapter_stats {

@@ -27,6 +27,7 @@ struct ndk_qp;
 struct ndk_qp_attr;
 struct ndk_qp_stats;
 struct ndk_adapter_stats;
+struct sockaddr_in;
 
 /** NDK_ADAPTER_DISPATCH (user-space form). */
 struct ndk_adapter_dispatch {
@@ -43,6 +44,12 @@ struct ndk_adapter_dispatch {
 	void (*release)(struct ndk_adapter *adapter);
 	void (*get_stats)(struct ndk_adapter *adapter,
 			  struct ndk_adapter_stats *stats);
+	ndk_status_t (*create_connector)(struct ndk_adapter *adapter,
+					 struct ndk_connector **connector);
+	ndk_status_t (*create_listener)(struct ndk_adapter *adapter,
+					ndk_connect_event_fn connect_event,
+					void *ctx,
+					struct ndk_listener **listener);
 };
 
 /** NDK_CQ_DISPATCH. */
@@ -128,6 +135,50 @@ struct ndk_qp_dispatch {
 	void (*get_stats)(struct ndk_qp *qp, struct ndk_qp_stats *stats);
 };
 
+/** NDK_CONNECTOR_DISPATCH. */
+struct ndk_connector_dispatch {
+	ndk_status_t (*close)(struct ndk_connector *c,
+			      ndk_close_completion_fn done, void *ctx);
+	ndk_status_t (*connect)(struct ndk_connector *c, struct ndk_qp *qp,
+				const struct sockaddr_in *src,
+				const struct sockaddr_in *dst, uint32_t ird,
+				uint32_t ord, const void *pdata,
+				uint32_t pdata_len,
+				ndk_request_completion_fn done, void *ctx);
+	ndk_status_t (*complete_connect)(struct ndk_connector *c,
+					 ndk_disconnect_event_fn ev,
+					 void *ev_ctx,
+					 ndk_request_completion_fn done,
+					 void *ctx);
+	ndk_status_t (*accept)(struct ndk_connector *c, struct ndk_qp *qp,
+			       uint32_t ird, uint32_t ord, const void *pdata,
+			       uint32_t pdata_len, ndk_disconnect_event_fn ev,
+			       void *ev_ctx, ndk_request_completion_fn done,
+			       void *ctx);
+	ndk_status_t (*reject)(struct ndk_connector *c, const void *pdata,
+			       uint32_t pdata_len);
+	ndk_status_t (*get_connection_data)(struct ndk_connector *c,
+					    uint32_t *ird, uint32_t *ord,
+					    void *pdata, uint32_t *pdata_len);
+	ndk_status_t (*get_addresses)(struct ndk_connector *c,
+				      struct sockaddr_in *local,
+				      struct sockaddr_in *peer);
+	ndk_status_t (*disconnect)(struct ndk_connector *c,
+				   ndk_request_completion_fn done, void *ctx);
+};
+
+/** NDK_LISTENER_DISPATCH. */
+struct ndk_listener_dispatch {
+	ndk_status_t (*close)(struct ndk_listener *l,
+			      ndk_close_completion_fn done, void *ctx);
+	ndk_status_t (*listen)(struct ndk_listener *l,
+			       const struct sockaddr_in *addr);
+	ndk_status_t (*get_local_address)(struct ndk_listener *l,
+					  struct sockaddr_in *addr);
+	ndk_status_t (*control_connect_events)(struct ndk_listener *l,
+					       bool pause);
+};
+
 /** An adapter object. */
 struct ndk_adapter {
 	struct ndk_object_header header;
@@ -156,6 +207,18 @@ struct ndk_mr {
 struct ndk_mw {
 	struct ndk_object_header header;
 	const struct ndk_mw_dispatch *dispatch;
+};
+
+/** A connector object. */
+struct ndk_connector {
+	struct ndk_object_header header;
+	const struct ndk_connector_dispatch *dispatch;
+};
+
+/** A listener object. */
+struct ndk_listener {
+	struct ndk_object_header header;
+	const struct ndk_listener_dispatch *dispatch;
 };
 
 /** A queue pair object. */

@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce connection manager, polling-thread side: CM MADs on QP1 (UD,
+ * GSI Q_Key) in and out, the connection state machine, retransmission
+ * timers and delivery of consumer callbacks (swroce_cm.h).
+ *
+ * Active side:  Connect -> REQ ... REP -> (Connect succeeds)
+ *               CompleteConnect -> QP RTR/RTS, RTU -> ESTABLISHED
+ * Passive side: REQ -> connect event ... Accept -> QP RTR, REP
+ *               ... RTU (or a first packet on the QP) -> QP RTS
+ * Either side:  Disconnect -> DREQ ... DREP (or a crossing DREQ) -> flush
+ *               DREQ received -> DREP, disconnect event
+ * REQ, REP and DREQ are retransmitted every SWR_CM_RETRY_MS up to
+ * SWR_CM_RETRIES times (longer after an MRA); duplicates of what the peer
+ * already got are answered again (REP -> RTU, DREQ -> DREP, REQ -> REP).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_random.h>
+
+#include "swroce_cm.h"
+
+/* ------------------------------------------------------------------ */
+/* Set-up                                                              */
+/* ------------------------------------------------------------------ */
+
+int
+swr_cm_init(struct swr_adapter *ad)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct swr_cm *cm;
+
+	cm = rte_zmalloc_socket("swr_cm", sizeof(*cm), RTE_CACHE_LINE_SIZE,
+				ad->socket_id);
+	if (cm == NULL)
+		return -ENOMEM;
+	snprintf(name, sizeof(name), "ndkcm_%.16s", ad->name);
+	/* A connection per QP, plus a backlog of unanswered requests. */
+	cm->pool = rte_mempool_create(name, ad->info.max_qp + 255,
+				      sizeof(struct swr_conn), 0, 0, NULL,
+				      NULL, NULL, NULL, ad->socket_id, 0);
+	if (cm->pool == NULL) {
+		rte_free(cm);
+		return -ENOMEM;
+	}
+	cm->next_comm_id = (uint32_t)rte_rand();
+	cm->next_port = SWR_CM_EPHEMERAL_LO +
+		(uint16_t)(rte_rand() % (SWR_CM_EPHEMERAL_HI -
+					 SWR_CM_EPHEMERAL_LO + 1));
+	ad->cm = cm;
+	return 0;
+}
+
+void
+swr_cm_fini(struct swr_adapter *ad)
+{
+	struct swr_cm *cm = ad->cm;
+
+	if (cm == NULL)
+		return;
+	/* Objects the consumer did not close die with the adapter. */
+	while (cm->conns != NULL) {
+		struct swr_conn *c = cm->conns;
+
+		cm->conns = c->next;
+		c->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+		rte_mempool_put(cm->pool, c);
+	}
+	while (cm->dead_conns != NULL) {
+		struct swr_conn *c = cm->dead_conns;
+
+		cm->dead_conns = c->next;
+		rte_mempool_put(cm->pool, c);
+	}
+	while (cm->listeners != NULL) {
+		struct swr_lis *l = cm->listeners;
+
+		cm->listeners = l->next;
+		l->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+		rte_free(l);
+	}
+	while (cm->dead_lis != NULL) {
+		struct swr_lis *l = cm->dead_lis;
+
+		cm->dead_lis = l->next;
+		rte_free(l);
+	}
+	rte_mempool_free(cm->pool);
+	rte_free(cm);
+	ad->cm = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* MAD transmission                                                    */
+/* ------------------------------------------------------------------ */
+
+/* Frame @p mad as a UD SEND_ONLY to QP1 of @p dip and send it. */
+static void
+cm_xmit(struct swr_adapter *ad, struct swr_neigh **cache, rte_be32_t dip,
+	const uint8_t *mad)
+{
+	static const struct rte_ether_addr resolve = {{ 0 }};
+	const uint32_t l4 = NDK_ROCE_BTH_LEN + NDK_ROCE_DETH_LEN +
+			    NDK_ROCE_MAD_LEN + NDK_ROCE_ICRC_LEN;
+	struct ndk_roce_l2l4 t;
+	struct ndk_roce_bth *bth;
+	struct rte_mbuf *m;
+	uint8_t *frame;
+
+	m = rte_pktmbuf_alloc(ad->mp);
+	if (m == NULL) {
+		SWR_STAT(ad, mbuf_alloc_fail);
+		return;           /* the retransmission timer covers it */
+	}
+	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
+	if (frame == NULL) {
+		rte_pktmbuf_free(m);
+		SWR_STAT(ad, mbuf_alloc_fail);
+		return;
+	}
+	ndk_roce_l2l4_init(&t, &ad->mac, &resolve, ad->ipv4, dip,
+			   ndk_roce_udp_sport(NDK_ROCE_GSI_QPN,
+					      NDK_ROCE_GSI_QPN), 0, 64);
+	bth = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&t, frame, l4);
+	ndk_roce_bth_set(bth, NDK_ROCE_OP_UD_SEND_ONLY, false, 0,
+			 NDK_ROCE_GSI_QPN, false, ad->cm->gsi_psn++);
+	ndk_roce_deth_set((struct ndk_roce_deth *)(bth + 1), NDK_ROCE_GSI_QKEY,
+			  NDK_ROCE_GSI_QPN);
+	memcpy((uint8_t *)(bth + 1) + NDK_ROCE_DETH_LEN, mad,
+	       NDK_ROCE_MAD_LEN);
+	swr_frame_seal(m);
+	swr_neigh_send(ad, cache, dip, m);
+}
+
+/* A message of @p c's connection with its IDs and TID. */
+void
+swr_cm_msg_init(struct ndk_roce_cm_msg *m, uint16_t attr,
+	    const struct swr_conn *c)
+{
+	memset(m, 0, sizeof(*m));
+	m->attr_id = attr;
+	m->tid = c->tid;
+	m->local_comm_id = c->local_id;
+	m->remote_comm_id = c->remote_id;
+}
+
+/*
+ * Send @p m for @p c. With @p retry, keep it for retransmission and arm
+ * the timer; otherwise the last kept MAD stays (so a later duplicate is
+ * answered with what the peer expects).
+ */
+void
+swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
+{
+	struct swr_adapter *ad = c->ad;
+	uint8_t mad[NDK_ROCE_MAD_LEN];
+
+	ndk_roce_cm_encode(m, mad);
+	if (retry) {
+		memcpy(c->mad, mad, sizeof(mad));
+		c->retries = SWR_CM_RETRIES;
+		c->deadline = ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000);
+	}
+	if (m->attr_id == NDK_ROCE_CM_REJ)
+		SWR_STAT(ad, cm_rejects_sent);
+	SWR_STAT(ad, cm_tx);
+	cm_xmit(ad, &c->neigh, c->rip, mad);
+}
+
+/*
+ * Answer a message that belongs to no connection (REJ of a REQ nobody
+ * takes, DREP of an unknown DREQ): same TID, the IDs swapped.
+ */
+static void
+cm_reply_stateless(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
+		   const struct ndk_roce_cm_msg *in, uint16_t attr,
+		   uint16_t reason)
+{
+	struct ndk_roce_cm_msg m;
+	uint8_t mad[NDK_ROCE_MAD_LEN];
+	struct swr_neigh *e = NULL;
+
+	memset(&m, 0, sizeof(m));
+	m.attr_id = attr;
+	m.tid = in->tid;
+	m.local_comm_id = in->remote_comm_id;
+	m.remote_comm_id = in->local_comm_id;
+	if (attr == NDK_ROCE_CM_REJ) {
+		m.msg_code = NDK_ROCE_CM_MSG_REQ;
+		m.reason = reason;
+		SWR_STAT(ad, cm_rejects_sent);
+	}
+	ndk_roce_cm_encode(&m, mad);
+	SWR_STAT(ad, cm_tx);
+	cm_xmit(ad, &e, p->sip, mad);
+}
+
+/* ------------------------------------------------------------------ */
+/* QP transitions                                                      */
+/* ------------------------------------------------------------------ */
+
+static ndk_status_t
+cm_qp_modify(struct swr_qp *qp, struct ndk_qp_attr *a, uint32_t mask)
+{
+	return qp->pub.dispatch->modify(&qp->pub, a, mask);
+}
+
+/* RESET -> INIT (a no-op in INIT). */
+ndk_status_t
+swr_cm_qp_init(struct swr_qp *qp)
+{
+	struct ndk_qp_attr a = { .state = NDK_QP_STATE_INIT };
+
+	if (swr_qp_state(qp) == NDK_QP_STATE_INIT)
+		return NDK_STATUS_SUCCESS;
+	return cm_qp_modify(qp, &a, NDK_QP_ATTR_STATE);
+}
+
+/* INIT -> RTR towards the peer of @p c. */
+ndk_status_t
+swr_cm_qp_rtr(struct swr_conn *c)
+{
+	struct ndk_qp_attr a = {
+		.state = NDK_QP_STATE_RTR,
+		.dest_ip = c->rip,              /* dest_mac 0: ARP */
+		.dest_qpn = c->remote_qpn,
+		.rq_psn = c->remote_psn,
+		.path_mtu = ndk_roce_mtu_bytes(c->mtu_code),
+		.max_dest_rd_atomic = c->ird,
+		.min_rnr_timer = 12,
+	};
+	ndk_status_t st = swr_cm_qp_init(c->qp);
+
+	if (!NDK_SUCCESS(st))
+		return st;
+	return cm_qp_modify(c->qp, &a, NDK_QP_ATTR_STATE | NDK_QP_ATTR_AV |
+		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN |
+		NDK_QP_ATTR_PATH_MTU | NDK_QP_ATTR_MIN_RNR_TIMER |
+		(c->ird != 0 ? NDK_QP_ATTR_MAX_DEST_RD_ATOMIC : 0));
+}
+
+/* RTR -> RTS. */
+ndk_status_t
+swr_cm_qp_rts(struct swr_conn *c)
+{
+	struct ndk_qp_attr a = {
+		.state = NDK_QP_STATE_RTS,
+		.sq_psn = c->local_psn,
+		.max_rd_atomic = c->ord,
+		.timeout = c->ack_timeout,
+		.retry_cnt = c->retry_cnt,
+		.rnr_retry = c->rnr_retry,
+	};
+
+	return cm_qp_modify(c->qp, &a, NDK_QP_ATTR_STATE |
+		NDK_QP_ATTR_SQ_PSN | NDK_QP_ATTR_TIMEOUT |
+		NDK_QP_ATTR_RETRY_CNT | NDK_QP_ATTR_RNR_RETRY |
+		(c->ord != 0 ? NDK_QP_ATTR_MAX_RD_ATOMIC : 0));
+}
+
+/* Flush the bound QP (the connection is over). */
+void
+swr_cm_qp_flush(struct swr_conn *c)
+{
+	struct swr_qp *qp = c->qp;
+
+	if (qp == NULL)
+		return;
+	qp->cm_wait_rtu = false;
+	if (swr_qp_state(qp) != NDK_QP_STATE_RESET &&
+	    swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+		swr_qp_flush_all(qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* State changes shared by handlers and API actions                    */
+/* ------------------------------------------------------------------ */
+
+void
+swr_cm_established(struct swr_conn *c)
+{
+	c->state = SWR_CM_ESTABLISHED;
+	c->deadline = 0;
+	if (c->qp != NULL)
+		c->qp->cm_wait_rtu = false;
+}
+
+/* The peer's RTU (or first packet) for an accepted connection. */
+void
+swr_cm_accept_done(struct swr_conn *c)
+{
+	ndk_status_t st = c->qp != NULL ? swr_cm_qp_rts(c) :
+		NDK_STATUS_CONNECTION_ABORTED;
+
+	swr_cm_established(c);
+	if (!NDK_SUCCESS(st)) {
+		c->state = SWR_CM_ABORTED;
+		swr_cm_qp_flush(c);
+	}
+	swr_cm_complete(c, st);
+}
+
+/* The connection ended without a graceful disconnect. */
+static void
+cm_abort(struct swr_conn *c, ndk_status_t st, uint32_t reason)
+{
+	uint8_t old = c->state;
+
+	c->state = SWR_CM_ABORTED;
+	c->deadline = 0;
+	switch (old) {
+	case SWR_CM_REQ_SENT:
+	case SWR_CM_REP_SENT:
+		swr_cm_qp_flush(c);
+		swr_cm_complete(c, st);   /* Connect or Accept fails */
+		break;
+	case SWR_CM_DREQ_SENT:
+		swr_cm_qp_flush(c);
+		swr_cm_complete(c, st);
+		break;
+	case SWR_CM_ESTABLISHED:
+		c->disc_reason = reason;
+		if (!c->disconnect_called)
+			swr_cm_owe(c, SWR_CM_EV_DISCONNECT);
+		break;
+	default:
+		break;            /* REP_RCVD/REQ_RCVD: the next call sees it */
+	}
+}
+
+/* A DREQ arrived, or ours crossed the peer's: answer it, end it. */
+static void
+cm_dreq_rcvd(struct swr_conn *c)
+{
+	struct ndk_roce_cm_msg m;
+
+	swr_cm_msg_init(&m, NDK_ROCE_CM_DREP, c);
+	swr_cm_send(c, &m, false);
+	switch (c->state) {
+	case SWR_CM_REP_SENT:
+		/* The RTU got lost but the peer is done already. */
+		swr_cm_accept_done(c);
+		/* fall through */
+	case SWR_CM_ESTABLISHED:
+		c->state = SWR_CM_DISCONNECTED;
+		c->disc_reason = 0;
+		if (!c->disconnect_called)
+			swr_cm_owe(c, SWR_CM_EV_DISCONNECT);
+		break;
+	case SWR_CM_DREQ_SENT:
+		c->state = SWR_CM_DISCONNECTED;
+		c->deadline = 0;
+		swr_cm_qp_flush(c);
+		swr_cm_complete(c, NDK_STATUS_SUCCESS);
+		break;
+	default:
+		break;            /* duplicate: DREP sent again */
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Receive                                                             */
+/* ------------------------------------------------------------------ */
+
+/* The connection whose local ID a message names, from the right peer. */
+static struct swr_conn *
+cm_find(struct swr_adapter *ad, uint32_t local_id, rte_be32_t rip)
+{
+	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
+		if (c->state != SWR_CM_IDLE && c->local_id == local_id &&
+		    c->rip == rip)
+			return c;
+	return NULL;
+}
+
+/* A passive connection created by the REQ the peer calls @p remote_id. */
+static struct swr_conn *
+cm_find_req(struct swr_adapter *ad, uint32_t remote_id, rte_be32_t rip)
+{
+	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
+		if (c->passive && c->remote_id == remote_id && c->rip == rip)
+			return c;
+	return NULL;
+}
+
+static struct swr_lis *
+cm_find_lis(struct swr_adapter *ad, uint16_t port)
+{
+	for (struct swr_lis *l = ad->cm->listeners; l != NULL; l = l->next)
+		if (l->listening && !l->closed && l->port == port &&
+		    (l->ip == 0 || l->ip == ad->ipv4))
+			return l;
+	return NULL;
+}
+
+/* Check a REQ; @return 0 or the REJ reason. */
+static uint16_t
+cm_req_check(struct swr_adapter *ad, const struct ndk_roce_cm_msg *m,
+	     struct ndk_roce_cma_hdr *h, struct swr_lis **lis)
+{
+	if ((m->service_id & NDK_ROCE_CM_SID_PS_MASK) != NDK_ROCE_CM_SID_TCP)
+		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
+	if (m->transport_type != 0 || m->ext_transport != 0)
+		return NDK_ROCE_REJ_INVALID_TRANSPORT;
+	if (ndk_roce_mtu_bytes(m->path_mtu) == 0)
+		return NDK_ROCE_REJ_INVALID_MTU;
+	if (ndk_roce_gid_to_ipv4(m->primary.remote_gid) != ad->ipv4)
+		return NDK_ROCE_REJ_INVALID_GID;
+	if (ndk_roce_cma_hdr_decode(m->pdata, h) != 0 || h->dst_ip != ad->ipv4)
+		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
+	*lis = cm_find_lis(ad, (uint16_t)m->service_id);
+	if (*lis == NULL || (*lis)->paused)
+		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
+	return 0;
+}
+
+static void
+cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
+	  const struct ndk_roce_cm_msg *m)
+{
+	struct ndk_roce_cma_hdr h;
+	struct swr_lis *lis = NULL;
+	struct swr_conn *c;
+	uint16_t reason;
+
+	c = cm_find_req(ad, m->local_comm_id, p->sip);
+	if (c != NULL) {
+		struct ndk_roce_cm_msg mra;
+
+		/* Duplicate: our answer was lost, or is not ready yet. */
+		switch (c->state) {
+		case SWR_CM_REP_SENT:
+			SWR_STAT(ad, cm_retransmits);
+			cm_xmit(ad, &c->neigh, c->rip, c->mad);
+			break;
+		case SWR_CM_REQ_RCVD:
+			swr_cm_msg_init(&mra, NDK_ROCE_CM_MRA, c);
+			mra.msg_code = NDK_ROCE_CM_MSG_REQ;
+			mra.service_timeout = SWR_CM_RESPONSE_TIMEOUT + 3;
+			swr_cm_send(c, &mra, false);
+			break;
+		default:
+			break;
+		}
+		return;
+	}
+	reason = cm_req_check(ad, m, &h, &lis);
+	if (reason == 0 && (c = swr_conn_alloc(ad)) == NULL)
+		reason = NDK_ROCE_REJ_NO_RESOURCES;
+	if (reason != 0) {
+		NDK_LOG(DEBUG, "%s: REQ for service %#" PRIx64 " rejected (%u)",
+			ad->name, m->service_id, reason);
+		cm_reply_stateless(ad, p, m, NDK_ROCE_CM_REJ, reason);
+		return;
+	}
+	c->passive = true;
+	c->state = SWR_CM_REQ_RCVD;
+	c->lis = lis;
+	c->lip = ad->ipv4;
+	c->lport = (uint16_t)m->service_id;
+	c->rip = p->sip;
+	c->rport = h.src_port;
+	c->local_id = ad->cm->next_comm_id++;
+	c->remote_id = m->local_comm_id;
+	c->tid = m->tid;
+	c->remote_guid = m->local_ca_guid;
+	c->remote_qpn = m->local_qpn;
+	c->remote_psn = m->starting_psn;
+	c->peer_ird = m->responder_resources;
+	c->peer_ord = m->initiator_depth;
+	c->mtu_code = RTE_MIN(m->path_mtu,
+			      ndk_roce_mtu_from_bytes(ad->max_path_mtu));
+	c->ack_timeout = m->primary.local_ack_timeout != 0 ?
+		m->primary.local_ack_timeout : SWR_CM_QP_ACK_TIMEOUT;
+	c->retry_cnt = m->retry_count;
+	c->rnr_retry = m->rnr_retry_count;
+	c->pdata_len = SWR_CM_CALLER_DATA;
+	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
+	c->pdata_valid = true;
+	c->next = ad->cm->conns;
+	ad->cm->conns = c;
+	swr_cm_owe(c, SWR_CM_EV_CONNECT);
+}
+
+static void
+cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
+{
+	struct ndk_roce_cm_msg rtu;
+
+	switch (c->state) {
+	case SWR_CM_REQ_SENT:
+		c->remote_id = m->local_comm_id;
+		c->remote_qpn = m->local_qpn;
+		c->remote_psn = m->starting_psn;
+		c->remote_guid = m->local_ca_guid;
+		c->peer_ird = m->responder_resources;
+		c->peer_ord = m->initiator_depth;
+		c->ird = RTE_MIN(c->ird, c->peer_ord);
+		c->ord = RTE_MIN(c->ord, c->peer_ird);
+		c->rnr_retry = m->rnr_retry_count;
+		c->pdata_len = SWR_CM_CALLEE_DATA;
+		memcpy(c->pdata, m->pdata, SWR_CM_CALLEE_DATA);
+		c->pdata_valid = true;
+		c->state = SWR_CM_REP_RCVD;
+		c->deadline = 0;
+		swr_cm_complete(c, NDK_STATUS_SUCCESS);
+		break;
+	case SWR_CM_ESTABLISHED:
+		/* Our RTU was lost: the peer repeats its REP. */
+		swr_cm_msg_init(&rtu, NDK_ROCE_CM_RTU, c);
+		SWR_STAT(c->ad, cm_retransmits);
+		swr_cm_send(c, &rtu, false);
+		break;
+	default:
+		break;            /* REP_RCVD: the consumer has yet to answer */
+	}
+}
+
+static void
+cm_rej_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
+{
+	NDK_LOG(DEBUG, "%s: REJ (reason %u) in state %u", c->ad->name,
+		m->reason, c->state);
+	switch (c->state) {
+	case SWR_CM_REQ_SENT:
+		c->pdata_len = SWR_CM_REJECT_DATA;
+		memcpy(c->pdata, m->pdata, SWR_CM_REJECT_DATA);
+		c->pdata_valid = true;
+		cm_abort(c, m->reason == NDK_ROCE_REJ_TIMEOUT ?
+			 NDK_STATUS_IO_TIMEOUT : NDK_STATUS_CONNECTION_REFUSED,
+			 NDK_DISCONNECT_REASON_REJECTED);
+		break;
+	case SWR_CM_DREQ_SENT:
+		cm_abort(c, NDK_STATUS_SUCCESS, NDK_DISCONNECT_REASON_REJECTED);
+		break;
+	case SWR_CM_DISCONNECTED:
+	case SWR_CM_ABORTED:
+		break;
+	default:
+		cm_abort(c, NDK_STATUS_CONNECTION_ABORTED,
+			 NDK_DISCONNECT_REASON_REJECTED);
+		break;
+	}
+}
+
+static void
+cm_mra_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
+{
+	struct swr_adapter *ad = c->ad;
+	uint64_t us;
+
+	if (!((c->state == SWR_CM_REQ_SENT &&
+	       m->msg_code == NDK_ROCE_CM_MSG_REQ) ||
+	      (c->state == SWR_CM_REP_SENT &&
+	       m->msg_code == NDK_ROCE_CM_MSG_REP)))
+		return;
+	/* The peer needs time: wait what it asks (bounded), then retry. */
+	us = (4096ull << RTE_MIN(m->service_timeout, 31u)) / 1000;
+	us = RTE_MIN(us, (uint64_t)SWR_CM_MAX_MRA_MS * 1000);
+	c->deadline = ad->now + swr_us_to_tsc(ad, us + SWR_CM_RETRY_MS * 1000);
+	c->retries = SWR_CM_RETRIES;
+}
+
+void
+swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
+{
+	const struct ndk_roce_deth *deth = ndk_roce_pkt_ext(p,
+							    p->op->deth_off);
+	uint16_t pkey = rte_be_to_cpu_16(p->bth->pkey) & 0x7FFF;
+	uint8_t mad[NDK_ROCE_MAD_LEN];
+	struct ndk_roce_cm_msg m;
+	struct swr_conn *c;
+
+	if (pkey != 0x7FFF ||
+	    rte_be_to_cpu_32(deth->qkey) != NDK_ROCE_GSI_QKEY ||
+	    p->payload_len < NDK_ROCE_MAD_LEN) {
+		SWR_STAT(ad, cm_rx_dropped);
+		return;
+	}
+	ndk_roce_mbuf_copy_out(p->m, p->payload_off, mad, sizeof(mad));
+	if (ndk_roce_cm_decode(mad, sizeof(mad), &m) != 0) {
+		SWR_STAT(ad, cm_rx_dropped);
+		return;
+	}
+	SWR_STAT(ad, cm_rx);
+	if (m.attr_id == NDK_ROCE_CM_REQ) {
+		cm_req_rx(ad, p, &m);
+		return;
+	}
+	c = cm_find(ad, m.remote_comm_id, p->sip);
+	if (c == NULL) {
+		if (m.attr_id == NDK_ROCE_CM_DREQ)
+			cm_reply_stateless(ad, p, &m, NDK_ROCE_CM_DREP, 0);
+		else
+			SWR_STAT(ad, cm_rx_dropped);
+		return;
+	}
+	switch (m.attr_id) {
+	case NDK_ROCE_CM_REP:
+		if (!c->passive)
+			cm_rep_rx(c, &m);
+		break;
+	case NDK_ROCE_CM_RTU:
+		if (c->state == SWR_CM_REP_SENT)
+			swr_cm_accept_done(c);
+		break;
+	case NDK_ROCE_CM_REJ:
+		cm_rej_rx(c, &m);
+		break;
+	case NDK_ROCE_CM_MRA:
+		cm_mra_rx(c, &m);
+		break;
+	case NDK_ROCE_CM_DREQ:
+		cm_dreq_rcvd(c);
+		break;
+	case NDK_ROCE_CM_DREP:
+		if (c->state == SWR_CM_DREQ_SENT) {
+			c->state = SWR_CM_DISCONNECTED;
+			c->deadline = 0;
+			swr_cm_qp_flush(c);
+			swr_cm_complete(c, NDK_STATUS_SUCCESS);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void
+swr_cm_qp_rx(struct swr_qp *qp)
+{
+	struct swr_conn *c = qp->conn;
+
+	qp->cm_wait_rtu = false;
+	if (c != NULL && c->state == SWR_CM_REP_SENT)
+		swr_cm_accept_done(c);
+}
+
+void
+swr_cm_qp_gone(struct swr_qp *qp)
+{
+	if (qp->conn != NULL)
+		qp->conn->qp = NULL;
+	qp->conn = NULL;
+	qp->cm_wait_rtu = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers and callback delivery                                        */
+/* ------------------------------------------------------------------ */
+
+static void
+cm_expire(struct swr_conn *c)
+{
+	struct swr_adapter *ad = c->ad;
+	struct ndk_roce_cm_msg m;
+	ndk_status_t st = NDK_STATUS_IO_TIMEOUT;
+
+	if (c->retries > 0) {
+		c->retries--;
+		c->deadline = ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000);
+		SWR_STAT(ad, cm_retransmits);
+		cm_xmit(ad, &c->neigh, c->rip, c->mad);
+		return;
+	}
+	SWR_STAT(ad, cm_timeouts);
+	c->deadline = 0;
+	switch (c->state) {
+	case SWR_CM_REQ_SENT:
+	case SWR_CM_REP_SENT:
+		swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
+		m.msg_code = c->state == SWR_CM_REQ_SENT ?
+			NDK_ROCE_CM_MSG_REQ : NDK_ROCE_CM_MSG_REP;
+		m.reason = NDK_ROCE_REJ_TIMEOUT;
+		swr_cm_send(c, &m, false);
+		/* Never reached the peer's MAC: ARP failed, not the CM. */
+		if (c->state == SWR_CM_REQ_SENT && c->neigh != NULL &&
+		    (c->neigh->state != SWR_NEIGH_REACHABLE ||
+		     c->neigh->ip != c->rip))
+			st = NDK_STATUS_HOST_UNREACHABLE;
+		cm_abort(c, st, NDK_DISCONNECT_REASON_TIMEOUT);
+		break;
+	case SWR_CM_DREQ_SENT:
+		c->state = SWR_CM_DISCONNECTED;
+		swr_cm_qp_flush(c);
+		swr_cm_complete(c, NDK_STATUS_IO_TIMEOUT);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Deliver one owed callback of @p c. @return true if one was. */
+static bool
+cm_deliver_one(struct swr_conn *c)
+{
+	if (c->events & SWR_CM_EV_CONNECT) {
+		struct swr_lis *l = c->lis;
+
+		c->events &= ~SWR_CM_EV_CONNECT;
+		if (l == NULL || l->closed || c->state != SWR_CM_REQ_RCVD) {
+			/* Nobody to take it: it never existed for NDK. */
+			swr_cm_abort(c);
+			return true;
+		}
+		l->event(l->event_ctx, &c->pub);
+		return true;
+	}
+	if (c->events & SWR_CM_EV_DONE) {
+		ndk_request_completion_fn fn = c->done;
+
+		c->events &= ~SWR_CM_EV_DONE;
+		c->done = NULL;
+		if (fn != NULL)
+			fn(c->done_ctx, c->done_status);
+		return true;
+	}
+	if (c->events & SWR_CM_EV_DISCONNECT) {
+		c->events &= ~SWR_CM_EV_DISCONNECT;
+		if (c->disc != NULL && !c->disconnect_called) {
+			ndk_disconnect_event_fn fn = c->disc;
+
+			c->disc = NULL;     /* at most once */
+			fn(c->disc_ctx, c->disc_reason);
+		}
+		return true;
+	}
+	return false;
+}
+
+void
+swr_cm_poll(struct swr_adapter *ad)
+{
+	struct swr_cm *cm = ad->cm;
+	bool again;
+
+	/* Objects closed on this thread during the previous poll. */
+	while (unlikely(cm->dead_conns != NULL)) {
+		struct swr_conn *c = cm->dead_conns;
+
+		cm->dead_conns = c->next;
+		swr_conn_free(c);
+	}
+	while (unlikely(cm->dead_lis != NULL)) {
+		struct swr_lis *l = cm->dead_lis;
+
+		cm->dead_lis = l->next;
+		rte_free(l);
+	}
+	if (unlikely(ad->now >= cm->tick)) {
+		cm->tick = ad->now + swr_us_to_tsc(ad, SWR_CM_TICK_MS * 1000);
+		for (struct swr_conn *c = cm->conns; c != NULL; c = c->next)
+			if (c->deadline != 0 && ad->now >= c->deadline)
+				cm_expire(c);
+	}
+	/*
+	 * A callback may close connections and listeners (they move to the
+	 * dead lists) or make new events: rescan from the head after each.
+	 */
+	while (cm->events) {
+		cm->events = false;
+		do {
+			again = false;
+			for (struct swr_conn *c = cm->conns; c != NULL;
+			     c = c->next) {
+				if (c->events != 0 && !c->closed &&
+				    cm_deliver_one(c)) {
+					again = true;
+					break;
+				}
+			}
+		} while (again);
+	}
+}

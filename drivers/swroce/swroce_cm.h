@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_CM_H
+#define SWROCE_CM_H
+
+/**
+ * @file
+ * swroce connection manager: IB CM over QP1 with RDMA-CM addressing,
+ * behind NDK connectors and listeners.
+ *
+ *   swroce_conn.c  the NDK objects: create/close, argument checks; each
+ *                  call runs its state change on the polling thread
+ *                  through swr_ctl_exec()
+ *   swroce_cm.c    the protocol on the polling thread: MAD receive and
+ *                  transmit, the per-connection state machine, timers,
+ *                  deferred delivery of consumer callbacks
+ *   swroce_cm_act.c  the actions consumers start (connect, accept, ...)
+ *                  and local port allocation, on the polling thread
+ *
+ * All CM state is lcore-private (touched through swr_ctl_exec() by the
+ * API side), so there are no locks. Connection objects come from a
+ * per-adapter mempool, so an incoming REQ allocates nothing on the lcore.
+ * Consumer callbacks never run inside a handler: handlers set event bits
+ * on the connection and swr_cm_poll() delivers them at the top of a poll,
+ * where a callback may call back into the API (even close the object).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "swroce_priv.h"
+
+#define SWR_CM_RETRY_MS 1000      /**< MAD retransmission interval */
+#define SWR_CM_RETRIES 8          /**< retransmissions before giving up */
+#define SWR_CM_TICK_MS 10         /**< timer period */
+#define SWR_CM_EPHEMERAL_LO 49152 /**< NDK's ephemeral port range */
+#define SWR_CM_EPHEMERAL_HI 65535
+#define SWR_CM_CALLER_DATA 56     /**< REQ private data after cma_hdr */
+#define SWR_CM_CALLEE_DATA 196    /**< REP private data */
+#define SWR_CM_REJECT_DATA 148    /**< REJ private data */
+#define SWR_CM_MAX_MRA_MS 60000   /**< longest wait an MRA may ask for */
+/** CM response timeout we announce: 4.096 us << 20 = 4.3 s. */
+#define SWR_CM_RESPONSE_TIMEOUT 20
+/** ACK timeout of connected QPs: 4.096 us << 17 = 0.54 s. */
+#define SWR_CM_QP_ACK_TIMEOUT 17
+/** Target ACK delay we announce in REPs: 4.096 us << 15 = 134 ms. */
+#define SWR_CM_TARGET_ACK_DELAY 15
+/** RC retry count of the QPs we connect (finite: a vanished peer ends). */
+#define SWR_CM_QP_RETRY_CNT 6
+
+/** Connection states (IB CM's, folded to what NDK can observe). */
+enum swr_cm_state {
+	SWR_CM_IDLE = 0,          /**< new connector */
+	SWR_CM_REQ_SENT,          /**< active: waiting for REP */
+	SWR_CM_REP_RCVD,          /**< active: Connect done, no RTU yet */
+	SWR_CM_REQ_RCVD,          /**< passive: connect event, no answer */
+	SWR_CM_REP_SENT,          /**< passive: accepted, waiting for RTU */
+	SWR_CM_ESTABLISHED,
+	SWR_CM_DREQ_SENT,         /**< our Disconnect under way */
+	SWR_CM_DISCONNECTED,      /**< DREQ/DREP done: connection over */
+	SWR_CM_ABORTED,           /**< rejected, timed out or abandoned */
+};
+
+/** Consumer callbacks owed (swr_conn.events bits). */
+#define SWR_CM_EV_DONE 0x1        /**< request completion (done_status) */
+#define SWR_CM_EV_DISCONNECT 0x2  /**< disconnect event (disc_reason) */
+#define SWR_CM_EV_CONNECT 0x4     /**< listener's connect event */
+
+struct swr_lis;
+
+/** A connector (one end of one connection). */
+struct swr_conn {
+	struct ndk_connector pub;  /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_conn *next;     /**< adapter's list (lcore) */
+
+	uint8_t state;             /**< enum swr_cm_state */
+	bool passive;
+	bool closed;               /**< consumer closed it: no callbacks */
+	bool disconnect_called;    /**< consumer called Disconnect */
+	uint8_t events;            /**< SWR_CM_EV_* owed */
+	uint8_t retries;           /**< retransmissions left */
+	uint64_t deadline;         /**< next retransmission (TSC), 0 = none */
+
+	struct swr_qp *qp;         /**< bound QP (qp->conn points back) */
+	struct swr_lis *lis;       /**< passive: whose connect event */
+
+	/* addressing (network order IPs, host order ports) */
+	rte_be32_t lip, rip;
+	uint16_t lport, rport;
+	struct swr_neigh *neigh;   /**< next hop of rip */
+
+	/* CM identifiers */
+	uint32_t local_id, remote_id;
+	uint64_t tid;
+	uint64_t remote_guid;
+
+	/* negotiated parameters */
+	uint32_t local_psn, remote_psn, remote_qpn;
+	uint8_t ird, ord;          /**< ours: inbound / outbound read limit */
+	uint8_t peer_ird, peer_ord;/**< what the peer announced */
+	uint8_t mtu_code;
+	uint8_t ack_timeout;       /**< passive: from the REQ */
+	uint8_t retry_cnt;         /**< passive: from the REQ */
+	uint8_t rnr_retry;         /**< from the peer */
+
+	/* peer's private data (REQ after cma_hdr, REP or REJ) */
+	uint16_t pdata_len;        /**< size of the field */
+	bool pdata_valid;
+	uint8_t pdata[NDK_ROCE_CM_PDATA_MAX];
+
+	/* owed callbacks */
+	ndk_status_t done_status;
+	ndk_request_completion_fn done;
+	void *done_ctx;
+	uint32_t disc_reason;
+	ndk_disconnect_event_fn disc;
+	void *disc_ctx;
+
+	/* the last MAD sent, for retransmission */
+	uint8_t mad[NDK_ROCE_MAD_LEN];
+};
+
+/** A listener. */
+struct swr_lis {
+	struct ndk_listener pub;   /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_lis *next;      /**< adapter's list (lcore) */
+	ndk_connect_event_fn event;
+	void *event_ctx;
+	rte_be32_t ip;             /**< INADDR_ANY or the adapter's */
+	uint16_t port;
+	bool listening;
+	bool paused;
+	bool closed;
+};
+
+/** Per-adapter CM state (lcore-private). */
+struct swr_cm {
+	struct rte_mempool *pool;  /**< struct swr_conn objects */
+	struct swr_conn *conns;
+	struct swr_lis *listeners;
+	struct swr_conn *dead_conns;  /**< closed on the lcore: free later */
+	struct swr_lis *dead_lis;
+	uint32_t next_comm_id;
+	uint32_t gsi_psn;
+	uint16_t next_port;
+	bool events;               /**< some connection owes callbacks */
+	uint64_t tick;             /**< next timer run (TSC) */
+};
+
+/* swroce_cm.c: the polling thread */
+
+/** Create the connection pool. @return 0 or -ENOMEM. */
+int swr_cm_init(struct swr_adapter *ad);
+
+/** Free everything (adapter close; nobody polls any more). */
+void swr_cm_fini(struct swr_adapter *ad);
+
+/** A UD packet for QP1 (after ndk_roce_parse). */
+void swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p);
+
+/** Timers and callback delivery; called at every poll (cheap if idle). */
+void swr_cm_poll(struct swr_adapter *ad);
+
+/** A packet arrived on a QP waiting for its RTU: take it as the RTU. */
+void swr_cm_qp_rx(struct swr_qp *qp);
+
+/** The QP is being closed: unbind it from its connection. */
+void swr_cm_qp_gone(struct swr_qp *qp);
+
+/** Is (ip, port) used by a listener or connection? (lcore) */
+bool swr_cm_port_busy(struct swr_adapter *ad, rte_be32_t ip, uint16_t port);
+
+/** Pick a free ephemeral port for @p ip, 0 if none. (lcore) */
+uint16_t swr_cm_ephemeral(struct swr_adapter *ad, rte_be32_t ip);
+
+/* Shared by swroce_cm.c and swroce_cm_act.c (polling thread) */
+
+/** A message of @p c's connection: its IDs and TID filled in. */
+void swr_cm_msg_init(struct ndk_roce_cm_msg *m, uint16_t attr,
+		     const struct swr_conn *c);
+/** Send @p m to @p c's peer; @p retry keeps it for retransmission. */
+void swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m,
+		 bool retry);
+/** QP transitions: RESET->INIT, INIT->RTR, RTR->RTS, flush. */
+ndk_status_t swr_cm_qp_init(struct swr_qp *qp);
+ndk_status_t swr_cm_qp_rtr(struct swr_conn *c);
+ndk_status_t swr_cm_qp_rts(struct swr_conn *c);
+void swr_cm_qp_flush(struct swr_conn *c);
+/** The connection is up (no more timer, no more RTU wait). */
+void swr_cm_established(struct swr_conn *c);
+/** The RTU (or first packet) of an accepted connection arrived. */
+void swr_cm_accept_done(struct swr_conn *c);
+
+/* Protocol actions started by the API (run through swr_ctl_exec) */
+ndk_status_t swr_cm_connect(struct swr_conn *c, const uint8_t *pdata,
+			    uint32_t pdata_len);
+ndk_status_t swr_cm_complete_connect(struct swr_conn *c);
+ndk_status_t swr_cm_accept(struct swr_conn *c, const uint8_t *pdata,
+			   uint32_t pdata_len);
+ndk_status_t swr_cm_reject(struct swr_conn *c, const uint8_t *pdata,
+			   uint32_t pdata_len);
+ndk_status_t swr_cm_disconnect(struct swr_conn *c);
+/** Tear a connection down for close (REJ or DREQ as its state needs). */
+void swr_cm_abort(struct swr_conn *c);
+
+/** Queue a consumer callback (delivered by swr_cm_poll()). */
+static inline void
+swr_cm_owe(struct swr_conn *c, uint8_t ev)
+{
+	c->events |= ev;
+	c->ad->cm->events = true;
+}
+
+/** Complete the pending request of @p c with @p st (deferred). */
+static inline void
+swr_cm_complete(struct swr_conn *c, ndk_status_t st)
+{
+	c->done_status = st;
+	swr_cm_owe(c, SWR_CM_EV_DONE);
+}
+
+/* swroce_conn.c: the NDK objects */
+ndk_status_t swr_connector_create(struct ndk_adapter *adapter,
+				  struct ndk_connector **out);
+ndk_status_t swr_listener_create(struct ndk_adapter *adapter,
+				 ndk_connect_event_fn event, void *ctx,
+				 struct ndk_listener **out);
+/** Connector object for an incoming REQ (lcore), NULL if none free. */
+struct swr_conn *swr_conn_alloc(struct swr_adapter *ad);
+/** Return a connector object to the pool. */
+void swr_conn_free(struct swr_conn *c);
+
+#endif /* SWROCE_CM_H */

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce connection manager: the actions a consumer starts (Connect,
+ * CompleteConnect, Accept, Reject, Disconnect, close) and local port
+ * allocation. They run on the polling thread through swr_ctl_exec(); the
+ * messages they send and the QP transitions they make are swroce_cm.c's.
+ */
+
+#include <string.h>
+
+#include <rte_random.h>
+
+#include "swroce_cm.h"
+
+/* ------------------------------------------------------------------ */
+/* Actions started by the consumer (polling thread, via swr_ctl_exec)  */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
+{
+	struct swr_adapter *ad = c->ad;
+	struct ndk_roce_cma_hdr h = {
+		.ip_version = 4, .src_port = c->lport,
+		.src_ip = c->lip, .dst_ip = c->rip,
+	};
+	struct ndk_roce_cm_msg m;
+	ndk_status_t st;
+
+	st = swr_cm_qp_init(c->qp);
+	if (!NDK_SUCCESS(st))
+		return st;
+	c->local_id = ad->cm->next_comm_id++;
+	c->tid = rte_rand();
+	c->local_psn = (uint32_t)rte_rand() & NDK_ROCE_PSN_MASK;
+	c->mtu_code = ndk_roce_mtu_from_bytes(ad->max_path_mtu);
+	c->ack_timeout = SWR_CM_QP_ACK_TIMEOUT;
+	c->retry_cnt = SWR_CM_QP_RETRY_CNT;
+	c->rnr_retry = 7;
+
+	swr_cm_msg_init(&m, NDK_ROCE_CM_REQ, c);
+	m.service_id = NDK_ROCE_CM_SID_TCP | c->rport;
+	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
+	m.local_qpn = c->qp->pub.qpn;
+	m.responder_resources = c->ird;
+	m.initiator_depth = c->ord;
+	m.remote_cm_response_timeout = SWR_CM_RESPONSE_TIMEOUT;
+	m.starting_psn = c->local_psn;
+	m.local_cm_response_timeout = SWR_CM_RESPONSE_TIMEOUT;
+	m.retry_count = c->retry_cnt;
+	m.pkey = 0xFFFF;
+	m.path_mtu = c->mtu_code;
+	m.rnr_retry_count = 7;
+	m.max_cm_retries = SWR_CM_RETRIES;
+	m.primary.local_lid = 0xFFFF;
+	m.primary.remote_lid = 0xFFFF;
+	ndk_roce_gid_from_ipv4(m.primary.local_gid, c->lip);
+	ndk_roce_gid_from_ipv4(m.primary.remote_gid, c->rip);
+	m.primary.hop_limit = 64;
+	m.primary.local_ack_timeout = c->ack_timeout;
+	ndk_roce_cma_hdr_encode(m.pdata, &h);
+	if (pdata_len != 0)
+		memcpy(m.pdata + NDK_ROCE_CMA_HDR_LEN, pdata, pdata_len);
+	c->state = SWR_CM_REQ_SENT;
+	swr_cm_send(c, &m, true);
+	return NDK_STATUS_PENDING;
+}
+
+ndk_status_t
+swr_cm_complete_connect(struct swr_conn *c)
+{
+	struct ndk_roce_cm_msg m;
+	ndk_status_t st;
+
+	if (c->state == SWR_CM_ABORTED)
+		return NDK_STATUS_CONNECTION_ABORTED;
+	if (c->state != SWR_CM_REP_RCVD || c->qp == NULL)
+		return NDK_STATUS_CONNECTION_INVALID;
+	st = swr_cm_qp_rtr(c);
+	if (NDK_SUCCESS(st))
+		st = swr_cm_qp_rts(c);
+	if (!NDK_SUCCESS(st)) {
+		swr_cm_reject(c, NULL, 0);
+		return st;
+	}
+	swr_cm_msg_init(&m, NDK_ROCE_CM_RTU, c);
+	swr_cm_send(c, &m, false);
+	swr_cm_established(c);
+	swr_cm_complete(c, NDK_STATUS_SUCCESS);
+	return NDK_STATUS_PENDING;
+}
+
+ndk_status_t
+swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
+{
+	struct swr_adapter *ad = c->ad;
+	struct ndk_roce_cm_msg m;
+	ndk_status_t st;
+
+	if (c->state == SWR_CM_ABORTED)
+		return NDK_STATUS_CONNECTION_ABORTED;
+	if (c->state != SWR_CM_REQ_RCVD)
+		return NDK_STATUS_CONNECTION_INVALID;
+	/* Serve no more READs than the peer issues, issue no more than it
+	 * serves. */
+	c->ird = RTE_MIN(c->ird, c->peer_ord);
+	c->ord = RTE_MIN(c->ord, c->peer_ird);
+	c->local_psn = (uint32_t)rte_rand() & NDK_ROCE_PSN_MASK;
+	st = swr_cm_qp_rtr(c);
+	if (!NDK_SUCCESS(st))
+		return st;
+	c->qp->cm_wait_rtu = true;
+
+	swr_cm_msg_init(&m, NDK_ROCE_CM_REP, c);
+	m.local_qpn = c->qp->pub.qpn;
+	m.starting_psn = c->local_psn;
+	m.responder_resources = c->ird;
+	m.initiator_depth = c->ord;
+	m.target_ack_delay = SWR_CM_TARGET_ACK_DELAY;
+	m.rnr_retry_count = 7;
+	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
+	if (pdata_len != 0)
+		memcpy(m.pdata, pdata, pdata_len);
+	c->state = SWR_CM_REP_SENT;
+	c->pdata_valid = false;
+	swr_cm_send(c, &m, true);
+	return NDK_STATUS_PENDING;
+}
+
+ndk_status_t
+swr_cm_reject(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
+{
+	struct ndk_roce_cm_msg m;
+
+	if (c->state == SWR_CM_ABORTED)
+		return NDK_STATUS_CONNECTION_ABORTED;
+	if (c->state != SWR_CM_REQ_RCVD && c->state != SWR_CM_REP_RCVD)
+		return NDK_STATUS_CONNECTION_INVALID;
+	swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
+	m.msg_code = c->state == SWR_CM_REQ_RCVD ? NDK_ROCE_CM_MSG_REQ :
+		NDK_ROCE_CM_MSG_REP;
+	m.reason = NDK_ROCE_REJ_CONSUMER;
+	if (pdata_len != 0)
+		memcpy(m.pdata, pdata, pdata_len);
+	swr_cm_send(c, &m, false);
+	c->state = SWR_CM_ABORTED;
+	c->deadline = 0;
+	swr_cm_qp_flush(c);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_cm_disconnect(struct swr_conn *c)
+{
+	struct ndk_roce_cm_msg m;
+
+	if (c->disconnect_called)
+		return NDK_STATUS_DEVICE_BUSY;
+	switch (c->state) {
+	case SWR_CM_ESTABLISHED:
+		swr_cm_msg_init(&m, NDK_ROCE_CM_DREQ, c);
+		m.remote_qpn = c->remote_qpn;
+		c->state = SWR_CM_DREQ_SENT;
+		swr_cm_send(c, &m, true);
+		break;
+	case SWR_CM_DISCONNECTED:
+		swr_cm_qp_flush(c);
+		swr_cm_complete(c, NDK_STATUS_SUCCESS);
+		break;
+	case SWR_CM_ABORTED:
+		if (c->qp == NULL)
+			return NDK_STATUS_CONNECTION_INVALID;
+		swr_cm_qp_flush(c);
+		swr_cm_complete(c, NDK_STATUS_CONNECTION_ABORTED);
+		break;
+	default:
+		return NDK_STATUS_CONNECTION_INVALID;
+	}
+	c->disconnect_called = true;
+	return NDK_STATUS_PENDING;
+}
+
+void
+swr_cm_abort(struct swr_conn *c)
+{
+	struct ndk_roce_cm_msg m;
+
+	switch (c->state) {
+	case SWR_CM_REQ_SENT:
+		swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
+		m.msg_code = NDK_ROCE_CM_MSG_REQ;
+		m.reason = NDK_ROCE_REJ_TIMEOUT;
+		swr_cm_send(c, &m, false);
+		break;
+	case SWR_CM_REQ_RCVD:
+	case SWR_CM_REP_RCVD:
+		swr_cm_reject(c, NULL, 0);
+		break;
+	case SWR_CM_REP_SENT:
+		swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
+		m.msg_code = NDK_ROCE_CM_MSG_REP;
+		m.reason = NDK_ROCE_REJ_CONSUMER;
+		swr_cm_send(c, &m, false);
+		break;
+	case SWR_CM_ESTABLISHED:
+		swr_cm_msg_init(&m, NDK_ROCE_CM_DREQ, c);
+		m.remote_qpn = c->remote_qpn;
+		swr_cm_send(c, &m, false);
+		break;
+	default:
+		break;
+	}
+	swr_cm_qp_flush(c);
+	if (c->qp != NULL)
+		swr_cm_qp_gone(c->qp);
+	c->state = SWR_CM_ABORTED;
+	c->deadline = 0;
+	c->events = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ports                                                               */
+/* ------------------------------------------------------------------ */
+
+bool
+swr_cm_port_busy(struct swr_adapter *ad, rte_be32_t ip, uint16_t port)
+{
+	for (struct swr_lis *l = ad->cm->listeners; l != NULL; l = l->next)
+		if (l->listening && !l->closed && l->port == port &&
+		    (l->ip == 0 || ip == 0 || l->ip == ip))
+			return true;
+	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
+		if (!c->passive && c->state != SWR_CM_IDLE &&
+		    c->lport == port)
+			return true;
+	return false;
+}
+
+uint16_t
+swr_cm_ephemeral(struct swr_adapter *ad, rte_be32_t ip)
+{
+	const uint32_t n = SWR_CM_EPHEMERAL_HI - SWR_CM_EPHEMERAL_LO + 1;
+	struct swr_cm *cm = ad->cm;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t port = cm->next_port;
+
+		cm->next_port = port == SWR_CM_EPHEMERAL_HI ?
+			SWR_CM_EPHEMERAL_LO : port + 1;
+		if (!swr_cm_port_busy(ad, ip, port))
+			return port;
+	}
+	return 0;
+}

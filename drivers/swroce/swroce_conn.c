@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce connectors and listeners: the NDK objects of the connection
+ * manager. Calls check their arguments on the caller's thread, then run
+ * their state change on the polling thread through swr_ctl_exec(), where
+ * swroce_cm_act.c sends what the protocol needs. Connector objects come
+ * from the adapter's CM mempool (incoming requests take theirs on the
+ * polling thread); listeners from rte_malloc.
+ */
+
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include "swroce_cm.h"
+
+static const struct ndk_connector_dispatch swr_conn_dispatch;
+static const struct ndk_listener_dispatch swr_lis_dispatch;
+
+static inline struct swr_conn *
+swr_conn_of(struct ndk_connector *c)
+{
+	return (struct swr_conn *)c;
+}
+
+static inline struct swr_lis *
+swr_lis_of(struct ndk_listener *l)
+{
+	return (struct swr_lis *)l;
+}
+
+struct swr_conn *
+swr_conn_alloc(struct swr_adapter *ad)
+{
+	struct swr_conn *c;
+	void *obj;
+
+	if (rte_mempool_get(ad->cm->pool, &obj) != 0)
+		return NULL;
+	c = obj;
+	memset(c, 0, sizeof(*c));
+	ndk_object_header_init(&c->pub.header, NDK_OBJECT_TYPE_CONNECTOR);
+	c->pub.dispatch = &swr_conn_dispatch;
+	c->ad = ad;
+	return c;
+}
+
+void
+swr_conn_free(struct swr_conn *c)
+{
+	c->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+	rte_mempool_put(c->ad->cm->pool, c);
+}
+
+/** A QP can be bound if it is RESET or INIT and not bound yet. */
+static bool
+swr_qp_bindable(const struct swr_qp *qp, const struct swr_adapter *ad)
+{
+	uint32_t st = swr_qp_state(qp);
+
+	return qp->ad == ad && qp->conn == NULL &&
+		(st == NDK_QP_STATE_RESET || st == NDK_QP_STATE_INIT);
+}
+
+static void
+swr_bind(struct swr_conn *c, struct swr_qp *qp)
+{
+	c->qp = qp;
+	qp->conn = c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connector calls                                                     */
+/* ------------------------------------------------------------------ */
+
+/** Arguments of every connector call, carried to the polling thread. */
+struct conn_arg {
+	struct swr_conn *c;
+	struct swr_qp *qp;
+	const struct sockaddr_in *src, *dst;
+	uint32_t ird, ord;
+	const void *pdata;
+	uint32_t pdata_len;
+	ndk_request_completion_fn done;
+	void *ctx;
+	ndk_disconnect_event_fn disc;
+	void *disc_ctx;
+	/* out */
+	uint32_t *o_ird, *o_ord;
+	void *o_pdata;
+	uint32_t *o_len;
+	struct sockaddr_in *o_local, *o_peer;
+};
+
+static ndk_status_t
+swr_link_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct swr_conn *c = arg;
+
+	c->next = ad->cm->conns;
+	ad->cm->conns = c;
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_connector_create(struct ndk_adapter *adapter, struct ndk_connector **out)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+	struct swr_conn *c = swr_conn_alloc(ad);
+
+	if (c == NULL)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	swr_ctl_exec(ad, swr_link_ctl, c);
+	*out = &c->pub;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c, **pp;
+
+	/* A request still pending completes (cancelled) on the caller. */
+	a->done = c->done;
+	a->ctx = c->done_ctx;
+	c->done = NULL;
+	swr_cm_abort(c);
+	c->closed = true;
+	for (pp = &ad->cm->conns; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	/* Freed at the next poll: a callback may be running on it now. */
+	c->next = ad->cm->dead_conns;
+	ad->cm->dead_conns = c;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_conn_close(struct ndk_connector *pub, ndk_close_completion_fn done,
+	       void *ctx)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = { .c = c };
+
+	RTE_SET_USED(done);
+	RTE_SET_USED(ctx);
+	c->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+	swr_ctl_exec(c->ad, swr_conn_close_ctl, &a);
+	if (a.done != NULL)
+		a.done(a.ctx, NDK_STATUS_CANCELLED);
+	/* Closed inline: no close completion (NDK). */
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_connect_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+	rte_be32_t sip = a->src->sin_addr.s_addr;
+	uint16_t port = rte_be_to_cpu_16(a->src->sin_port);
+	ndk_status_t st;
+
+	if (c->state != SWR_CM_IDLE)
+		return NDK_STATUS_CONNECTION_ACTIVE;
+	if (!swr_qp_bindable(a->qp, ad))
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	if ((sip != INADDR_ANY && sip != ad->ipv4) ||
+	    a->dst->sin_addr.s_addr == ad->ipv4)
+		return NDK_STATUS_INVALID_ADDRESS;
+	if (port == 0) {
+		port = swr_cm_ephemeral(ad, ad->ipv4);
+		if (port == 0)
+			return NDK_STATUS_TOO_MANY_ADDRESSES;
+	} else if (swr_cm_port_busy(ad, ad->ipv4, port)) {
+		return NDK_STATUS_SHARING_VIOLATION;
+	}
+	c->lip = ad->ipv4;
+	c->lport = port;
+	c->rip = a->dst->sin_addr.s_addr;
+	c->rport = rte_be_to_cpu_16(a->dst->sin_port);
+	c->ird = (uint8_t)RTE_MIN(a->ird, ad->info.max_inbound_read_limit);
+	c->ord = (uint8_t)RTE_MIN(a->ord, ad->info.max_outbound_read_limit);
+	swr_bind(c, a->qp);
+	c->done = a->done;
+	c->done_ctx = a->ctx;
+	st = swr_cm_connect(c, a->pdata, a->pdata_len);
+	if (st != NDK_STATUS_PENDING) {
+		swr_cm_qp_gone(a->qp);
+		c->state = SWR_CM_IDLE;
+		c->done = NULL;
+	}
+	return st;
+}
+
+static ndk_status_t
+swr_conn_connect(struct ndk_connector *pub, struct ndk_qp *qp,
+		 const struct sockaddr_in *src, const struct sockaddr_in *dst,
+		 uint32_t ird, uint32_t ord, const void *pdata,
+		 uint32_t pdata_len, ndk_request_completion_fn done, void *ctx)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = {
+		.c = c, .qp = swr_qp_of(qp), .src = src, .dst = dst,
+		.ird = ird, .ord = ord, .pdata = pdata,
+		.pdata_len = pdata_len, .done = done, .ctx = ctx,
+	};
+
+	if (pdata_len > SWR_CM_CALLER_DATA)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	return swr_ctl_exec(c->ad, swr_connect_ctl, &a);
+}
+
+static ndk_status_t
+swr_complete_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+	ndk_status_t st;
+
+	RTE_SET_USED(ad);
+	c->done = a->done;
+	c->done_ctx = a->ctx;
+	c->disc = a->disc;
+	c->disc_ctx = a->disc_ctx;
+	st = swr_cm_complete_connect(c);
+	if (st != NDK_STATUS_PENDING)
+		c->done = NULL;
+	return st;
+}
+
+static ndk_status_t
+swr_conn_complete(struct ndk_connector *pub, ndk_disconnect_event_fn ev,
+		  void *ev_ctx, ndk_request_completion_fn done, void *ctx)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = { .c = c, .done = done, .ctx = ctx, .disc = ev,
+			      .disc_ctx = ev_ctx };
+
+	return swr_ctl_exec(c->ad, swr_complete_ctl, &a);
+}
+
+static ndk_status_t
+swr_accept_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+	ndk_status_t st;
+
+	if (c->state == SWR_CM_REQ_RCVD && !swr_qp_bindable(a->qp, ad))
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	if (c->state == SWR_CM_REQ_RCVD) {
+		c->ird = (uint8_t)RTE_MIN(a->ird,
+					  ad->info.max_inbound_read_limit);
+		c->ord = (uint8_t)RTE_MIN(a->ord,
+					  ad->info.max_outbound_read_limit);
+		swr_bind(c, a->qp);
+	}
+	c->done = a->done;
+	c->done_ctx = a->ctx;
+	c->disc = a->disc;
+	c->disc_ctx = a->disc_ctx;
+	st = swr_cm_accept(c, a->pdata, a->pdata_len);
+	if (st != NDK_STATUS_PENDING) {
+		if (c->qp == a->qp)
+			swr_cm_qp_gone(a->qp);
+		c->done = NULL;
+		c->disc = NULL;
+	}
+	return st;
+}
+
+static ndk_status_t
+swr_conn_accept(struct ndk_connector *pub, struct ndk_qp *qp, uint32_t ird,
+		uint32_t ord, const void *pdata, uint32_t pdata_len,
+		ndk_disconnect_event_fn ev, void *ev_ctx,
+		ndk_request_completion_fn done, void *ctx)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = {
+		.c = c, .qp = swr_qp_of(qp), .ird = ird, .ord = ord,
+		.pdata = pdata, .pdata_len = pdata_len, .done = done,
+		.ctx = ctx, .disc = ev, .disc_ctx = ev_ctx,
+	};
+
+	if (pdata_len > SWR_CM_CALLEE_DATA)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	return swr_ctl_exec(c->ad, swr_accept_ctl, &a);
+}
+
+static ndk_status_t
+swr_reject_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+
+	RTE_SET_USED(ad);
+	return swr_cm_reject(a->c, a->pdata, a->pdata_len);
+}
+
+static ndk_status_t
+swr_conn_reject(struct ndk_connector *pub, const void *pdata,
+		uint32_t pdata_len)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = { .c = c, .pdata = pdata, .pdata_len = pdata_len };
+
+	if (pdata_len > SWR_CM_REJECT_DATA)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	return swr_ctl_exec(c->ad, swr_reject_ctl, &a);
+}
+
+static ndk_status_t
+swr_data_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+	uint32_t have = *a->o_len;
+
+	if (!c->pdata_valid)
+		return NDK_STATUS_CONNECTION_INVALID;
+	if (a->o_ird != NULL)
+		*a->o_ird = c->passive ?
+			RTE_MIN(c->peer_ord, ad->info.max_inbound_read_limit) :
+			c->ird;
+	if (a->o_ord != NULL)
+		*a->o_ord = c->passive ?
+			RTE_MIN(c->peer_ird, ad->info.max_outbound_read_limit) :
+			c->ord;
+	*a->o_len = c->pdata_len;
+	if (a->o_pdata == NULL)
+		return NDK_STATUS_SUCCESS;   /* size query */
+	memcpy(a->o_pdata, c->pdata, RTE_MIN(have, (uint32_t)c->pdata_len));
+	return have >= c->pdata_len ? NDK_STATUS_SUCCESS :
+		NDK_STATUS_BUFFER_TOO_SMALL;
+}
+
+static ndk_status_t
+swr_conn_data(struct ndk_connector *pub, uint32_t *ird, uint32_t *ord,
+	      void *pdata, uint32_t *len)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = { .c = c, .o_ird = ird, .o_ord = ord,
+			      .o_pdata = pdata, .o_len = len };
+
+	return swr_ctl_exec(c->ad, swr_data_ctl, &a);
+}
+
+static ndk_status_t
+swr_addr_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+
+	RTE_SET_USED(ad);
+	if (c->state == SWR_CM_IDLE)
+		return NDK_STATUS_CONNECTION_INVALID;
+	memset(a->o_local, 0, sizeof(*a->o_local));
+	memset(a->o_peer, 0, sizeof(*a->o_peer));
+	a->o_local->sin_family = AF_INET;
+	a->o_local->sin_addr.s_addr = c->lip;
+	a->o_local->sin_port = rte_cpu_to_be_16(c->lport);
+	a->o_peer->sin_family = AF_INET;
+	a->o_peer->sin_addr.s_addr = c->rip;
+	a->o_peer->sin_port = rte_cpu_to_be_16(c->rport);
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_conn_addresses(struct ndk_connector *pub, struct sockaddr_in *local,
+		   struct sockaddr_in *peer)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = { .c = c, .o_local = local, .o_peer = peer };
+
+	return swr_ctl_exec(c->ad, swr_addr_ctl, &a);
+}
+
+static ndk_status_t
+swr_disconnect_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+	ndk_status_t st;
+
+	RTE_SET_USED(ad);
+	if (c->done != NULL)
+		return NDK_STATUS_DEVICE_BUSY;   /* a request is pending */
+	c->done = a->done;
+	c->done_ctx = a->ctx;
+	st = swr_cm_disconnect(c);
+	if (st != NDK_STATUS_PENDING)
+		c->done = NULL;
+	return st;
+}
+
+static ndk_status_t
+swr_conn_disconnect(struct ndk_connector *pub, ndk_request_completion_fn done,
+		    void *ctx)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = { .c = c, .done = done, .ctx = ctx };
+
+	return swr_ctl_exec(c->ad, swr_disconnect_ctl, &a);
+}
+
+static const struct ndk_connector_dispatch swr_conn_dispatch = {
+	.close = swr_conn_close,
+	.connect = swr_conn_connect,
+	.complete_connect = swr_conn_complete,
+	.accept = swr_conn_accept,
+	.reject = swr_conn_reject,
+	.get_connection_data = swr_conn_data,
+	.get_addresses = swr_conn_addresses,
+	.disconnect = swr_conn_disconnect,
+};
+
+/* ------------------------------------------------------------------ */
+/* Listener calls                                                      */
+/* ------------------------------------------------------------------ */
+
+struct lis_arg {
+	struct swr_lis *l;
+	const struct sockaddr_in *addr;
+	struct sockaddr_in *o_addr;
+	bool pause;
+};
+
+static ndk_status_t
+swr_lis_link_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct swr_lis *l = arg;
+
+	l->next = ad->cm->listeners;
+	ad->cm->listeners = l;
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_listener_create(struct ndk_adapter *adapter, ndk_connect_event_fn event,
+		    void *ctx, struct ndk_listener **out)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+	struct swr_lis *l;
+
+	l = rte_zmalloc_socket("swr_lis", sizeof(*l), RTE_CACHE_LINE_SIZE,
+			       ad->socket_id);
+	if (l == NULL)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	ndk_object_header_init(&l->pub.header, NDK_OBJECT_TYPE_LISTENER);
+	l->pub.dispatch = &swr_lis_dispatch;
+	l->ad = ad;
+	l->event = event;
+	l->event_ctx = ctx;
+	swr_ctl_exec(ad, swr_lis_link_ctl, l);
+	*out = &l->pub;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_lis_close_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct swr_lis *l = arg, **pp;
+
+	l->closed = true;
+	for (pp = &ad->cm->listeners; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	/* Requests not yet handed out are refused at delivery. */
+	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
+		if (c->lis == l)
+			c->lis = NULL;
+	l->next = ad->cm->dead_lis;
+	ad->cm->dead_lis = l;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_lis_close(struct ndk_listener *pub, ndk_close_completion_fn done,
+	      void *ctx)
+{
+	struct swr_lis *l = swr_lis_of(pub);
+
+	RTE_SET_USED(done);
+	RTE_SET_USED(ctx);
+	l->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+	swr_ctl_exec(l->ad, swr_lis_close_ctl, l);
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_listen_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct lis_arg *a = arg;
+	struct swr_lis *l = a->l;
+	rte_be32_t ip = a->addr->sin_addr.s_addr;
+	uint16_t port = rte_be_to_cpu_16(a->addr->sin_port);
+
+	if (l->listening)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	if (ip != INADDR_ANY && ip != ad->ipv4)
+		return NDK_STATUS_INVALID_ADDRESS;
+	if (port == 0) {
+		port = swr_cm_ephemeral(ad, ip);
+		if (port == 0)
+			return NDK_STATUS_TOO_MANY_ADDRESSES;
+	} else if (swr_cm_port_busy(ad, ip, port)) {
+		return NDK_STATUS_SHARING_VIOLATION;
+	}
+	l->ip = ip;
+	l->port = port;
+	l->listening = true;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_lis_listen(struct ndk_listener *pub, const struct sockaddr_in *addr)
+{
+	struct swr_lis *l = swr_lis_of(pub);
+	struct lis_arg a = { .l = l, .addr = addr };
+
+	return swr_ctl_exec(l->ad, swr_listen_ctl, &a);
+}
+
+static ndk_status_t
+swr_lis_addr_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct lis_arg *a = arg;
+
+	RTE_SET_USED(ad);
+	if (!a->l->listening)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	memset(a->o_addr, 0, sizeof(*a->o_addr));
+	a->o_addr->sin_family = AF_INET;
+	a->o_addr->sin_addr.s_addr = a->l->ip;
+	a->o_addr->sin_port = rte_cpu_to_be_16(a->l->port);
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_lis_addr(struct ndk_listener *pub, struct sockaddr_in *addr)
+{
+	struct swr_lis *l = swr_lis_of(pub);
+	struct lis_arg a = { .l = l, .o_addr = addr };
+
+	return swr_ctl_exec(l->ad, swr_lis_addr_ctl, &a);
+}
+
+static ndk_status_t
+swr_lis_pause_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct lis_arg *a = arg;
+
+	RTE_SET_USED(ad);
+	a->l->paused = a->pause;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_lis_pause(struct ndk_listener *pub, bool pause)
+{
+	struct swr_lis *l = swr_lis_of(pub);
+	struct lis_arg a = { .l = l, .pause = pause };
+
+	return swr_ctl_exec(l->ad, swr_lis_pause_ctl, &a);
+}
+
+static const struct ndk_listener_dispatch swr_lis_dispatch = {
+	.close = swr_lis_close,
+	.listen = swr_lis_listen,
+	.get_local_address = swr_lis_addr,
+	.control_connect_events = swr_lis_pause,
+};

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * libndk: connector and listener calls. Validates handles, sockaddrs and
+ * buffer sizes, then hands IPv4 addresses to the provider's dispatch table
+ * (ndk_conn.h describes the semantics).
+ */
+
+#include <netinet/in.h>
+#include <string.h>
+
+#include "ndk_provider.h"
+
+static inline bool
+conn_ok(const struct ndk_connector *c)
+{
+	return c != NULL && c->header.type == NDK_OBJECT_TYPE_CONNECTOR;
+}
+
+static inline bool
+lis_ok(const struct ndk_listener *l)
+{
+	return l != NULL && l->header.type == NDK_OBJECT_TYPE_LISTENER;
+}
+
+static inline bool
+adapter_ok(const struct ndk_adapter *a)
+{
+	return a != NULL && a->header.type == NDK_OBJECT_TYPE_ADAPTER;
+}
+
+/* An IPv4 sockaddr of at least sizeof(sockaddr_in) bytes, copied out. */
+static ndk_status_t
+sin_in(const struct sockaddr *sa, socklen_t len, struct sockaddr_in *out)
+{
+	if (sa == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (len < (socklen_t)sizeof(*out) || sa->sa_family != AF_INET)
+		return NDK_STATUS_INVALID_ADDRESS;
+	memcpy(out, sa, sizeof(*out));
+	return NDK_STATUS_SUCCESS;
+}
+
+/* Copy @p sin to the caller's buffer with BUFFER_TOO_SMALL semantics. */
+static ndk_status_t
+sin_out(const struct sockaddr_in *sin, struct sockaddr *sa, socklen_t *len)
+{
+	socklen_t have;
+
+	if (len == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	have = *len;
+	*len = sizeof(*sin);
+	if (sa == NULL || have < (socklen_t)sizeof(*sin))
+		return NDK_STATUS_BUFFER_TOO_SMALL;
+	memcpy(sa, sin, sizeof(*sin));
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+ndk_create_connector(struct ndk_adapter *adapter,
+		     struct ndk_connector **connector)
+{
+	if (!adapter_ok(adapter) || connector == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return adapter->dispatch->create_connector(adapter, connector);
+}
+
+ndk_status_t
+ndk_close_connector(struct ndk_connector *c, ndk_close_completion_fn done,
+		    void *context)
+{
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	return c->dispatch->close(c, done, context);
+}
+
+ndk_status_t
+ndk_connect(struct ndk_connector *c, struct ndk_qp *qp,
+	    const struct sockaddr *src, socklen_t src_len,
+	    const struct sockaddr *dst, socklen_t dst_len,
+	    uint32_t inbound_read_limit, uint32_t outbound_read_limit,
+	    const void *private_data, uint32_t private_data_len,
+	    ndk_request_completion_fn done, void *context)
+{
+	struct sockaddr_in s, d;
+	ndk_status_t st;
+
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (qp == NULL || qp->header.type != NDK_OBJECT_TYPE_QP ||
+	    done == NULL || (private_data == NULL && private_data_len != 0))
+		return NDK_STATUS_INVALID_PARAMETER;
+	st = sin_in(src, src_len, &s);
+	if (NDK_SUCCESS(st))
+		st = sin_in(dst, dst_len, &d);
+	if (!NDK_SUCCESS(st))
+		return st;
+	if (d.sin_addr.s_addr == INADDR_ANY || d.sin_port == 0)
+		return NDK_STATUS_INVALID_ADDRESS;
+	return c->dispatch->connect(c, qp, &s, &d, inbound_read_limit,
+				    outbound_read_limit, private_data,
+				    private_data_len, done, context);
+}
+
+ndk_status_t
+ndk_complete_connect(struct ndk_connector *c,
+		     ndk_disconnect_event_fn disconnect_event,
+		     void *disconnect_context, ndk_request_completion_fn done,
+		     void *context)
+{
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (done == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return c->dispatch->complete_connect(c, disconnect_event,
+					     disconnect_context, done,
+					     context);
+}
+
+ndk_status_t
+ndk_accept(struct ndk_connector *c, struct ndk_qp *qp,
+	   uint32_t inbound_read_limit, uint32_t outbound_read_limit,
+	   const void *private_data, uint32_t private_data_len,
+	   ndk_disconnect_event_fn disconnect_event, void *disconnect_context,
+	   ndk_request_completion_fn done, void *context)
+{
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (qp == NULL || qp->header.type != NDK_OBJECT_TYPE_QP ||
+	    done == NULL || (private_data == NULL && private_data_len != 0))
+		return NDK_STATUS_INVALID_PARAMETER;
+	return c->dispatch->accept(c, qp, inbound_read_limit,
+				   outbound_read_limit, private_data,
+				   private_data_len, disconnect_event,
+				   disconnect_context, done, context);
+}
+
+ndk_status_t
+ndk_reject(struct ndk_connector *c, const void *private_data,
+	   uint32_t private_data_len)
+{
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (private_data == NULL && private_data_len != 0)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return c->dispatch->reject(c, private_data, private_data_len);
+}
+
+ndk_status_t
+ndk_get_connection_data(struct ndk_connector *c, uint32_t *inbound_read_limit,
+			uint32_t *outbound_read_limit, void *private_data,
+			uint32_t *private_data_len)
+{
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (private_data_len == NULL ||
+	    (private_data == NULL && *private_data_len != 0))
+		return NDK_STATUS_INVALID_PARAMETER;
+	return c->dispatch->get_connection_data(c, inbound_read_limit,
+						outbound_read_limit,
+						private_data,
+						private_data_len);
+}
+
+ndk_status_t
+ndk_get_local_address(struct ndk_connector *c, struct sockaddr *addr,
+		      socklen_t *len)
+{
+	struct sockaddr_in local, peer;
+	ndk_status_t st;
+
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	st = c->dispatch->get_addresses(c, &local, &peer);
+	return NDK_SUCCESS(st) ? sin_out(&local, addr, len) : st;
+}
+
+ndk_status_t
+ndk_get_peer_address(struct ndk_connector *c, struct sockaddr *addr,
+		     socklen_t *len)
+{
+	struct sockaddr_in local, peer;
+	ndk_status_t st;
+
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	st = c->dispatch->get_addresses(c, &local, &peer);
+	return NDK_SUCCESS(st) ? sin_out(&peer, addr, len) : st;
+}
+
+ndk_status_t
+ndk_disconnect(struct ndk_connector *c, ndk_request_completion_fn done,
+	       void *context)
+{
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (done == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return c->dispatch->disconnect(c, done, context);
+}
+
+ndk_status_t
+ndk_create_listener(struct ndk_adapter *adapter,
+		    ndk_connect_event_fn connect_event, void *context,
+		    struct ndk_listener **listener)
+{
+	if (!adapter_ok(adapter) || connect_event == NULL || listener == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return adapter->dispatch->create_listener(adapter, connect_event,
+						  context, listener);
+}
+
+ndk_status_t
+ndk_close_listener(struct ndk_listener *l, ndk_close_completion_fn done,
+		   void *context)
+{
+	if (!lis_ok(l))
+		return NDK_STATUS_INVALID_HANDLE;
+	return l->dispatch->close(l, done, context);
+}
+
+ndk_status_t
+ndk_listen(struct ndk_listener *l, const struct sockaddr *addr, socklen_t len)
+{
+	struct sockaddr_in sin;
+	ndk_status_t st;
+
+	if (!lis_ok(l))
+		return NDK_STATUS_INVALID_HANDLE;
+	st = sin_in(addr, len, &sin);
+	if (!NDK_SUCCESS(st))
+		return st;
+	return l->dispatch->listen(l, &sin);
+}
+
+ndk_status_t
+ndk_listener_get_local_address(struct ndk_listener *l, struct sockaddr *addr,
+			       socklen_t *len)
+{
+	struct sockaddr_in sin;
+	ndk_status_t st;
+
+	if (!lis_ok(l))
+		return NDK_STATUS_INVALID_HANDLE;
+	st = l->dispatch->get_local_address(l, &sin);
+	return NDK_SUCCESS(st) ? sin_out(&sin, addr, len) : st;
+}
+
+ndk_status_t
+ndk_control_connect_events(struct ndk_listener *l, bool pause)
+{
+	if (!lis_ok(l))
+		return NDK_STATUS_INVALID_HANDLE;
+	return l->dispatch->control_connect_events(l, pause);
+}

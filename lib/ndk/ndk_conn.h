@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NDK_CONN_H
+#define NDK_CONN_H
+
+/**
+ * @file
+ * NDK connection establishment: connectors and listeners (NDKPI's
+ * NdkConnect, NdkCompleteConnect, NdkAccept, NdkReject, NdkDisconnect,
+ * NdkGetConnectionData, NdkGetLocalAddress, NdkGetPeerAddress, NdkListen,
+ * NdkControlConnectEvents). Part of ndk.h: include that, not this.
+ *
+ * On RoCEv2 this is the InfiniBand communication manager over QP1 with
+ * RDMA-CM's IP addressing, so either side may be Linux rdma_cm (rping,
+ * perftest -R, librdmacm applications):
+ *
+ *  - an ND port is a port of RDMA-CM's TCP port space: a listener on
+ *    address A port P answers REQs for service ID 0x0000000001060000 | P
+ *    whose RDMA-CM header names A (or any address of the adapter when A is
+ *    INADDR_ANY);
+ *  - private data: the caller's (Connect) rides in the REQ after RDMA-CM's
+ *    36-byte header, at most adapter info max_caller_data (56) bytes; the
+ *    callee's (Accept) in the REP, at most max_callee_data (196); a
+ *    Reject's in the REJ, at most 148. GetConnectionData reports the size
+ *    of the whole private-data field (56, 196 or 148): the consumer's own
+ *    protocol must carry the real length, as NDK says;
+ *  - Connect = REQ, success when the REP arrives; CompleteConnect = RTU;
+ *    Accept = REP, success when the RTU (or the first packet of the peer)
+ *    arrives; Reject = REJ (consumer-defined reason 28); Disconnect = DREQ,
+ *    success on the DREP (or a crossing DREQ). An incoming DREQ is
+ *    answered at once and reported through the disconnect event.
+ *
+ * Callbacks (connect events, request completions, disconnect events) run
+ * on the thread polling the adapter, like CQ notifications: keep them
+ * short, and never block there waiting for the adapter. Calls made from a
+ * callback are allowed.
+ *
+ * Asynchronous calls return STATUS_PENDING and later call their
+ * completion exactly once, or fail inline (no callback then).
+ */
+
+#ifndef NDK_H
+#error "include ndk.h, not ndk_conn.h"
+#endif
+
+#include <sys/socket.h>
+
+struct ndk_adapter;
+struct ndk_qp;
+struct ndk_connector;
+struct ndk_listener;
+
+/** Completion of an asynchronous request (NDK_FN_REQUEST_COMPLETION). */
+typedef void (*ndk_request_completion_fn)(void *context, ndk_status_t status);
+
+/**
+ * The peer disconnected or the connection died
+ * (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX). Called at most once per
+ * connection. @p reason: 0 for a graceful disconnect (DREQ), otherwise a
+ * provider reason (NDK_DISCONNECT_REASON_*).
+ */
+typedef void (*ndk_disconnect_event_fn)(void *context, uint32_t reason);
+
+/** Disconnect reasons beyond 0 (graceful). */
+#define NDK_DISCONNECT_REASON_TIMEOUT 1   /**< CM handshake timed out */
+#define NDK_DISCONNECT_REASON_REJECTED 2  /**< peer sent a REJ */
+#define NDK_DISCONNECT_REASON_QP_ERROR 3  /**< the QP went to ERROR */
+
+/**
+ * An incoming connection request on a listener
+ * (NDK_FN_CONNECT_EVENT_CALLBACK). The consumer owns @p new_connector:
+ * it calls ndk_accept() or ndk_reject(), and must close it in any case;
+ * closing it unanswered rejects the request.
+ */
+typedef void (*ndk_connect_event_fn)(void *context,
+				     struct ndk_connector *new_connector);
+
+/* ------------------------------------------------------------------ */
+/* Connector                                                           */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a connector (NdkCreateConnector).
+ * @return STATUS_SUCCESS or STATUS_INSUFFICIENT_RESOURCES.
+ */
+ndk_status_t ndk_create_connector(struct ndk_adapter *adapter,
+				  struct ndk_connector **connector);
+
+/**
+ * Close a connector. An established connection is torn down abortively
+ * (DREQ sent, QP flushed, no DREP awaited); a request not yet answered is
+ * rejected; a pending request completes with STATUS_CANCELLED first.
+ * Completes inline: returns STATUS_SUCCESS, @p done is not called.
+ */
+ndk_status_t ndk_close_connector(struct ndk_connector *connector,
+				 ndk_close_completion_fn done, void *context);
+
+/**
+ * Start connecting @p qp (RESET or INIT, never connected before) to a
+ * listener at @p dst (NdkConnect). @p src: local address (its IPv4
+ * address must be the adapter's or INADDR_ANY; port 0 picks an ephemeral
+ * port in 49152..65535). Read limits are capped by the adapter's; the
+ * peer's opposite limits cap them again when it answers.
+ *
+ * @return STATUS_PENDING, then the completion: STATUS_SUCCESS (peer
+ *   accepted: call ndk_get_connection_data(), then ndk_complete_connect()
+ *   or ndk_reject()), STATUS_CONNECTION_REFUSED (rejected or nobody
+ *   listens), STATUS_IO_TIMEOUT (no answer), STATUS_HOST_UNREACHABLE (ARP
+ *   failed), STATUS_CANCELLED (connector closed). Inline errors:
+ *   STATUS_INVALID_PARAMETER, STATUS_INVALID_ADDRESS (not AF_INET, or not
+ *   the adapter's address), STATUS_INVALID_BUFFER_SIZE (private data too
+ *   long), STATUS_CONNECTION_ACTIVE (connector in use),
+ *   STATUS_INVALID_DEVICE_STATE (QP not RESET/INIT or already bound),
+ *   STATUS_SHARING_VIOLATION (local port in use), STATUS_TOO_MANY_ADDRESSES
+ *   (no ephemeral port free).
+ */
+ndk_status_t ndk_connect(struct ndk_connector *connector, struct ndk_qp *qp,
+			 const struct sockaddr *src, socklen_t src_len,
+			 const struct sockaddr *dst, socklen_t dst_len,
+			 uint32_t inbound_read_limit,
+			 uint32_t outbound_read_limit,
+			 const void *private_data, uint32_t private_data_len,
+			 ndk_request_completion_fn done, void *context);
+
+/**
+ * Finish an active connection (NdkCompleteConnectEx): send the RTU and
+ * move the QP to RTS.
+ * @return STATUS_PENDING, then STATUS_SUCCESS or STATUS_CONNECTION_ABORTED
+ *   (the peer gave up meanwhile). Inline: STATUS_CONNECTION_INVALID
+ *   (Connect has not succeeded on this connector).
+ */
+ndk_status_t ndk_complete_connect(struct ndk_connector *connector,
+				  ndk_disconnect_event_fn disconnect_event,
+				  void *disconnect_context,
+				  ndk_request_completion_fn done,
+				  void *context);
+
+/**
+ * Accept an incoming request with @p qp (RESET or INIT) (NdkAcceptEx):
+ * the QP goes to RTR and a REP is sent; the request completes when the
+ * peer's RTU (or its first packet on the QP) arrives, the QP then in RTS.
+ * @return STATUS_PENDING, then STATUS_SUCCESS, STATUS_CONNECTION_ABORTED
+ *   (the initiator rejected or vanished) or STATUS_IO_TIMEOUT. Inline:
+ *   STATUS_CONNECTION_INVALID (not an unanswered incoming request),
+ *   STATUS_INVALID_BUFFER_SIZE, STATUS_INVALID_DEVICE_STATE (QP state).
+ */
+ndk_status_t ndk_accept(struct ndk_connector *connector, struct ndk_qp *qp,
+			uint32_t inbound_read_limit,
+			uint32_t outbound_read_limit,
+			const void *private_data, uint32_t private_data_len,
+			ndk_disconnect_event_fn disconnect_event,
+			void *disconnect_context,
+			ndk_request_completion_fn done, void *context);
+
+/**
+ * Reject an incoming request, or a connection whose Connect succeeded
+ * (NdkReject). Synchronous.
+ * @return STATUS_SUCCESS, STATUS_CONNECTION_INVALID (nothing to reject),
+ *   STATUS_INVALID_BUFFER_SIZE (more than 148 bytes).
+ */
+ndk_status_t ndk_reject(struct ndk_connector *connector,
+			const void *private_data, uint32_t private_data_len);
+
+/**
+ * Read limits and private data the peer sent (NdkGetConnectionData):
+ * valid from the connect event (passive) or after Connect succeeded
+ * (active). *@p private_data_len in: buffer size; out: the size of the
+ * private-data field (see the file comment).
+ * @return STATUS_SUCCESS, STATUS_BUFFER_TOO_SMALL (buffer filled up to its
+ *   size), STATUS_INVALID_PARAMETER (NULL buffer with non-zero length),
+ *   STATUS_CONNECTION_INVALID (no peer data yet).
+ */
+ndk_status_t ndk_get_connection_data(struct ndk_connector *connector,
+				     uint32_t *inbound_read_limit,
+				     uint32_t *outbound_read_limit,
+				     void *private_data,
+				     uint32_t *private_data_len);
+
+/**
+ * Local / peer address of a connector (NdkGetLocalAddress,
+ * NdkGetPeerAddress), as a struct sockaddr_in.
+ * @return STATUS_SUCCESS, STATUS_BUFFER_TOO_SMALL (*@p len set to the size
+ *   needed), STATUS_CONNECTION_INVALID (no address yet).
+ */
+ndk_status_t ndk_get_local_address(struct ndk_connector *connector,
+				   struct sockaddr *addr, socklen_t *len);
+/** @copydoc ndk_get_local_address */
+ndk_status_t ndk_get_peer_address(struct ndk_connector *connector,
+				  struct sockaddr *addr, socklen_t *len);
+
+/**
+ * Disconnect gracefully (NdkDisconnect): DREQ, then the QP is flushed.
+ * @return STATUS_PENDING, then STATUS_SUCCESS (the peer answered, or had
+ *   disconnected first) or STATUS_IO_TIMEOUT; the QP is flushed either
+ *   way. Inline: STATUS_CONNECTION_INVALID (not connected),
+ *   STATUS_DEVICE_BUSY (a disconnect is already under way).
+ */
+ndk_status_t ndk_disconnect(struct ndk_connector *connector,
+			    ndk_request_completion_fn done, void *context);
+
+/* ------------------------------------------------------------------ */
+/* Listener                                                            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a listener (NdkCreateListener); @p connect_event is called for
+ * each incoming request once it listens.
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (no callback) or
+ *   STATUS_INSUFFICIENT_RESOURCES.
+ */
+ndk_status_t ndk_create_listener(struct ndk_adapter *adapter,
+				 ndk_connect_event_fn connect_event,
+				 void *context, struct ndk_listener **listener);
+
+/**
+ * Close a listener: no more connect events. Connectors it handed out are
+ * the consumer's and stay open. Completes inline (STATUS_SUCCESS).
+ */
+ndk_status_t ndk_close_listener(struct ndk_listener *listener,
+				ndk_close_completion_fn done, void *context);
+
+/**
+ * Listen on @p addr (NdkListen): IPv4 address of the adapter or
+ * INADDR_ANY, port 0 for an ephemeral one. Completes inline.
+ * @return STATUS_SUCCESS, STATUS_INVALID_ADDRESS, STATUS_SHARING_VIOLATION
+ *   (port in use), STATUS_TOO_MANY_ADDRESSES (no ephemeral port),
+ *   STATUS_INVALID_DEVICE_STATE (already listening).
+ */
+ndk_status_t ndk_listen(struct ndk_listener *listener,
+			const struct sockaddr *addr, socklen_t len);
+
+/** Address a listener listens on (NdkGetLocalAddress). */
+ndk_status_t ndk_listener_get_local_address(struct ndk_listener *listener,
+					    struct sockaddr *addr,
+					    socklen_t *len);
+
+/**
+ * Pause (true) or resume (false) connect events (NdkControlConnectEvents):
+ * while paused, requests are refused as if nobody listened.
+ */
+ndk_status_t ndk_control_connect_events(struct ndk_listener *listener,
+					bool pause);
+
+#endif /* NDK_CONN_H */
