@@ -231,7 +231,7 @@ swr_cm_qp_rtr(struct swr_conn *c)
 		.state = NDK_QP_STATE_RTR,
 		.dest_ip = c->rip,              /* dest_mac 0: ARP */
 		.dest_qpn = c->remote_qpn,
-		.rq_psn = c->remote_psn,
+		.rq_psn = c->local_psn,
 		.path_mtu = ndk_roce_mtu_bytes(c->mtu_code),
 		.max_dest_rd_atomic = c->ird,
 		.min_rnr_timer = 12,
@@ -252,7 +252,7 @@ swr_cm_qp_rts(struct swr_conn *c)
 {
 	struct ndk_qp_attr a = {
 		.state = NDK_QP_STATE_RTS,
-		.sq_psn = c->local_psn,
+		.sq_psn = c->remote_psn,
 		.max_rd_atomic = c->ord,
 		.timeout = c->ack_timeout,
 		.retry_cnt = c->retry_cnt,

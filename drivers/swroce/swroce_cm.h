@@ -95,7 +95,13 @@ struct swr_conn {
 	uint64_t tid;
 	uint64_t remote_guid;
 
-	/* negotiated parameters */
+	/*
+	 * Negotiated parameters. A REQ's or REP's Starting PSN is the PSN
+	 * its sender expects to receive first (Linux rxe sends its first
+	 * request with the PSN of the REP it got, and the passive side
+	 * with the REQ's): local_psn is ours (our RQ PSN), remote_psn the
+	 * peer's (our SQ PSN).
+	 */
 	uint32_t local_psn, remote_psn, remote_qpn;
 	uint8_t ird, ord;          /**< ours: inbound / outbound read limit */
 	uint8_t peer_ird, peer_ord;/**< what the peer announced */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NDK_RPING_H
+#define NDK_RPING_H
+
+/*
+ * ndk-rping: librdmacm's rping on an ndk-roce adapter. The connection is
+ * made by the NDK connector/listener (IB CM over QP1 with RDMA-CM
+ * addressing), so either side may be the stock rping of rdma-core:
+ *
+ *   client: SEND {start_buf addr, rkey, size}; the server RDMA READs it,
+ *           SENDs "go"; SEND {rdma_buf addr, rkey, size}; the server RDMA
+ *           WRITEs what it read there and SENDs "go"; compare (-V)
+ *   server: the mirror image, until the client disconnects
+ *
+ * Messages are rping's struct rping_rdma_info: be64 addr, be32 rkey,
+ * be32 size (16 bytes). Buffers are rping's: "rdma-ping-%d: " and then
+ * letters cycling from 'A' + ping through 'z', NUL-terminated.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ndk.h"
+
+#define RP_DEF_PORT 7174
+#define RP_DEF_SIZE 64
+#define RP_MIN_SIZE 26          /* rping: the header and INT_MAX fit */
+#define RP_MAX_SIZE 65535       /* rping's RPING_BUFSIZE - 1 */
+#define RP_MSG_FMT "rdma-ping-%d: "
+#define RP_WAIT_S 30            /* longest wait for one step */
+
+/** rping's struct rping_rdma_info, big-endian on the wire. */
+struct rp_info {
+	uint64_t buf;
+	uint32_t rkey;
+	uint32_t size;
+} __attribute__((packed));
+
+struct rp_opts {
+	bool server;
+	bool verbose;            /* -v: print the ping data */
+	bool validate;           /* -V: compare what came back */
+	bool debug;              /* -d: trace the steps */
+	bool persistent;         /* -P: serve clients one after another */
+	uint32_t count;          /* -C: pings, 0 = forever */
+	uint32_t size;           /* -S */
+	uint16_t port;           /* -p */
+	uint32_t addr;           /* -a, network order (0 = any, server) */
+	uint32_t ipv4;           /* --ip: the adapter's */
+	uint16_t port_id;        /* --port-id */
+	uint32_t mtu;            /* --mtu: largest RDMA path MTU */
+};
+
+/** Parse rping's options. @return 0, 1 (error printed), 2 (--help). */
+int rp_parse_args(int argc, char **argv, struct rp_opts *o);
+
+#endif /* NDK_RPING_H */
