@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# ndk-rping between two processes on this host, each with its own adapter
+# on one end of a net_memif link (lcores 0 and 1). The connection is made
+# by the connection manager (IB CM over QP1: REQ, REP, RTU, DREQ, DREP);
+# every case runs rping's loop (SEND, RDMA READ, SEND, RDMA WRITE, SEND)
+# with -V and checks that both sides exit 0 and print every ping's data.
+#
+#   rping.sh <path to ndk-rping>
+#
+# Ends with "rping: N passed, N failed, N skipped"; exit 0 if none failed,
+# 77 (meson: skipped) if memif is not available. See pingpong.sh for the
+# memif settings (bsize=8192, server first); ndk-rping stops polling and
+# waits before it closes its port, so neither side polls while the other
+# disconnects.
+
+set -u
+
+BIN=${1:?usage: rping.sh <ndk-rping binary>}
+COUNT=${NDKRP_COUNT:-20}
+TMP=$(mktemp -d /tmp/ndkrp-$$.XXXXXX)
+PIDS=()
+PASSED=0
+FAILED=0
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$TMP" /var/run/dpdk/ndkrp-$$-* \
+		"${XDG_RUNTIME_DIR:-/tmp}"/dpdk/ndkrp-$$-*
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if ! ldconfig -p 2>/dev/null | grep -q librte_net_memif &&
+   ! ls /usr/lib/*/dpdk/pmds-*/librte_net_memif.so* >/dev/null 2>&1; then
+	echo "rping: the DPDK memif PMD is not installed: skipped"
+	echo "rping: 0 passed, 0 failed, 1 skipped"
+	exit 77
+fi
+
+IP_S=10.77.0.11
+IP_C=10.77.0.12
+
+# run_case NAME SIZE MTU [extra server options]
+run_case() {
+	local name=$1 size=$2 mtu=$3
+	shift 3
+	local sock=$TMP/$name.sock why="" s_pid c_pid s_rc c_rc n
+	local eal=(--no-pci --no-huge -m 256)
+
+	timeout 120 "$BIN" -l 0 "${eal[@]}" --file-prefix="ndkrp-$$-$name-s" \
+		--vdev="net_memif0,role=server,socket=$sock,bsize=8192" \
+		-- -s --ip "$IP_S" --mtu "$mtu" -S "$size" -v "$@" \
+		>"$TMP/$name.s.out" 2>"$TMP/$name.s.err" &
+	s_pid=$!
+	PIDS=("$s_pid")
+	# The memif socket is abstract by default: look for it in the table.
+	for _ in $(seq 100); do
+		grep -q "$sock" /proc/net/unix && break
+		sleep 0.1
+	done
+	timeout 120 "$BIN" -l 1 "${eal[@]}" --file-prefix="ndkrp-$$-$name-c" \
+		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" \
+		-- -c -a "$IP_S" --ip "$IP_C" --mtu "$mtu" -S "$size" \
+		-C "$COUNT" -v -V >"$TMP/$name.c.out" 2>"$TMP/$name.c.err" &
+	c_pid=$!
+	PIDS+=("$c_pid")
+	wait "$c_pid"
+	c_rc=$?
+	wait "$s_pid"
+	s_rc=$?
+	PIDS=()
+
+	if [ "$s_rc" != 0 ] || [ "$c_rc" != 0 ]; then
+		why="exit status: server $s_rc, client $c_rc"
+	else
+		n=$(grep -c '^ping data: rdma-ping-[0-9]*: [A-Za-z]' \
+			"$TMP/$name.c.out")
+		[ "$n" = "$COUNT" ] || why="client printed $n of $COUNT pings"
+		n=$(grep -c '^server ping data: rdma-ping-[0-9]*: ' \
+			"$TMP/$name.s.out")
+		[ "$n" = "$COUNT" ] || why="server printed $n of $COUNT pings"
+	fi
+	if [ -z "$why" ]; then
+		PASSED=$((PASSED + 1))
+		printf 'ok     %-12s size %5s mtu %4s\n' "$name" "$size" "$mtu"
+		return
+	fi
+	FAILED=$((FAILED + 1))
+	printf 'FAILED %-12s size %5s mtu %4s: %s\n' "$name" "$size" "$mtu" \
+		"$why"
+	for f in "$TMP/$name".{s,c}.{out,err}; do
+		echo "--- ${f##*/}"
+		grep -Ev '^(EAL|TELEMETRY): ' "$f" | tail -15
+	done
+}
+
+run_case s64_m1024 64 1024
+run_case s4096_m1024 4096 1024
+run_case s65535_m4096 65535 4096
+run_case debug_s100 100 4096 -d
+
+echo "rping: $PASSED passed, $FAILED failed, 0 skipped"
+[ "$FAILED" = 0 ]
