@@ -4,7 +4,7 @@
  * Functional: crafted frames injected into adapter B's receive ring (the
  * ring adapter A transmits into): truncated, oversized, garbage, bad ICRC,
  * bad headers, unknown QPN, wrong address, bad opcode sequence, duplicate
- * and far-ahead PSNs. Each must be counted in the right counter, nothing
+ * and far-ahead PSNs, hostile and stray CM MADs on QP1. Each must be counted in the right counter, nothing
  * may crash, and connections made afterwards must still move data.
  */
 
@@ -188,6 +188,8 @@ struct fspec {
 	uint8_t tver;             /* BTH TVer (0 is valid) */
 	bool bad_icrc;
 	const struct ndk_roce_l2l4 *tmpl; /* NULL: A -> B */
+	uint32_t deth_qkey;       /* UD: DETH Q_Key (source QP 1) */
+	const uint8_t *payload;   /* NULL: the pattern of payload_seed */
 };
 
 static struct rte_mbuf *
@@ -223,7 +225,13 @@ mk_frame(const struct fspec *f)
 		r->rkey = rte_cpu_to_be_32(f->reth_rkey);
 		r->len = rte_cpu_to_be_32(f->reth_len);
 	}
-	ndk_pair_fill(bth + hdr, f->plen, f->payload_seed);
+	if (oi->flags & NDK_ROCE_OPF_DETH)
+		ndk_roce_deth_set((struct ndk_roce_deth *)(bth + oi->deth_off),
+				  f->deth_qkey, NDK_ROCE_GSI_QPN);
+	if (f->payload != NULL)
+		memcpy(bth + hdr, f->payload, f->plen);
+	else
+		ndk_pair_fill(bth + hdr, f->plen, f->payload_seed);
 	memset(bth + hdr + f->plen, 0, pad);
 	icrc = ndk_roce_icrc_buf(frame + RTE_ETHER_HDR_LEN,
 				 flen - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN);
@@ -735,6 +743,113 @@ t_fresh_connection_after(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* QP1: management datagrams                                           */
+/* ------------------------------------------------------------------ */
+
+/* A UD SEND_ONLY to B's QP1 carrying @p len bytes of @p mad. */
+static struct rte_mbuf *
+mk_mad(const uint8_t *mad, uint32_t len, uint32_t qkey)
+{
+	struct fspec f = {
+		.opcode = NDK_ROCE_OP_UD_SEND_ONLY,
+		.qpn = NDK_ROCE_GSI_QPN,
+		.plen = len,
+		.payload = mad,
+		.deth_qkey = qkey,
+	};
+	return mk_frame(&f);
+}
+
+/* A REQ for @p sid from A (10.0.0.1) to B, RDMA-CM header included. */
+static void
+mk_req(struct ndk_roce_cm_msg *m, uint64_t sid, uint8_t mtu)
+{
+	struct ndk_roce_cma_hdr h = {
+		.ip_version = 4, .src_port = 50000,
+		.src_ip = g_pair->ipv4[0], .dst_ip = g_pair->ipv4[1],
+	};
+
+	memset(m, 0, sizeof(*m));
+	m->attr_id = NDK_ROCE_CM_REQ;
+	m->tid = 0x1234;
+	m->local_comm_id = 0xC0FFEE;
+	m->service_id = sid;
+	m->local_qpn = 0x99;
+	m->path_mtu = mtu;
+	m->pkey = 0xFFFF;
+	ndk_roce_gid_from_ipv4(m->primary.local_gid, g_pair->ipv4[0]);
+	ndk_roce_gid_from_ipv4(m->primary.remote_gid, g_pair->ipv4[1]);
+	ndk_roce_cma_hdr_encode(m->pdata, &h);
+}
+
+/*
+ * Hostile and stray MADs: each is dropped and counted, REQs nobody can
+ * take are REJected, a DREQ for nothing gets a DREP; nothing else moves.
+ */
+static int
+t_cm_mads(void)
+{
+	const uint64_t tcp = NDK_ROCE_CM_SID_TCP;
+	static const uint16_t strays[] = { NDK_ROCE_CM_REP, NDK_ROCE_CM_RTU,
+		NDK_ROCE_CM_REJ, NDK_ROCE_CM_MRA, NDK_ROCE_CM_DREP };
+	uint8_t mad[NDK_ROCE_MAD_LEN], junk[NDK_ROCE_MAD_LEN];
+	struct ndk_roce_cm_msg m;
+
+	ndk_pair_fill(junk, sizeof(junk), 77);
+	TEST_ASSERT(expect_one(mk_mad(junk, sizeof(junk), NDK_ROCE_GSI_QKEY),
+			       C_cm_rx_dropped, "garbage MAD") == 0, "garbage");
+	mk_req(&m, tcp | 7174, 3);
+	ndk_roce_cm_encode(&m, mad);
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), 0x12345678),
+			       C_cm_rx_dropped, "wrong Q_Key") == 0, "qkey");
+	TEST_ASSERT(expect_one(mk_mad(mad, 100, NDK_ROCE_GSI_QKEY),
+			       C_cm_rx_dropped, "short MAD") == 0, "short");
+	mad[1] = 0x81;            /* not the CM class */
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
+			       C_cm_rx_dropped, "other class") == 0, "class");
+	mad[1] = NDK_ROCE_MGMT_CLASS_CM;
+	mad[17] = NDK_ROCE_CM_SIDR_REQ & 0xFF;
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
+			       C_cm_rx_dropped, "SIDR_REQ") == 0, "sidr");
+
+	/* REQs nobody can take: foreign port space, no listener, bad MTU. */
+	mk_req(&m, 0x0000000001110000ull | 7174, 3);
+	ndk_roce_cm_encode(&m, mad);
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
+			       C_cm_rejects_sent, "UDP port space") == 0, "ps");
+	mk_req(&m, tcp | 7174, 3);
+	ndk_roce_cm_encode(&m, mad);
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
+			       C_cm_rejects_sent, "no listener") == 0, "listen");
+	mk_req(&m, tcp | 7174, 7);
+	ndk_roce_cm_encode(&m, mad);
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
+			       C_cm_rejects_sent, "MTU code 7") == 0, "mtu");
+
+	/* Messages of connections that do not exist. */
+	for (unsigned int i = 0; i < RTE_DIM(strays); i++) {
+		memset(&m, 0, sizeof(m));
+		m.attr_id = strays[i];
+		m.local_comm_id = 0xAAAA + i;
+		m.remote_comm_id = 0xBBBB + i;
+		ndk_roce_cm_encode(&m, mad);
+		TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad),
+					      NDK_ROCE_GSI_QKEY),
+				       C_cm_rx_dropped,
+				       ndk_roce_cm_attr_str(strays[i])) == 0,
+			    "stray %s", ndk_roce_cm_attr_str(strays[i]));
+	}
+	memset(&m, 0, sizeof(m));
+	m.attr_id = NDK_ROCE_CM_DREQ;
+	m.local_comm_id = 0xDDDD;
+	m.remote_comm_id = 0xEEEE;
+	ndk_roce_cm_encode(&m, mad);
+	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
+			       C_cm_tx, "DREQ for nothing: DREP") == 0, "dreq");
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "truncated", t_truncated },
 	{ "oversized", t_oversized },
@@ -742,6 +857,7 @@ static const struct ndk_test_case cases[] = {
 	{ "bad_icrc_and_headers", t_bad_icrc_and_headers },
 	{ "bad_opcode_sequence", t_bad_opcode_sequence },
 	{ "duplicate_and_ahead", t_duplicate_and_ahead },
+	{ "cm_mads", t_cm_mads },
 	{ "fresh_connection_after", t_fresh_connection_after },
 };
 
