@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# run-rping.sh - the `rping_rxe` interop test: rdma-core's rping on Linux
+# Soft-RoCE (rxe1 in the harness's QEMU guest) against ndk-rping on the
+# host, whose adapter is the guest's eth1 (vhost-user). Unlike
+# ibv_rc_pingpong and perftest, rping connects with rdma_cm: the kernel's
+# IB CM on QP1 (REQ, REP, RTU, DREQ, DREP MADs with RDMA-CM's IP service
+# ID and header) faces our connection manager (NDK connectors/listeners),
+# both ways, at guest MTU 1500 (RDMA MTU 1024) and 4200 (RDMA MTU 4096).
+#
+# Per case (role x size, per MTU; a fresh ndk-rping process per case as
+# the vhost-user server, lib.sh's reconnecting guest NIC):
+#   guest-client  `ndk-rping -s` on the host, then `rping -c -a 10.77.1.1
+#                 -V` in the guest once rxe1 is ACTIVE: our listener gets
+#                 the REQ, accepts (REP), takes the RTU.
+#   guest-server  `rping -s -a 10.77.1.11` in the guest (ready when
+#                 `rdma res show cm_id` lists it listening), then
+#                 `ndk-rping -c -V` on the host: our connector sends the REQ
+#                 and the RTU.
+# Every ping is rping's loop: the client SENDs its source buffer's address,
+# the server RDMA READs it and SENDs "go", the client SENDs its sink's, the
+# server RDMA WRITEs the data there and SENDs "go", the client compares
+# (-V). Both sides must exit 0 and print every ping ("ping data:" /
+# "server ping data:"); the client disconnects (DREQ/DREP). The guest
+# captures eth1: tshark must decode it (no malformed frame), show the five
+# CM messages, and icrc_check.py must verify every RoCEv2 ICRC, the MADs'
+# included.
+#
+# env: NDK_INTEROP_WORK (this test uses its rping/ subdirectory)
+#      NDK_RPING (default build/app/ndk-rping/ndk-rping)  TESTPMD  PYTHON
+#      RP_MTUS="1500 4200"  RP_ROLES="guest-client guest-server"
+#      RP_CASES="64:20 4096:10 65535:5" (SIZE:COUNT)  RP_LCORES=0-1
+#      RP_DPDK_MEM  RP_NS=ndk-rping  RP_CASE_TIMEOUT=120
+set -euo pipefail
+# shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+IOP_RECONNECT=1
+IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture, CM MADs included):"
+iop_init rping RP rp ndk-rp
+ROLES=${RP_ROLES:-guest-client guest-server}
+CASES=${RP_CASES:-64:20 4096:10 65535:5}
+CASE_T=$IOP_CASE_TIMEOUT
+NDK_RPING=${NDK_RPING:-$NDK_INTEROP_ROOT/build/app/ndk-rping/ndk-rping}
+W=$IOP_WORK
+GUEST_ADDR=${IOP_GUEST_IP1%/*}
+
+# pings LOG PREFIX: lines of LOG that are rping's ping data
+pings() {
+	grep -c "^${2}ping data: rdma-ping-[0-9]*: " "$1" || true
+}
+
+# guest_listening: rping -s has a listening cm_id in the guest (~10 s)
+guest_listening() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		iop_gx "rdma res show cm_id 2>/dev/null | grep -q 'state LISTEN'" &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# cm_messages: the CM messages of the capture's tshark fields, "REQ x1 ..."
+cm_messages() {
+	local tsv=${IOP_PCAP%.pcap}.tsv m out=
+	for m in ConnectRequest ConnectReply ReadyToUse DisconnectRequest \
+		DisconnectReply; do
+		out="$out $m x$(grep -c "CM: $m" "$tsv" 2>/dev/null || true)"
+	done
+	echo "${out# }"
+}
+
+# run_case MTU RDMA_MTU ROLE SIZE COUNT
+run_case() {
+	local mtu=$1 rmtu=$2 role=$3 size=$4 count=$5
+	local name="mtu$mtu-$role-$size" L gid nrc=0 grc=0 cm srv cli
+	local gopts="-S $size -C $count -v"
+	L=$W/logs/$name
+	iop_case_begin "$name"
+	echo "interop: case $name: rping on rxe1 as the ${role#guest-}," \
+		"ndk-rping as the" \
+		"$([ "$role" = guest-client ] && echo server || echo client)," \
+		"$count pings of $size B, RDMA MTU $rmtu"
+
+	iop_expect_link_down
+	iop_capture_start "$name" $((mtu + 64)) || true
+
+	if [ "$role" = guest-client ]; then
+		srv=$L.ndk.log
+		cli=$L.guest.log
+		iop_app_start "$srv" "$NDK_RPING" --ip "$IOP_NDK_IP" \
+			--mtu "$rmtu" -s -S "$size" -v
+		iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T rping -c -a $IOP_NDK_IP $gopts -V" \
+			>"$cli" 2>&1 || grc=$?
+		iop_app_wait || nrc=$?
+	else
+		srv=$L.guest.log
+		cli=$L.ndk.log
+		gid=$(iop_gxb "sh /share/iop-guest.sh run-watch 60 $CASE_T rping -s -a $GUEST_ADDR $gopts") ||
+			gid=none
+		if guest_listening; then
+			iop_app_start "$cli" "$NDK_RPING" --ip "$IOP_NDK_IP" \
+				--mtu "$rmtu" -c -a "$GUEST_ADDR" -S "$size" \
+				-C "$count" -v -V
+			iop_app_wait || nrc=$?
+		else
+			iop_why "rping -s is not listening in the guest"
+			nrc=99
+		fi
+		iop_gxw $((CASE_T + 60)) "$gid" >"$srv" 2>&1 || grc=$?
+	fi
+	iop_capture_stop "$name"
+
+	[ "$nrc" = 0 ] || iop_why "ndk-rping exit status $nrc"
+	[ "$grc" = 0 ] || iop_why "rping exit status $grc"
+	[ "$(pings "$cli" "")" = "$count" ] ||
+		iop_why "the client printed $(pings "$cli" "") of $count pings"
+	[ "$(pings "$srv" "server ")" = "$count" ] ||
+		iop_why "the server printed $(pings "$srv" "server ") of $count pings"
+	! grep -q 'data mismatch' "$cli" || iop_why "rping -V: data mismatch"
+	{ grep -h '^link: ' "$L.guest.log" || true; } | sed 's/^/    guest /'
+	if [ ${#IOP_WHY[@]} -gt 0 ]; then
+		iop_tail ndk-rping "$L.ndk.log" 25
+		iop_tail rping "$L.guest.log" 15
+	fi
+
+	# The capture: tshark, the CM handshake, every ICRC.
+	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
+		--ndk-mac "$IOP_NDK_MAC" --min-roce $((count * 8 + 5))
+	cm=$(cm_messages)
+	echo "    CM: $cm"
+	[[ $cm =~ ConnectRequest\ x[1-9].*ConnectReply\ x[1-9].*ReadyToUse\ x[1-9].*DisconnectRequest\ x[1-9].*DisconnectReply\ x[1-9] ]] ||
+		iop_why "the capture lacks a CM message: $cm"
+	iop_case_end "${count}x${size} B; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed; $cm"
+}
+
+# --- one MTU: boot, every case, stop ---------------------------------------
+rping_mtu() {
+	local mtu=$1 rmtu role c
+	rmtu=$(iop_rdma_mtu "$mtu")
+	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
+	for role in $ROLES; do
+		iop_gh "arp-dynamic $IOP_NDK_IP" >/dev/null 2>&1 || true
+		for c in $CASES; do
+			run_case "$mtu" "$rmtu" "$role" "${c%%:*}" "${c#*:}"
+		done
+	done
+	iop_guest_end "$mtu"
+}
+
+# --- main ------------------------------------------------------------------
+if iop_prepare --capture "$NDK_RPING"; then
+	for mtu in $IOP_MTUS; do
+		rping_mtu "$mtu"
+	done
+fi
