@@ -421,6 +421,22 @@ cm_req_check(struct swr_adapter *ad, const struct ndk_roce_cm_msg *m,
 	return 0;
 }
 
+/*
+ * Our consumer has not answered the peer's @p code (REQ or REP) yet and the
+ * peer repeats it: an MRA asks it to wait (up to ~34 s) instead of giving
+ * up.
+ */
+static void
+cm_send_mra(struct swr_conn *c, uint8_t code)
+{
+	struct ndk_roce_cm_msg mra;
+
+	swr_cm_msg_init(&mra, NDK_ROCE_CM_MRA, c);
+	mra.msg_code = code;
+	mra.service_timeout = SWR_CM_RESPONSE_TIMEOUT + 3;
+	swr_cm_send(c, &mra, false);
+}
+
 static void
 cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	  const struct ndk_roce_cm_msg *m)
@@ -432,8 +448,6 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 
 	c = cm_find_req(ad, m->local_comm_id, p->sip);
 	if (c != NULL) {
-		struct ndk_roce_cm_msg mra;
-
 		/* Duplicate: our answer was lost, or is not ready yet. */
 		switch (c->state) {
 		case SWR_CM_REP_SENT:
@@ -441,10 +455,7 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 			cm_xmit(ad, &c->neigh, c->rip, c->mad);
 			break;
 		case SWR_CM_REQ_RCVD:
-			swr_cm_msg_init(&mra, NDK_ROCE_CM_MRA, c);
-			mra.msg_code = NDK_ROCE_CM_MSG_REQ;
-			mra.service_timeout = SWR_CM_RESPONSE_TIMEOUT + 3;
-			swr_cm_send(c, &mra, false);
+			cm_send_mra(c, NDK_ROCE_CM_MSG_REQ);
 			break;
 		default:
 			break;
@@ -518,8 +529,12 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		SWR_STAT(c->ad, cm_retransmits);
 		swr_cm_send(c, &rtu, false);
 		break;
+	case SWR_CM_REP_RCVD:
+		/* The consumer has yet to answer: ask the peer to wait. */
+		cm_send_mra(c, NDK_ROCE_CM_MSG_REP);
+		break;
 	default:
-		break;            /* REP_RCVD: the consumer has yet to answer */
+		break;
 	}
 }
 
@@ -663,6 +678,10 @@ cm_expire(struct swr_conn *c)
 	struct ndk_roce_cm_msg m;
 	ndk_status_t st = NDK_STATUS_IO_TIMEOUT;
 
+	/* ARP gave up on the peer: no point in more REQs. */
+	if (c->state == SWR_CM_REQ_SENT && c->neigh != NULL &&
+	    c->neigh->state == SWR_NEIGH_FAILED && c->neigh->ip == c->rip)
+		c->retries = 0;
 	if (c->retries > 0) {
 		c->retries--;
 		c->deadline = ad->now + swr_us_to_tsc(ad,

@@ -146,9 +146,14 @@ handshake(struct ndk_pair *p, struct ndk_pair_conn *c, struct incoming *in,
 	  struct ndk_connector **ca, struct ndk_connector **cb,
 	  struct disc *da, struct disc *db)
 {
-	struct req rc = { 0 }, ra = { 0 }, rcc = { 0 };
+	/* static: callbacks of a failed case may still fire */
+	static struct req rc, ra, rcc;
 	int n0 = __atomic_load_n(&in->n, __ATOMIC_ACQUIRE);
 	ndk_status_t st;
+
+	rc = (struct req){ 0 };
+	ra = (struct req){ 0 };
+	rcc = (struct req){ 0 };
 
 	TEST_ASSERT_EQ(ndk_create_connector(p->ad[NDK_PAIR_A], ca),
 		       NDK_STATUS_SUCCESS, "connector");
@@ -191,16 +196,26 @@ t_connect_accept(void)
 	struct ndk_pair *p = pair_get(0);
 	struct ndk_pair_conn_opts o = { .no_connect = true };
 	struct ndk_pair_conn *c;
-	struct incoming in = { 0 };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in;
 	struct ndk_listener *l;
 	struct ndk_connector *ca, *cb;
-	struct req rc = { 0 }, ra = { 0 }, rcc = { 0 }, rd = { 0 }, rd2 = { 0 };
-	struct disc da = { 0 }, db = { 0 };
+	static struct req rc, ra, rcc, rd, rd2;
+	static struct disc da, db;
 	uint8_t pd[256];
 	uint32_t ird, ord, len;
 	struct sockaddr_in sa;
 	socklen_t salen;
 	ndk_status_t st;
+
+	in = (struct incoming){ 0 };
+	rc = (struct req){ 0 };
+	ra = (struct req){ 0 };
+	rcc = (struct req){ 0 };
+	rd = (struct req){ 0 };
+	rd2 = (struct req){ 0 };
+	da = (struct disc){ 0 };
+	db = (struct disc){ 0 };
 
 	TEST_ASSERT(p != NULL, "pair");
 	c = conn_new(p, &o);
@@ -302,12 +317,19 @@ t_disconnect_both_ways(void)
 {
 	struct ndk_pair *p = pair_get(0);
 	struct ndk_pair_conn_opts o = { .no_connect = true };
-	struct incoming in = { 0 };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in;
 	struct ndk_listener *l = listen_b(p, &in, PORT);
 	struct ndk_connector *ca, *cb;
-	struct disc da = { 0 }, db = { 0 };
-	struct req r1 = { 0 }, r2 = { 0 };
+	static struct disc da, db;
+	static struct req r1, r2;
 	struct ndk_pair_conn *c;
+
+	in = (struct incoming){ 0 };
+	da = (struct disc){ 0 };
+	db = (struct disc){ 0 };
+	r1 = (struct req){ 0 };
+	r2 = (struct req){ 0 };
 
 	TEST_ASSERT(l != NULL, "listen");
 	c = conn_new(p, &o);
@@ -352,12 +374,17 @@ t_refusals(void)
 	struct ndk_pair *p = pair_get(0);
 	struct ndk_pair_conn_opts o = { .no_connect = true };
 	struct ndk_pair_conn *c = conn_new(p, &o);
-	struct incoming in = { 0 }, drop = { .close_at_once = true };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in, drop;
 	struct ndk_listener *l, *l2;
 	struct ndk_connector *ca;
-	struct req r = { 0 };
+	static struct req r;
 	uint8_t pd[200];
 	uint32_t len = sizeof(pd);
+
+	in = (struct incoming){ 0 };
+	drop = (struct incoming){ .close_at_once = true };
+	r = (struct req){ 0 };
 
 	TEST_ASSERT(c != NULL, "QPs");
 	l = listen_b(p, &in, PORT);
@@ -441,7 +468,10 @@ t_unreachable(void)
 	struct sockaddr_in dst = sin_of(htonl(0x0A000063), PORT); /* .99 */
 	struct ndk_adapter_stats s;
 	struct ndk_connector *ca;
-	struct req r = { 0 };
+	/* static: callbacks of a failed case may still fire */
+	static struct req r;
+
+	r = (struct req){ 0 };
 
 	TEST_ASSERT(c != NULL, "QPs");
 	TEST_ASSERT_EQ(ndk_create_connector(p->ad[NDK_PAIR_A], &ca),
@@ -466,7 +496,8 @@ t_api_errors(void)
 	struct ndk_pair *p = pair_get(0);
 	struct ndk_pair_conn_opts o = { .no_connect = true };
 	struct ndk_pair_conn *c = conn_new(p, &o), *live = conn_new(p, NULL);
-	struct incoming in = { 0 }, in2 = { 0 };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in, in2;
 	struct ndk_listener *l = listen_b(p, &in, PORT), *l2 = NULL;
 	struct sockaddr_in any = sin_of(INADDR_ANY, 0);
 	struct sockaddr_in dst = sin_of(p->ipv4[NDK_PAIR_B], PORT);
@@ -474,10 +505,15 @@ t_api_errors(void)
 	struct sockaddr_in other = sin_of(htonl(0x0A000009), 0);
 	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 };
 	struct ndk_connector *ca;
-	struct req r = { 0 }, r2 = { 0 };
+	static struct req r, r2;
 	char big[200] = "x";
 	uint32_t len = 0;
 	socklen_t sl = sizeof(any);
+
+	in = (struct incoming){ 0 };
+	in2 = (struct incoming){ 0 };
+	r = (struct req){ 0 };
+	r2 = (struct req){ 0 };
 
 	TEST_ASSERT(c != NULL && live != NULL && l != NULL, "set-up");
 	TEST_ASSERT_EQ(ndk_create_connector(p->ad[NDK_PAIR_A], &ca),
@@ -576,11 +612,14 @@ t_many(void)
 	struct ndk_pair *p = pair_get(0);
 	struct ndk_pair_conn_opts o = { .no_connect = true };
 	struct ndk_pair_conn *c[N];
-	struct incoming in = { 0 };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in;
 	struct ndk_listener *l = listen_b(p, &in, PORT);
 	struct ndk_connector *ca[N], *cb[N];
-	struct req rc[N], ra[N], rcc[N], rd[N];
-	struct disc da[N], db[N];
+	static struct req rc[N], ra[N], rcc[N], rd[N];
+	static struct disc da[N], db[N];
+
+	in = (struct incoming){ 0 };
 
 	TEST_ASSERT(l != NULL, "listen");
 	memset(rc, 0, sizeof(rc));
