@@ -11,8 +11,9 @@
  * memory on request):
  *   - our WRITE and READ succeed and move exactly the right bytes;
  *   - our ndk_send_and_invalidate() naming the window completes, and the
- *     guest's receive completion carries IBV_WC_WITH_INV with
- *     wc.invalidated_rkey == the window's rkey;
+ *     guest's receive completion reports the invalidation (IBV_WC_WITH_INV,
+ *     or the kernel's bit rxe passes through instead: see guest_recv's
+ *     caller) with wc.invalidated_rkey == the window's rkey;
  *   - then our READ (or WRITE) on the same QP -- the one the window was
  *     bound to -- fails with a remote access NAK (NDK_PERR_REM_ACCESS),
  *     both QPs end in ERROR, the guest's memory is untouched.
@@ -27,6 +28,9 @@
  * plain MR, forged): our side aborts the connection (NAK invalid request,
  * failed receive, QP in ERROR), the region is untouched and still valid
  * where it was before.
+ * Our SEND with Invalidate naming tokens rxe cannot invalidate: rxe refuses
+ * (its receive fails, its QP goes to ERROR), our side agrees with what rxe
+ * answered, rxe's MR stays valid.
  */
 
 #include <inttypes.h>
