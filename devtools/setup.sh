@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS="dpdk-dev libdpdk-dev libnuma-dev meson ninja-build pkg-config gcc python3"
+# libibverbs-dev: rxe_tokpeer, the verbs program the tokens_rxe interop test
+# runs in the rxe guest (built only when meson finds it).
+PKGS="dpdk-dev libdpdk-dev libnuma-dev meson ninja-build pkg-config gcc python3
+	libibverbs-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -23,6 +23,7 @@
 #include <rte_pause.h>
 #include <rte_random.h>
 
+#include "ndk_names.h"
 #include "ndk_pair.h"
 
 #define PAIR_ERR(fmt, ...) \
@@ -90,17 +91,7 @@ ndk_pair_check(const void *src, size_t len, uint32_t seed)
 const char *
 ndk_pair_op_str(enum ndk_operation_type type)
 {
-	switch (type) {
-	case NDK_OP_RECEIVE: return "RECEIVE";
-	case NDK_OP_RECEIVE_AND_INVALIDATE: return "RECEIVE_AND_INVALIDATE";
-	case NDK_OP_SEND: return "SEND";
-	case NDK_OP_FAST_REGISTER: return "FAST_REGISTER";
-	case NDK_OP_BIND: return "BIND";
-	case NDK_OP_INVALIDATE: return "INVALIDATE";
-	case NDK_OP_READ: return "READ";
-	case NDK_OP_WRITE: return "WRITE";
-	}
-	return "UNKNOWN";
+	return ndk_test_op_str(type);
 }
 
 /* ------------------------------------------------------------------ */
