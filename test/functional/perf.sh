@@ -39,6 +39,28 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# A crash leaves a core in the process's working directory (the kernel's
+# default core_pattern "core"): run the processes in $TMP and show the
+# stack of any core when a case fails (an intermittent SIGSEGV was seen
+# once under heavy load and never reproduced since).
+PERF=$(realpath "$PERF")
+cd "$TMP" || exit 1
+ulimit -c unlimited 2>/dev/null || true
+
+# backtraces: the stacks of the cores in $TMP, then remove them
+backtraces() {
+	local c
+	for c in "$TMP"/core*; do
+		[ -f "$c" ] || continue
+		echo "--- core $c:"
+		if command -v gdb >/dev/null; then
+			gdb -q -batch -ex 'thread apply all bt 12' "$PERF" "$c" 2>&1 |
+				grep -E '^(#|Thread|Program terminated)' | head -n 60
+		fi
+		rm -f "$c"
+	done
+}
+
 # Hugepages if enough are free for both processes, else plain memory.
 free_pages=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages \
 	2>/dev/null || echo 0)
@@ -131,6 +153,7 @@ run_case() {
 		printf 'FAIL %s:%s\n' "$name" "$why"
 		echo "--- server output:"; tail -n 30 "$so"
 		echo "--- client output:"; tail -n 30 "$co"
+		backtraces
 	fi
 }
 
