@@ -728,6 +728,7 @@ cm_deliver_one(struct swr_conn *c)
 		if (l == NULL || l->closed || c->state != SWR_CM_REQ_RCVD) {
 			/* Nobody to take it: it never existed for NDK. */
 			swr_cm_abort(c);
+			swr_conn_bury(c);
 			return true;
 		}
 		l->event(l->event_ctx, &c->pub);

@@ -237,5 +237,10 @@ ndk_status_t swr_listener_create(struct ndk_adapter *adapter,
 struct swr_conn *swr_conn_alloc(struct swr_adapter *ad);
 /** Return a connector object to the pool. */
 void swr_conn_free(struct swr_conn *c);
+/**
+ * Unlink a connection that is over for good (closed by its consumer, or a
+ * request nobody took) and queue it to be freed at the next poll. (lcore)
+ */
+void swr_conn_bury(struct swr_conn *c);
 
 #endif /* SWROCE_CM_H */

@@ -230,9 +230,13 @@ swr_cm_port_busy(struct swr_adapter *ad, rte_be32_t ip, uint16_t port)
 		if (l->listening && !l->closed && l->port == port &&
 		    (l->ip == 0 || ip == 0 || l->ip == ip))
 			return true;
+	/*
+	 * Connections keep their endpoint until closed (NDK): an active one
+	 * its own port, an accepted one its listener's.
+	 */
 	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
-		if (!c->passive && c->state != SWR_CM_IDLE &&
-		    c->lport == port)
+		if (c->state != SWR_CM_IDLE && c->lport == port &&
+		    (ip == 0 || c->lip == ip))
 			return true;
 	return false;
 }

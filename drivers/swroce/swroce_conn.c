@@ -118,27 +118,37 @@ swr_connector_create(struct ndk_adapter *adapter, struct ndk_connector **out)
 	return NDK_STATUS_SUCCESS;
 }
 
-static ndk_status_t
-swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
+void
+swr_conn_bury(struct swr_conn *c)
 {
-	struct conn_arg *a = arg;
-	struct swr_conn *c = a->c, **pp;
+	struct swr_cm *cm = c->ad->cm;
+	struct swr_conn **pp;
 
-	/* A request still pending completes (cancelled) on the caller. */
-	a->done = c->done;
-	a->ctx = c->done_ctx;
-	c->done = NULL;
-	swr_cm_abort(c);
 	c->closed = true;
-	for (pp = &ad->cm->conns; *pp != NULL; pp = &(*pp)->next) {
+	for (pp = &cm->conns; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
 			break;
 		}
 	}
 	/* Freed at the next poll: a callback may be running on it now. */
-	c->next = ad->cm->dead_conns;
-	ad->cm->dead_conns = c;
+	c->next = cm->dead_conns;
+	cm->dead_conns = c;
+}
+
+static ndk_status_t
+swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+
+	RTE_SET_USED(ad);
+	/* A request still pending completes (cancelled) on the caller. */
+	a->done = c->done;
+	a->ctx = c->done_ctx;
+	c->done = NULL;
+	swr_cm_abort(c);
+	swr_conn_bury(c);
 	return NDK_STATUS_SUCCESS;
 }
 

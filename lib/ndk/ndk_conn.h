@@ -213,8 +213,10 @@ ndk_status_t ndk_create_listener(struct ndk_adapter *adapter,
 				 void *context, struct ndk_listener **listener);
 
 /**
- * Close a listener: no more connect events. Connectors it handed out are
- * the consumer's and stay open. Completes inline (STATUS_SUCCESS).
+ * Close a listener: no more connect events (requests not yet handed out
+ * are refused). Connectors it handed out are the consumer's and stay open,
+ * and keep the listener's port in use until they are closed (NDK's
+ * endpoint reference count). Completes inline (STATUS_SUCCESS).
  */
 ndk_status_t ndk_close_listener(struct ndk_listener *listener,
 				ndk_close_completion_fn done, void *context);

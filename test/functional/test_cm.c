@@ -367,6 +367,45 @@ t_disconnect_both_ways(void)
 	return 0;
 }
 
+/* An accepted connection keeps its listener's port until it is closed. */
+static int
+t_endpoint(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in, in2;
+	static struct disc da, db;
+	static struct req r;
+	struct ndk_listener *l = listen_b(p, &in, PORT), *l2 = NULL;
+	struct sockaddr_in a = sin_of(INADDR_ANY, PORT);
+	struct ndk_connector *ca, *cb;
+	struct ndk_pair_conn *c = conn_new(p, &o);
+
+	TEST_ASSERT(l != NULL && c != NULL, "set-up");
+	TEST_ASSERT(handshake(p, c, &in, &ca, &cb, &da, &db) == 0, "handshake");
+	ndk_close_listener(l, NULL, NULL);
+	TEST_ASSERT_EQ(ndk_create_listener(p->ad[NDK_PAIR_B], connect_event,
+					   &in2, &l2), NDK_STATUS_SUCCESS,
+		       "listener");
+	TEST_ASSERT_EQ(ndk_listen(l2, SA(a), sizeof(a)),
+		       NDK_STATUS_SHARING_VIOLATION,
+		       "port held by the accepted connection");
+	TEST_ASSERT_EQ(ndk_disconnect(ca, req_done, &r), NDK_STATUS_PENDING,
+		       "disconnect");
+	TEST_ASSERT(wait_int(&r.done, 1) == 0, "disconnect done");
+	TEST_ASSERT_EQ(ndk_listen(l2, SA(a), sizeof(a)),
+		       NDK_STATUS_SHARING_VIOLATION,
+		       "disconnected but not closed");
+	ndk_close_connector(cb, NULL, NULL);
+	ndk_close_connector(ca, NULL, NULL);
+	TEST_ASSERT_EQ(ndk_listen(l2, SA(a), sizeof(a)), NDK_STATUS_SUCCESS,
+		       "port free once the connector is closed");
+	ndk_close_listener(l2, NULL, NULL);
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
 /* Reject with private data; nobody listening; paused; closed unanswered. */
 static int
 t_refusals(void)
@@ -692,6 +731,7 @@ static const struct ndk_test_case cases[] = {
 	{ "connect_accept", t_connect_accept },
 	{ "disconnect_both_ways", t_disconnect_both_ways },
 	{ "refusals", t_refusals },
+	{ "endpoint", t_endpoint },
 	{ "api_errors", t_api_errors },
 	{ "many", t_many },
 	{ "unreachable", t_unreachable },
