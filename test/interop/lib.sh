@@ -41,6 +41,7 @@ IOP_LABEL=interop
 IOP_CASE_TIMEOUT=120
 IOP_RECONNECT=0
 IOP_SUMMARY_HEAD=cases:
+IOP_CAP_FIELDS= # more tshark fields for iop_capture_check's .tsv (any time)
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 PYTHON=${PYTHON:-python3}
 
@@ -130,6 +131,24 @@ iop_check() {
 	local name=$1
 	shift
 	if "$@"; then iop_pass "$name"; else iop_fail "$name"; fi
+}
+
+# iop_step NAME CMD...: CMD, a step that reports through iop_why (e.g.
+# iop_capture_stop), as a check of its own: passed when CMD gave no reason,
+# else failed with the reasons it gave, which stay the current case's too.
+# CMD's exit status is not looked at.
+iop_step() {
+	local name=$1 n=${#IOP_WHY[@]}
+	shift
+	"$@" || true
+	if [ ${#IOP_WHY[@]} = "$n" ]; then
+		iop_pass "$name"
+	else
+		iop_fail "$name" "$(
+			IFS=';'
+			echo "${IOP_WHY[*]:n}"
+		)"
+	fi
 }
 
 # iop_case_begin NAME: start a case (its name, clock, no reasons yet)
@@ -643,7 +662,9 @@ iop_capture_stop() {
 }
 
 # iop_capture_check [ICRC_CHECK_ARGS...]: the capture IOP_PCAP decoded by
-# tshark (fields in .tsv next to it; no malformed frame allowed, see below)
+# tshark (fields in .tsv next to it: frame number, eth.src, ip.src, ip.dst,
+# BTH opcode, dest QP, PSN, protocols, malformed, Info, then the fields
+# named in IOP_CAP_FIELDS; no malformed frame allowed, see below)
 # and verified by icrc_check.py with ICRC_CHECK_ARGS (its output indented);
 # both must count the same RoCEv2 frames. Sets IOP_CAP_OUT (icrc_check's
 # output), IOP_CAP_MALFORMED and IOP_CAP_SUM ("N frames, ICRC N ok N bad").
@@ -656,16 +677,19 @@ iop_capture_stop() {
 # not failed, unless it is the IB layer's own ("Malformed Packet: IB");
 # the frame's headers and ICRC are still icrc_check.py's to verify.
 iop_capture_check() {
-	local tsv=${IOP_PCAP%.pcap}.tsv n_ib roce_py guessed
+	local tsv=${IOP_PCAP%.pcap}.tsv n_ib roce_py guessed f extra=()
 	IOP_CAP_OUT=
 	IOP_CAP_MALFORMED='?'
 	IOP_CAP_SUM="no capture"
 	[ -f "$IOP_PCAP" ] || return 0
+	for f in $IOP_CAP_FIELDS; do
+		extra+=(-e "$f")
+	done
 	tshark -r "$IOP_PCAP" --disable-heuristic rpcrdma_infiniband \
 		-T fields -e frame.number -e eth.src -e ip.src -e ip.dst \
 		-e infiniband.bth.opcode -e infiniband.bth.destqp \
 		-e infiniband.bth.psn -e frame.protocols -e _ws.malformed \
-		-e _ws.col.Info >"$tsv" 2>"${tsv%.tsv}.tshark.err" || {
+		-e _ws.col.Info "${extra[@]}" >"$tsv" 2>"${tsv%.tsv}.tshark.err" || {
 		iop_why "tshark could not decode $IOP_PCAP"
 		: >"$tsv"
 	}
