@@ -111,6 +111,11 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 		return st == NDK_STATUS_INVALID_PARAMETER ? -EINVAL : -ENODEV;
 	}
 	ndk_query_adapter_info(p->ad, &p->info, &size);
+	if ((p->info.mac[0] | p->info.mac[1] | p->info.mac[2] |
+	     p->info.mac[3] | p->info.mac[4] | p->info.mac[5]) == 0)
+		ROCED_LOG(WARNING, "%s: port %s has no MAC address (net_ring):"
+			  " give it one with mac = (peers cannot reach "
+			  "00:00:00:00:00:00)", c->where, c->device);
 	return 0;
 }
 
