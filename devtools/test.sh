@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bash devtools/setup.sh || exit 1
 
 rc=0
-SUITES="unit functional interop"
+SUITES="unit functional daemon interop"
 for s in $SUITES; do rm -f "build/meson-logs/$s.json"; done
 # Unit tests are light: run them in parallel. The functional suites busy-poll
 # lcores, so they run one at a time on this 2-core machine.
@@ -15,6 +15,10 @@ meson test -C build --suite unit --print-errorlogs --num-processes 2 \
 	--logbase unit || rc=1
 meson test -C build --suite functional --print-errorlogs --num-processes 1 \
 	--logbase functional || rc=1
+# The ndk-roced daemon as a process: bad configurations, telemetry, SIGTERM,
+# a peer over net_memif (test/daemon).
+meson test -C build --suite daemon --print-errorlogs --num-processes 1 \
+	--logbase daemon || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
 # the guest image on first use (Debian packages only) and boots it under TCG.
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \

@@ -545,6 +545,8 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.get_stats = swr_get_stats,
 	.create_connector = swr_connector_create,
 	.create_listener = swr_listener_create,
+	.qp_list = swr_info_qp_list,
+	.qp_query_info = swr_info_qp_query,
 };
 
 static int

@@ -99,7 +99,7 @@ swr_comp_fatal_nak(struct swr_qp *qp, uint8_t code)
 		perr = NDK_PERR_REM_OP;
 		break;
 	}
-	SWR_STAT(qp->ad, nak_fatal_rcvd);
+	SWR_QP_STAT(qp, nak_fatal_rcvd, naks_rcvd);
 	/* The request the NAK names is the oldest one left. */
 	if (swr_sq_tail_started(qp))
 		swr_qp_complete_send(qp, NDK_STATUS_REMOTE_RESOURCES, perr);
@@ -120,7 +120,7 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		swr_comp_acked(qp, psn);
 		return;
 	case NDK_ROCE_AETH_RNR_NAK:
-		SWR_STAT(qp->ad, nak_rnr_rcvd);
+		SWR_QP_STAT(qp, nak_rnr_rcvd, rnr_naks_rcvd);
 		swr_comp_acked(qp, swr_psn_prev(psn));
 		if (psn != qp->una_psn || qp->rnr_until != 0)
 			return;         /* stale */
@@ -156,7 +156,7 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	switch (syn & NDK_ROCE_AETH_VALUE_MASK) {
 	case NDK_ROCE_NAK_PSN_SEQ:
-		SWR_STAT(qp->ad, nak_seq_rcvd);
+		SWR_QP_STAT(qp, nak_seq_rcvd, naks_rcvd);
 		if (qp->attr.retry_cnt != 7) {
 			if (qp->retry_left == 0) {
 				if (swr_sq_tail_started(qp))

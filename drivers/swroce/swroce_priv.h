@@ -432,6 +432,15 @@ enum swr_rcv_class {
 	SWR_RCV_WRITE,
 };
 
+/**
+ * Count an event in the adapter's counters and the QP's protocol events
+ * (struct ndk_qp_events; owner only).
+ */
+#define SWR_QP_STAT(qp, field, event) do { \
+	SWR_STAT((qp)->ad, field); \
+	(qp)->ev.event++; \
+} while (0)
+
 struct swr_qp {
 	struct ndk_qp pub;        /**< must be first */
 	struct swr_adapter *ad;
@@ -521,6 +530,9 @@ struct swr_qp {
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
 	bool cm_wait_rtu;         /**< accepted: first packet = RTU */
+
+	/* --- per-QP protocol events (lcore-private; swroce_info.c) --- */
+	struct ndk_qp_events ev;
 };
 
 static inline struct swr_qp *
@@ -859,5 +871,17 @@ void swr_neigh_timers(struct swr_adapter *ad);
 
 /** Stage a finished frame for transmission (swroce_adapter.c). */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
+
+/* ------------------------------------------------------------------ */
+/* Introspection (swroce_info.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/** ndk_adapter_qp_list(): runs on the polling thread (swr_ctl_exec). */
+int swr_info_qp_list(struct ndk_adapter *adapter, uint32_t *qpns,
+		     uint32_t max);
+
+/** ndk_qp_query_info(): runs on the polling thread (swr_ctl_exec). */
+ndk_status_t swr_info_qp_query(struct ndk_adapter *adapter, uint32_t qpn,
+			       struct ndk_qp_info *info);
 
 #endif /* SWROCE_PRIV_H */

@@ -212,6 +212,7 @@ void
 swr_req_rewind(struct swr_qp *qp)
 {
 	struct swr_swqe *wqe;
+	uint32_t n;
 	int32_t k;
 
 	if (!swr_sq_tail_started(qp))
@@ -222,9 +223,9 @@ swr_req_rewind(struct swr_qp *qp)
 		k = 0;
 	else if ((uint32_t)k >= wqe->npkts)
 		k = wqe->npkts - 1;
-	qp->ad->stats.retransmit_packets +=
-		(uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn),
-				  0);
+	n = (uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn), 0);
+	qp->ad->stats.retransmit_packets += n;
+	qp->ev.retransmit_packets += n;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;
@@ -262,7 +263,7 @@ swr_req_timers(struct swr_qp *qp)
 		qp->rto_deadline = 0;    /* nothing outstanding */
 		return;
 	}
-	SWR_STAT(qp->ad, retransmit_timeouts);
+	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
 	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
 		if (qp->retry_left == 0) {
 			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);

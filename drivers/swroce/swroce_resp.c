@@ -49,13 +49,13 @@ swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
 		qp->ad->name, qp->pub.qpn, nak, psn, qp->epsn);
 	switch (nak) {
 	case NDK_ROCE_NAK_INVALID_REQUEST:
-		SWR_STAT(qp->ad, nak_inv_sent);
+		SWR_QP_STAT(qp, nak_inv_sent, naks_sent);
 		break;
 	case NDK_ROCE_NAK_REMOTE_ACCESS:
-		SWR_STAT(qp->ad, nak_access_sent);
+		SWR_QP_STAT(qp, nak_access_sent, naks_sent);
 		break;
 	default:
-		SWR_STAT(qp->ad, nak_op_sent);
+		SWR_QP_STAT(qp, nak_op_sent, naks_sent);
 		break;
 	}
 	swr_send_ack(qp, NDK_ROCE_AETH_NAK | nak, psn);
@@ -115,7 +115,7 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			 * must not turn this RNR NAK into a sequence NAK.
 			 */
 			qp->seq_nak_sent = true;
-			SWR_STAT(qp->ad, nak_rnr_sent);
+			SWR_QP_STAT(qp, nak_rnr_sent, rnr_naks_sent);
 			swr_resp_ack(qp, NDK_ROCE_AETH_RNR_NAK |
 				     qp->attr.min_rnr_timer, p->psn);
 			return;
@@ -312,7 +312,7 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		SWR_STAT(qp->ad, rx_out_of_seq);
 		if (!qp->seq_nak_sent) {
 			qp->seq_nak_sent = true;
-			SWR_STAT(qp->ad, nak_seq_sent);
+			SWR_QP_STAT(qp, nak_seq_sent, naks_sent);
 			swr_resp_ack(qp, NDK_ROCE_AETH_NAK |
 				     NDK_ROCE_NAK_PSN_SEQ, qp->epsn);
 		}

@@ -239,6 +239,9 @@ typedef void (*ndk_close_completion_fn)(void *context);
 /* Connectors and listeners (the connection manager). */
 #include "ndk_conn.h"
 
+/* Introspection: QP lists and QP state snapshots. */
+#include "ndk_info.h"
+
 /* ------------------------------------------------------------------ */
 /* Objects and dispatch tables                                         */
 /* ------------------------------------------------------------------ */

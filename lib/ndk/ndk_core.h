@@ -27,6 +27,7 @@ struct ndk_qp;
 struct ndk_qp_attr;
 struct ndk_qp_stats;
 struct ndk_adapter_stats;
+struct ndk_qp_info;
 struct sockaddr_in;
 
 /** NDK_ADAPTER_DISPATCH (user-space form). */
@@ -50,6 +51,11 @@ struct ndk_adapter_dispatch {
 					ndk_connect_event_fn connect_event,
 					void *ctx,
 					struct ndk_listener **listener);
+	/* Introspection (ndk_info.h); NULL if the provider has none. */
+	int (*qp_list)(struct ndk_adapter *adapter, uint32_t *qpns,
+		       uint32_t max);
+	ndk_status_t (*qp_query_info)(struct ndk_adapter *adapter,
+				      uint32_t qpn, struct ndk_qp_info *info);
 };
 
 /** NDK_CQ_DISPATCH. */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef NDK_ROCED_H
+#define NDK_ROCED_H
+
+/*
+ * ndk-roced: the ndk-roce transport daemon. It owns the DPDK ports, the
+ * polling lcores and the hugepages; each configured port becomes an NDK
+ * adapter polled by a dedicated lcore. See README.md beside this file.
+ *
+ *   roced_config.c     command line and INI file -> struct roced_config,
+ *                      EAL argument vector (errors exit with status 2)
+ *   roced_ports.c      port ownership: find or probe the devices, open
+ *                      the adapters, start and stop the pollers, close
+ *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp (rte_telemetry)
+ *   roced_echo.c       built-in echo service: connections accepted with
+ *                      NDK listeners, every message sent back
+ *   roced_main.c       start-up, signals, main loop, orderly shutdown
+ */
+
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_log.h>
+
+#include "ndk.h"
+
+/** The daemon's log type (ndk.roced). */
+extern int roced_logtype;
+
+/** Log after the EAL started: ROCED_LOG(ERR, "fmt", ...). */
+#define ROCED_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, roced_logtype, "ndk-roced: " fmt "\n", \
+		##__VA_ARGS__)
+
+#define ROCED_MAX_PORTS 8
+#define ROCED_NAME_LEN 32
+#define ROCED_DEV_LEN 256
+#define ROCED_MAX_EAL_ARGS 64
+
+/** Exit status for a bad configuration file or bad arguments. */
+#define ROCED_EXIT_USAGE 2
+
+/** Default TCP-space port of the echo service (RDMA-CM port space). */
+#define ROCED_ECHO_PORT 7471
+
+/** One port as configured: [port NAME] or --port NAME,... */
+struct roced_port_cfg {
+	char name[ROCED_NAME_LEN];   /**< adapter name in telemetry */
+	/**
+	 * Device: the name of an ethdev the EAL arguments created
+	 * (net_memif0, 0000:03:00.0), or devargs to probe after EAL start
+	 * (net_memif0,role=server,socket=/run/x.sock), or a PCI address
+	 * (allowed on the EAL command line with -a).
+	 */
+	char device[ROCED_DEV_LEN];
+	bool pci;                    /**< device is a PCI address */
+	uint32_t ipv4;               /**< network byte order */
+	uint8_t prefix_len;          /**< netmask as a prefix length */
+	uint32_t mtu;                /**< largest RDMA path MTU, bytes */
+	int lcore;                   /**< polling lcore, -1 = first worker */
+	uint8_t mac[6];              /**< all-zero: the port's own */
+	char where[ROCED_DEV_LEN];   /**< "file:line" or "--port" for errors */
+};
+
+/** Everything the daemon was told. */
+struct roced_config {
+	const char *file;            /**< INI file, or NULL */
+	bool check_only;             /**< --check: validate and exit */
+	bool telemetry;              /**< rte_telemetry socket on */
+	uint32_t max_qp, max_cq, max_mr;  /**< 0 = provider default */
+	bool echo;                   /**< built-in echo service on */
+	uint16_t echo_port;
+	uint32_t echo_msg_size;      /**< largest echoed message */
+	uint32_t echo_depth;         /**< receives posted per connection */
+	uint32_t linger_ms;          /**< idle before ports close */
+	unsigned int n_ports;
+	struct roced_port_cfg ports[ROCED_MAX_PORTS];
+	/** EAL arguments (argv[0] first), built by roced_config_parse(). */
+	int eal_argc;
+	char *eal_argv[ROCED_MAX_EAL_ARGS];
+};
+
+/** A running port: its configuration, ethdev and adapter. */
+struct roced_port {
+	const struct roced_port_cfg *cfg;
+	uint16_t port_id;
+	bool probed;                 /**< we hot-plugged the device */
+	unsigned int lcore;          /**< lcore polling it */
+	struct ndk_adapter *ad;
+	struct ndk_adapter_info info;
+};
+
+/** The daemon's ports and pollers (roced_ports.c). */
+struct roced_ports {
+	unsigned int n;
+	struct roced_port port[ROCED_MAX_PORTS];
+	unsigned int n_pollers;
+	struct ndk_poller *poller[ROCED_MAX_PORTS];
+	/** The main thread polls these itself (no worker lcore left). */
+	bool main_polls;
+};
+
+/**
+ * Parse the daemon's command line (after "--", or all of it when there is
+ * no "--") and the INI file it names, and build the EAL arguments
+ * (@p eal_argv: the part before "--", appended after those the file asks
+ * for). On a bad argument or file it prints what and where on stderr and
+ * exits with ROCED_EXIT_USAGE. Runs before the EAL starts.
+ */
+void roced_config_parse(int argc, char **argv, struct roced_config *cfg);
+
+/** Print the configuration (--check, and at start-up). */
+void roced_config_print(const struct roced_config *cfg, FILE *f);
+
+/** "a.b.c.d" of a network-order address into @p buf (16 bytes). */
+const char *roced_ip_str(uint32_t ip, char *buf);
+
+/**
+ * Find or probe every configured port, open an adapter on each and start
+ * the pollers. @return 0, -EINVAL for a configuration the machine cannot
+ * honour (message printed: exit status 2), other negative errno on a
+ * failure.
+ */
+int roced_ports_start(const struct roced_config *cfg, struct roced_ports *p);
+
+/** Poll every adapter once, if the main thread is their poller. */
+void roced_ports_poll(struct roced_ports *p);
+
+/** Stop polling (pollers and main thread): the first half of a close. */
+void roced_ports_stop_polling(struct roced_ports *p);
+
+/** Close the adapters and the ports, remove probed devices. */
+void roced_ports_close(struct roced_ports *p);
+
+/**
+ * Register the /ndk telemetry commands over @p p. Safe to call once;
+ * the commands answer null once roced_telemetry_detach() ran.
+ */
+int roced_telemetry_init(struct roced_ports *p);
+
+/**
+ * Make the telemetry commands stop touching the ports (before close);
+ * polls @p p meanwhile if the main thread is their poller.
+ */
+void roced_telemetry_detach(struct roced_ports *p);
+
+struct roced_echo;
+
+/** Start the echo service on every port. @return 0 or negative errno. */
+int roced_echo_start(const struct roced_config *cfg, struct roced_ports *p,
+		     struct roced_echo **echo);
+
+/**
+ * Serve: accept new connections, echo completed receives, close ended
+ * connections (main thread). @return work done (0 when idle).
+ */
+unsigned int roced_echo_run(struct roced_echo *echo);
+
+/**
+ * Disconnect every connection (waiting a bounded time for the peers),
+ * close the listeners and free the service. Needs the adapters polled.
+ */
+void roced_echo_stop(struct roced_echo *echo, struct roced_ports *p);
+
+#endif /* NDK_ROCED_H */

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * ndk-roced port ownership: every configured port is found among the
+ * ethdevs the EAL created, or probed from its devargs; an NDK adapter is
+ * opened on it (the provider configures and starts the port), and the
+ * adapters are handed to pollers, one per lcore. Closing is in two steps
+ * so the daemon can stop polling, give the peers time, and only then
+ * close the ports (memif crashes a side that polls while the other
+ * disconnects: platform notes).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "roced.h"
+
+/* The ethdev of a device string: its name is what precedes a comma. */
+static int
+find_port(const struct roced_port_cfg *c, uint16_t *port_id)
+{
+	char name[ROCED_DEV_LEN];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(c->device, ","),
+		 c->device);
+	return rte_eth_dev_get_port_by_name(name, port_id);
+}
+
+static int
+port_attach(const struct roced_port_cfg *c, struct roced_port *p)
+{
+	int rc;
+
+	if (find_port(c, &p->port_id) == 0)
+		return 0;
+	if (c->pci) {
+		ROCED_LOG(ERR, "%s: PCI device %s has no DPDK "
+			"port (is it bound to vfio-pci or uio?)", c->where,
+			c->device);
+		return -EINVAL;
+	}
+	rc = rte_dev_probe(c->device);
+	if (rc < 0 || find_port(c, &p->port_id) != 0) {
+		ROCED_LOG(ERR, "%s: cannot probe device '%s': "
+			"%s", c->where, c->device,
+			rc < 0 ? rte_strerror(-rc) : "it made no ethdev");
+		return -EINVAL;
+	}
+	p->probed = true;
+	return 0;
+}
+
+static int
+port_lcore(const struct roced_port_cfg *c, unsigned int *lcore,
+	   bool *main_polls)
+{
+	unsigned int l;
+
+	if (c->lcore < 0) {
+		l = rte_get_next_lcore(-1, 1, 0);
+		if (l >= RTE_MAX_LCORE) {
+			/* One lcore only: the main thread polls. */
+			*lcore = rte_get_main_lcore();
+			*main_polls = true;
+			return 0;
+		}
+		*lcore = l;
+		return 0;
+	}
+	l = (unsigned int)c->lcore;
+	if (!rte_lcore_is_enabled(l) || l == rte_get_main_lcore()) {
+		ROCED_LOG(ERR, "%s: lcore %u is not a worker lcore "
+			"of the EAL (give it with -l/lcores; the main lcore "
+			"%u runs the daemon)", c->where, l,
+			rte_get_main_lcore());
+		return -EINVAL;
+	}
+	*lcore = l;
+	return 0;
+}
+
+static int
+port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
+	  struct roced_port *p)
+{
+	struct ndk_adapter_config ac = {
+		.port_id = p->port_id,
+		.configure_port = true,
+		.ipv4 = c->ipv4,
+		.max_path_mtu = c->mtu,
+		.max_qp = cfg->max_qp,
+		.max_cq = cfg->max_cq,
+		.max_mr = cfg->max_mr,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	uint32_t size = sizeof(p->info);
+	ndk_status_t st;
+
+	memcpy(ac.mac, c->mac, sizeof(ac.mac));
+	st = ndk_adapter_open(&ac, &p->ad);
+	if (st != NDK_STATUS_SUCCESS) {
+		p->ad = NULL;
+		ROCED_LOG(ERR, "%s: cannot open an adapter on "
+			"port %u (%s): %s", c->where, p->port_id, c->device,
+			ndk_status_str(st));
+		return st == NDK_STATUS_INVALID_PARAMETER ? -EINVAL : -ENODEV;
+	}
+	ndk_query_adapter_info(p->ad, &p->info, &size);
+	if ((p->info.mac[0] | p->info.mac[1] | p->info.mac[2] |
+	     p->info.mac[3] | p->info.mac[4] | p->info.mac[5]) == 0)
+		ROCED_LOG(WARNING, "%s: port %s has no MAC address (net_ring):"
+			  " give it one with mac = (peers cannot reach "
+			  "00:00:00:00:00:00)", c->where, c->device);
+	return 0;
+}
+
+/* One poller per lcore, over every adapter that lcore polls. */
+static int
+pollers_start(struct roced_ports *ps)
+{
+	bool done[ROCED_MAX_PORTS] = { false };
+
+	for (unsigned int i = 0; i < ps->n; i++) {
+		struct ndk_adapter *ads[ROCED_MAX_PORTS];
+		unsigned int n = 0;
+		int rc;
+
+		if (done[i] || (ps->main_polls &&
+				ps->port[i].lcore == rte_get_main_lcore()))
+			continue;
+		for (unsigned int j = i; j < ps->n; j++)
+			if (!done[j] && ps->port[j].lcore == ps->port[i].lcore) {
+				ads[n++] = ps->port[j].ad;
+				done[j] = true;
+			}
+		rc = ndk_poller_start(ps->port[i].lcore, ads, n,
+				      &ps->poller[ps->n_pollers]);
+		if (rc != 0) {
+			ROCED_LOG(ERR, "cannot start a poller on "
+				"lcore %u: %s", ps->port[i].lcore,
+				rte_strerror(-rc));
+			return rc;
+		}
+		ps->n_pollers++;
+	}
+	return 0;
+}
+
+int
+roced_ports_start(const struct roced_config *cfg, struct roced_ports *ps)
+{
+	int rc;
+
+	memset(ps, 0, sizeof(*ps));
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct roced_port_cfg *c = &cfg->ports[i];
+		struct roced_port *p = &ps->port[i];
+
+		p->cfg = c;
+		rc = port_lcore(c, &p->lcore, &ps->main_polls);
+		if (rc == 0)
+			rc = port_attach(c, p);
+		if (rc != 0)
+			return rc;
+		ps->n = i + 1;      /* from here on it needs closing */
+		rc = port_open(cfg, c, p);
+		if (rc != 0)
+			return rc;
+	}
+	return pollers_start(ps);
+}
+
+void
+roced_ports_poll(struct roced_ports *ps)
+{
+	if (!ps->main_polls)
+		return;
+	for (unsigned int i = 0; i < ps->n; i++)
+		if (ps->port[i].ad != NULL &&
+		    ps->port[i].lcore == rte_get_main_lcore())
+			ndk_adapter_poll(ps->port[i].ad);
+}
+
+void
+roced_ports_stop_polling(struct roced_ports *ps)
+{
+	for (unsigned int i = 0; i < ps->n_pollers; i++)
+		ndk_poller_stop(ps->poller[i]);
+	ps->n_pollers = 0;
+	if (ps->main_polls) {
+		for (unsigned int i = 0; i < ps->n; i++)
+			if (ps->port[i].ad != NULL)
+				ndk_adapter_release(ps->port[i].ad);
+		ps->main_polls = false;
+	}
+}
+
+void
+roced_ports_close(struct roced_ports *ps)
+{
+	roced_ports_stop_polling(ps);
+	for (unsigned int i = 0; i < ps->n; i++) {
+		struct roced_port *p = &ps->port[i];
+		struct rte_eth_dev_info di;
+
+		if (p->ad != NULL)
+			ndk_adapter_close(p->ad);   /* stops the port */
+		p->ad = NULL;
+		if (p->probed && rte_eth_dev_info_get(p->port_id, &di) == 0 &&
+		    di.device != NULL && rte_dev_remove(di.device) == 0)
+			continue;
+		rte_eth_dev_close(p->port_id);
+	}
+	ps->n = 0;
+}

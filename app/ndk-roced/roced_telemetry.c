@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * ndk-roced telemetry: the /ndk commands of the rte_telemetry socket
+ * (/var/run/dpdk/<file-prefix>/dpdk_telemetry.v2), readable with
+ * dpdk-telemetry.py:
+ *
+ *   /ndk/adapters            every adapter: name, device, port, MAC, IP,
+ *                            netmask, path MTU, link, lcore, QP count and
+ *                            every NDK_ADAPTER_COUNTERS counter
+ *   /ndk/qps                 per adapter, the list of its QPNs
+ *   /ndk/qp,<qpn>[,<name>]   one QP (ndk_qp_query_info); the adapter name
+ *                            picks among adapters that have the same QPN
+ *
+ * The callbacks run on the telemetry thread. They read counters the way
+ * ndk_adapter_get_stats() does (a snapshot that may lag by a poll) and QP
+ * state through the introspection API (which runs on the polling lcore).
+ * A mutex, taken only here and when the daemon detaches at shutdown,
+ * keeps them off adapters being closed: after roced_telemetry_detach()
+ * they answer null.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ethdev.h>
+#include <rte_telemetry.h>
+
+#include "roced.h"
+
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct roced_ports *tel_ports;   /* NULL: detached */
+
+static void
+add_str(struct rte_tel_data *d, const char *name, const char *val)
+{
+	rte_tel_data_add_dict_string(d, name, val);
+}
+
+static void
+adapter_fill(const struct roced_port *p, struct rte_tel_data *d)
+{
+	const struct roced_port_cfg *c = p->cfg;
+	struct ndk_adapter_stats s;
+	struct rte_eth_link link = { 0 };
+	char buf[64];
+	uint32_t mask;
+	int nq;
+
+	rte_tel_data_start_dict(d);
+	add_str(d, "name", c->name);
+	add_str(d, "device", c->device);
+	rte_tel_data_add_dict_int(d, "port", p->port_id);
+	snprintf(buf, sizeof(buf), RTE_ETHER_ADDR_PRT_FMT,
+		 p->info.mac[0], p->info.mac[1], p->info.mac[2],
+		 p->info.mac[3], p->info.mac[4], p->info.mac[5]);
+	add_str(d, "mac", buf);
+	add_str(d, "ip", roced_ip_str(p->info.ipv4, buf));
+	mask = c->prefix_len == 0 ? 0 :
+		rte_cpu_to_be_32(~0u << (32 - c->prefix_len));
+	add_str(d, "netmask", roced_ip_str(mask, buf));
+	rte_tel_data_add_dict_int(d, "prefix_len", c->prefix_len);
+	rte_tel_data_add_dict_int(d, "mtu", (int)p->info.max_path_mtu);
+	rte_eth_link_get_nowait(p->port_id, &link);
+	add_str(d, "link", link.link_status == RTE_ETH_LINK_UP ? "up" :
+		"down");
+	rte_tel_data_add_dict_u64(d, "link_speed_mbps", link.link_speed);
+	rte_tel_data_add_dict_int(d, "lcore", (int)p->lcore);
+	rte_tel_data_add_dict_int(d, "max_qp", (int)p->info.max_qp);
+	nq = ndk_adapter_qp_list(p->ad, NULL, 0);
+	rte_tel_data_add_dict_int(d, "qps", RTE_MAX(nq, 0));
+	ndk_adapter_get_stats(p->ad, &s);
+#define ROCED_TEL_COUNTER_(f, desc) rte_tel_data_add_dict_u64(d, #f, s.f);
+	NDK_ADAPTER_COUNTERS(ROCED_TEL_COUNTER_)
+#undef ROCED_TEL_COUNTER_
+}
+
+/* A dict of one container per adapter, filled by @p fill. */
+static int
+per_adapter(struct rte_tel_data *d,
+	    void (*fill)(const struct roced_port *, struct rte_tel_data *))
+{
+	int rc = -ENODEV;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel_ports != NULL) {
+		rte_tel_data_start_dict(d);
+		for (unsigned int i = 0; i < tel_ports->n; i++) {
+			const struct roced_port *p = &tel_ports->port[i];
+			struct rte_tel_data *a;
+
+			if (p->ad == NULL || (a = rte_tel_data_alloc()) == NULL)
+				continue;
+			fill(p, a);
+			rte_tel_data_add_dict_container(d, p->cfg->name, a, 0);
+		}
+		rc = 0;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+static int
+cmd_adapters(const char *cmd __rte_unused, const char *params __rte_unused,
+	     struct rte_tel_data *d)
+{
+	return per_adapter(d, adapter_fill);
+}
+
+static void
+qps_fill(const struct roced_port *p, struct rte_tel_data *a)
+{
+	uint32_t qpns[RTE_TEL_MAX_ARRAY_ENTRIES];
+	/* At most RTE_TEL_MAX_ARRAY_ENTRIES fit a reply. */
+	int n = ndk_adapter_qp_list(p->ad, qpns, RTE_DIM(qpns));
+
+	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (int k = 0; k < RTE_MIN(n, (int)RTE_DIM(qpns)); k++)
+		rte_tel_data_add_array_u64(a, qpns[k]);
+}
+
+static int
+cmd_qps(const char *cmd __rte_unused, const char *params __rte_unused,
+	struct rte_tel_data *d)
+{
+	return per_adapter(d, qps_fill);
+}
+
+static void
+qp_fill(const char *adapter, const struct ndk_qp_info *q,
+	struct rte_tel_data *d)
+{
+	char ip[INET_ADDRSTRLEN];
+
+	rte_tel_data_start_dict(d);
+	add_str(d, "adapter", adapter);
+	rte_tel_data_add_dict_u64(d, "qpn", q->qpn);
+	add_str(d, "state", ndk_qp_state_str((enum ndk_qp_state)q->state));
+	rte_tel_data_add_dict_u64(d, "dest_qpn", q->dest_qpn);
+	add_str(d, "dest_ip", roced_ip_str(q->dest_ip, ip));
+	rte_tel_data_add_dict_u64(d, "path_mtu", q->path_mtu);
+	rte_tel_data_add_dict_u64(d, "send_psn", q->send_psn);
+	rte_tel_data_add_dict_u64(d, "unacked_psn", q->unacked_psn);
+	rte_tel_data_add_dict_u64(d, "expected_psn", q->expected_psn);
+	rte_tel_data_add_dict_u64(d, "sq_depth", q->sq_depth);
+	rte_tel_data_add_dict_u64(d, "rq_depth", q->rq_depth);
+	rte_tel_data_add_dict_u64(d, "sq_outstanding", q->sq_outstanding);
+	rte_tel_data_add_dict_u64(d, "rq_outstanding", q->rq_outstanding);
+	rte_tel_data_add_dict_u64(d, "reads_outstanding",
+				  q->reads_outstanding);
+	rte_tel_data_add_dict_u64(d, "retransmit_packets",
+				  q->events.retransmit_packets);
+	rte_tel_data_add_dict_u64(d, "retransmit_timeouts",
+				  q->events.retransmit_timeouts);
+	rte_tel_data_add_dict_u64(d, "naks_sent", q->events.naks_sent);
+	rte_tel_data_add_dict_u64(d, "naks_rcvd", q->events.naks_rcvd);
+	rte_tel_data_add_dict_u64(d, "rnr_naks_sent", q->events.rnr_naks_sent);
+	rte_tel_data_add_dict_u64(d, "rnr_naks_rcvd", q->events.rnr_naks_rcvd);
+}
+
+/* "<qpn>" or "<qpn>,<adapter name>"; QPN decimal or 0x hex. */
+static int
+cmd_qp(const char *cmd __rte_unused, const char *params,
+       struct rte_tel_data *d)
+{
+	char name[ROCED_NAME_LEN] = "";
+	struct ndk_qp_info q;
+	unsigned long qpn;
+	char *end;
+	int rc = -ENODEV;
+
+	if (params == NULL || params[0] == '\0')
+		return -EINVAL;
+	errno = 0;
+	qpn = strtoul(params, &end, 0);
+	if (errno != 0 || end == params || qpn > 0xFFFFFF ||
+	    (*end != '\0' && *end != ','))
+		return -EINVAL;
+	if (*end == ',') {
+		if (strlen(end + 1) >= sizeof(name))
+			return -EINVAL;
+		strcpy(name, end + 1);
+	}
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; tel_ports != NULL && i < tel_ports->n; i++) {
+		const struct roced_port *p = &tel_ports->port[i];
+
+		if (p->ad == NULL ||
+		    (name[0] != '\0' && strcmp(name, p->cfg->name) != 0))
+			continue;
+		if (ndk_qp_query_info(p->ad, (uint32_t)qpn, &q) ==
+		    NDK_STATUS_SUCCESS) {
+			qp_fill(p->cfg->name, &q, d);
+			rc = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+int
+roced_telemetry_init(struct roced_ports *p)
+{
+	int rc;
+
+	pthread_mutex_lock(&tel_lock);
+	tel_ports = p;
+	pthread_mutex_unlock(&tel_lock);
+	rc = rte_telemetry_register_cmd("/ndk/adapters", cmd_adapters,
+		"Adapters: name, device, port, MAC, IP, MTU, link and every "
+		"counter. No parameters");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/ndk/qps", cmd_qps,
+			"QP numbers of each adapter. No parameters");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/ndk/qp", cmd_qp,
+			"One QP: state, PSNs, outstanding work, retransmits, "
+			"NAKs. Parameters: qpn[,adapter name]");
+	return rc;
+}
+
+void
+roced_telemetry_detach(struct roced_ports *p)
+{
+	/*
+	 * A query may hold the lock while it waits for the polling thread;
+	 * if that is this thread (one lcore), keep polling meanwhile.
+	 */
+	while (pthread_mutex_trylock(&tel_lock) != 0)
+		roced_ports_poll(p);
+	tel_ports = NULL;
+	pthread_mutex_unlock(&tel_lock);
+}

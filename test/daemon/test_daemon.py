@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""ndk-roced tests (suite daemon).
+
+  test_daemon.py <ndk-roced> <roced-peer> <lib/ndk/ndk.h>
+
+1. Bad configuration files and bad arguments: each must end with exit
+   status 2 and a message holding the expected fragment (a table).
+2. Start on a net_ring port without hugepages, answer /ndk/adapters (every
+   NDK_ADAPTER_COUNTERS counter, read from ndk.h), /ndk/qps and /ndk/qp
+   over the telemetry socket, stop on SIGTERM with exit 0.
+3. Serve a peer over net_memif (roced-peer, one lcore each): the peer
+   connects to the echo service and checks its echoes; /ndk/qps then lists
+   the daemon's QP and /ndk/qp,<qpn> describes it; after the peer
+   disconnects the list empties; the peer stops polling, the daemon stops
+   on SIGTERM (exit 0), then the peer closes its port (the orderly memif
+   shutdown of the platform notes).
+
+Nothing here measures time: waits are bounded polls for a condition.
+Ends with "daemon: N passed, N failed, N skipped".
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROCED, PEER, NDK_H = sys.argv[1:4]
+TMP = tempfile.mkdtemp(prefix='roced-test-')
+PREFIX = 'roced-test-%d' % os.getpid()
+WAIT_S = 30
+results = {'passed': 0, 'failed': 0, 'skipped': 0}
+
+
+def counters():
+    """Counter names of the NDK_ADAPTER_COUNTERS X-macro in ndk.h."""
+    text = open(NDK_H).read()
+    body = text[text.index('#define NDK_ADAPTER_COUNTERS(X)'):]
+    body = body[:body.index('\n\n')]
+    return re.findall(r'X\((\w+),', body)
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def wait_for(cond, what, timeout=WAIT_S):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError('timed out waiting for ' + what)
+
+
+class Telemetry:
+    """A client of the telemetry socket, as dpdk-telemetry.py is."""
+
+    def __init__(self, prefix):
+        path = '/var/run/dpdk/%s/dpdk_telemetry.v2' % prefix
+        wait_for(lambda: os.path.exists(path), 'telemetry socket')
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.s.connect(path)
+        hello = json.loads(self.s.recv(1024).decode())
+        self.max_len = hello['max_output_len']
+
+    def query(self, cmd):
+        self.s.send(cmd.encode())
+        reply = json.loads(self.s.recv(self.max_len).decode())
+        key = cmd.split(',')[0]
+        assert key in reply, 'reply to %s: %r' % (cmd, reply)
+        return reply[key]
+
+    def close(self):
+        self.s.close()
+
+
+# ---------------------------------------------------------------------------
+# 1. Bad files and arguments
+# ---------------------------------------------------------------------------
+
+GOOD_PORT = '[port p0]\ndevice = net_ring0\nip = 10.1.0.1/24\n'
+EAL_NOHUGE = '[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n' \
+    'file-prefix = %s-bad\n' % PREFIX
+
+# (name, file text or None, extra arguments, expected message fragment)
+BAD = [
+    ('missing file', None, ['-f', '/nonexistent/roced.conf'],
+     'cannot read config file /nonexistent/roced.conf'),
+    ('unclosed section', '[eal\nlcores = 0\n', [],
+     ':1: a section header is [name] alone'),
+    ('unknown section', GOOD_PORT + '\n[bogus]\n', [],
+     ':5: unknown section [bogus]'),
+    ('unknown key', '[eal]\nlcore = 0\n' + GOOD_PORT, [],
+     ":2: unknown key 'lcore' in [eal]"),
+    ('key before section', 'lcores = 0\n' + GOOD_PORT, [],
+     ":1: 'lcores' before any [section]"),
+    ('no equals sign', GOOD_PORT + 'mtu 4096\n', [],
+     ":4: expected key = value, got 'mtu 4096'"),
+    ('empty value', GOOD_PORT + 'mtu =\n', [], ':4: [port p0] mtu has no value'),
+    ('key twice', GOOD_PORT + 'ip = 10.1.0.2\n', [],
+     ':4: [port p0] ip given twice (first at line 3)'),
+    ('section twice', GOOD_PORT + '[port p0]\n', [],
+     ':4: section [port p0] again (first at line 1)'),
+    ('bad address', '[port p0]\ndevice = net_ring0\nip = 10.1.0.300\n', [],
+     ":3: [port p0] ip = 10.1.0.300: ip '10.1.0.300': not an IPv4 address"),
+    ('multicast address', '[port p0]\ndevice = net_ring0\nip = 224.0.0.1\n',
+     [], "ip '224.0.0.1': not a unicast address"),
+    ('bad netmask', GOOD_PORT + 'netmask = 255.0.255.0\n', [],
+     "netmask '255.0.255.0': its ones are not contiguous"),
+    ('bad prefix', '[port p0]\ndevice = net_ring0\nip = 10.1.0.1/33\n', [],
+     "netmask '33': neither a.b.c.d nor a prefix length"),
+    ('bad mtu', GOOD_PORT + 'mtu = 1500\n', [],
+     ":4: [port p0] mtu = 1500: mtu '1500': the RDMA path MTU is 256"),
+    ('mtu too big', GOOD_PORT + 'mtu = 9000\n', [],
+     "mtu '9000': not a whole number in 256..4096"),
+    ('bad mac', GOOD_PORT + 'mac = 01:00:00:00:00:01\n', [],
+     "mac '01:00:00:00:00:01': a multicast address"),
+    ('unknown port key', GOOD_PORT + 'speed = 100\n', [],
+     "unknown port key 'speed'"),
+    ('port without device', '[port p0]\nip = 10.1.0.1\n', [],
+     ':1: [port p0]: no device'),
+    ('port without ip', '[port p0]\ndevice = net_ring0\n', [],
+     ':1: [port p0]: no ip'),
+    ('bad port name', '[port p/0]\ndevice = net_ring0\nip = 10.1.0.1\n', [],
+     "port name 'p/0': use letters"),
+    ('no ports', '[daemon]\ntelemetry = on\n', [], 'no ports'),
+    ('two ports, one address', GOOD_PORT +
+     '[port p1]\ndevice = net_ring1\nip = 10.1.0.1\n', [],
+     "address 10.1.0.1 is port p0's already"),
+    ('two ports, one device', GOOD_PORT +
+     '[port p1]\ndevice = net_ring0\nip = 10.1.0.2\n', [],
+     'device net_ring0 is port p0 already'),
+    ('bad boolean', '[daemon]\ntelemetry = maybe\n' + GOOD_PORT, [],
+     ":2: [daemon] telemetry = maybe: telemetry 'maybe': say yes or no"),
+    ('limit out of range', '[limits]\nmax-qp = 0\n' + GOOD_PORT, [],
+     ":2: [limits] max-qp = 0: max-qp '0': not a whole number in 1..1048576"),
+    ('limit not a number', '[limits]\nmax-mr = lots\n' + GOOD_PORT, [],
+     "max-mr 'lots': not a whole number"),
+    ('bad log level', '[log]\nndk = loud\n' + GOOD_PORT, [],
+     ":2: [log] ndk = loud: log level 'loud'"),
+    ('no-huge with in-memory', '[eal]\nhugepages = no\nin-memory = yes\n' +
+     GOOD_PORT, [], 'cannot go together'),
+    ('echo port out of range', '[echo]\nport = 70000\n' + GOOD_PORT, [],
+     "port '70000': not a whole number in 1..65535"),
+    # Arguments
+    ('unknown option', None, ['--bogus'], "unknown option '--bogus'"),
+    ('EAL option without --', None, ['-l', '0'], "unknown option '-l'"),
+    ('option without value', None, ['--max-qp'],
+     'option --max-qp needs a value'),
+    ('bad --max-qp', None, ['--max-qp', 'abc', '--port', 'x,ip=10.1.0.1'],
+     "--max-qp: value 'abc': not a whole number"),
+    ('--port without ip', None, ['--port', 'net_ring0'],
+     '--port net_ring0: no ip=a.b.c.d/len'),
+    ('--port bad field', None, ['--port', 'net_ring0,ip=10.1.0.1,fast'],
+     "'fast': expected key=value"),
+    ('--port bad address', None, ['--port', 'net_ring0,ip=1.2.3.4.5'],
+     "ip '1.2.3.4.5': not an IPv4 address"),
+    ('stray argument', None, ['--port', 'net_ring0,ip=10.1.0.1', 'extra'],
+     "unexpected argument 'extra'"),
+    # Found only once the EAL runs
+    ('EAL refuses an option', None,
+     ['--no-such-eal-option', '--', '--port', 'net_ring0,ip=10.1.0.1'],
+     'the EAL refused its arguments'),
+    ('lcore not given to the EAL', EAL_NOHUGE + GOOD_PORT + 'lcore = 1\n',
+     [], 'lcore 1 is not a worker lcore'),
+    ('device that cannot be probed', EAL_NOHUGE +
+     '[port p0]\ndevice = net_nosuchpmd0\nip = 10.1.0.1\n', [],
+     "cannot probe device 'net_nosuchpmd0'"),
+]
+
+
+def t_bad_inputs():
+    failed = []
+    for i, (name, text, args, want) in enumerate(BAD):
+        argv = [ROCED]
+        if text is not None:
+            argv += ['-f', write('bad%d.conf' % i, text)]
+        argv += args
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True,
+                               timeout=60, stdin=subprocess.DEVNULL)
+            out = p.stdout + p.stderr
+            if p.returncode != 2 or want not in out:
+                failed.append('%s: exit %d, want 2 and %r in:\n%s' %
+                              (name, p.returncode, want, out[-800:]))
+        except subprocess.TimeoutExpired:
+            failed.append('%s: still running after 60 s' % name)
+    for f in failed:
+        print('  FAIL bad input ' + f)
+    print('  %d bad inputs, %d wrong' % (len(BAD), len(failed)))
+    assert not failed
+
+
+def t_check_example():
+    """The commented example in config/ is valid."""
+    example = os.path.join(os.path.dirname(NDK_H), '..', '..', 'config',
+                           'ndk-roced.conf')
+    p = subprocess.run([ROCED, '-f', example, '--check'],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert 'configuration OK' in p.stdout, p.stdout
+
+
+# ---------------------------------------------------------------------------
+# 2. Start, telemetry, SIGTERM
+# ---------------------------------------------------------------------------
+
+def start(conf_text, name):
+    path = write(name + '.conf', conf_text)
+    log = open(os.path.join(TMP, name + '.log'), 'w+')
+    proc = subprocess.Popen([ROCED, '-f', path], stdout=log,
+                            stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL)
+    return proc, log
+
+
+def stop(proc, log):
+    """SIGTERM; the daemon must exit 0 and say it stopped."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        rc = proc.wait(timeout=WAIT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError('no exit %d s after SIGTERM' % WAIT_S)
+    log.seek(0)
+    out = log.read()
+    assert rc == 0, 'exit status %d after SIGTERM:\n%s' % (rc, out[-1500:])
+    assert 'ndk-roced: stopped' in out, out[-1500:]
+    return out
+
+
+def wait_ready(proc, log):
+    def ready():
+        if proc.poll() is not None:
+            log.seek(0)
+            raise AssertionError('exited %d:\n%s' % (proc.returncode,
+                                                     log.read()[-1500:]))
+        log.seek(0)
+        return 'ndk-roced: ready' in log.read()
+    wait_for(ready, 'the daemon to be ready')
+
+
+def t_telemetry_ring():
+    prefix = PREFIX + '-ring'
+    conf = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
+            'file-prefix = %s\n[limits]\nmax-qp = 64\n'
+            '[port r0]\ndevice = net_ring0\nip = 10.2.0.1/16\nmtu = 1024\n'
+            'mac = 02:00:00:00:02:01\n' % prefix)
+    proc, log = start(conf, 'ring')
+    try:
+        wait_ready(proc, log)
+        tel = Telemetry(prefix)
+        ads = tel.query('/ndk/adapters')
+        assert list(ads) == ['r0'], ads
+        a = ads['r0']
+        want = {'name': 'r0', 'device': 'net_ring0', 'ip': '10.2.0.1',
+                'netmask': '255.255.0.0', 'prefix_len': 16, 'mtu': 1024,
+                'mac': '02:00:00:00:02:01', 'max_qp': 64, 'qps': 0}
+        for k, v in want.items():
+            assert a.get(k) == v, '%s: %r, want %r' % (k, a.get(k), v)
+        assert a['link'] in ('up', 'down') and isinstance(a['port'], int)
+        missing = [c for c in counters() if c not in a]
+        assert not missing, 'counters missing: %s' % missing
+        assert 'rx_icrc_errors' in a and 'rx_unknown_qpn' in a
+        assert tel.query('/ndk/qps') == {'r0': []}
+        assert tel.query('/ndk/qp,2') is None
+        assert tel.query('/ndk/qp,junk') is None
+        assert tel.query('/ndk/qp') is None
+        cmds = tel.query('/')
+        for c in ('/ndk/adapters', '/ndk/qps', '/ndk/qp'):
+            assert c in cmds, cmds
+        tel.close()
+    finally:
+        if proc.poll() is None:
+            stop(proc, log)
+
+
+# ---------------------------------------------------------------------------
+# 3. A peer over memif and the echo service
+# ---------------------------------------------------------------------------
+
+class Peer:
+    def __init__(self, sock):
+        argv = [PEER, '-l', '1', '--no-pci', '--no-huge', '-m', '256',
+                '--file-prefix', PREFIX + '-peer',
+                '--vdev=net_memif0,role=client,socket=%s,bsize=8192' % sock,
+                '--', '--ip', '10.3.0.2', '--daemon', '10.3.0.1',
+                '--count', '200', '--size', '4096']
+        self.err = open(os.path.join(TMP, 'peer.err'), 'w+')
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=self.err,
+                                  text=True)
+
+    def expect(self, word):
+        line = self.p.stdout.readline()
+        while line.startswith(('EAL:', 'TELEMETRY:', 'NDK:')):
+            line = self.p.stdout.readline()
+        if not line.startswith(word):
+            self.err.seek(0)
+            raise AssertionError('peer said %r, want %s; stderr:\n%s' %
+                                 (line, word, self.err.read()[-1500:]))
+        return line
+
+    def order(self, what):
+        self.p.stdin.write(what + '\n')
+        self.p.stdin.flush()
+
+
+def t_echo_peer():
+    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
+               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
+        return 'skip: no memif PMD'
+    prefix = PREFIX + '-memif'
+    sock = os.path.join(TMP, 'memif.sock')
+    conf = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
+            'file-prefix = %s\n[echo]\ndepth = 16\n'
+            '[port m0]\ndevice = net_memif0,role=server,socket=%s,'
+            'bsize=8192\nip = 10.3.0.1/24\n' % (prefix, sock))
+    proc, log = start(conf, 'memif')
+    peer = None
+    try:
+        wait_ready(proc, log)
+        tel = Telemetry(prefix)
+        peer = Peer(sock)
+        ready = peer.expect('READY')
+        m = re.match(r'READY qpn=(\d+) dest_qpn=(\d+)', ready)
+        peer_qpn, our_qpn = int(m.group(1)), int(m.group(2))
+        qps = tel.query('/ndk/qps')
+        assert qps == {'m0': [our_qpn]}, (qps, our_qpn)
+        # Every echo's SEND is acknowledged and its buffer posted again.
+        qp = wait_for(lambda: (lambda q: q if q['rq_outstanding'] == 16
+                               and q['sq_outstanding'] == 0 else None)(
+                                   tel.query('/ndk/qp,%d' % our_qpn)),
+                      'all echo receives posted again')
+        want = {'adapter': 'm0', 'qpn': our_qpn, 'state': 'RTS',
+                'dest_qpn': peer_qpn, 'dest_ip': '10.3.0.2',
+                'rq_depth': 16, 'naks_rcvd': 0}
+        for k, v in want.items():
+            assert qp.get(k) == v, '%s: %r, want %r (%r)' % (k, qp.get(k),
+                                                             v, qp)
+        for k in ('send_psn', 'unacked_psn', 'expected_psn',
+                  'retransmit_packets', 'naks_sent', 'rnr_naks_sent',
+                  'rnr_naks_rcvd', 'reads_outstanding'):
+            assert k in qp, k
+        assert qp['unacked_psn'] == qp['send_psn'], qp
+        assert tel.query('/ndk/qp,%d,m0' % our_qpn)['qpn'] == our_qpn
+        assert tel.query('/ndk/qp,%d,nosuch' % our_qpn) is None
+        a = tel.query('/ndk/adapters')['m0']
+        assert a['link'] == 'up', a
+        assert a['qps'] == 1 and a['cm_rx'] >= 2, a
+        assert a['arp_requests_rcvd'] >= 1 and a['rx_packets'] >= 400, a
+        peer.order('disconnect')
+        peer.expect('DISCONNECTED')
+        wait_for(lambda: tel.query('/ndk/qps') == {'m0': []},
+                 'the QP to close after the disconnect')
+        tel.close()
+        # Orderly memif shutdown: the peer stops polling, the daemon stops
+        # and closes its port, then the peer closes its own.
+        peer.order('stop')
+        peer.expect('STOPPED')
+        stop(proc, log)
+        peer.order('close')
+        peer.expect('CLOSED')
+        assert peer.p.wait(timeout=WAIT_S) == 0
+    finally:
+        if proc.poll() is None:
+            stop(proc, log)
+        if peer is not None and peer.p.poll() is None:
+            peer.p.kill()
+
+
+def cleanup():
+    shutil.rmtree(TMP, ignore_errors=True)
+    for d in ('/var/run/dpdk',):
+        if os.path.isdir(d):
+            for e in os.listdir(d):
+                if e.startswith(PREFIX):
+                    shutil.rmtree(os.path.join(d, e), ignore_errors=True)
+
+
+CASES = [
+    ('bad_inputs', t_bad_inputs),
+    ('check_example', t_check_example),
+    ('telemetry_ring', t_telemetry_ring),
+    ('echo_peer', t_echo_peer),
+]
+
+
+def main():
+    only = sys.argv[4] if len(sys.argv) > 4 else ''
+    try:
+        for name, fn in CASES:
+            if only not in name:
+                continue
+            print('[ RUN  ] daemon.%s' % name, flush=True)
+            t0 = time.monotonic()
+            try:
+                r = fn()
+                if isinstance(r, str) and r.startswith('skip'):
+                    results['skipped'] += 1
+                    print('[ SKIP ] daemon.%s: %s' % (name, r))
+                    continue
+                results['passed'] += 1
+                print('[  OK  ] daemon.%s (%.1f s)' %
+                      (name, time.monotonic() - t0), flush=True)
+            except Exception:
+                results['failed'] += 1
+                traceback.print_exc(file=sys.stdout)
+                print('[ FAIL ] daemon.%s' % name, flush=True)
+    finally:
+        cleanup()
+    print('daemon: %(passed)d passed, %(failed)d failed, %(skipped)d skipped'
+          % results)
+    return 1 if results['failed'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
