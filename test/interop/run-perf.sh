@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# run-perf.sh - the `perf_rxe` interop test (suite interop_perf): stock
+# run-perf.sh - the `perf_rxe` interop test (suite interop): stock
 # perftest 4.5 (ib_send_bw, ib_write_bw, ib_read_bw, ib_read_lat,
 # ib_send_lat) on Linux Soft-RoCE (rxe1 in the harness's QEMU guest) against
 # ndk-perf on the host, whose adapter (10.77.1.1) is the guest's eth1
@@ -28,7 +28,7 @@
 # ("SIZE ITERS ..."; not the server of read_lat, passive in perftest 4.5,
 # which prints none: there its address lines) and the path MTU expected,
 # and the capture verifies. Ends with
-# "interop_perf: N passed, N failed, N skipped".
+# "interop: N passed, N failed, N skipped".
 #
 # env: NDK_INTEROP_WORK (this test uses its perf/ subdirectory)
 #      NDK_PERF (default build/app/ndk-perf/ndk-perf)  TESTPMD=dpdk-testpmd
@@ -43,7 +43,6 @@ set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-IOP_LABEL=interop_perf
 IOP_RECONNECT=1
 IOP_LCORES=1 # one lcore: the test loops poll the adapter, QEMU keeps a core
 IOP_CASE_TIMEOUT=60
