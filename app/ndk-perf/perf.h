@@ -77,6 +77,7 @@ struct perf_opts {
 	int inline_size;        /**< -I (-1: default, 0) */
 	int gid_index;          /**< -x (-1: not given) */
 	int out_reads;          /**< -o (-1: adapter maximum) */
+	uint8_t qp_timeout;     /**< -u (0: default, 14) */
 	uint16_t tcp_port;      /**< -p */
 	bool report_gbits;      /**< --report_gbits */
 	bool out_json;          /**< --out_json */

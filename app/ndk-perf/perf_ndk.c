@@ -278,6 +278,7 @@ perf_ndk_connect(struct perf_ctx *c)
 		a.rq_psn = q->rem.psn;
 		a.sq_psn = q->my.psn;
 		a.path_mtu = p->mtu;
+		a.timeout = c->o->qp_timeout; /* 0: ndk_qp_connect's 14 */
 		/* perftest: our ORD is the peer's out_reads, our IRD ours. */
 		ord = q->rem.out_reads != 0 ? q->rem.out_reads : 1;
 		a.max_rd_atomic = (uint8_t)RTE_MIN(ord,

@@ -40,6 +40,7 @@ static const struct option perf_lopts[] = {
 	{ "inline_size", required_argument, NULL, 'I' },
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "outs", required_argument, NULL, 'o' },
+	{ "qp-timeout", required_argument, NULL, 'u' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "ib-dev", required_argument, NULL, 'd' },
 	{ "ib-port", required_argument, NULL, 'i' },
@@ -87,6 +88,8 @@ perf_opts_usage(const char *prog)
 	       "  -m, --mtu=<mtu>         256..4096 (default from the port MTU)\n"
 	       "  -I, --inline_size=<n>   inline sends/writes up to n bytes\n"
 	       "  -o, --outs=<num>        outstanding READs (adapter max)\n"
+	       "  -u, --qp-timeout=<t>    ACK timeout 4.096 us * 2^t, 1..31 "
+	       "(14)\n"
 	       "  -x, --gid-index=<idx>   accepted (our one GID: "
 	       "::ffff:<ip>)\n"
 	       "  -p, --port=<port>       TCP port of the exchange (18515)\n"
@@ -215,6 +218,13 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			return -1;
 		o->out_reads = (int)v;
 		break;
+	case 'u':
+		/* perftest takes 0 (no timeout) too; ndk_qp_connect reads 0
+		 * as its default, so 0 is refused here. */
+		if (parse_u64(arg, 1, 31, "QP timeout", &v) != 0)
+			return -1;
+		o->qp_timeout = (uint8_t)v;
+		break;
 	case 'p':
 		if (parse_u64(arg, 1, 65535, "Port", &v) != 0)
 			return -1;
@@ -330,7 +340,7 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv,
-				 "s:an:D:f:q:t:r:Q:m:I:x:o:p:d:i:c:FNRbhV",
+				 "s:an:D:f:q:t:r:Q:m:I:x:o:u:p:d:i:c:FNRbhV",
 				 perf_lopts, NULL)) != -1) {
 		if (ch == 'h') {
 			perf_opts_usage(prog);

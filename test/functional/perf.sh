@@ -6,7 +6,7 @@
 # two cases give the server a poller lcore), joined by a net_memif link,
 # exchanging QP data over TCP on 127.0.0.1 as perftest does. Every test
 # runs briefly with --verify at 64 B and 64 KiB, path MTU 1024 and 4096,
-# plus variants (-D, -a, -q, -I, JSON, MAC by ARP, an ib_* link name).
+# plus variants (-D, -a, -q, -I, -u, JSON, MAC by ARP, an ib_* link name).
 # Both processes must exit 0 and the client must print perftest's header
 # and a result row. Correctness only: speed is never asserted.
 #
@@ -202,17 +202,30 @@ NO_PEER_MAC=1 CHECK="grep -q arp_replies_rcvd \$co" run_case \
 ln -s "$PERF" "$TMP/ib_read_lat"
 run_case "ib_read_lat (link name)" "-s 8 -n 50" "-s 8 -n 50" 8 \
 	"$TMP/ib_read_lat"
+# perftest's QP timeout (4.096 us * 2^18, ~1 s: no effect on a healthy link).
+run_case "write_bw -u 18" "write_bw -s 4096 -n 200 -u 18 --verify" \
+	"write_bw -s 4096 -n 200 -u 18 --verify" 4096
+
+# refused NAME REASON ARGS...: ndk-perf must fail with ARGS, saying REASON
+# (a grep pattern).
+refused() {
+	local name=$1 reason=$2
+	shift 2
+	if "$PERF" --no-pci --no-huge -m 64 --file-prefix=ndkperf-$$-r \
+		--log-level=lib.eal:error -- "$@" --ip 10.0.0.1 \
+		>"$TMP/r.out" 2>&1; then
+		failed=$((failed + 1)); echo "FAIL $name was accepted"
+	elif grep -q "$reason" "$TMP/r.out"; then
+		passed=$((passed + 1)); echo "ok   $name refused with a reason"
+	else
+		failed=$((failed + 1)); echo "FAIL $name: no reason given"
+		cat "$TMP/r.out"
+	fi
+}
 # Options perftest has and we refuse must say why and fail.
-if "$PERF" --no-pci --no-huge -m 64 --file-prefix=ndkperf-$$-r \
-	--log-level=lib.eal:error -- write_bw -R --ip 10.0.0.1 \
-	>"$TMP/r.out" 2>&1; then
-	failed=$((failed + 1)); echo "FAIL -R was accepted"
-elif grep -q 'rdma_cm' "$TMP/r.out"; then
-	passed=$((passed + 1)); echo "ok   -R refused with a reason"
-else
-	failed=$((failed + 1)); echo "FAIL -R: no reason given"
-	cat "$TMP/r.out"
-fi
+refused -R rdma_cm write_bw -R
+# perftest's -u 0 means no timeout; ours cannot express it.
+refused "-u 0" "QP timeout should be between 1 and 31" write_bw -u 0
 
 echo "($(($(date +%s) - start)) s)"
 echo "perf: $passed passed, $failed failed, $skipped skipped"

@@ -18,6 +18,9 @@ For every Ethernet/IPv4/UDP frame to port 4791 of a pcap or pcapng file:
     compared with the last 4 bytes of the UDP payload, least significant
     byte first.
 
+With --mtu, every FIRST/MIDDLE SEND, RDMA WRITE and READ response packet
+must carry exactly that many bytes, and no data packet more.
+
 With --ndk-ip/--guest-ip and the --size/--mtu/--iters of an
 ibv_rc_pingpong-style run (one RC QP each side, N SENDs of S bytes each way)
 it also checks what the run must have put on the wire, per direction:
@@ -71,6 +74,12 @@ OPCODES[0x65] = ("UD_SEND_ONLY_IMM", 12)
 OPCODES[0x81] = ("CNP", 16)
 
 SEND_FIRST, SEND_MIDDLE = 0x00, 0x01
+# Packets that carry data: SEND, RDMA WRITE and READ response, RC and UC.
+# FIRST and MIDDLE ones carry exactly the path MTU (IBA 9.7.2).
+DATA_FULL = (0x00, 0x01, 0x06, 0x07, 0x0d, 0x0e, 0x20, 0x21, 0x26, 0x27)
+DATA_OPS = DATA_FULL + (0x02, 0x03, 0x04, 0x05, 0x08, 0x09, 0x0a, 0x0b,
+                        0x0f, 0x10, 0x16, 0x17, 0x22, 0x23, 0x24, 0x25,
+                        0x28, 0x29, 0x2a, 0x2b)
 SEND_LASTS = (0x02, 0x03, 0x16)
 SEND_ONLYS = (0x04, 0x05, 0x17)
 SEND_OPS = (SEND_FIRST, SEND_MIDDLE) + SEND_LASTS + SEND_ONLYS
@@ -247,6 +256,8 @@ class Checker:
         self.mac_bad = 0
         self.first_errs = []
         self.dirs = {}
+        self.full = 0              # FIRST/MIDDLE data packets (--mtu)
+        self.max_payload = 0       # of any data packet (--mtu)
         if args.ndk_ip and args.guest_ip:
             self.ndk_ip = ipaddress.IPv4Address(args.ndk_ip).packed
             self.guest_ip = ipaddress.IPv4Address(args.guest_ip).packed
@@ -386,6 +397,16 @@ class Checker:
         if (plen + pad) % 4 != 0:
             self.err(no, "%s: payload %d + pad %d not 4-byte aligned"
                      % (name, plen, pad))
+        if self.a.mtu is not None and op in DATA_OPS:
+            self.max_payload = max(self.max_payload, plen)
+            if op in DATA_FULL:
+                self.full += 1
+                if plen != self.a.mtu:
+                    self.err(no, "%s carries %d bytes, path MTU %d"
+                             % (name, plen, self.a.mtu))
+            elif plen > self.a.mtu:
+                self.err(no, "%s carries %d bytes > path MTU %d"
+                         % (name, plen, self.a.mtu))
         d = self.dirs.get(ip[12:16])
         if d is None:
             return
@@ -420,13 +441,6 @@ class Checker:
                 nbytes += plen
                 if op in SEND_LASTS or op in SEND_ONLYS:
                     msgs += 1
-                if op in (SEND_FIRST, SEND_MIDDLE) and plen != a.mtu:
-                    self.err(None, "%s: %s PSN %#08x carries %d bytes, "
-                             "path MTU %d" % (d.name, OPCODES[op][0], psn,
-                                              plen, a.mtu))
-                if plen > a.mtu:
-                    self.err(None, "%s: PSN %#08x carries %d bytes > MTU %d"
-                             % (d.name, psn, plen, a.mtu))
                 if op in SEND_ONLYS and a.size > a.mtu:
                     self.err(None, "%s: SEND_ONLY for a %d-byte message at "
                              "MTU %d" % (d.name, a.size, a.mtu))
@@ -497,6 +511,10 @@ class Checker:
                   % (sorted_hex(self.tos), sorted(self.ttl),
                      sorted_hex(self.pkeys), sorted(self.tver),
                      len(self.sports)))
+        if self.a.mtu is not None:
+            print("  path MTU %d: %d FIRST/MIDDLE data packets (each must carry "
+                  "that much); largest payload %d"
+                  % (self.a.mtu, self.full, self.max_payload))
         for line in exp:
             print(line)
         if self.ndk_mac is not None:

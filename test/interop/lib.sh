@@ -25,11 +25,12 @@
 # cause; the exit status is 1 when anything failed.
 #
 # Settings a runner may give before iop_init: IOP_LABEL (interop: the
-# closing lines' prefix), IOP_CASE_TIMEOUT (default 120 s, each side of a
+# closing lines' prefix), IOP_LCORES (0-1: the EAL lcores of the host
+# application of a case), IOP_CASE_TIMEOUT (default 120 s, each side of a
 # case), IOP_RECONNECT (0), IOP_SUMMARY_HEAD (the title of the per-case
 # lines). iop_init reads the runner's environment (ENV is its prefix, e.g.
-# PP): ENV_NS, ENV_MTUS (1500 4200), ENV_LCORES (0-1), ENV_DPDK_MEM (EAL
-# memory flags; default --in-memory with >= 128 free 2 MB hugepages, else
+# PP): ENV_NS, ENV_MTUS (1500 4200), ENV_LCORES, ENV_DPDK_MEM (EAL memory
+# flags; default --in-memory with >= 128 free 2 MB hugepages, else
 # --no-huge -m 512), ENV_CASE_TIMEOUT, ENV_NDK_MAC; and TESTPMD, PYTHON.
 
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=guest/common.sh
@@ -38,6 +39,7 @@
 IOP_HERE=$NDK_INTEROP_SRC
 IOP_GUESTBIN=$IOP_HERE/guest
 IOP_LABEL=interop
+IOP_LCORES=0-1
 IOP_CASE_TIMEOUT=120
 IOP_RECONNECT=0
 IOP_SUMMARY_HEAD=cases:
@@ -86,7 +88,7 @@ iop_init() {
 	v=${env}_MTUS
 	IOP_MTUS=${!v:-1500 4200}
 	v=${env}_LCORES
-	IOP_LCORES=${!v:-0-1}
+	IOP_LCORES=${!v:-$IOP_LCORES}
 	v=${env}_DPDK_MEM
 	IOP_DPDK_MEM=${!v:-}
 	v=${env}_CASE_TIMEOUT
@@ -219,9 +221,10 @@ iop_rm_prefix() {
 }
 
 # iop_testpmd_start LOG [TESTPMD_ARGS...]: interactive dpdk-testpmd serving
-# $IOP_SOCK (net_vhost0), its commands read from a FIFO we hold open
-# (iop_tp_cmd), its stdout line-buffered. Ready when port 0 has started (it
-# prints its MAC); the link stays down until a guest connects.
+# $IOP_SOCK (net_vhost0) on lcores 0-1 (it wants a forwarding lcore), its
+# commands read from a FIFO we hold open (iop_tp_cmd), its stdout
+# line-buffered. Ready when port 0 has started (it prints its MAC); the
+# link stays down until a guest connects.
 iop_testpmd_start() {
 	local log=$1 i
 	shift
@@ -231,7 +234,7 @@ iop_testpmd_start() {
 	mkfifo "$IOP_WORK/testpmd.in"
 	exec {IOP_TP_FD}<>"$IOP_WORK/testpmd.in"
 	# shellcheck disable=SC2046  # EAL memory flags are words
-	stdbuf -oL "$TESTPMD" -l "$IOP_LCORES" --no-pci \
+	stdbuf -oL "$TESTPMD" -l 0-1 --no-pci \
 		$(iop_dpdk_mem "$IOP_PREFIX-tp") \
 		--vdev "net_vhost0,iface=$IOP_SOCK,queues=1" -- -i "$@" \
 		<&"$IOP_TP_FD" >"$log" 2>&1 &
@@ -365,8 +368,9 @@ iop_gh() {
 #   waitactive SECS             until rxe1 is ACTIVE; prints "link: ..."
 #   arp-static IP MAC           a permanent eth1 neighbour
 #   arp-dynamic IP              delete it (dynamic ARP again)
-#   capture NAME SNAPLEN        tcpdump on eth1 into /tmp/NAME.pcap (runs
-#                               until capture-stop: start it with iop_gxb)
+#   capture NAME SNAPLEN        "before: <state>", then tcpdump on eth1
+#                               into /tmp/NAME.pcap (runs until
+#                               capture-stop: start it with iop_gxb)
 #   capture-stop NAME           stop it once the file stops growing, copy
 #                               it to /share/pcap/NAME.pcap
 #   listening PORT              a TCP socket listens on PORT
@@ -403,7 +407,9 @@ state) state ;;
 waitactive) waitactive "$1" ;;
 arp-static) arp -i eth1 -d "$1" 2>/dev/null; arp -i eth1 -s "$1" "$2" && ip neigh show dev eth1 ;;
 arp-dynamic) arp -i eth1 -d "$1" 2>/dev/null; ip neigh show dev eth1; true ;;
-capture) # capture NAME SNAPLEN: tcpdump on eth1 until capture-stop
+capture) # capture NAME SNAPLEN: "before: <state>", tcpdump on eth1 until
+	# capture-stop
+	echo "before: $(state)"
 	echo $$ >"/tmp/$1.tcpdump.pid"
 	rm -f "/tmp/$1.pcap"
 	# --immediate-mode: TPACKET_V2, frame by frame; the default TPACKET_V3
@@ -413,7 +419,11 @@ capture) # capture NAME SNAPLEN: tcpdump on eth1 until capture-stop
 	# and a 64 MiB ring would hold ~1000): a snapshot length just above
 	# the largest frame gives ~15000-40000 slots. A frame longer than it
 	# would show as truncated in icrc_check.py.
-	exec /share/tools/tcpdump --immediate-mode -U -B 65536 -s "$2" -n \
+	# From /tmp when iop_boot_guest copied it there (not read over 9p
+	# at every start).
+	t=/share/tools/tcpdump
+	[ -x /tmp/tools/tcpdump ] && t=/tmp/tools/tcpdump
+	exec "$t" --immediate-mode -U -B 65536 -s "$2" -n \
 		-i eth1 -w "/tmp/$1.pcap" ;;
 capture-stop) # capture-stop NAME: stop tcpdump, hand the file to the host
 	pid=$(cat "/tmp/$1.tcpdump.pid")
@@ -547,7 +557,8 @@ iop_prepare() {
 # iop_boot_guest MTU [TESTPMD_ARGS...]: testpmd serves the socket (with
 # TESTPMD_ARGS), then guest $IOP_GUEST_NAME boots (eth0 $IOP_GUEST_IP, eth1
 # $IOP_GUEST_IP1 on the socket; through the QEMU wrapper with
-# IOP_RECONNECT=1) and gets the guest helper. Counts a pass or a failure;
+# IOP_RECONNECT=1) and gets the guest helper and a copy of /share/tools in
+# its /tmp. Counts a pass or a failure;
 # testpmd keeps running (iop_release_boot_server, iop_testpmd_stop). Sets
 # IOP_BOOT (seconds) and IOP_MTU_T0.
 iop_boot_guest() {
@@ -571,6 +582,8 @@ iop_boot_guest() {
 	IOP_BOOT=$(sed -n 's/^BOOT_SECONDS=//p' "$IOP_GDIR/guest.env")
 	sed 's/^/    /' "$IOP_WORK/boot-$mtu.log"
 	iop_write_guest_helper
+	# tcpdump and its libraries (~10 MB) into the guest's RAM, once.
+	iop_gx "cp -a /share/tools /tmp/tools" >/dev/null 2>&1 || true
 	iop_pass "MTU $mtu: guest up in $IOP_BOOT s"
 }
 
@@ -598,11 +611,12 @@ iop_release_boot_server() {
 	return 1
 }
 
-# iop_expect_link_down: prints "before: <state>"; the current case fails
-# unless rxe1 is DOWN and eth1 has no carrier (no DPDK process serves it)
+# iop_expect_link_down [STATE]: prints "before: <state>" (STATE, e.g.
+# IOP_CAP_BEFORE, or asked now); the current case fails unless rxe1 is DOWN
+# and eth1 has no carrier (no DPDK process serves it)
 iop_expect_link_down() {
-	local state
-	state=$(iop_gh state 2>&1) || true
+	local state=${1:-}
+	[ -n "$state" ] || state=$(iop_gh state 2>&1) || true
 	echo "    before: $state"
 	case $state in
 	"rxe1 DOWN, eth1 carrier 0,"*) ;;
@@ -627,13 +641,19 @@ iop_guest_end() {
 # iop_capture_start NAME SNAPLEN: tcpdump on the guest's eth1 (a background
 # job, IOP_CAP_ID), until iop_capture_stop NAME; the current case fails if
 # it does not start within 10 s. SNAPLEN: the largest frame (MTU + 64).
+# IOP_CAP_BEFORE: the guest's link state when it started (for
+# iop_expect_link_down).
 iop_capture_start() {
-	local i
+	local i out
+	IOP_CAP_BEFORE=
 	IOP_CAP_ID=$(iop_gxb "sh /share/iop-guest.sh capture $1 $2") || IOP_CAP_ID=none
+	out=$IOP_GDIR/share/jobs/$IOP_CAP_ID.out
 	for ((i = 0; i < 100; i++)); do
-		grep -q 'listening on eth1' "$IOP_GDIR/share/jobs/$IOP_CAP_ID.out" \
-			2>/dev/null && return 0
-		sleep 0.1
+		if grep -q 'listening on eth1' "$out" 2>/dev/null; then
+			IOP_CAP_BEFORE=$(sed -n 's/^before: //p' "$out")
+			return 0
+		fi
+		sleep 0.05
 	done
 	iop_why "tcpdump did not start"
 	return 1

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# run-perf.sh - the `perf_rxe` interop test (suite interop_perf): stock
-# perftest 4.5 (ib_write_bw, ib_read_bw, ib_send_bw, ib_read_lat,
+# run-perf.sh - the `perf_rxe` interop test (suite interop): stock
+# perftest 4.5 (ib_send_bw, ib_write_bw, ib_read_bw, ib_read_lat,
 # ib_send_lat) on Linux Soft-RoCE (rxe1 in the harness's QEMU guest) against
 # ndk-perf on the host, whose adapter (10.77.1.1) is the guest's eth1
-# (vhost-user), in both roles, at guest MTU 1500 (RDMA MTU 1024).
+# (vhost-user), in both roles (guest client -> ndk-perf server, ndk-perf
+# client -> guest server), at guest MTU 1500 (RDMA MTU 1024) and 4200 (RDMA
+# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 60 cases.
 #
 # The machinery is lib.sh's, shared with run-pingpong.sh: one guest booted
 # through a qemu-system-x86_64 wrapper that makes the vhost-user chardev
@@ -14,36 +16,42 @@
 # its port is up, as ndk-pingpong does). Unlike ibv_rc_pingpong, perftest's
 # server exits at once while rxe1 is DOWN, so in guest-server cases ndk-perf
 # starts first (its client retries TCP for 10 s) and the guest's server once
-# rxe1 is ACTIVE. tcpdump in the guest captures eth1 per case;
-# tshark decodes it (no malformed frame) and icrc_check.py verifies every
-# RoCEv2 ICRC and header (no message-structure checks: those are
+# rxe1 is ACTIVE. Both sides run with -u 18 (QP ACK timeout ~1 s): with
+# perftest's 67 ms a stalling TCG guest makes both sides retransmit what
+# was only late, and READs snowball (README.md). tcpdump in the guest
+# captures eth1 per case; tshark decodes it (no malformed frame) and
+# icrc_check.py verifies every RoCEv2 ICRC and header, that FIRST/MIDDLE
+# data packets carry the path MTU (no message-structure checks: those are
 # ibv_rc_pingpong's) and a minimum frame count.
 #
-# A case passes when both sides exit 0 and print a perftest result row
+# A case passes when both sides exit 0, print a perftest result row
 # ("SIZE ITERS ..."; not the server of read_lat, passive in perftest 4.5,
-# which prints none: there its address lines) and the capture verifies. Ends with
-# "interop_perf: N passed, N failed, N skipped".
+# which prints none: there its address lines) and the path MTU expected,
+# and the capture verifies. Ends with
+# "interop: N passed, N failed, N skipped".
 #
 # env: NDK_INTEROP_WORK (this test uses its perf/ subdirectory)
 #      NDK_PERF (default build/app/ndk-perf/ndk-perf)  TESTPMD=dpdk-testpmd
-#      PF_MTUS="1500"  PF_ROLES="guest-client guest-server"
+#      PF_MTUS="1500 4200"  PF_ROLES="guest-client guest-server"
 #      PF_TESTS="write_bw read_bw send_bw read_lat send_lat"
-#      PF_CASES="2:1000 65536:100 1048576:10:bw" (SIZE:ITERS; a third field limits it to
-#      bw or lat tests, e.g. 1048576:10:bw)  PF_CASE_TIMEOUT=60
-#      PF_LCORES=0-1  PF_DPDK_MEM  PF_NS=ndk-perf  PYTHON=python3
+#      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
+#        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
+#        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
+#      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
+#      PF_NS=ndk-perf  PYTHON=python3
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-IOP_LABEL=interop_perf
 IOP_RECONNECT=1
+IOP_LCORES=1 # one lcore: the test loops poll the adapter, QEMU keeps a core
 IOP_CASE_TIMEOUT=60
 IOP_SUMMARY_HEAD="cases (guest row / ndk-perf row; frames: RoCEv2 in the capture):"
-PF_MTUS=${PF_MTUS:-1500}
 iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
 TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat}
-CASES=${PF_CASES:-2:1000 65536:100 1048576:10:bw}
+CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
+QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
 W=$IOP_WORK
@@ -56,8 +64,8 @@ result_row() {
 # run_case MTU RDMA_MTU ROLE TEST SIZE ITERS
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6
-	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow
-	local opts=(-s "$size" -n "$iters")
+	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
+	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
 	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
 	L=$W/logs/$name
 	iop_case_begin "$name"
@@ -65,8 +73,9 @@ run_case() {
 		"ndk-perf as the $([ "$role" = guest-client ] && echo server || echo client)," \
 		"${size} B x $iters, RDMA MTU $rmtu"
 
-	iop_expect_link_down
 	iop_capture_start "$name" $((mtu + 64)) || true
+	iop_expect_link_down "$IOP_CAP_BEFORE"
+	t1=$(now_ms)
 
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" --ip "$IOP_NDK_IP" \
@@ -92,7 +101,9 @@ run_case() {
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
 	fi
 
+	t2=$(now_ms)
 	iop_capture_stop "$name"
+	t3=$(now_ms)
 
 	[ "$nrc" = 0 ] || iop_why "ndk-perf exit status $nrc"
 	[ "$grc" = 0 ] || iop_why "ib_$test exit status $grc"
@@ -119,8 +130,20 @@ run_case() {
 		iop_tail "ib_$test" "$L.guest.log" 25
 	fi
 
+	# Both sides use path MTU M: their headers say so, every FIRST/MIDDLE
+	# data packet carries M bytes and the largest min(S, M).
+	grep -Eq "^ *Mtu +: $rmtu\[B\]" "$L.ndk.log" ||
+		iop_why "ndk-perf's path MTU is not $rmtu"
+	grep -Eq "^ *Mtu +: $rmtu\[B\]" "$L.guest.log" ||
+		iop_why "ib_$test's path MTU is not $rmtu"
 	# At least the data of one direction: N messages of ceil(S/M) packets.
-	iop_capture_check --min-roce $((iters * ((size + rmtu - 1) / rmtu)))
+	iop_capture_check --mtu "$rmtu" \
+		--min-roce $((iters * ((size + rmtu - 1) / rmtu)))
+	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
+	[ "${largest:-0}" = $((size < rmtu ? size : rmtu)) ] ||
+		iop_why "largest payload ${largest:-?}, expected $((size < rmtu ? size : rmtu))"
+	echo "    times: set-up $(((t1 - IOP_CASE_T0) / 100)), run $(((t2 - t1) / 100))," \
+		"capture hand-over $(((t3 - t2) / 100)), checks $((($(now_ms) - t3) / 100)) (0.1 s)"
 	iop_case_end "${iters}x${size} B; guest [${grow:-none}] ndk [${nrow:-none}]; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
 }
 

@@ -88,8 +88,8 @@ run_case() {
 		"${size} B x $iters, RDMA MTU $rmtu"
 
 	# The previous DPDK process is gone: eth1 and rxe1 must be down.
-	iop_expect_link_down
 	iop_capture_start "$name" $((mtu + 64)) || true
+	iop_expect_link_down "$IOP_CAP_BEFORE"
 
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PINGPONG" --ip "$IOP_NDK_IP" "${opts[@]}"

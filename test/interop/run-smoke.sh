@@ -12,9 +12,9 @@
 # failed, N skipped".
 #
 # env: NDK_INTEROP_WORK (default build/interop)  SMOKE_MTUS="1500 4200"
-#      TESTPMD=dpdk-testpmd  SMOKE_LCORES=0-1  SMOKE_DPDK_MEM (EAL memory
+#      TESTPMD=dpdk-testpmd (on lcores 0-1)  SMOKE_DPDK_MEM (EAL memory
 #      flags; default --in-memory with free hugepages, else --no-huge)
-#      and run-guest.sh's BOOT, BOOT_TIMEOUT, ACCEL
+#      SMOKE_NS=ndk-smoke  and run-guest.sh's BOOT, BOOT_TIMEOUT, ACCEL
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
