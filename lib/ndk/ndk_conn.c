@@ -163,30 +163,34 @@ ndk_get_connection_data(struct ndk_connector *c, uint32_t *inbound_read_limit,
 						private_data_len);
 }
 
-ndk_status_t
-ndk_get_local_address(struct ndk_connector *c, struct sockaddr *addr,
-		      socklen_t *len)
+/* One of a connector's two addresses, BUFFER_TOO_SMALL semantics. */
+static ndk_status_t
+conn_address(struct ndk_connector *c, bool peer, struct sockaddr *addr,
+	     socklen_t *len)
 {
-	struct sockaddr_in local, peer;
+	struct sockaddr_in local, remote;
 	ndk_status_t st;
 
 	if (!conn_ok(c))
 		return NDK_STATUS_INVALID_HANDLE;
-	st = c->dispatch->get_addresses(c, &local, &peer);
-	return NDK_SUCCESS(st) ? sin_out(&local, addr, len) : st;
+	st = c->dispatch->get_addresses(c, &local, &remote);
+	if (!NDK_SUCCESS(st))
+		return st;
+	return sin_out(peer ? &remote : &local, addr, len);
+}
+
+ndk_status_t
+ndk_get_local_address(struct ndk_connector *c, struct sockaddr *addr,
+		      socklen_t *len)
+{
+	return conn_address(c, false, addr, len);
 }
 
 ndk_status_t
 ndk_get_peer_address(struct ndk_connector *c, struct sockaddr *addr,
 		     socklen_t *len)
 {
-	struct sockaddr_in local, peer;
-	ndk_status_t st;
-
-	if (!conn_ok(c))
-		return NDK_STATUS_INVALID_HANDLE;
-	st = c->dispatch->get_addresses(c, &local, &peer);
-	return NDK_SUCCESS(st) ? sin_out(&peer, addr, len) : st;
+	return conn_address(c, true, addr, len);
 }
 
 ndk_status_t
