@@ -46,7 +46,6 @@ perf_ndk_open(struct perf_ctx *c)
 	struct ndk_adapter_config cfg;
 	uint32_t isz = sizeof(c->info);
 	ndk_status_t st;
-	unsigned int lcore;
 
 	if (!rte_eth_dev_is_valid_port(c->o->port_id)) {
 		fprintf(stderr, " DPDK port %u does not exist (give the EAL a "
@@ -82,6 +81,13 @@ perf_ndk_open(struct perf_ctx *c)
 		return -1;
 	}
 	ndk_query_adapter_info(c->ad, &c->info, &isz);
+	return 0;
+}
+
+int
+perf_ndk_poll_start(struct perf_ctx *c)
+{
+	unsigned int lcore;
 
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	if (lcore < RTE_MAX_LCORE) {
