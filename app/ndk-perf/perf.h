@@ -65,7 +65,7 @@ enum perf_raw_mode {
 #define PERF_DEF_CQ_MOD 100
 #define PERF_MIN_ITERS 5
 #define PERF_MAX_SIZE (1u << 23)      /**< -a runs 2 .. 2^23 bytes */
-#define PERF_MAX_QPS 256
+#define PERF_MAX_QPS 4096          /**< the provider's default QP limit */
 #define PERF_DEF_JSON_FILE "perftest_out.json"
 
 /** The command line, parsed. Zero/negative fields: "not given". */
@@ -100,6 +100,7 @@ struct perf_opts {
 	bool stats;             /**< --stats: adapter counters at the end */
 	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
+	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 };
 
 /**

@@ -14,6 +14,7 @@
 #include <rte_cycles.h>
 
 #include "ndk.h"
+#include "ndk_netem.h"
 #include "perf.h"
 
 /** One QP and its buffer: [local half | remote half]. */
@@ -52,6 +53,7 @@ struct perf_ctx {
 	uint64_t tcap;            /**< entries of each */
 	uint64_t verify_checks;
 	uint64_t verify_errors;
+	struct ndk_netem *netem;  /**< --loss on our RX queue */
 	struct perf_row raw_row;  /**< our raw baseline row (seq 0: none) */
 };
 
@@ -62,7 +64,7 @@ int perf_ndk_open(struct perf_ctx *c);
 
 /**
  * Start polling the adapter: a poller on the first worker lcore if there
- * is one, else the test loops poll it.
+ * is one, else the test loops poll it; attach --loss's impairment first.
  * @return 0 or -1 (printed).
  */
 int perf_ndk_poll_start(struct perf_ctx *c);

@@ -4,7 +4,7 @@
  * ndk-perf command line: perftest's options with perftest's meaning (the
  * subset that makes sense on an ndk-roce adapter), plus ndk-perf's own
  * (--port-id, --ip, --peer-mac, --verify, --stats; the raw-ethdev modes
- * --raw, --raw-baseline, --raw-frame).
+ * --raw, --raw-baseline, --raw-frame; --loss).
  */
 
 #include <arpa/inet.h>
@@ -28,6 +28,7 @@ enum {
 	OPT_RAW,
 	OPT_RAW_BASELINE,
 	OPT_RAW_FRAME,
+	OPT_LOSS,
 };
 
 static const struct option perf_lopts[] = {
@@ -65,6 +66,7 @@ static const struct option perf_lopts[] = {
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "raw-baseline", no_argument, NULL, OPT_RAW_BASELINE },
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
+	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -118,6 +120,8 @@ perf_opts_usage(const char *prog)
 	       "ratio\n"
 	       "      --raw-frame=<n>     raw frames of n bytes instead of "
 	       "RoCE's\n"
+	       "      --loss=<percent>    drop that share of the frames we "
+	       "receive (lib/netem)\n"
 	       "  Give --raw, --raw-baseline and --raw-frame to both sides.\n");
 }
 
@@ -313,6 +317,18 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			return -1;
 		o->raw_frame = (uint32_t)v;
 		break;
+	case OPT_LOSS: {
+		char *end;
+		double pct = strtod(arg, &end);
+
+		if (end == arg || *end != '\0' || !(pct > 0) || pct >= 100) {
+			fprintf(stderr, " --loss takes a percentage above 0 "
+				"and below 100\n");
+			return -1;
+		}
+		o->loss_ppm = (uint32_t)(pct * 10000 + 0.5);
+		break;
+	}
 	default:
 		fprintf(stderr, " Invalid Command or flag.\n");
 		return -1;
@@ -403,6 +419,11 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 	if (o->raw_frame != 0 && o->raw == PERF_RAW_NONE) {
 		fprintf(stderr, " --raw-frame goes with --raw or "
 			"--raw-baseline\n");
+		return -1;
+	}
+	if (o->loss_ppm != 0 && o->raw == PERF_RAW_ONLY) {
+		fprintf(stderr, " --loss applies to the RoCE test, not to "
+			"--raw\n");
 		return -1;
 	}
 	if (o->margin >= 0 && o->duration != 0 &&

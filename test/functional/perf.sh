@@ -8,7 +8,7 @@
 # runs briefly with --verify at 64 B and 64 KiB, path MTU 1024 and 4096,
 # plus variants (-D, -a, -q, -I, JSON, MAC by ARP, an ib_* link name), and
 # ndk-perf's raw-ethdev modes (--raw, --raw-baseline: frames counted,
-# ordered and checked byte for byte). Both processes must exit
+# ordered and checked byte for byte) and --loss. Both processes must exit
 # 0 and the client must print perftest's header (or the raw one) and a
 # result row. Correctness only: speed is never asserted.
 #
@@ -225,6 +225,12 @@ else
 	failed=$((failed + 1)); echo "FAIL --raw on one side only"
 	tail -n 5 "$so" "$co"
 fi
+# --loss: 1 % of the frames each side receives dropped (lib/netem); RC
+# retransmission still delivers every byte.
+CHECK="grep -Eq '^ --loss: [0-9]+ frames received, [1-9][0-9]* dropped' \$co" \
+run_case "write_bw --loss 1" "write_bw -s 65536 -n 200 --loss 1 --verify" \
+	"write_bw -s 65536 -n 200 --loss 1 --verify --stats" 65536
+
 # Options perftest has and we refuse must say why and fail.
 if "$PERF" --no-pci --no-huge -m 64 --file-prefix=ndkperf-$$-r \
 	--log-level=lib.eal:error -- write_bw -R --ip 10.0.0.1 \
