@@ -65,6 +65,8 @@
 /* A ping-pong waits this long for the other side's frames. */
 #define RAW_ECHO_TIMEOUT_S 5
 #define RAW_REPORT_TIMEOUT_MS 30000
+/* A sender whose link takes nothing for this long gives up. */
+#define RAW_STALL_S 10
 
 static const char *const raw_mode_name[] = {
 	[PERF_RAW_NONE] = "none",
@@ -273,7 +275,7 @@ raw_bw_send(struct raw_run *r, struct raw_bw_figures *f)
 	struct perf_ctx *c = r->c;
 	const bool dur = c->p.duration != 0;
 	uint64_t n = dur ? UINT64_MAX : c->p.iters * r->ping.frames;
-	uint64_t flush_end;
+	uint64_t flush_end, stall = r->hz * RAW_STALL_S, moved = rte_rdtsc();
 	struct perf_clock k;
 	char m[RAW_MSG_LEN];
 	int got;
@@ -281,8 +283,19 @@ raw_bw_send(struct raw_run *r, struct raw_bw_figures *f)
 	if (dur)
 		perf_clock_start(c, &k);
 	while (dur ? perf_clock_tick(&k, rte_rdtsc()) != PERF_PHASE_END :
-	       r->rl.st.tx_frames < n)
-		ndk_rawlink_tx(&r->rl, n);
+	       r->rl.st.tx_frames < n) {
+		if (ndk_rawlink_tx(&r->rl, n) != 0) {
+			moved = 0;
+			continue;
+		}
+		if (moved == 0)
+			moved = rte_rdtsc();
+		else if (rte_rdtsc() - moved > stall) {
+			fprintf(stderr, " raw: the link took no frame for %d s\n",
+				RAW_STALL_S);
+			return -1;
+		}
+	}
 	/* Frames built but refused so far go too (the link drains). */
 	flush_end = rte_rdtsc() + r->hz;
 	while (ndk_rawlink_tx_held(&r->rl) != 0 && rte_rdtsc() < flush_end)
