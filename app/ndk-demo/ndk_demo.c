@@ -19,6 +19,11 @@
  *   --verify     a fresh pattern for every operation, checked on completion
  *                (slower: the main lcore fills and checks every byte)
  *   --split      poll each adapter on its own lcore (needs lcores 0-2)
+ *   --raw-baseline  before each run, the link's own figure: the frames of
+ *                its messages burst from one port to the other with plain
+ *                rte_eth_tx_burst/rx_burst (main lcore sends, lcore 1
+ *                receives, the pollers stopped; demo_raw.c), printed as a
+ *                "raw" row, and the run's goodput as a ratio to it
  *
  * Exit status: 0 when every operation succeeded and all data was right.
  */
@@ -31,8 +36,10 @@
 #include <string.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "demo_raw.h"
 #include "ndk.h"
 #include "ndk_pair.h"
 
@@ -47,6 +54,13 @@ static const char *const op_name[] = { "WRITE", "READ", "SEND" };
 static const enum ndk_operation_type op_type[] = {
 	NDK_OP_WRITE, NDK_OP_READ, NDK_OP_SEND,
 };
+/* The frames that carry each operation's data. */
+static const enum ndk_rawlink_kind op_frames[] = {
+	NDK_RAWLINK_WRITE, NDK_RAWLINK_READ_RESP, NDK_RAWLINK_SEND,
+};
+/* Raw TX buffers: a 4096-byte payload with every header fits one. */
+#define DEMO_RAW_POOL 8191
+#define DEMO_RAW_MBUF (RTE_PKTMBUF_HEADROOM + 4096 + 256)
 
 struct demo_opts {
 	double seconds;
@@ -58,6 +72,7 @@ struct demo_opts {
 	bool ops[DEMO_NOPS];
 	bool verify;
 	bool split;
+	bool raw_baseline;
 };
 
 /* One outstanding-operation slot: its buffers (shared unless --verify). */
@@ -92,7 +107,8 @@ usage(const char *prog)
 	printf("usage: %s [EAL args] -- [-t seconds] [-m mtu] [-q qps] "
 	       "[-d depth]\n"
 	       "          [-s sizes] [-o write,read,send] [--verify] "
-	       "[--split]\n", prog);
+	       "[--split]\n"
+	       "          [--raw-baseline]\n", prog);
 }
 
 static int
@@ -122,6 +138,7 @@ parse_args(int argc, char **argv, struct demo_opts *o)
 	static const struct option lopts[] = {
 		{ "verify", no_argument, NULL, 'V' },
 		{ "split", no_argument, NULL, 'S' },
+		{ "raw-baseline", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,6 +221,9 @@ parse_args(int argc, char **argv, struct demo_opts *o)
 			break;
 		case 'S':
 			o->split = true;
+			break;
+		case 'R':
+			o->raw_baseline = true;
 			break;
 		default:
 			return -1;
@@ -557,6 +577,32 @@ run_one(struct ndk_pair *p, struct demo_conn *dcs, enum demo_op op,
 	return 0;
 }
 
+/*
+ * --raw-baseline: print the link's row for @p op at @p size and its goodput
+ * in *gbps. @return 0 or a negative errno.
+ */
+static int
+raw_row(struct ndk_pair *p, struct rte_mempool *mp, enum demo_op op,
+	size_t size, const struct demo_opts *o, double *gbps)
+{
+	struct demo_raw_result r;
+	double secs;
+	int rc;
+
+	rc = demo_raw_run(p, mp, op_frames[op], size, o->mtu, o->seconds,
+			  o->verify, &r);
+	if (rc != 0)
+		return rc;
+	secs = r.secs > 0 ? r.secs : 1e-9;
+	*gbps = r.msgs * (double)size * 8 / secs / 1e9;
+	printf("%-6s %9zu %10" PRIu64 " %10.3f %9.4f %11" PRIu64 " %9s %7s %6"
+	       PRIu64 " %s\n", "raw", size, (uint64_t)r.msgs, *gbps,
+	       r.msgs / secs / 1e6, r.frames, "-", "-", r.lost + r.bad,
+	       !o->verify ? "-" : r.lost + r.bad != 0 ? "MISMATCH" : "ok");
+	fflush(stdout);
+	return r.lost + r.bad != 0 && o->verify ? -EIO : 0;
+}
+
 static uint64_t
 naks(const struct ndk_adapter_stats *s)
 {
@@ -568,6 +614,7 @@ int
 main(int argc, char **argv)
 {
 	struct ndk_pair_config pc;
+	struct rte_mempool *raw_mp = NULL;
 	struct demo_opts o;
 	struct demo_conn *dcs;
 	struct ndk_pair *p;
@@ -618,25 +665,41 @@ main(int argc, char **argv)
 	       "%u outstanding per QP, %.1f s per test%s%s\n", o.mtu, o.qps,
 	       o.depth, o.seconds, o.verify ? ", per-op verification" : "",
 	       o.split ? ", one lcore per adapter" : "");
+	if (o.raw_baseline) {
+		raw_mp = rte_pktmbuf_pool_create("demo_raw", DEMO_RAW_POOL,
+						 256, 0, DEMO_RAW_MBUF,
+						 (int)rte_socket_id());
+		if (raw_mp == NULL) {
+			fprintf(stderr, "raw: no mbuf pool: %s\n",
+				rte_strerror(rte_errno));
+			rc = 1;
+			goto out;
+		}
+	}
 	printf("\n%-6s %9s %10s %10s %9s %11s %9s %7s %6s %s\n", "op", "size",
 	       "ops", "Gbit/s", "Mops/s", "tx pkts", "retrans", "NAKs",
-	       "errors", "data");
+	       "errors", o.raw_baseline ? "data  vs raw" : "data");
 	for (int op = 0; op < DEMO_NOPS; op++) {
 		if (!o.ops[op])
 			continue;
 		for (unsigned int si = 0; si < o.n_sizes; si++) {
 			struct demo_result res;
 			size_t size = o.sizes[si];
+			double raw_gbps = 0, gbps;
 
+			if (o.raw_baseline &&
+			    raw_row(p, raw_mp, (enum demo_op)op, size, &o,
+				    &raw_gbps) != 0)
+				rc = 1;
 			if (run_one(p, dcs, (enum demo_op)op, size, &o, &res)
 			    != 0) {
 				rc = 1;
 				goto out;
 			}
+			gbps = (double)res.bytes * 8 / res.secs / 1e9;
 			printf("%-6s %9zu %10" PRIu64 " %10.3f %9.4f %11" PRIu64
-			       " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %s\n",
-			       op_name[op], size, res.ops,
-			       (double)res.bytes * 8 / res.secs / 1e9,
+			       " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %s",
+			       op_name[op], size, res.ops, gbps,
 			       (double)res.ops / res.secs / 1e6,
 			       res.st[0].tx_packets + res.st[1].tx_packets,
 			       res.st[0].retransmit_packets +
@@ -644,6 +707,10 @@ main(int argc, char **argv)
 			       naks(&res.st[0]) + naks(&res.st[1]),
 			       res.failures,
 			       res.mismatches != 0 ? "MISMATCH" : "ok");
+			if (o.raw_baseline && raw_gbps > 0)
+				printf("%*s %.3f", res.mismatches != 0 ? 0 : 6,
+				       "", gbps / raw_gbps);
+			putchar('\n');
 			fflush(stdout);
 			if (res.failures != 0 || res.mismatches != 0)
 				rc = 1;
@@ -656,6 +723,8 @@ out:
 		free(dcs[q].slots);
 	free(dcs);
 	ndk_pair_destroy(p);
+	/* After the ports: net_ring may still hold mbufs of the pool. */
+	rte_mempool_free(raw_mp);
 	rte_eal_cleanup();
 	printf("%s\n", rc == 0 ? "PASS" : "FAIL");
 	return rc;

@@ -42,6 +42,13 @@ struct perf_test {
 /** Look a test up by name, with or without the "ib_" prefix. */
 const struct perf_test *perf_test_find(const char *name);
 
+/** Raw-ethdev modes (perf_raw.c): the link's own figure for a test. */
+enum perf_raw_mode {
+	PERF_RAW_NONE = 0,
+	PERF_RAW_ONLY,          /**< --raw: the raw mode alone */
+	PERF_RAW_BASELINE,      /**< --raw-baseline: raw, then RoCE, ratio */
+};
+
 /* ------------------------------------------------------------------ */
 /* Options (perf_opts.c)                                               */
 /* ------------------------------------------------------------------ */
@@ -58,7 +65,7 @@ const struct perf_test *perf_test_find(const char *name);
 #define PERF_DEF_CQ_MOD 100
 #define PERF_MIN_ITERS 5
 #define PERF_MAX_SIZE (1u << 23)      /**< -a runs 2 .. 2^23 bytes */
-#define PERF_MAX_QPS 256
+#define PERF_MAX_QPS 4096          /**< the provider's default QP limit */
 #define PERF_DEF_JSON_FILE "perftest_out.json"
 
 /** The command line, parsed. Zero/negative fields: "not given". */
@@ -92,6 +99,9 @@ struct perf_opts {
 	uint8_t peer_mac[6];
 	bool verify;            /**< --verify */
 	bool stats;             /**< --stats: adapter counters at the end */
+	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
+	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
+	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 };
 
 /**
@@ -221,6 +231,27 @@ int perf_xchg_bw_reports(struct perf_xchg *x, const struct perf_bw_rep *my,
 int perf_xchg_finish(struct perf_xchg *x, const struct perf_dest *my,
 		     void (*quiesce)(void *), void *arg, bool eof_ok);
 
+/**
+ * ctx_xchg_data for ndk-perf's own messages: the client writes @p len
+ * bytes and reads as many, the server the reverse. @return 0 or -1.
+ */
+int perf_xchg_bytes(struct perf_xchg *x, const void *mine, void *theirs,
+		    size_t len);
+
+/** Write @p len bytes as one message. @return 0 or -1 (printed). */
+int perf_xchg_send(struct perf_xchg *x, const void *buf, size_t len);
+
+/**
+ * Read exactly @p len bytes, running the idle callback meanwhile, for at
+ * most @p timeout_ms (< 0: no limit).
+ * @return 0, -1 on error or end of stream, 1 on timeout.
+ */
+int perf_xchg_recv(struct perf_xchg *x, void *buf, size_t len,
+		   int timeout_ms);
+
+/** @return true if @p len bytes can be read without waiting. */
+bool perf_xchg_ready(struct perf_xchg *x, size_t len);
+
 /** Close our sending half: the peer reads end of stream. */
 void perf_xchg_shutdown(struct perf_xchg *x);
 
@@ -272,6 +303,26 @@ int perf_print_lat(const struct perf_params *p, uint64_t *t, uint64_t n);
 /** Latency row of a duration run (print_report_lat_duration). */
 void perf_print_lat_duration(const struct perf_params *p, uint64_t ticks,
 			     uint64_t iters);
+
+/**
+ * The figures of a result row, as the printers above last printed them
+ * (for --raw-baseline's ratio line). Bandwidth in the row's unit.
+ */
+struct perf_row {
+	uint64_t seq;           /**< rows printed so far, 0: none */
+	enum perf_kind kind;
+	bool duration;          /**< a -D latency row: only t_avg is set */
+	uint64_t size;
+	double bw_avg;          /**< BW */
+	double msg_rate;        /**< BW, Mpps */
+	double t_typical;       /**< LAT, usec */
+	double t_avg;
+	double t_p99;
+	double t_p999;
+};
+
+/** The last row printed. */
+const struct perf_row *perf_last_row(void);
 
 /** GID ::ffff:a.b.c.d of an IPv4 address in network byte order. */
 void perf_gid_from_ipv4(uint8_t gid[16], uint32_t ipv4);

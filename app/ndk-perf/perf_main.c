@@ -17,6 +17,11 @@
  * the test runs on the main lcore; with one lcore the test loops (and the
  * waits for the peer) poll the adapter themselves.
  *
+ * --raw and --raw-baseline (ndk-perf's own, both sides) run the test's
+ * frames over the port with plain burst calls before anything polls the
+ * adapter (perf_raw.c); --raw-baseline then runs the test and prints the
+ * ratio of the two.
+ *
  * Exit status: 0 when the test ran and (with --verify) the data was right.
  */
 
@@ -198,6 +203,8 @@ perf_shutdown(struct perf_ctx *c, bool orderly)
 static int
 perf_run(struct perf_ctx *c)
 {
+	int rc;
+
 	if (perf_ndk_open(c) != 0 || perf_params_init(c) != 0)
 		return -1;
 	if (c->p.server)
@@ -209,6 +216,13 @@ perf_run(struct perf_ctx *c)
 	if (perf_ndk_wait_link(c) != 0 ||
 	    perf_xchg_start(&c->x, &c->p.mtu) != 0)
 		return -1;
+	/* The raw mode has the port to itself: nothing polls the adapter. */
+	if (c->o->raw != PERF_RAW_NONE && perf_raw_run(c) != 0)
+		return -1;
+	if (c->o->raw == PERF_RAW_ONLY)
+		return 0;
+	if (perf_ndk_poll_start(c) != 0)
+		return -1;
 	if (c->inline_poll) {
 		c->x.idle = perf_ndk_idle;
 		c->x.idle_arg = c;
@@ -218,7 +232,10 @@ perf_run(struct perf_ctx *c)
 	perf_print_test_info(&c->p);
 	if (perf_connect_flow(c) != 0)
 		return -1;
-	return c->p.kind == PERF_BW ? perf_bw_run(c) : perf_lat_run(c);
+	rc = c->p.kind == PERF_BW ? perf_bw_run(c) : perf_lat_run(c);
+	if (rc == 0 && c->o->raw == PERF_RAW_BASELINE)
+		perf_raw_print_ratio(c);
+	return rc;
 }
 
 int

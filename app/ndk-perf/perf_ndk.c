@@ -46,7 +46,6 @@ perf_ndk_open(struct perf_ctx *c)
 	struct ndk_adapter_config cfg;
 	uint32_t isz = sizeof(c->info);
 	ndk_status_t st;
-	unsigned int lcore;
 
 	if (!rte_eth_dev_is_valid_port(c->o->port_id)) {
 		fprintf(stderr, " DPDK port %u does not exist (give the EAL a "
@@ -82,7 +81,29 @@ perf_ndk_open(struct perf_ctx *c)
 		return -1;
 	}
 	ndk_query_adapter_info(c->ad, &c->info, &isz);
+	return 0;
+}
 
+int
+perf_ndk_poll_start(struct perf_ctx *c)
+{
+	unsigned int lcore;
+
+	if (c->o->loss_ppm != 0) {
+		struct ndk_netem_config nc = {
+			.drop_ppm = c->o->loss_ppm,
+			/* Reproducible, and not the same on both sides. */
+			.seed = 0x5eed0000ull ^ c->o->ipv4,
+		};
+
+		c->netem = ndk_netem_attach(c->o->port_id, 0, &nc);
+		if (c->netem == NULL) {
+			fprintf(stderr, " Couldn't attach the --loss "
+				"impairment to port %u: %s\n", c->o->port_id,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	if (lcore < RTE_MAX_LCORE) {
 		if (ndk_poller_start(lcore, &c->ad, 1, &c->poller) != 0) {
@@ -355,6 +376,14 @@ perf_ndk_print_stats(const struct perf_ctx *c)
 	struct ndk_adapter_stats s;
 
 	ndk_adapter_get_stats(c->ad, &s);
+	if (c->netem != NULL) {
+		struct ndk_netem_stats ns;
+
+		ndk_netem_get_stats(c->netem, &ns);
+		printf(" --loss: %llu frames received, %llu dropped\n",
+		       (unsigned long long)ns.seen,
+		       (unsigned long long)ns.dropped);
+	}
 	printf(" Adapter counters (non-zero):\n");
 #define PERF_STAT_(f, d) \
 	if (s.f != 0) \
@@ -369,6 +398,10 @@ void
 perf_ndk_close(struct perf_ctx *c)
 {
 	perf_ndk_quiesce(c);
+	/* Nobody polls the queue now. */
+	if (c->netem != NULL)
+		ndk_netem_detach(c->netem);
+	c->netem = NULL;
 	if (c->qps != NULL) {
 		for (unsigned int i = 0; i < c->p.num_qps; i++) {
 			struct perf_qp *q = &c->qps[i];

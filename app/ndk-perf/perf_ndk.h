@@ -7,13 +7,14 @@
  * @file
  * ndk-perf's NDK engine: one adapter, its PD, CQs, QPs and registered
  * buffers (perf_ndk.c), and the test families that drive them
- * (perf_bw.c, perf_lat.c). A later engine (raw ethdev baseline, attached
- * daemon) provides the same entry points over its own context.
+ * (perf_bw.c, perf_lat.c), and the raw-ethdev baseline on the same port
+ * (perf_raw.c), which runs before anything polls the adapter.
  */
 
 #include <rte_cycles.h>
 
 #include "ndk.h"
+#include "ndk_netem.h"
 #include "perf.h"
 
 /** One QP and its buffer: [local half | remote half]. */
@@ -52,12 +53,21 @@ struct perf_ctx {
 	uint64_t tcap;            /**< entries of each */
 	uint64_t verify_checks;
 	uint64_t verify_errors;
+	struct ndk_netem *netem;  /**< --loss on our RX queue */
+	struct perf_row raw_row;  /**< our raw baseline row (seq 0: none) */
 };
 
 /* --- perf_ndk.c: the adapter and its objects --- */
 
-/** Open the adapter on o->port_id, start a poller if a worker lcore exists. */
+/** Open the adapter on o->port_id (its port configured and started). */
 int perf_ndk_open(struct perf_ctx *c);
+
+/**
+ * Start polling the adapter: a poller on the first worker lcore if there
+ * is one, else the test loops poll it; attach --loss's impairment first.
+ * @return 0 or -1 (printed).
+ */
+int perf_ndk_poll_start(struct perf_ctx *c);
 
 /** Default path MTU from the port MTU (rxe's rule: the largest that fits). */
 unsigned int perf_ndk_port_mtu(const struct perf_ctx *c);
@@ -121,6 +131,16 @@ int perf_bw_run(struct perf_ctx *c);
 
 /** send_lat, write_lat, read_lat. @return 0 or -1. */
 int perf_lat_run(struct perf_ctx *c);
+
+/**
+ * --raw, --raw-baseline (perf_raw.c): agree on the raw mode with the peer,
+ * run it on the adapter's port (nobody polls the adapter yet), print its
+ * row and keep it in c->raw_row. @return 0 or -1 (printed).
+ */
+int perf_raw_run(struct perf_ctx *c);
+
+/** --raw-baseline: the ratio of the last row printed to c->raw_row. */
+void perf_raw_print_ratio(const struct perf_ctx *c);
 
 /* --- helpers shared by the families (perf_ndk.c) --- */
 

@@ -3,7 +3,8 @@
 /*
  * ndk-perf command line: perftest's options with perftest's meaning (the
  * subset that makes sense on an ndk-roce adapter), plus ndk-perf's own
- * (--port-id, --ip, --peer-mac, --verify, --stats).
+ * (--port-id, --ip, --peer-mac, --verify, --stats; the raw-ethdev modes
+ * --raw, --raw-baseline, --raw-frame; --loss).
  */
 
 #include <arpa/inet.h>
@@ -24,6 +25,10 @@ enum {
 	OPT_PEER_MAC,
 	OPT_VERIFY,
 	OPT_STATS,
+	OPT_RAW,
+	OPT_RAW_BASELINE,
+	OPT_RAW_FRAME,
+	OPT_LOSS,
 };
 
 static const struct option perf_lopts[] = {
@@ -59,6 +64,10 @@ static const struct option perf_lopts[] = {
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "raw-baseline", no_argument, NULL, OPT_RAW_BASELINE },
+	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
+	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -106,7 +115,17 @@ perf_opts_usage(const char *prog)
 	       "      --peer-mac=<mac>    peer MAC (default: ARP by the "
 	       "provider)\n"
 	       "      --verify            check the data end to end\n"
-	       "      --stats             print the adapter counters at the end\n");
+	       "      --stats             print the adapter counters at the end\n"
+	       "      --raw               raw ethdev instead: the frames the test "
+	       "would send,\n"
+	       "                          burst one way (BW) or echoed (LAT)\n"
+	       "      --raw-baseline      that first, then the test, then the "
+	       "ratio\n"
+	       "      --raw-frame=<n>     raw frames of n bytes instead of "
+	       "RoCE's\n"
+	       "      --loss=<percent>    drop that share of the frames we "
+	       "receive (lib/netem)\n"
+	       "  Give --raw, --raw-baseline and --raw-frame to both sides.\n");
 }
 
 static int
@@ -294,6 +313,32 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 	case OPT_STATS:
 		o->stats = true;
 		break;
+	case OPT_RAW:
+	case OPT_RAW_BASELINE:
+		if (o->raw != PERF_RAW_NONE) {
+			fprintf(stderr, " --raw and --raw-baseline cannot be "
+				"combined\n");
+			return -1;
+		}
+		o->raw = ch == OPT_RAW ? PERF_RAW_ONLY : PERF_RAW_BASELINE;
+		break;
+	case OPT_RAW_FRAME:
+		if (parse_u64(arg, 60, 9000, "Raw frame size", &v) != 0)
+			return -1;
+		o->raw_frame = (uint32_t)v;
+		break;
+	case OPT_LOSS: {
+		char *end;
+		double pct = strtod(arg, &end);
+
+		if (end == arg || *end != '\0' || !(pct > 0) || pct >= 100) {
+			fprintf(stderr, " --loss takes a percentage above 0 "
+				"and below 100\n");
+			return -1;
+		}
+		o->loss_ppm = (uint32_t)(pct * 10000 + 0.5);
+		break;
+	}
 	default:
 		fprintf(stderr, " Invalid Command or flag.\n");
 		return -1;
@@ -374,6 +419,21 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 	}
 	if (o->duration != 0 && o->iters != 0) {
 		fprintf(stderr, " -n and -D cannot be combined\n");
+		return -1;
+	}
+	if (o->raw != PERF_RAW_NONE && o->all_sizes) {
+		fprintf(stderr, " --raw and --raw-baseline take one size (-s), "
+			"not -a\n");
+		return -1;
+	}
+	if (o->raw_frame != 0 && o->raw == PERF_RAW_NONE) {
+		fprintf(stderr, " --raw-frame goes with --raw or "
+			"--raw-baseline\n");
+		return -1;
+	}
+	if (o->loss_ppm != 0 && o->raw == PERF_RAW_ONLY) {
+		fprintf(stderr, " --loss applies to the RoCE test, not to "
+			"--raw\n");
 		return -1;
 	}
 	if (o->margin >= 0 && o->duration != 0 &&

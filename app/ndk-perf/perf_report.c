@@ -51,6 +51,27 @@
 
 static const char *const verb_title[] = { "Send", "RDMA_Write", "RDMA_Read" };
 
+/* What the last result row said (perf_last_row()). */
+static struct perf_row last_row;
+
+const struct perf_row *
+perf_last_row(void)
+{
+	return &last_row;
+}
+
+static void
+row_note(const struct perf_params *p, enum perf_kind kind, bool duration)
+{
+	uint64_t seq = last_row.seq + 1;
+
+	memset(&last_row, 0, sizeof(last_row));
+	last_row.seq = seq;
+	last_row.kind = kind;
+	last_row.duration = duration;
+	last_row.size = p->size;
+}
+
 void
 perf_print_line(void)
 {
@@ -272,6 +293,10 @@ perf_print_bw(const struct perf_params *p, const struct perf_bw_rep *r)
 			fclose(f);
 		}
 	}
+	row_note(p, PERF_BW, false);
+	last_row.size = r->size;
+	last_row.bw_avg = r->bw_avg;
+	last_row.msg_rate = r->msg_rate;
 	printf(ext ? REPORT_FMT_EXT : REPORT_FMT, (unsigned long)r->size,
 	       (unsigned long)r->iters, r->bw_peak, r->bw_avg, r->msg_rate);
 	putchar('\n');
@@ -345,6 +370,11 @@ perf_print_lat(const struct perf_params *p, uint64_t *t, uint64_t n)
 			fclose(f);
 		}
 	}
+	row_note(p, PERF_LAT, false);
+	last_row.t_typical = lat;
+	last_row.t_avg = avg;
+	last_row.t_p99 = v[2];
+	last_row.t_p999 = v[3];
 	printf(REPORT_FMT_LAT, (unsigned long)p->size, (unsigned long)n, v[0],
 	       v[1], lat, avg, stdev, v[2], v[3]);
 	putchar('\n');
@@ -376,6 +406,8 @@ perf_print_lat_duration(const struct perf_params *p, uint64_t ticks,
 			fclose(f);
 		}
 	}
+	row_note(p, PERF_LAT, true);
+	last_row.t_avg = lat;
 	printf(REPORT_FMT_LAT_DUR, (unsigned long)p->size,
 	       (unsigned long)iters, lat, tps);
 	putchar('\n');

@@ -470,6 +470,43 @@ fail:
 	return -1;
 }
 
+int
+perf_xchg_bytes(struct perf_xchg *x, const void *mine, void *theirs,
+		size_t len)
+{
+	return xchg_data(x, mine, theirs, len);
+}
+
+int
+perf_xchg_send(struct perf_xchg *x, const void *buf, size_t len)
+{
+	return xchg_write(x, buf, len);
+}
+
+int
+perf_xchg_recv(struct perf_xchg *x, void *buf, size_t len, int timeout_ms)
+{
+	int rc = xchg_read(x, buf, len, timeout_ms);
+
+	if (rc == 1)
+		fprintf(stderr, " The peer closed the connection\n");
+	return rc == 0 ? 0 : rc == 2 ? 1 : -1;
+}
+
+bool
+perf_xchg_ready(struct perf_xchg *x, size_t len)
+{
+	char probe[256];
+	ssize_t n;
+
+	if (len > sizeof(probe))
+		len = sizeof(probe);
+	n = recv(x->fd, probe, len, MSG_PEEK | MSG_DONTWAIT);
+	/* End of stream or an error: let the caller's read report it. */
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+			  errno != EINTR) || (n > 0 && (size_t)n >= len);
+}
+
 void
 perf_xchg_shutdown(struct perf_xchg *x)
 {

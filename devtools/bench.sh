@@ -1,0 +1,288 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The figures of doc/performance.md, each next to its raw-ethdev baseline
+# from the same run (ndk-perf --raw-baseline, ndk-demo --raw-baseline):
+#
+#   memif    two processes over net_memif on hugepages (--in-memory), one
+#            lcore each (-l 0 server, -l 1 client)
+#   memif-zc the same with the client's memif in zero-copy mode
+#            (zero-copy=yes, which needs --single-file-segments)
+#   ring     two lcores in one process over a crossed net_ring pair
+#            (ndk-demo: lcore 0 posts, lcore 1 polls both adapters)
+#
+# Every figure is run RUNS times; the table has the median of each number
+# and the median of the per-run ratios. Every command is written to
+# OUT/commands.txt exactly as run, every output kept in OUT/.
+#
+#   devtools/bench.sh [FIGURE ...]      (default: all)
+#
+# Environment: RUNS (3), SECS (4: -D seconds per phase), LAT_ITERS
+# (100000), BSIZE (2048, memif's default buffer size; 8192 keeps MTU 4096
+# frames in one buffer, see doc/performance.md), BUILD (build), OUT
+# (bench-out/<date>).
+# Figures: read64k read64k-zc write64 send64 frame64 readlat qps4096
+# loss1 ring.
+#
+# A benchmark, not a test: it asserts nothing. The machine is shared:
+# the load average is logged before every run (OUT/load.txt).
+
+set -u
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+SECS=${SECS:-4}
+LAT_ITERS=${LAT_ITERS:-100000}
+BSIZE=${BSIZE:-2048}
+BUILD=${BUILD:-build}
+OUT=${OUT:-bench-out/$(date +%Y%m%d-%H%M%S)}
+PERF=$BUILD/app/ndk-perf/ndk-perf
+DEMO=$BUILD/app/ndk-demo/ndk-demo
+EAL="--no-pci --in-memory --log-level=lib.eal:error --log-level=pmd.net.memif:error"
+SOCK=/tmp/ndk-bench-$$.sock
+PORT=$((19000 + $$ % 1000))
+
+[ -x "$PERF" ] && [ -x "$DEMO" ] || {
+	echo "bench: build first (bash devtools/setup.sh)" >&2
+	exit 1
+}
+hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
+[ "$hp" -ge 512 ] || {
+	echo "bench: needs 512 free 2 MB hugepages (have $hp)" >&2
+	exit 1
+}
+mkdir -p "$OUT"
+: >"$OUT/commands.txt"
+: >"$OUT/load.txt"
+RESULTS=$OUT/results.txt
+: >"$RESULTS"
+
+SPID=""
+CPID=""
+# Interrupted: the client first, so memif is not torn down under a
+# polling peer (platform notes).
+cleanup() {
+	[ -n "$CPID" ] && kill "$CPID" 2>/dev/null && wait "$CPID" 2>/dev/null
+	[ -n "$SPID" ] && kill "$SPID" 2>/dev/null
+	rm -f "$SOCK"
+}
+trap cleanup EXIT
+
+# median of the numbers on stdin
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "n/a"; exit }
+		if (NR % 2) print v[(NR + 1) / 2];
+		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+log_load() {
+	echo "$(date +%T) $1: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
+}
+
+# memif_run NAME RUN "TEST ARGS" [CLIENT EAL EXTRA] [CLIENT VDEV EXTRA]
+# One server/client pair; the same test arguments on both sides.
+memif_run() {
+	local name=$1 run=$2 args=$3 ceal=${4:-} cvdev=${5:-}
+	local so="$OUT/$name.$run.server" co="$OUT/$name.$run.client"
+	local b=",bsize=$BSIZE"
+	local scmd ccmd
+
+	[ "$BSIZE" = 2048 ] && b=""
+	scmd="$PERF -l 0 $EAL --vdev net_memif0,role=server,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:01$b -- $args --ip 10.0.0.1 --peer-mac 02:00:00:00:00:02 -p $PORT"
+	ccmd="$PERF -l 1 $EAL $ceal --vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02$b$cvdev -- $args --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1"
+	if [ "$run" = 1 ]; then
+		{ echo "# $name (server, then client once it listens)"
+		  echo "$scmd"; echo "$ccmd"; echo; } >>"$OUT/commands.txt"
+	fi
+	log_load "$name.$run"
+	rm -f "$SOCK"
+	# shellcheck disable=SC2086
+	timeout 300 $scmd >"$so" 2>&1 &
+	SPID=$!
+	for _ in $(seq 200); do
+		ss -ltn 2>/dev/null | grep -q ":$PORT " && break
+		sleep 0.05
+	done
+	# shellcheck disable=SC2086
+	timeout 300 $ccmd >"$co" 2>&1 &
+	CPID=$!
+	wait "$CPID" || echo "bench: $name run $run: client failed (see $co)" >&2
+	CPID=""
+	wait "$SPID" || echo "bench: $name run $run: server failed (see $so)" >&2
+	SPID=""
+}
+
+# Rows of a client output: "raw" (first) and "roce" (second), BW fields.
+bw_field() { # FILE ROW(1|2) FIELD(4 BW average, 5 MsgRate)
+	grep -E '^ [0-9]+([[:space:]]+[0-9.]+){4}[[:space:]]*$' "$1" |
+		sed -n "$2p" | awk -v f="$3" '{ print $f }'
+}
+lat_field() { # FILE ROW FIELD(5 typical, 8 p99, 9 p99.9)
+	grep -E '^ [0-9]+([[:space:]]+[0-9.]+){8}[[:space:]]*$' "$1" |
+		sed -n "$2p" | awk -v f="$3" '{ print $f }'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.4f\n", a / b }'; }
+
+# One BW figure: RoCE and raw columns (field 4 or 5), per-run ratio.
+bw_figure() { # NAME FIELD UNIT "TEST ARGS" [CLIENT EAL] [CLIENT VDEV]
+	local name=$1 f=$2 unit=$3 args=$4 ceal=${5:-} cvdev=${6:-}
+	local roce="" raw="" rat=""
+
+	for r in $(seq "$RUNS"); do
+		memif_run "$name" "$r" "$args --raw-baseline" "$ceal" "$cvdev"
+		local co="$OUT/$name.$r.client" a b
+		a=$(bw_field "$co" 2 "$f")
+		b=$(bw_field "$co" 1 "$f")
+		roce="$roce $a"; raw="$raw $b"; rat="$rat $(ratio "$a" "$b")"
+	done
+	printf '%-10s RoCE %s %s | raw %s %s | RoCE/raw %s   (runs: RoCE%s; raw%s)\n' \
+		"$name" "$(tr ' ' '\n' <<<"$roce" | grep . | median)" "$unit" \
+		"$(tr ' ' '\n' <<<"$raw" | grep . | median)" "$unit" \
+		"$(tr ' ' '\n' <<<"$rat" | grep . | median)" "$roce" "$raw" |
+		tee -a "$RESULTS"
+}
+
+fig_read64k() {
+	bw_figure read64k 4 Gbit/s \
+		"read_bw -s 65536 -m 4096 -D $SECS --report_gbits"
+}
+
+fig_read64k_zc() {
+	bw_figure read64k-zc 4 Gbit/s \
+		"read_bw -s 65536 -m 4096 -D $SECS --report_gbits" \
+		"--single-file-segments" ",zero-copy=yes"
+}
+
+fig_write64() {
+	bw_figure write64 5 Mops/s "write_bw -s 64 -D $SECS"
+}
+
+fig_send64() {
+	bw_figure send64 5 Mops/s "send_bw -s 64 -D $SECS"
+}
+
+# The link's 64-byte frame rate (no RoCE phase).
+fig_frame64() {
+	local v=""
+
+	for r in $(seq "$RUNS"); do
+		memif_run frame64 "$r" \
+			"write_bw -s 64 -D $SECS --raw --raw-frame 64"
+		v="$v $(bw_field "$OUT/frame64.$r.client" 1 5)"
+	done
+	printf '%-10s raw 64 B frames %s Mpps   (runs:%s)\n' frame64 \
+		"$(tr ' ' '\n' <<<"$v" | grep . | median)" "$v" |
+		tee -a "$RESULTS"
+}
+
+fig_readlat() {
+	local p50="" p999="" rp50="" rp999="" d="" q=""
+
+	for r in $(seq "$RUNS"); do
+		memif_run readlat "$r" \
+			"read_lat -s 8 -n $LAT_ITERS --raw-baseline"
+		local co="$OUT/readlat.$r.client" a b c e
+		a=$(lat_field "$co" 2 5); b=$(lat_field "$co" 2 9)
+		c=$(lat_field "$co" 1 5); e=$(lat_field "$co" 1 9)
+		p50="$p50 $a"; p999="$p999 $b"; rp50="$rp50 $c"; rp999="$rp999 $e"
+		d="$d $(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.3f", a - c }')"
+		q="$q $(ratio "$b" "$a")"
+	done
+	printf '%-10s RoCE p50 %s p99.9 %s usec | raw p50 %s p99.9 %s usec | p50 RoCE-raw %s usec | RoCE p99.9/p50 %s   (runs: p50%s; raw p50%s)\n' \
+		readlat "$(tr ' ' '\n' <<<"$p50" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"$p999" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"$rp50" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"$rp999" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"$d" | grep . | median)" \
+		"$(tr ' ' '\n' <<<"$q" | grep . | median)" "$p50" "$rp50" |
+		tee -a "$RESULTS"
+}
+
+# Two RoCE runs compared: A against B (BW field 4 or 5), per-run ratio.
+ab_figure() { # NAME FIELD UNIT LABEL_A "ARGS A" LABEL_B "ARGS B" [CEAL] [CVDEV]
+	local name=$1 f=$2 unit=$3 la=$4 aa=$5 lb=$6 ab=$7
+	local ceal=${8:-} cvdev=${9:-} va="" vb="" rat=""
+
+	for r in $(seq "$RUNS"); do
+		memif_run "$name-$lb" "$r" "$ab" "$ceal" "$cvdev"
+		memif_run "$name-$la" "$r" "$aa" "$ceal" "$cvdev"
+		local a b
+		a=$(bw_field "$OUT/$name-$la.$r.client" 1 "$f")
+		b=$(bw_field "$OUT/$name-$lb.$r.client" 1 "$f")
+		va="$va $a"; vb="$vb $b"; rat="$rat $(ratio "$a" "$b")"
+	done
+	printf '%-10s %s %s %s | %s %s %s | %s/%s %s   (runs: %s%s; %s%s)\n' \
+		"$name" "$la" "$(tr ' ' '\n' <<<"$va" | grep . | median)" \
+		"$unit" "$lb" "$(tr ' ' '\n' <<<"$vb" | grep . | median)" \
+		"$unit" "$la" "$lb" "$(tr ' ' '\n' <<<"$rat" | grep . | median)" \
+		"$la" "$va" "$lb" "$vb" | tee -a "$RESULTS"
+}
+
+# 64-byte WRITEs over 4096 QPs in round-robin (8 outstanding each) against
+# one QP (128 outstanding), both signalled every 8th: op rates.
+fig_qps4096() {
+	ab_figure qps 5 Mops/s 4096qp "write_bw -s 64 -q 4096 -t 8 -Q 8 -D $SECS" \
+		1qp "write_bw -s 64 -q 1 -t 128 -Q 8 -D $SECS"
+}
+
+# READ 64 KiB at MTU 4096 with 1 % of the frames each side receives
+# dropped, against the same without loss; on the zero-copy memif client,
+# which loses no frames of its own (doc/performance.md).
+fig_loss1() {
+	ab_figure loss 4 Gbit/s lossy \
+		"read_bw -s 65536 -m 4096 -D $SECS --report_gbits --loss 1" \
+		clean "read_bw -s 65536 -m 4096 -D $SECS --report_gbits" \
+		"--single-file-segments" ",zero-copy=yes"
+}
+
+# net_ring in one process: ndk-demo's raw rows and RoCE rows.
+fig_ring() {
+	local cmd="$DEMO -l 0-1 --no-pci --in-memory --log-level=lib.eal:error -- -t $SECS -m 4096 -s 64,64K -o write,read,send --raw-baseline"
+
+	{ echo "# ring (one process, two lcores)"; echo "$cmd"; echo; } \
+		>>"$OUT/commands.txt"
+	for r in $(seq "$RUNS"); do
+		log_load "ring.$r"
+		# shellcheck disable=SC2086
+		timeout 600 $cmd >"$OUT/ring.$r.out" 2>&1 ||
+			echo "bench: ring run $r failed" >&2
+	done
+	for op in WRITE READ SEND; do
+		for size in 64 65536; do
+			local g="" m="" rg="" rm="" rat=""
+			for r in $(seq "$RUNS"); do
+				local f="$OUT/ring.$r.out" row raw
+				row=$(grep -E "^$op +$size " "$f" | head -n 1)
+				raw=$(grep -E -B1 "^$op +$size " "$f" | head -n 1)
+				g="$g $(awk '{ print $4 }' <<<"$row")"
+				m="$m $(awk '{ print $5 }' <<<"$row")"
+				rg="$rg $(awk '{ print $4 }' <<<"$raw")"
+				rm="$rm $(awk '{ print $5 }' <<<"$raw")"
+				rat="$rat $(awk '{ print $NF }' <<<"$row")"
+			done
+			printf '%-10s %-5s %6s B: RoCE %s Gbit/s %s Mops/s | raw %s Gbit/s %s Mops/s | RoCE/raw %s   (runs:%s)\n' \
+				ring "$op" "$size" \
+				"$(tr ' ' '\n' <<<"$g" | grep . | median)" \
+				"$(tr ' ' '\n' <<<"$m" | grep . | median)" \
+				"$(tr ' ' '\n' <<<"$rg" | grep . | median)" \
+				"$(tr ' ' '\n' <<<"$rm" | grep . | median)" \
+				"$(tr ' ' '\n' <<<"$rat" | grep . | median)" "$rat" |
+				tee -a "$RESULTS"
+		done
+	done
+}
+
+ALL="read64k read64k-zc write64 send64 frame64 readlat qps4096 loss1 ring"
+FIGS=${*:-$ALL}
+echo "bench: RUNS=$RUNS SECS=$SECS LAT_ITERS=$LAT_ITERS BSIZE=$BSIZE -> $OUT"
+echo "bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(git describe --always --dirty)" |
+	tee -a "$RESULTS"
+for f in $FIGS; do
+	case $f in
+	read64k|read64k-zc|write64|send64|frame64|readlat|qps4096|loss1|ring)
+		"fig_${f//-/_}" ;;
+	*)	echo "bench: unknown figure $f (known: $ALL)" >&2; exit 2 ;;
+	esac
+done
+echo "bench: done; load $(cut -d' ' -f1-3 /proc/loadavg); results in $RESULTS"
