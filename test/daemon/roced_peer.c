@@ -15,6 +15,10 @@
  *
  *   roced-peer <EAL args> -- --ip A.B.C.D --daemon A.B.C.D [--port N]
  *                            [--count N] [--size N]
+ *
+ * Started as a DPDK secondary process of an ndk-roced (--proc-type=
+ * secondary --file-prefix=<the daemon's>), the same code runs attached:
+ * port 0 is then the daemon's and libndk picks the attach provider.
  */
 
 #include <arpa/inet.h>

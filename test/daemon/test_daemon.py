@@ -15,6 +15,11 @@
    disconnects the list empties; the peer stops polling, the daemon stops
    on SIGTERM (exit 0), then the peer closes its port (the orderly memif
    shutdown of the platform notes).
+4. Attached applications: daemon A (hugepages on a hugetlbfs the test
+   mounts) and daemon B (echo service) over net_memif; roced-peer runs
+   unchanged as a secondary process of A: two such applications check
+   their echoes from B, one is SIGKILLed and A closes its QP (gone from
+   /ndk/qps), a third attaches afterwards, the others close in order.
 
 Nothing here measures time: waits are bounded polls for a condition.
 Ends with "daemon: N passed, N failed, N skipped".
@@ -381,6 +386,124 @@ def t_echo_peer():
             peer.p.kill()
 
 
+# ---------------------------------------------------------------------------
+# 4. Attached applications (DPDK secondary processes of daemon A)
+# ---------------------------------------------------------------------------
+
+def mount_huge():
+    """A hugetlbfs of our own, or None (the caller skips)."""
+    free = 0
+    try:
+        with open('/proc/meminfo') as f:
+            for line in f:
+                if line.startswith('HugePages_Free:'):
+                    free = int(line.split()[1])
+    except OSError:
+        pass
+    if free < 256:
+        return None
+    path = os.path.join(TMP, 'huge')
+    os.makedirs(path, exist_ok=True)
+    if subprocess.call(['mount', '-t', 'hugetlbfs', 'nodev', path],
+                       stderr=subprocess.DEVNULL) != 0:
+        return None
+    return path
+
+
+class App(Peer):
+    """roced-peer, unchanged, as a secondary process of daemon A."""
+
+    def __init__(self, prefix, huge, name, count):
+        argv = [PEER, '-l', '1', '--no-pci', '--proc-type=secondary',
+                '--file-prefix', prefix, '--huge-dir', huge,
+                '--', '--ip', '10.5.0.2', '--daemon', '10.5.0.1',
+                '--count', str(count), '--size', '4096']
+        self.err = open(os.path.join(TMP, name + '.err'), 'w+')
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=self.err,
+                                  text=True)
+
+    def qpn(self):
+        m = re.match(r'READY qpn=(\d+) dest_qpn=(\d+)', self.expect('READY'))
+        return int(m.group(1))
+
+
+def t_attach():
+    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
+               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
+        return 'skip: no memif PMD'
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    pa, pb = PREFIX + '-atta', PREFIX + '-attb'
+    sock = os.path.join(TMP, 'attach.sock')
+    # B: the far end (echo service); A: the daemon applications attach to.
+    conf_b = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
+              'file-prefix = %s\n[daemon]\nlinger-ms = 500\n'
+              '[echo]\ndepth = 16\n[port m0]\ndevice = net_memif0,'
+              'role=server,socket=%s,bsize=8192\nip = 10.5.0.1/24\n'
+              % (pb, sock))
+    conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
+              'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
+              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'device = net_memif0,role=client,socket=%s,bsize=8192\n'
+              'ip = 10.5.0.2/24\n' % (huge, pa, sock))
+    procs, apps = [], []
+    try:
+        b, blog = start(conf_b, 'att-b')
+        procs.append((b, blog))
+        wait_ready(b, blog)
+        a, alog = start(conf_a, 'att-a')
+        procs.append((a, alog))
+        wait_ready(a, alog)
+        tel = Telemetry(pa)
+        # Two applications: each connects through A to B's echo service
+        # and checks 100 echoes byte for byte.
+        one = App(pa, huge, 'app1', 100)
+        apps.append(one)
+        q1 = one.qpn()
+        two = App(pa, huge, 'app2', 100)
+        apps.append(two)
+        q2 = two.qpn()
+        assert sorted(tel.query('/ndk/qps')['m0']) == sorted([q1, q2])
+        assert tel.query('/ndk/qp,%d' % q1)['state'] == 'RTS'
+        # SIGKILL the second: A notices, closes its objects, the first
+        # carries on.
+        two.p.kill()
+        two.p.wait(timeout=WAIT_S)
+        wait_for(lambda: tel.query('/ndk/qps') == {'m0': [q1]},
+                 "the killed application's QP to be flushed and freed")
+        alog.seek(0)
+        assert 'application pid %d is gone' % two.p.pid in alog.read()
+        three = App(pa, huge, 'app3', 100)
+        apps.append(three)
+        q3 = three.qpn()
+        assert sorted(tel.query('/ndk/qps')['m0']) == sorted([q1, q3])
+        for app in (one, three):
+            app.order('disconnect')
+            app.expect('DISCONNECTED')
+            app.order('close')
+            app.expect('CLOSED')
+            assert app.p.wait(timeout=WAIT_S) == 0
+        wait_for(lambda: tel.query('/ndk/qps') == {'m0': []},
+                 'every attached QP to be closed')
+        tel.close()
+        # Both daemons stop polling together, linger, then close.
+        for p, _ in procs:
+            p.send_signal(signal.SIGTERM)
+        for p, log in procs:
+            stop(p, log)
+    finally:
+        for app in apps:
+            if app.p.poll() is None:
+                app.p.kill()
+        for p, log in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.call(['umount', huge])
+
+
 def cleanup():
     shutil.rmtree(TMP, ignore_errors=True)
     for d in ('/var/run/dpdk',):
@@ -395,6 +518,7 @@ CASES = [
     ('check_example', t_check_example),
     ('telemetry_ring', t_telemetry_ring),
     ('echo_peer', t_echo_peer),
+    ('attach', t_attach),
 ]
 
 
