@@ -504,6 +504,78 @@ def t_attach():
         subprocess.call(['umount', huge])
 
 
+RDMA = os.path.join(os.path.dirname(PEER), 'attach-rdma')
+
+
+class Rdma(Peer):
+    """attach-rdma, embedded (primary) or attached (secondary)."""
+
+    def __init__(self, name, eal, args):
+        self.err = open(os.path.join(TMP, name + '.err'), 'w+')
+        self.p = subprocess.Popen([RDMA] + eal + ['--'] + args,
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=self.err,
+                                  text=True)
+
+
+def t_attach_rdma():
+    """WRITE, READ and SEND from an attached application, every byte
+    checked, against the same program embedded on the far end."""
+    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
+               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
+        return 'skip: no memif PMD'
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    pa = PREFIX + '-rdma'
+    sock = os.path.join(TMP, 'rdma.sock')
+    conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
+              'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
+              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'device = net_memif0,role=client,socket=%s,bsize=8192\n'
+              'ip = 10.6.0.2/24\n' % (huge, pa, sock))
+    emb = app = a = None
+    try:
+        emb = Rdma('rdma-emb', ['-l', '0', '--no-pci', '--no-huge', '-m',
+                                '256', '--file-prefix', PREFIX + '-emb',
+                                '--vdev=net_memif0,role=server,socket=%s,'
+                                'bsize=8192' % sock],
+                   ['--ip', '10.6.0.1', '--peer', '10.6.0.2',
+                    '--rounds', '200'])
+        emb.expect('OPEN')   # the memif server listens: A may connect
+        a, alog = start(conf_a, 'rdma-a')
+        wait_ready(a, alog)
+        app = Rdma('rdma-app', ['-l', '1', '--no-pci',
+                                '--proc-type=secondary', '--file-prefix',
+                                pa, '--huge-dir', huge],
+                   ['--ip', '10.6.0.2', '--peer', '10.6.0.1', '--active',
+                    '--rounds', '200'])
+        app.expect('OPEN')
+        i_emb = emb.expect('INFO').replace('INFO', 'PEER', 1)
+        i_app = app.expect('INFO').replace('INFO', 'PEER', 1)
+        emb.order(i_app.strip())
+        app.order(i_emb.strip())
+        app.expect('DONE')
+        emb.expect('DONE')
+        app.order('close')
+        app.expect('CLOSED')
+        assert app.p.wait(timeout=WAIT_S) == 0
+        emb.order('stop')
+        emb.expect('STOPPED')
+        stop(a, alog)
+        emb.order('close')
+        emb.expect('CLOSED')
+        assert emb.p.wait(timeout=WAIT_S) == 0
+    finally:
+        for x in (app, emb):
+            if x is not None and x.p.poll() is None:
+                x.p.kill()
+        if a is not None and a.poll() is None:
+            a.kill()
+            a.wait()
+        subprocess.call(['umount', huge])
+
+
 def cleanup():
     shutil.rmtree(TMP, ignore_errors=True)
     for d in ('/var/run/dpdk',):
@@ -519,6 +591,7 @@ CASES = [
     ('telemetry_ring', t_telemetry_ring),
     ('echo_peer', t_echo_peer),
     ('attach', t_attach),
+    ('attach_rdma', t_attach_rdma),
 ]
 
 
