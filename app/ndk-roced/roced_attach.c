@@ -19,7 +19,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -27,6 +26,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_string_fns.h>
+#include <rte_telemetry.h>
 
 #include "roced.h"
 #include "swroce_attach.h"
@@ -63,8 +63,10 @@ struct roced_attach {
 	struct att_ent ent[ATT_MAX_OBJS];
 };
 
-/* rte_mp handlers take no context argument. */
+/* rte_mp and telemetry handlers take no context argument. */
 static struct roced_attach *att_srv;
+/* Static: a telemetry request may still look after the server stopped. */
+static struct roced_attach att_store;
 
 static struct att_ent *
 ent_get(struct roced_attach *s, unsigned int ai, uint64_t h, uint16_t type)
@@ -419,14 +421,40 @@ att_handle(const struct rte_mp_msg *msg, const void *peer)
 	return rte_mp_reply(&m, peer);
 }
 
+/* /ndk/apps: per attached application (by pid), port and objects. */
+static int
+cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct roced_attach *s = &att_store;
+	char pid[16];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&s->lock);
+	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++) {
+		struct att_app *a = &s->apps[ai];
+		struct rte_tel_data *o;
+
+		if (a->id == 0 || (o = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_string(o, "port", a->port->cfg->name);
+		rte_tel_data_add_dict_u64(o, "objects", a->n_obj);
+		snprintf(pid, sizeof(pid), "%d", a->pid);
+		rte_tel_data_add_dict_container(d, pid, o, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
 int
 roced_attach_start(struct roced_ports *p, struct roced_attach **out)
 {
-	struct roced_attach *s = calloc(1, sizeof(*s));
+	struct roced_attach *s = &att_store;
 
 	*out = NULL;
-	if (s == NULL)
-		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
 	s->ports = p;
 	att_srv = s;
@@ -435,9 +463,11 @@ roced_attach_start(struct roced_ports *p, struct roced_attach **out)
 			  "they need the multi-process mode (hugetlbfs, no "
 			  "--in-memory)", rte_strerror(rte_errno));
 		att_srv = NULL;
-		free(s);
 		return -rte_errno;
 	}
+	if (rte_telemetry_register_cmd("/ndk/apps", cmd_apps,
+			"Attached applications by pid: port, objects") != 0)
+		ROCED_LOG(WARNING, "cannot register /ndk/apps");
 	*out = s;
 	return 0;
 }
@@ -479,5 +509,4 @@ roced_attach_stop(struct roced_attach *s)
 			app_teardown(s, ai, "cut off (daemon stopping)");
 	pthread_mutex_unlock(&s->lock);
 	att_srv = NULL;
-	free(s);
 }

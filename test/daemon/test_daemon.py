@@ -475,6 +475,9 @@ def t_attach():
         two.expect('CONNECTED')
         wait_for(lambda: len(tel.query('/ndk/qps')['m0']) == 2,
                  "both applications' QPs")
+        want = {'port': 'm0', 'objects': 5}   # PD, CQ, QP, MR, connector
+        assert tel.query('/ndk/apps') == {str(one.p.pid): want,
+                                          str(two.p.pid): want}
         two.p.kill()
         two.p.wait(timeout=WAIT_S)
         q1 = one.qpn()
@@ -483,6 +486,7 @@ def t_attach():
                  "the killed application's QP to be flushed and freed")
         alog.seek(0)
         assert 'application pid %d is gone' % two.p.pid in alog.read()
+        assert list(tel.query('/ndk/apps')) == [str(one.p.pid)]
         wait_for(lambda: len(tel_b.query('/ndk/qps')['m0']) == 1,
                  "the far end to see the killed connection end")
         tel_b.close()
