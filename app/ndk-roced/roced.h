@@ -15,6 +15,8 @@
  *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp (rte_telemetry)
  *   roced_echo.c       built-in echo service: connections accepted with
  *                      NDK listeners, every message sent back
+ *   roced_attach.c     attached applications (DPDK secondary processes):
+ *                      objects over rte_mp, liveness, clean-up
  *   roced_main.c       start-up, signals, main loop, orderly shutdown
  */
 
@@ -164,5 +166,26 @@ unsigned int roced_echo_run(struct roced_echo *echo);
  * close the listeners and free the service. Needs the adapters polled.
  */
 void roced_echo_stop(struct roced_echo *echo, struct roced_ports *p);
+
+struct roced_attach;
+
+/** Period of the attached applications' liveness check. */
+#define ROCED_ATTACH_CHECK_MS 100
+
+/**
+ * Serve attached applications (rte_mp action NDK_ATTACH_MP_NAME).
+ * @return 0, or negative errno (-ENOTSUP without the multi-process mode:
+ *   logged, the daemon runs on without them).
+ */
+int roced_attach_start(struct roced_ports *p, struct roced_attach **att);
+
+/**
+ * Main thread, often: every ROCED_ATTACH_CHECK_MS close the objects of
+ * applications that died. @return applications found dead.
+ */
+unsigned int roced_attach_run(struct roced_attach *att);
+
+/** Stop serving and close every attached application's objects. */
+void roced_attach_stop(struct roced_attach *att);
 
 #endif /* NDK_ROCED_H */

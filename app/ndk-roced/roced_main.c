@@ -90,6 +90,9 @@ eal_start(struct roced_config *cfg)
 	return -1;
 }
 
+/* Attached applications' server, or NULL without the multi-process mode. */
+static struct roced_attach *attach;
+
 static void
 serve(const struct roced_config *cfg, struct roced_ports *ps,
       struct roced_echo *echo)
@@ -100,6 +103,7 @@ serve(const struct roced_config *cfg, struct roced_ports *ps,
 
 		roced_ports_poll(ps);
 		work = roced_echo_run(echo);
+		work += roced_attach_run(attach);
 		if (work == 0 && !ps->main_polls)
 			rte_delay_us_sleep(ROCED_IDLE_US);
 	}
@@ -109,6 +113,8 @@ static void
 shutdown_all(const struct roced_config *cfg, struct roced_ports *ps,
 	     struct roced_echo *echo, bool pdump)
 {
+	roced_attach_stop(attach);
+	attach = NULL;
 	roced_echo_stop(echo, ps);
 	roced_telemetry_detach(ps);
 	roced_ports_stop_polling(ps);
@@ -158,8 +164,10 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
-	ROCED_LOG(NOTICE, "ready: %u port(s), echo service %s, pid %d",
-		  ports.n, cfg.echo ? "on" : "off", (int)getpid());
+	roced_attach_start(&ports, &attach);
+	ROCED_LOG(NOTICE, "ready: %u port(s), echo service %s, attach %s, "
+		  "pid %d", ports.n, cfg.echo ? "on" : "off",
+		  attach != NULL ? "on" : "off", (int)getpid());
 	serve(&cfg, &ports, echo);
 	ROCED_LOG(NOTICE, "%s: shutting down", strsignal(stop_signal));
 	shutdown_all(&cfg, &ports, echo, pdump);

@@ -365,7 +365,7 @@ swr_cq_arm(struct ndk_cq *c, uint32_t type)
 	cq_arm_catch_up(cq);
 }
 
-static uint32_t
+uint32_t
 swr_cq_get_results_ex(struct ndk_cq *c, struct ndk_result_ex *r, uint32_t n)
 {
 	return rte_ring_sc_dequeue_burst_elem(cq_of(c)->ring, r, CQ_ESIZE, n,
@@ -373,7 +373,7 @@ swr_cq_get_results_ex(struct ndk_cq *c, struct ndk_result_ex *r, uint32_t n)
 }
 
 /* Plain results: same entries without the Ex fields (incl. R&I's). */
-static uint32_t
+uint32_t
 swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r, uint32_t n)
 {
 	struct ndk_result_ex buf[CQ_CONVERT_BURST];

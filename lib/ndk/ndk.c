@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_eal.h>
 #include <rte_log.h>
 #include <rte_memory.h>
 
@@ -18,6 +19,8 @@ RTE_LOG_REGISTER(ndk_logtype, ndk, NOTICE);
 static struct ndk_provider *providers;
 
 #define NDK_DEFAULT_PROVIDER "swroce"
+/* A secondary process uses its primary's (ndk-roced's) adapters. */
+#define NDK_SECONDARY_PROVIDER "attach"
 
 void
 ndk_provider_register(struct ndk_provider *provider)
@@ -52,8 +55,10 @@ ndk_adapter_open(const struct ndk_adapter_config *config,
 
 	if (config == NULL || adapter == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
-	name = config->provider != NULL ? config->provider :
-		NDK_DEFAULT_PROVIDER;
+	name = config->provider;
+	if (name == NULL)
+		name = rte_eal_process_type() == RTE_PROC_SECONDARY ?
+			NDK_SECONDARY_PROVIDER : NDK_DEFAULT_PROVIDER;
 	for (struct ndk_provider *p = providers; p != NULL; p = p->next)
 		if (strcmp(p->name, name) == 0)
 			return p->open(config, adapter);

@@ -254,7 +254,11 @@ typedef void (*ndk_close_completion_fn)(void *context);
 
 /** How an adapter is opened on a DPDK port. */
 struct ndk_adapter_config {
-	/** Provider name; NULL selects the default ("swroce"). */
+	/**
+	 * Provider name; NULL selects the default: "swroce", or "attach" in
+	 * a DPDK secondary process, which then uses the adapter of its
+	 * primary (ndk-roced) on @p port_id (doc/attach.md).
+	 */
 	const char *provider;
 	/** DPDK ethdev port. */
 	uint16_t port_id;

@@ -8,13 +8,18 @@
  * takes orders on standard input so the test can look at the daemon
  * while the connection stands and shut both sides down in order:
  *
- *   prints  "READY qpn=<our QPN> dest_qpn=<daemon's QPN>"
+ *   prints  "CONNECTED" once connected, then, after the echoes,
+ *           "READY qpn=<our QPN> dest_qpn=<daemon's QPN>"
  *   reads   "disconnect" -> DREQ/DREP, prints "DISCONNECTED"
  *           "stop"       -> stops polling, prints "STOPPED"
  *           "close" / EOF -> closes the adapter and the port, exits 0
  *
  *   roced-peer <EAL args> -- --ip A.B.C.D --daemon A.B.C.D [--port N]
  *                            [--count N] [--size N]
+ *
+ * Started as a DPDK secondary process of an ndk-roced (--proc-type=
+ * secondary --file-prefix=<the daemon's>), the same code runs attached:
+ * port 0 is then the daemon's and libndk picks the attach provider.
  */
 
 #include <arpa/inet.h>
@@ -260,6 +265,8 @@ main(int argc, char **argv)
 		fail("--ip and --daemon are needed");
 	open_all(ip, size);
 	connect_to(daemon, port);
+	printf("CONNECTED\n");
+	fflush(stdout);
 	echo(count, size);
 	ndk_qp_query(g.qp, &attr);
 	printf("READY qpn=%u dest_qpn=%u\n", ndk_qp_num(g.qp), attr.dest_qpn);

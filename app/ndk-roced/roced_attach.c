@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The attach server: applications running as DPDK secondary processes
+ * (the "attach" provider, drivers/swroce/swroce_attach.c) ask for objects
+ * over rte_mp; this file creates them on the daemon's adapters, hands out
+ * handles it checks on every request (index, generation, type, owner),
+ * and closes everything an application left when it says BYE or dies
+ * (checked every ROCED_ATTACH_CHECK_MS from the main thread). The
+ * protocol is in swroce_attach.h; the design in doc/attach.md.
+ *
+ * Requests run on the EAL's multi-process thread, one at a time; the
+ * table lock is taken by that thread and, with trylock only, by the main
+ * thread's liveness check (the main thread may be the adapters' poller,
+ * which a waiting CM request depends on).
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_string_fns.h>
+#include <rte_telemetry.h>
+
+#include "roced.h"
+#include "swroce_attach.h"
+
+#define ATT_MAX_APPS 64
+#define ATT_MAX_OBJS 4096
+#define ATT_PEER_LEN 128
+/* A CM step waits this long: under the application's request timeout. */
+#define ATT_WAIT_S (NDK_ATTACH_TIMEOUT_S - 5)
+
+struct att_app {
+	uint64_t id;                 /* 0 = free slot */
+	int pid;
+	char peer[ATT_PEER_LEN];     /* its rte_mp socket */
+	struct roced_port *port;
+	uint32_t n_obj;
+};
+
+struct att_ent {
+	uint32_t gen;
+	uint16_t type;               /* enum ndk_object_type, 0 = free */
+	uint16_t app;                /* index in apps[] */
+	void *obj;                   /* the daemon's object */
+	uint32_t done;               /* CM step finished (atomic) */
+	ndk_status_t st;
+};
+
+struct roced_attach {
+	pthread_mutex_t lock;
+	struct roced_ports *ports;
+	uint64_t next_id;
+	uint64_t next_check;         /* TSC */
+	struct att_app apps[ATT_MAX_APPS];
+	struct att_ent ent[ATT_MAX_OBJS];
+};
+
+/* rte_mp and telemetry handlers take no context argument. */
+static struct roced_attach *att_srv;
+/* Static: a telemetry request may still look after the server stopped. */
+static struct roced_attach att_store;
+
+static struct att_ent *
+ent_get(struct roced_attach *s, unsigned int ai, uint64_t h, uint16_t type)
+{
+	uint32_t idx = (uint32_t)h;
+	struct att_ent *e;
+
+	if (idx >= ATT_MAX_OBJS)
+		return NULL;
+	e = &s->ent[idx];
+	if (e->type == 0 || e->gen != (uint32_t)(h >> 32) || e->app != ai ||
+	    (type != 0 && e->type != type))
+		return NULL;
+	return e;
+}
+
+static ndk_status_t
+ent_add(struct roced_attach *s, unsigned int ai, uint16_t type, void *obj,
+	struct ndk_attach_rep *rp)
+{
+	for (uint32_t i = 0; i < ATT_MAX_OBJS; i++) {
+		struct att_ent *e = &s->ent[i];
+
+		if (e->type != 0)
+			continue;
+		e->gen++;
+		e->type = type;
+		e->app = (uint16_t)ai;
+		e->obj = obj;
+		s->apps[ai].n_obj++;
+		rp->handle = ((uint64_t)e->gen << 32) | i;
+		rp->obj = (uintptr_t)obj;
+		return NDK_STATUS_SUCCESS;
+	}
+	return NDK_STATUS_INSUFFICIENT_RESOURCES;
+}
+
+static void
+ent_free(struct roced_attach *s, struct att_ent *e)
+{
+	s->apps[e->app].n_obj--;
+	e->type = 0;
+	e->obj = NULL;
+}
+
+/* Close one object the way its owner would have. */
+static void
+ent_close(struct roced_attach *s, struct att_ent *e)
+{
+	switch (e->type) {
+	case NDK_OBJECT_TYPE_CONNECTOR:
+		ndk_close_connector(e->obj, NULL, NULL);
+		break;
+	case NDK_OBJECT_TYPE_QP:
+		ndk_close_qp(e->obj, NULL, NULL);   /* flushed: ERROR */
+		break;
+	case NDK_OBJECT_TYPE_MR:
+		ndk_deregister_mr(e->obj);          /* its token dies */
+		ndk_close_mr(e->obj, NULL, NULL);
+		break;
+	case NDK_OBJECT_TYPE_CQ:
+		ndk_close_cq(e->obj, NULL, NULL);
+		break;
+	case NDK_OBJECT_TYPE_PD:
+		ndk_close_pd(e->obj, NULL, NULL);
+		break;
+	default:
+		break;
+	}
+	ent_free(s, e);
+}
+
+/* Close everything of application @p ai, users before what they use. */
+static void
+app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
+{
+	static const uint16_t order[] = {
+		NDK_OBJECT_TYPE_CONNECTOR, NDK_OBJECT_TYPE_QP,
+		NDK_OBJECT_TYPE_MR, NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
+	};
+	struct att_app *a = &s->apps[ai];
+	uint32_t n = a->n_obj;
+
+	for (unsigned int k = 0; k < RTE_DIM(order); k++)
+		for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
+			if (s->ent[i].type == order[k] && s->ent[i].app == ai)
+				ent_close(s, &s->ent[i]);
+	ROCED_LOG(NOTICE, "attach: application pid %d %s: %u object(s) "
+		  "closed", a->pid, why, n);
+	a->id = 0;
+}
+
+/* The application a request comes from, or -1. */
+static int
+app_find(struct roced_attach *s, const struct ndk_attach_req *rq,
+	 const char *peer)
+{
+	unsigned int ai = (unsigned int)(rq->app & 0xff);
+
+	if (ai >= ATT_MAX_APPS || s->apps[ai].id == 0 ||
+	    s->apps[ai].id != rq->app || s->apps[ai].pid != rq->pid ||
+	    strcmp(s->apps[ai].peer, peer) != 0)
+		return -1;
+	return (int)ai;
+}
+
+static ndk_status_t
+op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
+	 const char *peer, struct ndk_attach_rep *rp)
+{
+	struct roced_port *port = NULL;
+	char name[RTE_ETH_NAME_MAX_LEN];
+
+	for (unsigned int i = 0; i < s->ports->n; i++) {
+		struct roced_port *p = &s->ports->port[i];
+
+		if (rte_eth_dev_get_name_by_port(p->port_id, name) == 0 &&
+		    strncmp(name, rq->name, sizeof(rq->name)) == 0)
+			port = p;
+	}
+	if (port == NULL)
+		return NDK_STATUS_INVALID_ADDRESS;
+	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++) {
+		struct att_app *a = &s->apps[ai];
+
+		if (a->id != 0)
+			continue;
+		a->id = (++s->next_id << 8) | ai;
+		a->pid = rq->pid;
+		rte_strlcpy(a->peer, peer, sizeof(a->peer));
+		a->port = port;
+		a->n_obj = 0;
+		rp->handle = a->id;
+		rp->obj = (uintptr_t)port->ad;
+		ROCED_LOG(NOTICE, "attach: application pid %d on port %s",
+			  a->pid, port->cfg->name);
+		return NDK_STATUS_SUCCESS;
+	}
+	return NDK_STATUS_INSUFFICIENT_RESOURCES;
+}
+
+static void
+cm_done(void *ctx, ndk_status_t st)
+{
+	struct att_ent *e = ctx;
+
+	e->st = st;
+	__atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Wait for a CM step started with @p st (its callback sets e->done). */
+static ndk_status_t
+cm_wait(struct att_ent *e, ndk_status_t st)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+
+	if (st != NDK_STATUS_PENDING)
+		return st;
+	while (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE)) {
+		if (rte_get_timer_cycles() - t0 >
+		    (uint64_t)ATT_WAIT_S * rte_get_timer_hz())
+			return NDK_STATUS_IO_TIMEOUT;
+		rte_delay_us_sleep(1000);
+	}
+	return e->st;
+}
+
+static ndk_status_t
+op_connect(struct roced_attach *s, unsigned int ai,
+	   const struct ndk_attach_req *rq, struct att_ent *c)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct att_ent *q = ent_get(s, ai, rq->h[1], NDK_OBJECT_TYPE_QP);
+
+	if (q == NULL || rq->addr.pdata_len > NDK_ATTACH_PDATA_MAX)
+		return NDK_STATUS_INVALID_HANDLE;
+	src.sin_addr.s_addr = rq->addr.src_ip;
+	src.sin_port = rq->addr.src_port;
+	dst.sin_addr.s_addr = rq->addr.dst_ip;
+	dst.sin_port = rq->addr.dst_port;
+	return cm_wait(c, ndk_connect(c->obj, q->obj,
+		(struct sockaddr *)&src, sizeof(src),
+		(struct sockaddr *)&dst, sizeof(dst), rq->u[0], rq->u[1],
+		rq->addr.pdata_len != 0 ? rq->addr.pdata : NULL,
+		rq->addr.pdata_len, cm_done, c));
+}
+
+/* Requests on an existing object (handle h[0]). */
+static ndk_status_t
+op_object(struct roced_attach *s, unsigned int ai,
+	  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	static const uint16_t type_of[] = {
+		[NDK_ATT_CREATE_QP] = NDK_OBJECT_TYPE_PD,
+		[NDK_ATT_CREATE_MR] = NDK_OBJECT_TYPE_PD,
+		[NDK_ATT_REGISTER_MR] = NDK_OBJECT_TYPE_MR,
+		[NDK_ATT_DEREGISTER_MR] = NDK_OBJECT_TYPE_MR,
+		[NDK_ATT_CLOSE] = 0,
+		[NDK_ATT_QP_MODIFY] = NDK_OBJECT_TYPE_QP,
+		[NDK_ATT_QP_QUERY] = NDK_OBJECT_TYPE_QP,
+		[NDK_ATT_CONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
+		[NDK_ATT_COMPLETE_CONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
+		[NDK_ATT_DISCONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
+	};
+	struct att_ent *e = ent_get(s, ai, rq->h[0], type_of[rq->op]);
+	struct att_ent *rc, *ic;
+	ndk_status_t st;
+	void *o;
+
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	switch (rq->op) {
+	case NDK_ATT_CREATE_QP:
+		rc = ent_get(s, ai, rq->h[1], NDK_OBJECT_TYPE_CQ);
+		ic = ent_get(s, ai, rq->h[2], NDK_OBJECT_TYPE_CQ);
+		if (rc == NULL || ic == NULL)
+			return NDK_STATUS_INVALID_HANDLE;
+		st = ndk_create_qp(e->obj, rc->obj, ic->obj,
+				   (void *)(uintptr_t)rq->ctx, rq->u[0],
+				   rq->u[1], rq->u[2], rq->u[3], rq->u[4],
+				   (struct ndk_qp **)&o);
+		if (!NDK_SUCCESS(st))
+			return st;
+		rp->u[0] = ndk_qp_num(o);
+		st = ent_add(s, ai, NDK_OBJECT_TYPE_QP, o, rp);
+		if (!NDK_SUCCESS(st))
+			ndk_close_qp(o, NULL, NULL);
+		return st;
+	case NDK_ATT_CREATE_MR:
+		if (rq->u[0] != 0)
+			return NDK_STATUS_NOT_SUPPORTED;
+		st = ndk_create_mr(e->obj, false, (struct ndk_mr **)&o);
+		if (!NDK_SUCCESS(st))
+			return st;
+		st = ent_add(s, ai, NDK_OBJECT_TYPE_MR, o, rp);
+		if (!NDK_SUCCESS(st))
+			ndk_close_mr(o, NULL, NULL);
+		return st;
+	case NDK_ATT_REGISTER_MR:
+		/* swroce checks that the range is DPDK (shared) memory. */
+		st = ndk_register_mr(e->obj, (void *)(uintptr_t)rq->va,
+				     rq->len, rq->u[0]);
+		rp->u[0] = ndk_mr_local_token(e->obj);
+		rp->u[1] = ndk_mr_remote_token(e->obj);
+		return st;
+	case NDK_ATT_DEREGISTER_MR:
+		return ndk_deregister_mr(e->obj);
+	case NDK_ATT_CLOSE:
+		ent_close(s, e);
+		return NDK_STATUS_SUCCESS;
+	case NDK_ATT_QP_MODIFY:
+		return ndk_qp_modify(e->obj, &rq->attr, rq->u[0]);
+	case NDK_ATT_QP_QUERY:
+		return ndk_qp_query(e->obj, &rp->attr);
+	case NDK_ATT_CONNECT:
+		e->done = 0;
+		return op_connect(s, ai, rq, e);
+	case NDK_ATT_COMPLETE_CONNECT:
+		e->done = 0;
+		return cm_wait(e, ndk_complete_connect(e->obj, NULL, NULL,
+						       cm_done, e));
+	case NDK_ATT_DISCONNECT:
+		e->done = 0;
+		return cm_wait(e, ndk_disconnect(e->obj, cm_done, e));
+	default:
+		return NDK_STATUS_INVALID_DEVICE_REQUEST;
+	}
+}
+
+static ndk_status_t
+att_exec(struct roced_attach *s, const struct ndk_attach_req *rq,
+	 const char *peer, struct ndk_attach_rep *rp)
+{
+	struct ndk_adapter *ad;
+	ndk_status_t st;
+	int ai;
+	void *o;
+
+	if (rq->version != NDK_ATTACH_VERSION)
+		return NDK_STATUS_BAD_VERSION;
+	if (rq->op == NDK_ATT_HELLO)
+		return op_hello(s, rq, peer, rp);
+	ai = app_find(s, rq, peer);
+	if (ai < 0)
+		return NDK_STATUS_INVALID_HANDLE;
+	ad = s->apps[ai].port->ad;
+	switch (rq->op) {
+	case NDK_ATT_BYE:
+		app_teardown(s, (unsigned int)ai, "detached");
+		return NDK_STATUS_SUCCESS;
+	case NDK_ATT_CREATE_PD:
+		st = ndk_create_pd(ad, (struct ndk_pd **)&o);
+		if (NDK_SUCCESS(st) &&
+		    !NDK_SUCCESS(st = ent_add(s, ai, NDK_OBJECT_TYPE_PD, o,
+					      rp)))
+			ndk_close_pd(o, NULL, NULL);
+		return st;
+	case NDK_ATT_CREATE_CQ:
+		st = ndk_create_cq(ad, rq->u[0], NULL, NULL,
+				   (struct ndk_cq **)&o);
+		if (NDK_SUCCESS(st) &&
+		    !NDK_SUCCESS(st = ent_add(s, ai, NDK_OBJECT_TYPE_CQ, o,
+					      rp)))
+			ndk_close_cq(o, NULL, NULL);
+		return st;
+	case NDK_ATT_CREATE_CONNECTOR:
+		st = ndk_create_connector(ad, (struct ndk_connector **)&o);
+		if (NDK_SUCCESS(st) &&
+		    !NDK_SUCCESS(st = ent_add(s, ai,
+					      NDK_OBJECT_TYPE_CONNECTOR, o,
+					      rp)))
+			ndk_close_connector(o, NULL, NULL);
+		return st;
+	case NDK_ATT_CREATE_QP:
+	case NDK_ATT_CREATE_MR:
+	case NDK_ATT_REGISTER_MR:
+	case NDK_ATT_DEREGISTER_MR:
+	case NDK_ATT_CLOSE:
+	case NDK_ATT_QP_MODIFY:
+	case NDK_ATT_QP_QUERY:
+	case NDK_ATT_CONNECT:
+	case NDK_ATT_COMPLETE_CONNECT:
+	case NDK_ATT_DISCONNECT:
+		return op_object(s, (unsigned int)ai, rq, rp);
+	default:
+		return NDK_STATUS_INVALID_DEVICE_REQUEST;
+	}
+}
+
+static int
+att_handle(const struct rte_mp_msg *msg, const void *peer)
+{
+	struct roced_attach *s = att_srv;
+	struct ndk_attach_req rq;
+	struct ndk_attach_rep rp;
+	struct rte_mp_msg m;
+
+	memset(&rp, 0, sizeof(rp));
+	if (msg->len_param != (int)sizeof(rq)) {
+		rp.status = NDK_STATUS_BAD_VERSION;
+	} else {
+		memcpy(&rq, msg->param, sizeof(rq));
+		pthread_mutex_lock(&s->lock);
+		rp.status = att_exec(s, &rq, peer, &rp);
+		pthread_mutex_unlock(&s->lock);
+	}
+	memset(&m, 0, sizeof(m));
+	rte_strlcpy(m.name, msg->name, sizeof(m.name));
+	memcpy(m.param, &rp, sizeof(rp));
+	m.len_param = sizeof(rp);
+	return rte_mp_reply(&m, peer);
+}
+
+/* /ndk/apps: per attached application (by pid), port and objects. */
+static int
+cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct roced_attach *s = &att_store;
+	char pid[16];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&s->lock);
+	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++) {
+		struct att_app *a = &s->apps[ai];
+		struct rte_tel_data *o;
+
+		if (a->id == 0 || (o = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_string(o, "port", a->port->cfg->name);
+		rte_tel_data_add_dict_u64(o, "objects", a->n_obj);
+		snprintf(pid, sizeof(pid), "%d", a->pid);
+		rte_tel_data_add_dict_container(d, pid, o, 0);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int
+roced_attach_start(struct roced_ports *p, struct roced_attach **out)
+{
+	struct roced_attach *s = &att_store;
+
+	*out = NULL;
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
+	s->ports = p;
+	att_srv = s;
+	if (rte_mp_action_register(NDK_ATTACH_MP_NAME, att_handle) != 0) {
+		ROCED_LOG(NOTICE, "attached applications unavailable (%s): "
+			  "they need the multi-process mode (hugetlbfs, no "
+			  "--in-memory)", rte_strerror(rte_errno));
+		att_srv = NULL;
+		return -rte_errno;
+	}
+	if (rte_telemetry_register_cmd("/ndk/apps", cmd_apps,
+			"Attached applications by pid: port, objects") != 0)
+		ROCED_LOG(WARNING, "cannot register /ndk/apps");
+	*out = s;
+	return 0;
+}
+
+unsigned int
+roced_attach_run(struct roced_attach *s)
+{
+	uint64_t now = rte_get_timer_cycles();
+	unsigned int dead = 0;
+
+	if (s == NULL || now < s->next_check)
+		return 0;
+	s->next_check = now + rte_get_timer_hz() * ROCED_ATTACH_CHECK_MS /
+		1000;
+	/* A request in progress may need this thread to poll: skip. */
+	if (pthread_mutex_trylock(&s->lock) != 0)
+		return 0;
+	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++) {
+		struct att_app *a = &s->apps[ai];
+
+		if (a->id != 0 && kill(a->pid, 0) != 0 && errno == ESRCH) {
+			app_teardown(s, ai, "is gone");
+			dead++;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return dead;
+}
+
+void
+roced_attach_stop(struct roced_attach *s)
+{
+	if (s == NULL)
+		return;
+	rte_mp_action_unregister(NDK_ATTACH_MP_NAME);
+	pthread_mutex_lock(&s->lock);
+	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++)
+		if (s->apps[ai].id != 0)
+			app_teardown(s, ai, "cut off (daemon stopping)");
+	pthread_mutex_unlock(&s->lock);
+	att_srv = NULL;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * attach-rdma: one program, run twice by the daemon tests: embedded (a
+ * primary process owning a memif port) and attached (a secondary process
+ * of ndk-roced; libndk then picks the attach provider). The two connect
+ * with ndk_qp_connect() over addresses the test relays, then the active
+ * side, each round, RDMA WRITEs a pattern into the passive side's buffer,
+ * READs it back and compares, and SENDs it; the passive side checks that
+ * the message and its buffer both hold the round's pattern.
+ *
+ *   prints "OPEN" once the adapter is open (a memif server's socket is
+ *   then listening), "INFO qpn=N va=V token=T"; reads "PEER qpn=N va=V token=T"
+ *   prints "DONE" after --rounds rounds (0: never ends), then reads
+ *   "stop" (stops polling, prints STOPPED) and "close" / EOF (closes,
+ *   prints CLOSED).
+ *
+ *   attach-rdma <EAL args> -- --ip A.B.C.D --peer A.B.C.D [--active]
+ *                             [--rounds N] [--size N]
+ */
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "ndk.h"
+
+#define WAIT_S 60
+
+static struct ndk_adapter *ad;
+static struct ndk_cq *cq;
+static struct ndk_qp *qp;
+
+static void
+fail(const char *what)
+{
+	fprintf(stderr, "attach-rdma: %s\n", what);
+	exit(1);
+}
+
+/* Poll until one successful completion of @p type. */
+static uint32_t
+wait_cqe(enum ndk_operation_type type)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+	struct ndk_result_ex r;
+
+	while (ndk_get_cq_results_ex(cq, &r, 1) == 0) {
+		if (rte_get_timer_cycles() - t0 > WAIT_S * rte_get_timer_hz())
+			fail("no completion");
+		ndk_adapter_poll(ad);
+	}
+	if (r.status != NDK_STATUS_SUCCESS || r.type != type) {
+		fprintf(stderr, "attach-rdma: completion type %d: %s\n",
+			(int)r.type, ndk_status_str(r.status));
+		exit(1);
+	}
+	return r.bytes_transferred;
+}
+
+static void
+pattern(uint8_t *p, uint32_t size, uint32_t round)
+{
+	for (uint32_t k = 0; k < size; k++)
+		p[k] = (uint8_t)(round * 131 + k * 7 + (k >> 8));
+}
+
+static void
+run_active(uint8_t *buf, uint32_t size, uint32_t token, uint64_t rva,
+	   uint32_t rtoken, uint32_t rounds, uint8_t *want)
+{
+	for (uint32_t i = 0; rounds == 0 || i < rounds; i++) {
+		struct ndk_sge mine = { buf, size, token };
+		struct ndk_sge msg = { buf + size, size, token };
+
+		pattern(buf + size, size, i);
+		memset(buf, 0, size);
+		if (ndk_write(qp, NULL, &msg, 1, rva, rtoken, 0) !=
+		    NDK_STATUS_SUCCESS)
+			fail("post write");
+		wait_cqe(NDK_OP_WRITE);
+		if (ndk_read(qp, NULL, &mine, 1, rva, rtoken, 0) !=
+		    NDK_STATUS_SUCCESS)
+			fail("post read");
+		wait_cqe(NDK_OP_READ);
+		pattern(want, size, i);
+		if (memcmp(buf, want, size) != 0)
+			fail("READ brought back other bytes than written");
+		if (ndk_send(qp, NULL, &msg, 1, 0) != NDK_STATUS_SUCCESS)
+			fail("post send");
+		wait_cqe(NDK_OP_SEND);
+	}
+}
+
+static void
+run_passive(uint8_t *buf, uint32_t size, uint32_t token, uint32_t rounds,
+	    uint8_t *want)
+{
+	for (uint32_t i = 0; rounds == 0 || i < rounds; i++) {
+		struct ndk_sge r = { buf + size, size, token };
+
+		if (ndk_receive(qp, NULL, &r, 1) != NDK_STATUS_SUCCESS)
+			fail("post receive");
+		if (wait_cqe(NDK_OP_RECEIVE) != size)
+			fail("message of the wrong size");
+		pattern(want, size, i);
+		if (memcmp(buf + size, want, size) != 0 ||
+		    memcmp(buf, want, size) != 0)
+			fail("SEND or WRITE placed other bytes");
+	}
+}
+
+/* Orders from standard input, polling meanwhile. */
+static void
+obey(void)
+{
+	struct pollfd pfd = { .fd = 0, .events = POLLIN };
+	bool polling = true;
+	char line[64];
+
+	for (;;) {
+		if (polling)
+			for (int i = 0; i < 1000; i++)
+				ndk_adapter_poll(ad);
+		if (poll(&pfd, 1, polling ? 0 : 100) <= 0)
+			continue;
+		if (fgets(line, sizeof(line), stdin) == NULL ||
+		    strncmp(line, "close", 5) == 0)
+			return;
+		if (strncmp(line, "stop", 4) == 0) {
+			ndk_adapter_release(ad);
+			polling = false;
+			printf("STOPPED\n");
+			fflush(stdout);
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ip", required_argument, NULL, 'i' },
+		{ "peer", required_argument, NULL, 'p' },
+		{ "active", no_argument, NULL, 'a' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "size", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ndk_adapter_config ac = {
+		.port_id = 0, .configure_port = true,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct ndk_qp_attr at = { .max_rd_atomic = 4,
+				  .max_dest_rd_atomic = 4 };
+	uint32_t peer = 0, rounds = 100, size = 4096, token, rtoken;
+	struct rte_eth_link link = { 0 };
+	unsigned int rqpn;
+	uint64_t rva, t0;
+	struct ndk_pd *pd;
+	struct ndk_mr *mr;
+	uint8_t *buf, *want;
+	char line[128];
+	bool active = false;
+	int n, c;
+
+	n = rte_eal_init(argc, argv);
+	if (n < 0)
+		fail("EAL");
+	argc -= n;
+	argv += n;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'i')
+			inet_pton(AF_INET, optarg, &ac.ipv4);
+		else if (c == 'p')
+			inet_pton(AF_INET, optarg, &peer);
+		else if (c == 'a')
+			active = true;
+		else if (c == 'r')
+			rounds = (uint32_t)atoi(optarg);
+		else if (c == 's')
+			size = (uint32_t)atoi(optarg);
+		else
+			fail("usage: attach-rdma <EAL> -- --ip A --peer B");
+	}
+	if (ac.ipv4 == 0 || peer == 0 || size == 0)
+		fail("--ip and --peer are needed");
+	if (ndk_adapter_open(&ac, &ad) != NDK_STATUS_SUCCESS)
+		fail("adapter");
+	printf("OPEN\n");
+	fflush(stdout);
+	t0 = rte_get_timer_cycles();
+	while (rte_eth_link_get_nowait(0, &link) == 0 &&
+	       link.link_status != RTE_ETH_LINK_UP) {
+		if (rte_get_timer_cycles() - t0 > WAIT_S * rte_get_timer_hz())
+			fail("link down");
+		rte_delay_us_sleep(10000);
+	}
+	/* Buffers in the shared heap: the daemon's lcore reaches them. */
+	buf = rte_zmalloc("attach-rdma", 2 * (size_t)size, 64);
+	want = malloc(size);
+	if (buf == NULL || want == NULL ||
+	    ndk_create_pd(ad, &pd) != NDK_STATUS_SUCCESS ||
+	    ndk_create_cq(ad, 64, NULL, NULL, &cq) != NDK_STATUS_SUCCESS ||
+	    ndk_create_qp(pd, cq, cq, NULL, 8, 8, 1, 1, 0, &qp) !=
+	    NDK_STATUS_SUCCESS ||
+	    ndk_create_mr(pd, false, &mr) != NDK_STATUS_SUCCESS ||
+	    ndk_register_mr(mr, buf, 2 * (size_t)size,
+			    NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+			    NDK_MR_FLAG_ALLOW_REMOTE_READ |
+			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) != NDK_STATUS_SUCCESS)
+		fail("resources");
+	token = ndk_mr_local_token(mr);
+	printf("INFO qpn=%u va=%" PRIu64 " token=%u\n", ndk_qp_num(qp),
+	       (uint64_t)(uintptr_t)buf, ndk_mr_remote_token(mr));
+	fflush(stdout);
+	if (fgets(line, sizeof(line), stdin) == NULL ||
+	    sscanf(line, "PEER qpn=%u va=%" SCNu64 " token=%u", &rqpn, &rva,
+		   &rtoken) != 3)
+		fail("no PEER line");
+	at.dest_ip = peer;
+	at.dest_qpn = rqpn;
+	if (ndk_qp_connect(qp, &at) != NDK_STATUS_SUCCESS)
+		fail("connect");
+	if (active)
+		run_active(buf, size, token, rva, rtoken, rounds, want);
+	else
+		run_passive(buf, size, token, rounds, want);
+	printf("DONE\n");
+	fflush(stdout);
+	obey();
+	ndk_close_qp(qp, NULL, NULL);
+	ndk_deregister_mr(mr);
+	ndk_close_mr(mr, NULL, NULL);
+	ndk_close_cq(cq, NULL, NULL);
+	ndk_close_pd(pd, NULL, NULL);
+	ndk_adapter_close(ad);
+	rte_free(buf);
+	free(want);
+	rte_eal_cleanup();
+	printf("CLOSED\n");
+	return 0;
+}
