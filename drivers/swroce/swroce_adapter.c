@@ -65,151 +65,16 @@ swr_port_pool(uint16_t port_id, uint32_t seq, int socket)
 	return mp;
 }
 
-static inline uint32_t
-swr_self(void)
-{
-	return (uint32_t)rte_gettid();
-}
-
 /* ------------------------------------------------------------------ */
-/* Ownership, control mailbox, quiescence                              */
+/* Packets                                                             */
 /* ------------------------------------------------------------------ */
-
-static bool
-swr_try_own(struct swr_adapter *ad, uint32_t self)
-{
-	uint32_t owner = __atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE);
-
-	if (owner == self)
-		return true;
-	if (owner != 0)
-		return false;
-	return __atomic_compare_exchange_n(&ad->owner, &owner, self, false,
-					   __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
-}
-
-static void
-swr_ctl_drain(struct swr_adapter *ad)
-{
-	struct swr_ctl *c;
-
-	while (rte_ring_sc_dequeue(ad->ctl_ring, (void **)&c) == 0) {
-		c->status = c->fn(ad, c->arg);
-		__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-	}
-}
-
-static void
-swr_disown(struct swr_adapter *ad)
-{
-	swr_ctl_drain(ad);
-	__atomic_store_n(&ad->owner, 0, __ATOMIC_RELEASE);
-}
-
-ndk_status_t
-swr_ctl_exec(struct swr_adapter *ad,
-	     ndk_status_t (*fn)(struct swr_adapter *, void *), void *arg)
-{
-	uint32_t self = swr_self();
-	struct swr_ctl c = { .fn = fn, .arg = arg };
-	ndk_status_t st;
-
-	if (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) == self)
-		return fn(ad, arg);
-	if (swr_try_own(ad, self)) {
-		st = fn(ad, arg);
-		swr_disown(ad);
-		return st;
-	}
-	while (rte_ring_mp_enqueue(ad->ctl_ring, &c) != 0)
-		rte_delay_us_sleep(10);
-	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
-		/* The poller may stop after we queued: then run it ourselves. */
-		if (swr_try_own(ad, self))
-			swr_disown(ad);
-		else
-			rte_delay_us_sleep(5);
-	}
-	return c.status;
-}
-
-void
-swr_quiesce(struct swr_adapter *ad)
-{
-	uint32_t self = swr_self();
-	uint64_t e;
-
-	if (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) == self)
-		return;
-	e = __atomic_load_n(&ad->epoch, __ATOMIC_ACQUIRE);
-	/* Two completed polls guarantee the one in progress has ended. */
-	while (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) != 0 &&
-	       __atomic_load_n(&ad->epoch, __ATOMIC_ACQUIRE) < e + 2)
-		rte_delay_us_sleep(5);
-}
-
-static void
-swr_release(struct ndk_adapter *adapter)
-{
-	struct swr_adapter *ad = swr_adapter_of(adapter);
-
-	if (__atomic_load_n(&ad->owner, __ATOMIC_ACQUIRE) == swr_self())
-		swr_disown(ad);
-}
-
-/* ------------------------------------------------------------------ */
-/* TX stage                                                            */
-/* ------------------------------------------------------------------ */
-
-static void
-swr_tx_flush(struct swr_adapter *ad)
-{
-	uint16_t sent = 0;
-
-	while (sent < ad->tx_n) {
-		uint16_t n = rte_eth_tx_burst(ad->port_id, ad->txq,
-					      &ad->tx_stage[sent],
-					      RTE_MIN(ad->tx_n - sent,
-						      SWR_TX_BURST));
-
-		if (n == 0) {
-			SWR_STAT(ad, tx_full);
-			break;
-		}
-		SWR_STAT(ad, tx_bursts);
-		sent += n;
-	}
-	for (uint16_t i = 0; i < sent; i++) {
-		ad->stats.tx_bytes += rte_pktmbuf_pkt_len(ad->tx_stage[i]);
-	}
-	ad->stats.tx_packets += sent;
-	if (sent != 0 && sent < ad->tx_n)
-		memmove(&ad->tx_stage[0], &ad->tx_stage[sent],
-			(ad->tx_n - sent) * sizeof(ad->tx_stage[0]));
-	ad->tx_n -= sent;
-}
-
-void
-swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m)
-{
-	if (unlikely(ad->tx_n == SWR_TX_STAGE)) {
-		swr_tx_flush(ad);
-		if (ad->tx_n == SWR_TX_STAGE) {
-			/* Link saturated: RC retransmission recovers this. */
-			rte_pktmbuf_free(m);
-			return;
-		}
-	}
-	ad->tx_stage[ad->tx_n++] = m;
-	if (ad->tx_n >= SWR_TX_BURST)
-		swr_tx_flush(ad);
-}
 
 struct rte_mbuf *
 swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
 {
 	struct swr_adapter *ad = qp->ad;
+	struct swr_queue *q = qp->q;
 	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
 	uint32_t pad = (-payload) & 3;
 	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
@@ -218,13 +83,13 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 
 	m = rte_pktmbuf_alloc(ad->mp);
 	if (unlikely(m == NULL)) {
-		SWR_STAT(ad, mbuf_alloc_fail);
+		SWR_STAT(q, mbuf_alloc_fail);
 		return NULL;
 	}
 	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
 	if (unlikely(frame == NULL)) {
 		rte_pktmbuf_free(m);
-		SWR_STAT(ad, mbuf_alloc_fail);
+		SWR_STAT(q, mbuf_alloc_fail);
 		return NULL;
 	}
 	*bth_out = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
@@ -255,7 +120,6 @@ swr_frame_seal(struct rte_mbuf *m)
 void
 swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 {
-	struct swr_adapter *ad = qp->ad;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
 	swr_frame_seal(m);
@@ -265,12 +129,15 @@ swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 
 		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
 			     e->ip != qp->attr.dest_ip)) {
-			swr_neigh_output(qp, m);
+			if (qp->q->id == 0)
+				swr_neigh_output(qp, m);
+			else
+				swr_q_neigh_handoff(qp->q, m);
 			return;
 		}
 		rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
 	}
-	swr_tx_stage(ad, m);
+	swr_q_tx_stage(qp->q, m);
 }
 
 void
@@ -284,226 +151,8 @@ swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
 		return;
 	ndk_roce_aeth_set((struct ndk_roce_aeth *)(bth + 1), syndrome,
 			  qp->msn);
-	SWR_STAT(qp->ad, acks_sent);
+	SWR_STAT(qp->q, acks_sent);
 	swr_pkt_send(qp, m);
-}
-
-/* ------------------------------------------------------------------ */
-/* Poll loop                                                           */
-/* ------------------------------------------------------------------ */
-
-/* Not RoCEv2: ARP and ICMP echo, or a drop. Clears *mp if it keeps it. */
-static void
-swr_rx_other(struct swr_adapter *ad, struct rte_mbuf **mp)
-{
-	switch (swr_neigh_input(ad, *mp)) {
-	case SWR_NEIGH_RX_TAKEN:
-		*mp = NULL;
-		break;
-	case SWR_NEIGH_RX_DONE:
-		break;
-	default:
-		SWR_STAT(ad, rx_not_roce);
-		break;
-	}
-}
-
-static void
-swr_rx_one(struct swr_adapter *ad, struct rte_mbuf **mp)
-{
-	struct rte_mbuf *m = *mp;
-	struct ndk_roce_pkt p;
-	enum ndk_roce_parse_err err;
-	struct swr_qp *qp;
-	uint32_t state;
-
-	ad->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
-	err = ndk_roce_parse(m, &p, true);
-	switch (err) {
-	case NDK_ROCE_PARSE_OK:
-		break;
-	case NDK_ROCE_PARSE_NOT_IPV4:
-	case NDK_ROCE_PARSE_NOT_ROCE:
-		swr_rx_other(ad, mp);
-		return;
-	case NDK_ROCE_PARSE_TRUNCATED:
-		SWR_STAT(ad, rx_truncated);
-		return;
-	case NDK_ROCE_PARSE_BAD_OPCODE:
-		SWR_STAT(ad, rx_bad_opcode);
-		return;
-	case NDK_ROCE_PARSE_BAD_ICRC:
-		SWR_STAT(ad, rx_icrc_errors);
-		return;
-	default:
-		SWR_STAT(ad, rx_bad_header);
-		return;
-	}
-	if (unlikely(p.dip != ad->ipv4)) {
-		SWR_STAT(ad, rx_wrong_address);
-		return;
-	}
-	if (unlikely(p.qpn == NDK_ROCE_GSI_QPN &&
-		     p.opcode == NDK_ROCE_OP_UD_SEND_ONLY)) {
-		swr_cm_rx(ad, &p);       /* CM MADs */
-		return;
-	}
-	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
-		/* UC, other UD and CNP are not served. */
-		SWR_STAT(ad, rx_bad_opcode);
-		return;
-	}
-	qp = swr_qp_lookup(ad, p.qpn);
-	if (unlikely(qp == NULL)) {
-		SWR_STAT(ad, rx_unknown_qpn);
-		return;
-	}
-	state = swr_qp_state(qp);
-	if (unlikely(state < NDK_QP_STATE_RTR ||
-		     state == NDK_QP_STATE_ERROR)) {
-		SWR_STAT(ad, rx_qp_state);
-		return;
-	}
-	if (unlikely(p.sip != qp->attr.dest_ip)) {
-		SWR_STAT(ad, rx_wrong_address);
-		return;
-	}
-	if (unlikely(qp->cm_wait_rtu))
-		swr_cm_qp_rx(qp);        /* the peer uses it: RTU implied */
-	if (p.op->flags & NDK_ROCE_OPF_REQ) {
-		swr_resp_rx(qp, &p);
-	} else {
-		if (unlikely(state == NDK_QP_STATE_RTR)) {
-			SWR_STAT(ad, rx_qp_state);
-			return;
-		}
-		swr_comp_rx(qp, &p);
-	}
-}
-
-static unsigned int
-swr_rx(struct swr_adapter *ad)
-{
-	struct rte_mbuf *pkts[SWR_RX_BURST];
-	uint16_t n;
-
-	n = rte_eth_rx_burst(ad->port_id, ad->rxq, pkts, SWR_RX_BURST);
-	ad->stats.rx_packets += n;
-	for (uint16_t i = 0; i < n; i++) {
-		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-		swr_rx_one(ad, &pkts[i]);
-	}
-	/* Frames reused for replies were cleared to NULL. */
-	if (n != 0)
-		rte_pktmbuf_free_bulk(pkts, n);
-	return n;
-}
-
-static unsigned int
-swr_doorbells(struct swr_adapter *ad)
-{
-	struct swr_qp *qps[SWR_DB_BURST];
-	unsigned int n;
-
-	n = rte_ring_sc_dequeue_burst(ad->db_ring, (void **)qps, SWR_DB_BURST,
-				      NULL);
-	for (unsigned int i = 0; i < n; i++) {
-		/* Clear first: a post after this re-rings. */
-		__atomic_store_n(&qps[i]->db_pending, 0, __ATOMIC_SEQ_CST);
-		swr_qp_activate(qps[i]);
-	}
-	return n;
-}
-
-void
-swr_qp_activate(struct swr_qp *qp)
-{
-	struct swr_adapter *ad = qp->ad;
-
-	if (qp->in_active || qp->detached)
-		return;
-	qp->in_active = true;
-	ad->active[ad->n_active++] = qp;
-}
-
-/* Service one active QP; returns packets generated, sets *idle. */
-static unsigned int
-swr_service(struct swr_qp *qp, bool *idle)
-{
-	uint32_t state = swr_qp_state(qp);
-	unsigned int made = 0;
-
-	if (unlikely(__atomic_load_n(&qp->flush_req, __ATOMIC_ACQUIRE) != 0 ||
-		     state == NDK_QP_STATE_ERROR)) {
-		/* NdkFlush, or posts made since the QP failed. */
-		swr_qp_flush_all(qp);
-		*idle = true;
-		return 0;
-	}
-	if (state >= NDK_QP_STATE_RTR) {
-		if (swr_resp_busy(qp))
-			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
-	}
-	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
-		swr_req_timers(qp);
-		if (swr_qp_state(qp) == NDK_QP_STATE_ERROR) {
-			*idle = true;
-			return made;
-		}
-		made += swr_req_run(qp, SWR_QP_TX_QUOTA);
-	}
-	*idle = !swr_resp_busy(qp) &&
-		qp->sq_tail == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
-	return made;
-}
-
-static unsigned int
-swr_tx_engines(struct swr_adapter *ad)
-{
-	unsigned int made = 0, kept = 0, n = ad->n_active;
-
-	/* Visit every active QP once; drop the idle ones from the list. */
-	for (unsigned int i = 0; i < n; i++) {
-		struct swr_qp *qp = ad->active[i];
-		bool idle = false;
-
-		if (swr_tx_room(ad) > SWR_QP_TX_QUOTA * 2)
-			made += swr_service(qp, &idle);
-		if (idle) {
-			qp->in_active = false;
-		} else {
-			ad->active[kept++] = qp;
-		}
-	}
-	/* QPs activated during this pass were appended after n. */
-	for (unsigned int i = n; i < ad->n_active; i++)
-		ad->active[kept++] = ad->active[i];
-	ad->n_active = kept;
-	return made;
-}
-
-static unsigned int
-swr_poll(struct ndk_adapter *adapter)
-{
-	struct swr_adapter *ad = swr_adapter_of(adapter);
-	unsigned int work;
-
-	if (unlikely(!swr_try_own(ad, swr_self())))
-		return 0;
-	ad->now = rte_rdtsc();
-	if (unlikely(!rte_ring_empty(ad->ctl_ring)))
-		swr_ctl_drain(ad);
-	work = swr_doorbells(ad);
-	work += swr_rx(ad);
-	work += swr_tx_engines(ad);
-	if (unlikely(ad->now >= ad->neigh_tick))
-		swr_neigh_timers(ad);
-	swr_cm_poll(ad);
-	if (ad->tx_n != 0)
-		swr_tx_flush(ad);
-	__atomic_store_n(&ad->epoch, ad->epoch + 1, __ATOMIC_RELEASE);
-	return work + ad->n_active;
 }
 
 /* ------------------------------------------------------------------ */
@@ -528,9 +177,19 @@ swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
 static void
 swr_get_stats(struct ndk_adapter *adapter, struct ndk_adapter_stats *stats)
 {
+	swr_stats_sum(swr_adapter_of(adapter), stats);
+}
+
+static int
+swr_get_queue_stats(struct ndk_adapter *adapter, uint16_t queue,
+		    struct ndk_adapter_stats *stats)
+{
 	struct swr_adapter *ad = swr_adapter_of(adapter);
 
-	*stats = ad->stats;
+	if (queue >= ad->nb_queues)
+		return -EINVAL;
+	*stats = ad->q[queue].stats;
+	return 0;
 }
 
 static void swr_close(struct ndk_adapter *adapter);
@@ -541,8 +200,10 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.create_pd = swr_pd_create,
 	.close = swr_close,
 	.poll = swr_poll,
+	.poll_queue = swr_poll_queue,
 	.release = swr_release,
 	.get_stats = swr_get_stats,
+	.get_queue_stats = swr_get_queue_stats,
 	.create_connector = swr_connector_create,
 	.create_listener = swr_listener_create,
 	.qp_list = swr_info_qp_list,
@@ -566,19 +227,23 @@ swr_port_setup(struct swr_adapter *ad)
 	/* Link changes drive ARP (see swr_link_event). */
 	if (*dinfo.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		conf.intr_conf.lsc = 1;
-	rc = rte_eth_dev_configure(ad->port_id, 1, 1, &conf);
+	rc = rte_eth_dev_configure(ad->port_id, ad->nb_queues, ad->nb_queues,
+				   &conf);
 	if (rc != 0)
 		return rc;
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(ad->port_id, &nrx, &ntx);
 	if (rc != 0)
 		return rc;
-	rc = rte_eth_rx_queue_setup(ad->port_id, 0, nrx, ad->socket_id, NULL,
-				    ad->mp);
-	if (rc != 0)
-		return rc;
-	rc = rte_eth_tx_queue_setup(ad->port_id, 0, ntx, ad->socket_id, NULL);
-	if (rc != 0)
-		return rc;
+	for (uint16_t i = 0; i < ad->nb_queues; i++) {
+		rc = rte_eth_rx_queue_setup(ad->port_id, i, nrx, ad->socket_id,
+					    NULL, ad->mp);
+		if (rc != 0)
+			return rc;
+		rc = rte_eth_tx_queue_setup(ad->port_id, i, ntx, ad->socket_id,
+					    NULL);
+		if (rc != 0)
+			return rc;
+	}
 	return rte_eth_dev_start(ad->port_id);
 }
 
@@ -656,6 +321,7 @@ swr_info_init(struct swr_adapter *ad)
 	i->port_id = ad->port_id;
 	memcpy(i->mac, ad->mac.addr_bytes, sizeof(i->mac));
 	i->ipv4 = ad->ipv4;
+	i->nb_queues = ad->nb_queues;
 }
 
 static uint32_t
@@ -673,12 +339,11 @@ swr_adapter_free(struct swr_adapter *ad)
 {
 	swr_cm_fini(ad);
 	swr_neigh_fini(ad);       /* held frames first: they use the pool */
+	swr_queues_fini(ad);
 	rte_ring_free(ad->ctl_ring);
-	rte_ring_free(ad->db_ring);
 	rte_free(ad->qp_tbl);
 	rte_free(ad->qp_gen);
 	rte_free(ad->mr_tbl);
-	rte_free(ad->active);
 	rte_free(ad);
 }
 
@@ -712,7 +377,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 {
 	uint32_t seq = __atomic_fetch_add(&swr_adapter_seq, 1,
 					  __ATOMIC_RELAXED);
-	uint32_t max_qp, max_mr;
+	uint32_t max_qp, max_mr, nq;
 	struct swr_adapter *ad;
 	char name[RTE_RING_NAMESIZE];
 	int socket, rc;
@@ -734,6 +399,12 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	if (rte_is_multicast_ether_addr((const struct rte_ether_addr *)
 					cfg->mac)) {
 		NDK_LOG(ERR, "swroce: adapter MAC must be unicast");
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	nq = cfg->nb_queues != 0 ? cfg->nb_queues : 1;
+	if (nq > SWR_MAX_QUEUES || (nq & (nq - 1)) != 0) {
+		NDK_LOG(ERR, "swroce: %u queues: must be a power of 2 up to %u",
+			nq, SWR_MAX_QUEUES);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
 	max_qp = cfg->max_qp != 0 ? cfg->max_qp : SWR_DEF_MAX_QP;
@@ -758,6 +429,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->pub.dispatch = &swr_adapter_dispatch;
 	snprintf(ad->name, sizeof(ad->name), "swroce%u", seq);
 	ad->port_id = cfg->port_id;
+	ad->nb_queues = (uint16_t)nq;
+	ad->q_mask = (uint16_t)(nq - 1);
 	ad->socket_id = socket;
 	ad->ipv4 = cfg->ipv4;
 	ad->max_path_mtu = cfg->max_path_mtu != 0 ? cfg->max_path_mtu : 4096;
@@ -776,18 +449,13 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 					ad->qp_bits, 0, socket);
 	ad->qp_gen = rte_zmalloc_socket(NULL, sizeof(ad->qp_gen[0]) <<
 					ad->qp_bits, 0, socket);
-	ad->active = rte_zmalloc_socket(NULL, sizeof(ad->active[0]) <<
-					ad->qp_bits, 0, socket);
 	ad->mr_tbl = rte_zmalloc_socket(NULL, sizeof(ad->mr_tbl[0]) <<
 					ad->mr_bits, 0, socket);
 	snprintf(name, sizeof(name), "ndkctl%u", seq);
 	ad->ctl_ring = rte_ring_create(name, SWR_CTL_RING, socket,
 				       RING_F_SC_DEQ);
-	snprintf(name, sizeof(name), "ndkdb%u", seq);
-	ad->db_ring = rte_ring_create(name, 1u << ad->qp_bits, socket,
-				      RING_F_SC_DEQ | RING_F_EXACT_SZ);
-	if (ad->qp_tbl == NULL || ad->qp_gen == NULL || ad->active == NULL ||
-	    ad->mr_tbl == NULL || ad->ctl_ring == NULL || ad->db_ring == NULL ||
+	if (ad->qp_tbl == NULL || ad->qp_gen == NULL || ad->mr_tbl == NULL ||
+	    ad->ctl_ring == NULL || swr_queues_init(ad, seq) != 0 ||
 	    swr_neigh_init(ad) != 0)
 		goto nomem;
 
@@ -833,8 +501,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	swr_link_watch(ad);
 	swr_info_init(ad);
 	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT
-		", path MTU %u, %u QPs", ad->name, ad->port_id,
-		RTE_ETHER_ADDR_BYTES(&ad->mac), ad->max_path_mtu, max_qp);
+		", path MTU %u, %u QPs, %u queue(s)", ad->name, ad->port_id,
+		RTE_ETHER_ADDR_BYTES(&ad->mac), ad->max_path_mtu, max_qp, nq);
 	*out = &ad->pub;
 	return NDK_STATUS_SUCCESS;
 
@@ -861,17 +529,9 @@ static void
 swr_close(struct ndk_adapter *adapter)
 {
 	struct swr_adapter *ad = swr_adapter_of(adapter);
-	uint32_t self = swr_self();
-	bool warned = false;
 
-	/* A poller still running on the adapter must be stopped first. */
-	while (!swr_try_own(ad, self)) {
-		if (!warned)
-			NDK_LOG(WARNING, "%s: close waits for its poller to stop",
-				ad->name);
-		warned = true;
-		rte_delay_us_sleep(1000);
-	}
+	/* Pollers still running on the adapter must be stopped first. */
+	swr_own_all(ad);
 	/* We own it now: every ctl request below runs inline. */
 	swr_close_qps(ad, NULL);
 	while (ad->pd_list != NULL)
@@ -879,8 +539,6 @@ swr_close(struct ndk_adapter *adapter)
 	while (ad->cq_list != NULL)
 		swr_cq_destroy(ad->cq_list);
 	swr_quiesce(ad);
-	if (ad->tx_n != 0)
-		rte_pktmbuf_free_bulk(ad->tx_stage, ad->tx_n);
 	/* -EAGAIN while the event callback runs: it is short, retry. */
 	while (rte_eth_dev_callback_unregister(ad->port_id,
 					       RTE_ETH_EVENT_INTR_LSC,

@@ -311,7 +311,7 @@ att_release(struct ndk_adapter *a)
 static void
 att_get_stats(struct ndk_adapter *a, struct ndk_adapter_stats *stats)
 {
-	*stats = att_ad(a)->sad->stats;   /* may lag by one poll */
+	swr_stats_sum(att_ad(a)->sad, stats); /* may lag by one poll */
 }
 
 static const struct ndk_adapter_dispatch att_adapter_ops = {

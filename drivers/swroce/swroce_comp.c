@@ -34,7 +34,7 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
 	if (qp->rto_tsc != 0 && una != qp->req_psn)
-		qp->rto_deadline = qp->ad->now + qp->rto_tsc;
+		qp->rto_deadline = qp->q->now + qp->rto_tsc;
 	else
 		qp->rto_deadline = 0;
 }
@@ -116,7 +116,7 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 
 	switch (syn & NDK_ROCE_AETH_TYPE_MASK) {
 	case NDK_ROCE_AETH_ACK:
-		SWR_STAT(qp->ad, acks_rcvd);
+		SWR_STAT(qp->q, acks_rcvd);
 		swr_comp_acked(qp, psn);
 		return;
 	case NDK_ROCE_AETH_RNR_NAK:
@@ -135,9 +135,9 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			}
 			qp->rnr_left--;
 		}
-		SWR_STAT(qp->ad, rnr_waits);
+		SWR_STAT(qp->q, rnr_waits);
 		qp->rto_deadline = 0;
-		qp->rnr_until = qp->ad->now + swr_us_to_tsc(qp->ad,
+		qp->rnr_until = qp->q->now + swr_us_to_tsc(qp->ad,
 			ndk_roce_rnr_timer_us(syn & NDK_ROCE_AETH_VALUE_MASK));
 		if (qp->rnr_until == 0)
 			qp->rnr_until = 1;
@@ -145,13 +145,13 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	case NDK_ROCE_AETH_NAK:
 		break;
 	default:
-		SWR_STAT(qp->ad, rx_ghost_resp);
+		SWR_STAT(qp->q, rx_ghost_resp);
 		return;
 	}
 
 	swr_comp_acked(qp, swr_psn_prev(psn));
 	if (psn != qp->una_psn) {
-		SWR_STAT(qp->ad, rx_ghost_resp);  /* stale NAK */
+		SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
 		return;
 	}
 	switch (syn & NDK_ROCE_AETH_VALUE_MASK) {
@@ -176,7 +176,7 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		swr_comp_fatal_nak(qp, syn & NDK_ROCE_AETH_VALUE_MASK);
 		return;
 	default:
-		SWR_STAT(qp->ad, rx_ghost_resp);
+		SWR_STAT(qp->q, rx_ghost_resp);
 		return;
 	}
 }
@@ -193,7 +193,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	/* Earlier SENDs and WRITEs are implicitly acknowledged. */
 	for (;;) {
 		if (!swr_sq_tail_started(qp)) {
-			SWR_STAT(qp->ad, rx_ghost_resp);
+			SWR_STAT(qp->q, rx_ghost_resp);
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);
@@ -206,7 +206,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		}
 		if (ndk_roce_psn_diff(psn, ndk_roce_psn_add(wqe->first_psn,
 					wqe->npkts - 1)) <= 0) {
-			SWR_STAT(qp->ad, rx_ghost_resp);
+			SWR_STAT(qp->q, rx_ghost_resp);
 			return;
 		}
 		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
@@ -218,7 +218,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		swr_comp_progress(qp, expect);
 	d = ndk_roce_psn_diff(psn, expect);
 	if (d < 0) {
-		SWR_STAT(qp->ad, rx_duplicate);
+		SWR_STAT(qp->q, rx_duplicate);
 		return;
 	}
 	if (d > 0) {
@@ -236,7 +236,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	plen = RTE_MIN(qp->pmtu, wqe->length - off);
 	if (p->opcode != want || p->payload_len != plen) {
 		/* Not what we asked for: drop, the timer asks again. */
-		SWR_STAT(qp->ad, rx_bad_length);
+		SWR_STAT(qp->q, rx_bad_length);
 		return;
 	}
 	if (plen != 0 && swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off,
@@ -267,7 +267,7 @@ swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	if (ndk_roce_psn_diff(p->psn, qp->psn_max) >= 0) {
 		/* Answers something never sent. */
-		SWR_STAT(qp->ad, rx_ghost_resp);
+		SWR_STAT(qp->q, rx_ghost_resp);
 		return;
 	}
 	if (p->opcode == NDK_ROCE_OP_RC_ACK)
@@ -275,5 +275,5 @@ swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	else if (p->op->flags & NDK_ROCE_OPF_READ)
 		swr_comp_read_resp(qp, p);
 	else
-		SWR_STAT(qp->ad, rx_ghost_resp); /* atomics: never asked */
+		SWR_STAT(qp->q, rx_ghost_resp); /* atomics: never asked */
 }

@@ -233,12 +233,14 @@ swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r, bool solicited)
 
 	if (unlikely(__atomic_load_n(&cq->overflow, __ATOMIC_RELAXED) !=
 		     CQ_OVF_NONE)) {
-		SWR_STAT(cq->ad, cq_overflows);
+		__atomic_fetch_add(&cq->ad->stats.cq_overflows, 1,
+				   __ATOMIC_RELAXED); /* any queue */
 		return -ENOSPC;
 	}
 	if (unlikely(rte_ring_mp_enqueue_elem(cq->ring, (void *)r,
 					      CQ_ESIZE) != 0)) {
-		SWR_STAT(cq->ad, cq_overflows);
+		__atomic_fetch_add(&cq->ad->stats.cq_overflows, 1,
+				   __ATOMIC_RELAXED); /* any queue */
 		cq_overflowed(cq);
 		return -ENOSPC;
 	}

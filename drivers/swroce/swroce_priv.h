@@ -8,8 +8,9 @@
  * swroce: the software RoCEv2 provider. Internal structures shared by its
  * files:
  *
- *   swroce_adapter.c  adapter open/close, port set-up, poll loop, TX staging,
- *                     control mailbox (ctl), ownership and quiescence
+ *   swroce_adapter.c  adapter open/close, port set-up, packet build, stats
+ *   swroce_poll.c     queues: poll loop, RX steering, TX staging, control
+ *                     mailbox (ctl), ownership, pausing and quiescence
  *   swroce_cq.c       completion queues, arming and notification
  *   swroce_mr.c       protection domains, memory regions, token lookup
  *   swroce_qp.c       QP create/close/modify, posting, flush, error handling
@@ -17,13 +18,19 @@
  *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
  *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
  *
- * Threading: each adapter is polled by exactly one thread at a time (its
- * "owner"). Everything named lcore-private below is touched only by the
- * owner. Applications post through single-producer indices published with
- * release stores and ring a doorbell (an MP/SC rte_ring) when a QP needs
- * the owner's attention. Control operations that change lcore-private state
- * run through swr_ctl_exec(), which executes them on the owner (or inline
- * when nobody polls). All objects live in rte_malloc memory.
+ * Threading: an adapter has 1..SWR_MAX_QUEUES queues (RX/TX queue pairs
+ * of its port, struct swr_queue), each polled by exactly one thread at a
+ * time (its "owner"); one thread may own several. A QP belongs to queue
+ * (qpn & q_mask) and its lcore-private state is touched only by that
+ * queue's owner. Adapter-wide work (ARP, ICMP, CM on QP1, the control
+ * mailbox, attached applications) belongs to queue 0. Frames that arrive on
+ * the wrong queue are handed to the right one through its inbound ring
+ * (swroce_poll.c). Applications post through single-producer indices
+ * published with release stores and ring a doorbell (an MP/SC rte_ring of
+ * the QP's queue) when a QP needs attention. Control operations that change
+ * lcore-private state run through swr_ctl_exec(), which executes them on
+ * queue 0's owner (or inline when nobody polls it) while the other queues
+ * are paused between two polls. All objects live in rte_malloc memory.
  */
 
 #include <stdbool.h>
@@ -66,6 +73,8 @@
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */
 #define SWR_DB_BURST 64
 #define SWR_RING_DESC 1024
+#define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
+#define SWR_INBOUND_RING 4096     /**< frames steered to a queue */
 
 /* ------------------------------------------------------------------ */
 /* Adapter                                                             */
@@ -93,14 +102,41 @@ struct swr_mr_slot {
 	uint32_t gen;             /**< bumped on every registration */
 };
 
+/**
+ * One queue of an adapter: an RX/TX queue pair of the port with its own
+ * poll context. Polled by one thread at a time (its owner).
+ */
+struct swr_queue {
+	struct swr_adapter *ad;
+	uint16_t id;
+	uint16_t rxq;
+	uint16_t txq;
+
+	/* --- shared between threads --- */
+	uint32_t owner;           /**< tid of the polling thread, 0 = none */
+	uint32_t busy;            /**< a poll runs (queues > 0; seq_cst) */
+	uint64_t epoch;           /**< polls completed (release store) */
+	struct rte_ring *db_ring; /**< struct swr_qp *, MP/SC */
+	struct rte_ring *in_ring; /**< frames steered here, MP/SC; NULL: 1 q */
+
+	/* --- lcore-private (owner only) --- */
+	uint64_t now;             /**< TSC at the start of this poll */
+	uint32_t n_active;
+	struct swr_qp **active;   /**< QPs with work or timers */
+	uint16_t tx_n;
+	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
+
+	struct ndk_adapter_stats stats; /**< summed by ndk_adapter_get_stats */
+} __rte_cache_aligned;
+
 struct swr_adapter {
 	struct ndk_adapter pub;   /**< must be first */
 	char name[32];
 
 	/* --- configuration, read-only after open --- */
 	uint16_t port_id;
-	uint16_t rxq;
-	uint16_t txq;
+	uint16_t nb_queues;       /**< power of 2, <= SWR_MAX_QUEUES */
+	uint16_t q_mask;          /**< nb_queues - 1: queue of a QPN */
 	bool own_port;            /**< we configured and started the port */
 	int socket_id;
 	struct rte_ether_addr mac;
@@ -110,11 +146,14 @@ struct swr_adapter {
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
 
+	struct swr_queue *q;      /**< nb_queues queues */
+
 	/* --- shared between threads --- */
-	uint32_t owner;           /**< tid of the polling thread, 0 = none */
-	uint64_t epoch;           /**< polls completed (release store) */
 	struct rte_ring *ctl_ring;/**< struct swr_ctl *, MP/SC */
-	struct rte_ring *db_ring; /**< struct swr_qp *, MP/SC */
+	struct rte_ring *db_ring; /**< queue 0's doorbells (q[0].db_ring) */
+	struct rte_ring *held_ring; /**< frames of queues > 0 for ARP, MP/SC */
+	uint32_t paused;          /**< queues > 0 must not poll (seq_cst) */
+	uint32_t pause_depth;     /**< nesting (queue 0's owner only) */
 	rte_spinlock_t obj_lock;  /**< control path only: tables, lists */
 
 	uint32_t qp_bits;         /**< log2 of the QP table size */
@@ -135,15 +174,9 @@ struct swr_adapter {
 	struct swr_cq *cq_list;   /**< obj_lock, for adapter close */
 	struct swr_pd *pd_list;   /**< obj_lock */
 
-	/* --- lcore-private (owner only) --- */
-	uint64_t now;             /**< TSC at the start of this poll */
-	uint32_t n_active;
-	uint32_t active_rr;       /**< round-robin start in active[] */
-	struct swr_qp **active;   /**< QPs with work or timers */
-	uint16_t tx_n;
-	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
-
-	struct ndk_adapter_stats stats;
+	/* --- queue 0's owner only (adapter-wide work) --- */
+	uint64_t now;             /**< TSC at the start of queue 0's poll */
+	struct ndk_adapter_stats stats; /**< ARP, CM, CQ: adapter-wide */
 
 	/* --- neighbours (owner only; see the Neighbours section) --- */
 	struct swr_neigh_tbl *neigh;
@@ -162,8 +195,18 @@ swr_adapter_of(struct ndk_adapter *a)
 	return (struct swr_adapter *)a;
 }
 
-/** Count an event in the adapter's statistics (owner only). */
+/**
+ * Count an event in the statistics of an adapter (adapter-wide work, queue
+ * 0's owner) or of a queue (its owner).
+ */
 #define SWR_STAT(ad, field) ((ad)->stats.field++)
+
+/** The queue owning QP number @p qpn (QP1 and non-RoCE frames: 0). */
+static inline uint16_t
+swr_qpn_queue(const struct swr_adapter *ad, uint32_t qpn)
+{
+	return qpn == NDK_ROCE_GSI_QPN ? 0 : (uint16_t)(qpn & ad->q_mask);
+}
 
 /* ------------------------------------------------------------------ */
 /* CQ                                                                  */
@@ -446,13 +489,14 @@ enum swr_rcv_class {
  * (struct ndk_qp_events; owner only).
  */
 #define SWR_QP_STAT(qp, field, event) do { \
-	SWR_STAT((qp)->ad, field); \
+	SWR_STAT((qp)->q, field); \
 	(qp)->ev.event++; \
 } while (0)
 
 struct swr_qp {
 	struct ndk_qp pub;        /**< must be first */
 	struct swr_adapter *ad;
+	struct swr_queue *q;      /**< the queue polling it (from the QPN) */
 	struct swr_pd *pd;
 	struct swr_cq *rcq;
 	struct swr_cq *icq;
@@ -762,30 +806,56 @@ void swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m);
 /** Zero the pad and write the ICRC of a finished frame. */
 void swr_frame_seal(struct rte_mbuf *m);
 
-/** Frames the TX stage can still take this poll. */
+/** Frames the queue's TX stage can still take this poll. */
 static inline unsigned int
-swr_tx_room(const struct swr_adapter *ad)
+swr_tx_room(const struct swr_queue *q)
 {
-	return SWR_TX_STAGE - ad->tx_n;
+	return SWR_TX_STAGE - q->tx_n;
 }
 
 /** Send an ACK/NAK now (ahead of pending READ responses). */
 void swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn);
 
 /**
- * Run @p fn with exclusive access to the adapter's lcore-private state:
- * inline when the caller polls the adapter or nobody does, otherwise on
- * the polling thread (the caller waits).
+ * Run @p fn with exclusive access to the adapter's lcore-private state (of
+ * every queue): inline when the caller polls queue 0 or nobody does,
+ * otherwise on queue 0's polling thread (the caller waits). The other
+ * queues' pollers are paused between two polls while @p fn runs.
  */
 ndk_status_t swr_ctl_exec(struct swr_adapter *ad,
 			  ndk_status_t (*fn)(struct swr_adapter *, void *),
 			  void *arg);
 
 /**
- * Wait until the polling thread has finished every poll that was running
- * when called (no-op if the caller polls or nobody does). Control path.
+ * Wait until the polling threads have finished every poll that was running
+ * when called (queues the caller polls or nobody does are skipped).
+ * Control path.
  */
 void swr_quiesce(struct swr_adapter *ad);
+
+/* Queues and polling (swroce_poll.c). */
+
+/** Allocate the queues' rings and lists. @return 0 or -ENOMEM. */
+int swr_queues_init(struct swr_adapter *ad, uint32_t seq);
+
+/** Free what swr_queues_init() allocated and frames still staged. */
+void swr_queues_fini(struct swr_adapter *ad);
+
+/** ndk_adapter_poll(): every queue the caller can own. */
+unsigned int swr_poll(struct ndk_adapter *adapter);
+
+/** ndk_adapter_poll_queue(). */
+unsigned int swr_poll_queue(struct ndk_adapter *adapter, uint16_t queue);
+
+/** ndk_adapter_release(): give up the queues the caller owns. */
+void swr_release(struct ndk_adapter *adapter);
+
+/** Take every queue, waiting for their pollers to stop (adapter close). */
+void swr_own_all(struct swr_adapter *ad);
+
+/** Adapter-wide counters plus every queue's (any thread; may lag). */
+void swr_stats_sum(const struct swr_adapter *ad,
+		   struct ndk_adapter_stats *out);
 
 /** Microseconds to TSC ticks. */
 static inline uint64_t
@@ -878,8 +948,17 @@ enum swr_neigh_rx swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m);
 /** Retries, hold-downs, re-validation, expiry (every SWR_NEIGH_TICK_MS). */
 void swr_neigh_timers(struct swr_adapter *ad);
 
-/** Stage a finished frame for transmission (swroce_adapter.c). */
+/** Stage a finished frame for transmission on queue 0 (swroce_poll.c). */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
+
+/** Stage a finished frame for transmission on @p q (its owner). */
+void swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m);
+
+/**
+ * A finished frame of a QP on queue > 0 whose neighbour is not REACHABLE:
+ * handed to queue 0, which owns the neighbour table (swroce_poll.c).
+ */
+void swr_q_neigh_handoff(struct swr_queue *q, struct rte_mbuf *m);
 
 /* ------------------------------------------------------------------ */
 /* Introspection (swroce_info.c)                                       */

@@ -73,8 +73,8 @@ swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 	if (report)
 		swr_qp_cq_post(qp, qp->icq, &r, false);
 	if (status == NDK_STATUS_CANCELLED)
-		SWR_STAT(qp->ad, wqe_flushed);
-	SWR_STAT(qp->ad, wqe_completed);
+		SWR_STAT(qp->q, wqe_flushed);
+	SWR_STAT(qp->q, wqe_completed);
 }
 
 void
@@ -126,15 +126,15 @@ swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
 	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
 	swr_qp_cq_post(qp, qp->rcq, &r, solicited);
 	if (status == NDK_STATUS_CANCELLED)
-		SWR_STAT(qp->ad, wqe_flushed);
-	SWR_STAT(qp->ad, wqe_completed);
+		SWR_STAT(qp->q, wqe_flushed);
+	SWR_STAT(qp->q, wqe_completed);
 }
 
 void
 swr_qp_to_error(struct swr_qp *qp)
 {
 	if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
-		SWR_STAT(qp->ad, qp_errors);
+		SWR_STAT(qp->q, qp_errors);
 	swr_qp_flush_all(qp);
 }
 
@@ -231,13 +231,13 @@ swr_modify_check(const struct swr_qp *qp, const struct ndk_qp_attr *a,
 static void
 swr_remove_active(struct swr_qp *qp)
 {
-	struct swr_adapter *ad = qp->ad;
+	struct swr_queue *q = qp->q;
 
 	if (!qp->in_active)
 		return;
-	for (uint32_t i = 0; i < ad->n_active; i++) {
-		if (ad->active[i] == qp) {
-			ad->active[i] = ad->active[--ad->n_active];
+	for (uint32_t i = 0; i < q->n_active; i++) {
+		if (q->active[i] == qp) {
+			q->active[i] = q->active[--q->n_active];
 			break;
 		}
 	}
@@ -389,7 +389,7 @@ swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,
 			 __ATOMIC_RELEASE);
 	/* No doorbell may outlive the QP: serve the queued ones now. */
-	while ((n = rte_ring_sc_dequeue_burst(ad->db_ring, (void **)db,
+	while ((n = rte_ring_sc_dequeue_burst(qp->q->db_ring, (void **)db,
 					      SWR_DB_BURST, NULL)) != 0) {
 		for (unsigned int i = 0; i < n; i++) {
 			__atomic_store_n(&db[i]->db_pending, 0,
@@ -555,6 +555,7 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	if (idx >= 0) {
 		ad->n_qp++;
 		qp->pub.qpn = qpn;
+		qp->q = &ad->q[swr_qpn_queue(ad, qpn)];
 		__atomic_fetch_add(&rcq->refcnt, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&icq->refcnt, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&pd->refcnt, 1, __ATOMIC_RELAXED);

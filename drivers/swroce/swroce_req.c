@@ -138,14 +138,14 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 unsigned int
 swr_req_run(struct swr_qp *qp, unsigned int quota)
 {
-	struct swr_adapter *ad = qp->ad;
+	struct swr_queue *q = qp->q;
 	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
 
 	if (qp->rnr_until != 0)
 		return 0;
-	while (made < quota && qp->req_idx != prod && swr_tx_room(ad) != 0) {
+	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
 		uint32_t idx = qp->req_idx;
 		struct rte_mbuf *m;
@@ -197,7 +197,7 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		if (ndk_roce_psn_diff(qp->req_psn, qp->psn_max) > 0)
 			qp->psn_max = qp->req_psn;
 		if (qp->rto_tsc != 0 && qp->rto_deadline == 0)
-			qp->rto_deadline = ad->now + qp->rto_tsc;
+			qp->rto_deadline = q->now + qp->rto_tsc;
 		swr_pkt_send(qp, m);
 		made++;
 	}
@@ -224,7 +224,7 @@ swr_req_rewind(struct swr_qp *qp)
 	else if ((uint32_t)k >= wqe->npkts)
 		k = wqe->npkts - 1;
 	n = (uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn), 0);
-	qp->ad->stats.retransmit_packets += n;
+	qp->q->stats.retransmit_packets += n;
 	qp->ev.retransmit_packets += n;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
@@ -248,7 +248,7 @@ swr_req_give_up(struct swr_qp *qp, uint32_t perr)
 void
 swr_req_timers(struct swr_qp *qp)
 {
-	uint64_t now = qp->ad->now;
+	uint64_t now = qp->q->now;
 
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)

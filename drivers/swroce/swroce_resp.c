@@ -81,14 +81,14 @@ swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 
 	if (r == NULL || r->token != tok ||
 	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != SWR_MR_VALID) {
-		SWR_STAT(qp->ad, inv_rejected);
+		SWR_STAT(qp->q, inv_rejected);
 		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
 			       NDK_STATUS_INVALID_DEVICE_REQUEST,
 			       NDK_PERR_REM_INV_REQ);
 		return -1;
 	}
 	__atomic_store_n(&r->state, SWR_MR_UNREGISTERED, __ATOMIC_RELEASE);
-	SWR_STAT(qp->ad, inv_remote);
+	SWR_STAT(qp->q, inv_remote);
 	*token = tok;
 	return 0;
 }
@@ -309,7 +309,7 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 
 	if (d > 0) {
 		/* Ahead: one NAK per gap, drop the rest until it is filled. */
-		SWR_STAT(qp->ad, rx_out_of_seq);
+		SWR_STAT(qp->q, rx_out_of_seq);
 		if (!qp->seq_nak_sent) {
 			qp->seq_nak_sent = true;
 			SWR_QP_STAT(qp, nak_seq_sent, naks_sent);
@@ -320,7 +320,7 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	if (d < 0) {
 		/* Duplicate: never execute twice; re-ACK or replay a READ. */
-		SWR_STAT(qp->ad, rx_duplicate);
+		SWR_STAT(qp->q, rx_duplicate);
 		if (flags & NDK_ROCE_OPF_READ)
 			swr_resp_dup_read(qp, p);
 		else
@@ -368,7 +368,7 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	return;
 
 bad_length:
-	SWR_STAT(qp->ad, rx_bad_length);
+	SWR_STAT(qp->q, rx_bad_length);
 bad_sequence:
 	NDK_LOG(DEBUG, "%s: QP %#x: %s PSN %#x (payload %u) not valid in "
 		"message state %u", qp->ad->name, qp->pub.qpn, p->op->name,
@@ -405,7 +405,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			struct ndk_roce_bth *bth;
 			struct rte_mbuf *m;
 
-			if (made >= quota || swr_tx_room(ad) == 0)
+			if (made >= quota || swr_tx_room(qp->q) == 0)
 				return made;
 			/* Re-check the token: it may be gone mid-READ. */
 			mr = plen == 0 ? NULL : swr_mr_lookup(ad, qp->pd,
@@ -419,7 +419,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 					 * the replay; if it still needs the
 					 * data its retries will run out.
 					 */
-					SWR_STAT(ad, read_replay_dropped);
+					SWR_STAT(qp->q, read_replay_dropped);
 					r->streaming = false;
 					qp->rd_cnt--;
 					continue;
@@ -440,7 +440,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			if (plen != 0)
 				swr_mr_copy(mr, r->va + off,
 					    swr_pkt_payload(bth), plen, false);
-			SWR_STAT(ad, read_resp_sent);
+			SWR_STAT(qp->q, read_resp_sent);
 			swr_pkt_send(qp, m);
 			made++;
 			if (++r->next_pkt == r->npkts) {
@@ -449,7 +449,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			}
 		}
 	}
-	if (qp->rd_cnt == 0 && qp->ack_pending && swr_tx_room(ad) != 0) {
+	if (qp->rd_cnt == 0 && qp->ack_pending && swr_tx_room(qp->q) != 0) {
 		uint8_t syn = qp->ack_syndrome;
 
 		if ((syn & NDK_ROCE_AETH_TYPE_MASK) == NDK_ROCE_AETH_ACK)

@@ -97,6 +97,17 @@ ndk_adapter_get_stats(struct ndk_adapter *adapter,
 		adapter->dispatch->get_stats(adapter, stats);
 }
 
+int
+ndk_adapter_get_queue_stats(struct ndk_adapter *adapter, uint16_t queue,
+			    struct ndk_adapter_stats *stats)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || stats == NULL)
+		return -EINVAL;
+	if (adapter->dispatch->get_queue_stats == NULL)
+		return -ENOTSUP;
+	return adapter->dispatch->get_queue_stats(adapter, queue, stats);
+}
+
 ndk_status_t
 ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth,
 	      ndk_cq_notify_fn notify, void *notify_context,

@@ -224,6 +224,7 @@ struct ndk_adapter_info {
 	uint16_t port_id;       /**< DPDK ethdev port */
 	uint8_t mac[6];         /**< adapter MAC (configured or the port's) */
 	uint32_t ipv4;          /**< adapter address, network byte order */
+	uint16_t nb_queues;     /**< queues (ndk_adapter_poll_queue()) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -263,9 +264,9 @@ struct ndk_adapter_config {
 	/** DPDK ethdev port. */
 	uint16_t port_id;
 	/**
-	 * If true the provider configures and starts the port with one RX
-	 * and one TX queue, and ndk_adapter_close() stops it; if false the
-	 * application did, and queue 0 is used.
+	 * If true the provider configures and starts the port with
+	 * @p nb_queues RX and TX queues, and ndk_adapter_close() stops it;
+	 * if false the application did, and queues 0..nb_queues-1 are used.
 	 */
 	bool configure_port;
 	/** Adapter IPv4 address, network byte order. */
@@ -290,6 +291,14 @@ struct ndk_adapter_config {
 	 * mode. It is the address ARP replies announce and frames carry.
 	 */
 	uint8_t mac[6];
+	/**
+	 * RX/TX queue pairs the adapter uses (a power of 2 up to 16; 0 = 1).
+	 * QP n is served by queue (n & (nb_queues - 1)); each queue can be
+	 * polled by its own lcore (ndk_adapter_poll_queue()). Frames that
+	 * arrive on another queue than their QP's are handed over in
+	 * software; ARP, ICMP and CM (QP1) are queue 0's.
+	 */
+	uint16_t nb_queues;
 };
 
 /**
@@ -330,7 +339,27 @@ ndk_adapter_poll(struct ndk_adapter *adapter)
 	return adapter->dispatch->poll(adapter);
 }
 
-/** Give up polling ownership so another thread may poll the adapter. */
+/**
+ * Poll one queue of an adapter opened with several (nb_queues): its RX
+ * queue, frames other queues handed to it, and the QPs it serves; queue
+ * 0 also does the adapter-wide work (ARP, CM, control requests). Each
+ * queue is owned by the first thread to poll it, so one lcore per queue
+ * runs with no lock between them. ndk_adapter_poll() polls every queue.
+ * @return work done as ndk_adapter_poll(); 0 for a queue that does not
+ * exist or another thread owns.
+ */
+static inline unsigned int
+ndk_adapter_poll_queue(struct ndk_adapter *adapter, uint16_t queue)
+{
+	if (adapter->dispatch->poll_queue == NULL)
+		return queue == 0 ? adapter->dispatch->poll(adapter) : 0;
+	return adapter->dispatch->poll_queue(adapter, queue);
+}
+
+/**
+ * Give up polling ownership (of every queue the calling thread polls) so
+ * another thread may poll the adapter.
+ */
 void ndk_adapter_release(struct ndk_adapter *adapter);
 
 /**
@@ -392,7 +421,11 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(cm_rx_dropped, "QP1 packets dropped: not CM, malformed, bad Q_Key " \
 		"or P_Key, or for no connection") \
 	X(cm_rejects_sent, "REJs sent") \
-	X(cm_timeouts, "CM handshakes given up after retries")
+	X(cm_timeouts, "CM handshakes given up after retries") \
+	X(rx_steered_out, "frames received on one queue and handed to the " \
+		"queue of their QP (or to queue 0)") \
+	X(rx_steered_in, "frames taken from other queues' hand-over") \
+	X(rx_steer_drops, "frames dropped: a queue's inbound ring was full")
 
 /** Adapter counters, see NDK_ADAPTER_COUNTERS. */
 struct ndk_adapter_stats {
@@ -405,6 +438,16 @@ struct ndk_adapter_stats {
 void ndk_adapter_get_stats(struct ndk_adapter *adapter,
 			   struct ndk_adapter_stats *stats);
 
+/**
+ * Read the counters of one queue (what its poller counted: frames it
+ * received, steered, sent, and the events of the QPs it serves). The
+ * adapter-wide part (ARP, CM, CQ overflows) is only in
+ * ndk_adapter_get_stats(), which sums everything.
+ * @return 0, -EINVAL (no such queue) or -ENOTSUP.
+ */
+int ndk_adapter_get_queue_stats(struct ndk_adapter *adapter, uint16_t queue,
+				struct ndk_adapter_stats *stats);
+
 /* ------------------------------------------------------------------ */
 /* Pollers: dedicated lcores running ndk_adapter_poll()                */
 /* ------------------------------------------------------------------ */
@@ -412,11 +455,27 @@ void ndk_adapter_get_stats(struct ndk_adapter *adapter,
 struct ndk_poller;
 
 /**
- * Launch a poll loop on worker lcore @p lcore_id over @p n adapters.
+ * Launch a poll loop on worker lcore @p lcore_id over @p n adapters (every
+ * queue of each).
  * @return 0 or a negative errno (-EBUSY if the lcore is not free).
  */
 int ndk_poller_start(unsigned int lcore_id, struct ndk_adapter *const *adapters,
 		     unsigned int n, struct ndk_poller **poller);
+
+/** ndk_poller_start_queues(): poll every queue of the adapter. */
+#define NDK_POLL_ALL_QUEUES UINT16_MAX
+
+/**
+ * Launch a poll loop on worker lcore @p lcore_id over @p n (adapter,
+ * queue) pairs: @p queues[i] is a queue of @p adapters[i], or
+ * NDK_POLL_ALL_QUEUES. Give each queue of a multi-queue adapter its own
+ * poller to spread it over lcores.
+ * @return 0 or a negative errno (-EBUSY if the lcore is not free).
+ */
+int ndk_poller_start_queues(unsigned int lcore_id,
+			    struct ndk_adapter *const *adapters,
+			    const uint16_t *queues, unsigned int n,
+			    struct ndk_poller **poller);
 
 /** Stop a poll loop, wait for the lcore, release its adapters and free it. */
 void ndk_poller_stop(struct ndk_poller *poller);

@@ -56,6 +56,10 @@ struct ndk_adapter_dispatch {
 		       uint32_t max);
 	ndk_status_t (*qp_query_info)(struct ndk_adapter *adapter,
 				      uint32_t qpn, struct ndk_qp_info *info);
+	/* Several queues (ndk_adapter_poll_queue); NULL: one queue. */
+	unsigned int (*poll_queue)(struct ndk_adapter *adapter, uint16_t queue);
+	int (*get_queue_stats)(struct ndk_adapter *adapter, uint16_t queue,
+			       struct ndk_adapter_stats *stats);
 };
 
 /** NDK_CQ_DISPATCH. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Pollers: a worker lcore that runs ndk_adapter_poll() over a set of
- * adapters until told to stop. The loop has no syscalls, allocations or
- * locks; the stop flag is the only shared state.
+ * Pollers: a worker lcore that runs ndk_adapter_poll() (or
+ * ndk_adapter_poll_queue() for one queue) over a set of adapters until told
+ * to stop. The loop has no syscalls, allocations or locks; the stop flag is
+ * the only shared state.
  */
 
 #include <errno.h>
@@ -24,6 +25,7 @@ struct ndk_poller {
 	unsigned int n;
 	volatile bool stop;
 	struct ndk_adapter *adapters[NDK_POLLER_MAX_ADAPTERS];
+	uint16_t queues[NDK_POLLER_MAX_ADAPTERS];
 };
 
 static int
@@ -35,8 +37,13 @@ poller_main(void *arg)
 	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
 		unsigned int work = 0;
 
-		for (unsigned int i = 0; i < n; i++)
-			work += ndk_adapter_poll(p->adapters[i]);
+		for (unsigned int i = 0; i < n; i++) {
+			if (p->queues[i] == NDK_POLL_ALL_QUEUES)
+				work += ndk_adapter_poll(p->adapters[i]);
+			else
+				work += ndk_adapter_poll_queue(p->adapters[i],
+							       p->queues[i]);
+		}
 		if (work == 0)
 			rte_pause();
 	}
@@ -46,8 +53,10 @@ poller_main(void *arg)
 }
 
 int
-ndk_poller_start(unsigned int lcore_id, struct ndk_adapter *const *adapters,
-		 unsigned int n, struct ndk_poller **poller)
+ndk_poller_start_queues(unsigned int lcore_id,
+			struct ndk_adapter *const *adapters,
+			const uint16_t *queues, unsigned int n,
+			struct ndk_poller **poller)
 {
 	struct ndk_poller *p;
 	int rc;
@@ -65,6 +74,8 @@ ndk_poller_start(unsigned int lcore_id, struct ndk_adapter *const *adapters,
 	p->lcore_id = lcore_id;
 	p->n = n;
 	memcpy(p->adapters, adapters, n * sizeof(adapters[0]));
+	for (unsigned int i = 0; i < n; i++)
+		p->queues[i] = queues != NULL ? queues[i] : NDK_POLL_ALL_QUEUES;
 	rc = rte_eal_remote_launch(poller_main, p, lcore_id);
 	if (rc != 0) {
 		NDK_LOG(ERR, "poller: lcore %u is busy", lcore_id);
@@ -73,6 +84,13 @@ ndk_poller_start(unsigned int lcore_id, struct ndk_adapter *const *adapters,
 	}
 	*poller = p;
 	return 0;
+}
+
+int
+ndk_poller_start(unsigned int lcore_id, struct ndk_adapter *const *adapters,
+		 unsigned int n, struct ndk_poller **poller)
+{
+	return ndk_poller_start_queues(lcore_id, adapters, NULL, n, poller);
 }
 
 void
