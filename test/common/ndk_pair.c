@@ -264,7 +264,21 @@ ndk_pair_start(struct ndk_pair *pair)
 
 	if (pair->n_pollers != 0)
 		return 0;
-	if (pair->lcore_per_adapter) {
+	if (pair->lcore_per_queue) {
+		for (uint16_t k = 0; k < pair->nb_queues; k++) {
+			const uint16_t q[2] = { k, k };
+
+			rc = ndk_poller_start_queues(1 + k, pair->ad, q, 2,
+						     &pair->poller[k]);
+			if (rc != 0) {
+				PAIR_ERR("ndk_poller_start_queues(lcore %u): %d",
+					 1 + k, rc);
+				ndk_pair_stop(pair);
+				return rc;
+			}
+			pair->n_pollers = k + 1u;
+		}
+	} else if (pair->lcore_per_adapter) {
 		rc = ndk_poller_start(1, &pair->ad[0], 1, &pair->poller[0]);
 		if (rc != 0) {
 			PAIR_ERR("ndk_poller_start(lcore 1): %d", rc);
@@ -319,31 +333,50 @@ ndk_pair_create(const struct ndk_pair_config *config)
 	pair->max_path_mtu = c->max_path_mtu != 0 ? c->max_path_mtu : 4096;
 	pair->lcore_per_adapter = c->lcore_per_adapter;
 	pair->mp_rings = c->mp_rings;
+	pair->nb_queues = c->nb_queues != 0 ? c->nb_queues : 1;
+	pair->lcore_per_queue = c->lcore_per_queue;
+	if (pair->nb_queues > NDK_PAIR_MAX_QUEUES) {
+		PAIR_ERR("%u queues: at most %u", pair->nb_queues,
+			 NDK_PAIR_MAX_QUEUES);
+		free(pair);
+		return NULL;
+	}
 	pair->port[0] = pair->port[1] = RTE_MAX_ETHPORTS;
 	pair->ipv4[0] = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1));
 	pair->ipv4[1] = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2));
 
-	snprintf(name, sizeof(name), "ndkp%u_ab", pair->id);
-	pair->ring_ab = rte_ring_create(name, ring_size, (int)socket,
-					ring_flags);
-	snprintf(name, sizeof(name), "ndkp%u_ba", pair->id);
-	pair->ring_ba = rte_ring_create(name, ring_size, (int)socket,
-					ring_flags);
-	if (pair->ring_ab == NULL || pair->ring_ba == NULL) {
-		PAIR_ERR("rte_ring_create(%u): %s", ring_size,
-			 rte_strerror(rte_errno));
-		goto fail;
+	for (int s = 0; s < 2; s++) {
+		for (uint16_t k = 0; k < pair->nb_queues; k++) {
+			snprintf(name, sizeof(name), "ndkp%u_%s%.0u", pair->id,
+				 s == 0 ? "ab" : "ba", (unsigned int)k);
+			pair->ring_q[s][k] = rte_ring_create(name, ring_size,
+							     (int)socket,
+							     ring_flags);
+			if (pair->ring_q[s][k] == NULL) {
+				PAIR_ERR("rte_ring_create(%u): %s", ring_size,
+					 rte_strerror(rte_errno));
+				goto fail;
+			}
+		}
 	}
+	pair->ring_ab = pair->ring_q[0][0];
+	pair->ring_ba = pair->ring_q[1][0];
 
 	for (int s = 0; s < 2; s++) {
-		struct rte_ring *rx = s == 0 ? pair->ring_ba : pair->ring_ab;
-		struct rte_ring *tx = s == 0 ? pair->ring_ab : pair->ring_ba;
+		struct rte_ring *rx[NDK_PAIR_MAX_QUEUES];
+		struct rte_ring *tx[NDK_PAIR_MAX_QUEUES];
+		const uint16_t nq = pair->nb_queues;
 		char pname[24];
 		int port;
 
+		for (uint16_t k = 0; k < nq; k++) {
+			tx[k] = pair->ring_q[s][k];
+			rx[k] = pair->ring_q[1 - s][c->cross_queues ?
+						  (k + 1) % nq : k];
+		}
 		snprintf(pname, sizeof(pname), "ndkp%u%c", pair->id,
 			 s == 0 ? 'A' : 'B');
-		port = rte_eth_from_rings(pname, &rx, 1, &tx, 1, socket);
+		port = rte_eth_from_rings(pname, rx, nq, tx, nq, socket);
 		if (port < 0) {
 			PAIR_ERR("rte_eth_from_rings(%s) failed: %s", pname,
 				 rte_strerror(rte_errno));
@@ -369,6 +402,7 @@ ndk_pair_create(const struct ndk_pair_config *config)
 			.socket_id = SOCKET_ID_ANY,
 			/* net_ring ports have no MAC: give each its own. */
 			.mac = NDK_PAIR_MAC(s),
+			.nb_queues = pair->nb_queues,
 		};
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;
@@ -470,8 +504,9 @@ ndk_pair_destroy(struct ndk_pair *pair)
 	 * Frames still in the rings come from the adapters' pools: free them
 	 * while the pools exist.
 	 */
-	drain_ring(pair->ring_ab);
-	drain_ring(pair->ring_ba);
+	for (int s = 0; s < 2; s++)
+		for (uint16_t k = 0; k < pair->nb_queues; k++)
+			drain_ring(pair->ring_q[s][k]);
 
 	for (int s = 0; s < 2; s++) {
 		if (pair->ad[s] != NULL)
@@ -502,8 +537,8 @@ ndk_pair_destroy(struct ndk_pair *pair)
 		pair->port[s] = RTE_MAX_ETHPORTS;
 	}
 
-	for (int r = 0; r < 2; r++) {
-		struct rte_ring *ring = r == 0 ? pair->ring_ab : pair->ring_ba;
+	for (int r = 0; r < 2 * NDK_PAIR_MAX_QUEUES; r++) {
+		struct rte_ring *ring = pair->ring_q[r & 1][r >> 1];
 
 		if (ring == NULL)
 			continue;
@@ -531,7 +566,8 @@ ndk_pair_connect(struct ndk_pair_conn *conn, int side)
 
 	memset(&a, 0, sizeof(a));
 	a.dest_ip = pair->ipv4[peer];
-	memcpy(a.dest_mac, pair->info[peer].mac, sizeof(a.dest_mac));
+	if (!o->resolve_mac)
+		memcpy(a.dest_mac, pair->info[peer].mac, sizeof(a.dest_mac));
 	a.dest_qpn = conn->qpn[peer];
 	a.rq_psn = conn->sq_psn[peer];
 	a.sq_psn = conn->sq_psn[side];

@@ -23,7 +23,8 @@
  *
  * Pollers: by default one poller on lcore 1 polls both adapters, leaving
  * the main lcore (0) to the test; with lcore_per_adapter, A is polled by
- * lcore 1 and B by lcore 2.
+ * lcore 1 and B by lcore 2; with lcore_per_queue, queue k of both adapters
+ * by lcore 1 + k.
  *
  * Everything created through the helpers (connections, buffers) is
  * remembered by the pair, so a test that returns early still has its
@@ -71,7 +72,25 @@ struct ndk_pair_config {
 	 * the pollers are stopped].
 	 */
 	bool mp_rings;
+	/**
+	 * Queues per adapter (ndk_adapter_config.nb_queues), each with its
+	 * own ring per direction [1]; at most NDK_PAIR_MAX_QUEUES.
+	 */
+	uint16_t nb_queues;
+	/**
+	 * Cross the queues: what A sends on queue k, B receives on queue
+	 * k + 1 (mod nb_queues), and back, so frames land on a queue that
+	 * does not serve their QP and must be handed over.
+	 */
+	bool cross_queues;
+	/**
+	 * One poller per queue: lcore 1 + k polls queue k of both adapters
+	 * (overrides lcore_per_adapter).
+	 */
+	bool lcore_per_queue;
 };
+
+#define NDK_PAIR_MAX_QUEUES 4
 
 /** The two adapters and their link. */
 struct ndk_pair {
@@ -86,7 +105,11 @@ struct ndk_pair {
 	uint32_t max_path_mtu;
 	bool lcore_per_adapter;
 	bool mp_rings;
-	struct ndk_poller *poller[2];
+	uint16_t nb_queues;
+	bool lcore_per_queue;
+	/** ring_q[s][k]: side s transmits on queue k (ring_q[.][0] above). */
+	struct rte_ring *ring_q[2][NDK_PAIR_MAX_QUEUES];
+	struct ndk_poller *poller[NDK_PAIR_MAX_QUEUES];
 	unsigned int n_pollers;            /**< running pollers */
 	struct ndk_pair_conn *conns;       /**< live connections */
 	struct ndk_pair_buf *bufs;         /**< live buffers */
@@ -159,6 +182,8 @@ struct ndk_pair_conn_opts {
 	void *qp_ctx[2];
 	/** Leave the QPs in INIT (connect later with ndk_pair_connect()). */
 	bool no_connect;
+	/** Leave dest_mac zero: the adapters resolve each other by ARP. */
+	bool resolve_mac;
 	/* --- connection attributes (see struct ndk_qp_attr) --- */
 	uint32_t path_mtu;          /**< [the pair's max_path_mtu] */
 	uint8_t timeout;            /**< [provider default] */

@@ -34,7 +34,8 @@ ndk_test_eal_init(const char *name, const char *lcores,
 	int argc = 0;
 
 	argv[argc++] = name;
-	argv[argc++] = "-l";
+	/* "(0-2)@(0-1)": an lcore map (more lcores than CPUs). */
+	argv[argc++] = strchr(lcores, '@') != NULL ? "--lcores" : "-l";
 	argv[argc++] = lcores;
 	argv[argc++] = "--no-pci";
 	argv[argc++] = "--log-level=lib.eal:error";

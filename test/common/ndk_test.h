@@ -49,7 +49,8 @@ struct ndk_test_case {
 /**
  * Start the EAL for a test program.
  * @param name    unique per executable (used for the file prefix).
- * @param lcores  "-l" list, e.g. "0" or "0-1".
+ * @param lcores  "-l" list, e.g. "0" or "0-1", or a "--lcores" map when it
+ *                has an "@", e.g. "(0-2)@(0-1)".
  * @param extra   NULL-terminated extra arguments (e.g. --vdev), or NULL.
  * Uses --in-memory hugepages when at least 256 free 2 MB pages exist,
  * otherwise --no-huge -m 1024 with a per-process file prefix.

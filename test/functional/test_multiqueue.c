@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Several queues per adapter (ndk_adapter_config.nb_queues = 2) on a
+ * net_ring pair whose queues are crossed: what A sends on queue k, B
+ * receives on queue 1 - k, so every RoCE frame of a QP lands on the queue
+ * that does not serve it and must be handed over (software steering).
+ * Many QPs, spread over both queues by their QPN, move WRITE, READ and
+ * SEND at once, data checked; the per-queue counters must show both
+ * queues working and frames steered between them. Runs with one lcore per
+ * queue (lcores 1 and 2 besides the main lcore 0: oversubscribed on a
+ * 2-core machine, which the test must survive) and with one lcore polling
+ * both queues of both adapters.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+
+#include "ndk.h"
+#include "ndk_pair.h"
+#include "ndk_test.h"
+
+#define WAIT_S 120.0
+#define N_CONN 16
+#define ROUNDS 4
+#define WRITE_LEN (64 * 1024 + 123)
+#define READ_LEN (32 * 1024 + 5)
+#define SEND_LEN (8 * 1024 + 77)
+
+/* One connection's buffers for a round. */
+struct mq_conn {
+	struct ndk_pair_conn *c;
+	struct ndk_pair_buf *wsrc, *wdst;   /* WRITE A -> B */
+	struct ndk_pair_buf *rsrc, *rdst;   /* READ of B by A */
+	struct ndk_pair_buf *ssrc, *sdst;   /* SEND A -> B */
+};
+
+static struct mq_conn g_conn[N_CONN];
+
+static struct ndk_pair *
+mq_pair(bool lcore_per_queue, bool cross)
+{
+	struct ndk_pair_config cfg = {
+		.nb_queues = 2,
+		.cross_queues = cross,
+		.lcore_per_queue = lcore_per_queue,
+		.max_qp = 256,
+	};
+
+	return ndk_pair_create(&cfg);
+}
+
+static int
+mq_bufs(struct ndk_pair *p, struct mq_conn *m)
+{
+	struct ndk_pair_conn *c = m->c;
+
+	m->wsrc = ndk_pair_buf_alloc(p, c->pd[0], WRITE_LEN,
+				     NDK_MR_FLAG_ALLOW_LOCAL_READ);
+	m->wdst = ndk_pair_buf_alloc(p, c->pd[1], WRITE_LEN,
+				     NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+	m->rsrc = ndk_pair_buf_alloc(p, c->pd[1], READ_LEN,
+				     NDK_MR_FLAG_ALLOW_REMOTE_READ);
+	m->rdst = ndk_pair_buf_alloc(p, c->pd[0], READ_LEN,
+				     NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+				     NDK_MR_FLAG_RDMA_READ_SINK);
+	m->ssrc = ndk_pair_buf_alloc(p, c->pd[0], SEND_LEN,
+				     NDK_MR_FLAG_ALLOW_LOCAL_READ);
+	m->sdst = ndk_pair_buf_alloc(p, c->pd[1], SEND_LEN,
+				     NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(m->wsrc && m->wdst && m->rsrc && m->rdst && m->ssrc &&
+		    m->sdst, "buffers");
+	return 0;
+}
+
+/* Post one round on every connection at once, then collect and check. */
+static int
+mq_round(unsigned int round)
+{
+	struct ndk_result_ex r;
+	char d[200];
+
+	for (unsigned int i = 0; i < N_CONN; i++) {
+		struct mq_conn *m = &g_conn[i];
+		struct ndk_pair_conn *c = m->c;
+		uint32_t seed = round * 1000 + i * 3;
+		struct ndk_sge sge;
+		ndk_status_t st;
+
+		memset(m->wdst->data, 0, WRITE_LEN);
+		memset(m->rdst->data, 0, READ_LEN);
+		memset(m->sdst->data, 0, SEND_LEN);
+		ndk_pair_fill(m->wsrc->data, WRITE_LEN, seed);
+		ndk_pair_fill(m->rsrc->data, READ_LEN, seed + 1);
+		ndk_pair_fill(m->ssrc->data, SEND_LEN, seed + 2);
+
+		sge = ndk_pair_sge(m->sdst, 0, SEND_LEN);
+		st = ndk_receive(c->qp[1], m, &sge, 1);
+		TEST_ASSERT(st == NDK_STATUS_SUCCESS, "receive: %s",
+			    ndk_status_str(st));
+		sge = ndk_pair_sge(m->wsrc, 0, WRITE_LEN);
+		st = ndk_write(c->qp[0], &m->wsrc, &sge, 1,
+			       ndk_pair_raddr(m->wdst, 0), m->wdst->rtoken, 0);
+		TEST_ASSERT(st == NDK_STATUS_SUCCESS, "write: %s",
+			    ndk_status_str(st));
+		sge = ndk_pair_sge(m->rdst, 0, READ_LEN);
+		st = ndk_read(c->qp[0], &m->rdst, &sge, 1,
+			      ndk_pair_raddr(m->rsrc, 0), m->rsrc->rtoken, 0);
+		TEST_ASSERT(st == NDK_STATUS_SUCCESS, "read: %s",
+			    ndk_status_str(st));
+		sge = ndk_pair_sge(m->ssrc, 0, SEND_LEN);
+		st = ndk_send(c->qp[0], &m->ssrc, &sge, 1, 0);
+		TEST_ASSERT(st == NDK_STATUS_SUCCESS, "send: %s",
+			    ndk_status_str(st));
+	}
+	for (unsigned int i = 0; i < N_CONN; i++) {
+		struct mq_conn *m = &g_conn[i];
+		struct ndk_pair_conn *c = m->c;
+		uint32_t seed = round * 1000 + i * 3;
+		void *want[3] = { &m->wsrc, &m->rdst, &m->ssrc };
+
+		/* One CQ per side of a connection: completions in order. */
+		for (int k = 0; k < 3; k++) {
+			TEST_ASSERT(ndk_pair_wait(c->icq[0], &r, 1, WAIT_S) == 1,
+				    "conn %u (QPN %u/%u): no completion %d "
+				    "within %.0f s", i, c->qpn[0], c->qpn[1], k,
+				    WAIT_S);
+			ndk_pair_result_str(&r, d, sizeof(d));
+			TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
+				    r.request_context == want[k],
+				    "conn %u: completion %d: %s", i, k, d);
+		}
+		TEST_ASSERT(ndk_pair_wait(c->rcq[1], &r, 1, WAIT_S) == 1,
+			    "conn %u: no receive completion", i);
+		ndk_pair_result_str(&r, d, sizeof(d));
+		TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
+			    r.type == NDK_OP_RECEIVE && r.request_context == m &&
+			    r.bytes_transferred == SEND_LEN,
+			    "conn %u: receive: %s", i, d);
+		TEST_ASSERT(ndk_pair_check(m->wdst->data, WRITE_LEN, seed) < 0,
+			    "conn %u: WRITE data differs", i);
+		TEST_ASSERT(ndk_pair_check(m->rdst->data, READ_LEN,
+					   seed + 1) < 0,
+			    "conn %u: READ data differs", i);
+		TEST_ASSERT(ndk_pair_check(m->sdst->data, SEND_LEN,
+					   seed + 2) < 0,
+			    "conn %u: SEND data differs", i);
+		TEST_ASSERT(ndk_pair_buf_guards_ok(m->wdst) &&
+			    ndk_pair_buf_guards_ok(m->rdst) &&
+			    ndk_pair_buf_guards_ok(m->sdst),
+			    "conn %u: guard bytes changed", i);
+	}
+	return 0;
+}
+
+static void
+mq_print_queue_stats(const struct ndk_pair *p)
+{
+	for (int s = 0; s < 2; s++) {
+		for (uint16_t k = 0; k < p->nb_queues; k++) {
+			struct ndk_adapter_stats q;
+
+			if (ndk_adapter_get_queue_stats(p->ad[s], k, &q) != 0)
+				continue;
+			printf("  %c queue %u: rx %" PRIu64 " tx %" PRIu64
+			       " steered out %" PRIu64 " in %" PRIu64
+			       " dropped %" PRIu64 " wqe %" PRIu64
+			       " retransmits %" PRIu64 "\n",
+			       s == 0 ? 'A' : 'B', k, q.rx_packets,
+			       q.tx_packets, q.rx_steered_out, q.rx_steered_in,
+			       q.rx_steer_drops, q.wqe_completed,
+			       q.retransmit_packets);
+		}
+	}
+}
+
+/* Both queues of both adapters served QPs; frames crossed over. */
+static int
+mq_check_queues(const struct ndk_pair *p, bool cross, bool same_parity)
+{
+	mq_print_queue_stats(p);
+	for (int s = 0; s < 2; s++) {
+		struct ndk_adapter_stats all, q[2];
+
+		ndk_adapter_get_stats(p->ad[s], &all);
+		for (uint16_t k = 0; k < 2; k++) {
+			TEST_ASSERT(ndk_adapter_get_queue_stats(p->ad[s], k,
+								&q[k]) == 0,
+				    "queue stats %u", k);
+			TEST_ASSERT(q[k].tx_packets > 0 && q[k].rx_packets > 0 &&
+				    q[k].wqe_completed > 0,
+				    "side %d queue %u did no work", s, k);
+			if (cross)
+				TEST_ASSERT(q[k].rx_steered_in > 0 &&
+					    q[k].rx_steered_out > 0,
+					    "side %d queue %u: nothing steered",
+					    s, k);
+		}
+		TEST_ASSERT(all.rx_steered_out >=
+			    q[0].rx_steered_out + q[1].rx_steered_out &&
+			    all.wqe_completed >=
+			    q[0].wqe_completed + q[1].wqe_completed,
+			    "adapter counters are not the queues' sum");
+		/* The last ACKs may still sit in an inbound ring: wait. */
+		for (int t = 0; t < 100 && all.rx_steered_in +
+		     all.rx_steer_drops != all.rx_steered_out; t++) {
+			ndk_pair_sleep_ms(100);
+			ndk_adapter_get_stats(p->ad[s], &all);
+		}
+		TEST_ASSERT(all.rx_steered_in + all.rx_steer_drops ==
+			    all.rx_steered_out,
+			    "steered %" PRIu64 " != taken %" PRIu64
+			    " + dropped %" PRIu64, all.rx_steered_out,
+			    all.rx_steered_in, all.rx_steer_drops);
+		if (!cross && same_parity)
+			TEST_ASSERT(all.rx_steered_out == 0,
+				    "straight queues steered %" PRIu64
+				    " frames", all.rx_steered_out);
+	}
+	return 0;
+}
+
+static int
+mq_run(bool lcore_per_queue, bool cross, bool arp)
+{
+	struct ndk_pair *p = mq_pair(lcore_per_queue, cross);
+	unsigned int on_q1[2] = { 0, 0 };
+	bool same_parity = true;
+	int rc = -1;
+
+	TEST_ASSERT(p != NULL, "pair with 2 queues");
+	TEST_ASSERT(p->info[0].nb_queues == 2 && p->info[1].nb_queues == 2,
+		    "adapter info: %u/%u queues", p->info[0].nb_queues,
+		    p->info[1].nb_queues);
+	memset(g_conn, 0, sizeof(g_conn));
+	for (unsigned int i = 0; i < N_CONN; i++) {
+		struct ndk_pair_conn_opts o = {
+			.rq_depth = 8,
+			.sq_depth = 8,
+			.shared_cq = true,
+			.resolve_mac = arp,
+		};
+
+		g_conn[i].c = ndk_pair_conn_create(p, &o, NULL);
+		if (g_conn[i].c == NULL || mq_bufs(p, &g_conn[i]) != 0) {
+			fprintf(stderr, "connection %u failed\n", i);
+			goto out;
+		}
+		for (int s = 0; s < 2; s++)
+			on_q1[s] += g_conn[i].c->qpn[s] & 1;
+		/* Straight queues: a QP pair on different queues steers. */
+		if ((g_conn[i].c->qpn[0] ^ g_conn[i].c->qpn[1]) & 1)
+			same_parity = false;
+	}
+	/* QPN n is served by queue n & 1: both queues have QPs. */
+	if (on_q1[0] == 0 || on_q1[0] == N_CONN || on_q1[1] == 0 ||
+	    on_q1[1] == N_CONN) {
+		fprintf(stderr, "QPs not spread over the queues: %u/%u, %u/%u "
+			"on queue 1\n", on_q1[0], N_CONN, on_q1[1], N_CONN);
+		goto out;
+	}
+	for (unsigned int r = 0; r < ROUNDS; r++)
+		if (mq_round(r) != 0)
+			goto out;
+	if (mq_check_queues(p, cross, same_parity) != 0)
+		goto out;
+	if (arp) {
+		struct ndk_adapter_stats st;
+
+		ndk_adapter_get_stats(p->ad[0], &st);
+		if (st.arp_replies_rcvd == 0) {
+			fprintf(stderr, "no ARP reply: MACs not resolved\n");
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	ndk_pair_destroy(p);
+	return rc;
+}
+
+/* One poller per queue: lcore 1 polls queue 0 of A and B, lcore 2 queue 1. */
+static int
+test_lcore_per_queue(void)
+{
+	return mq_run(true, true, false);
+}
+
+/* One lcore polls both queues of both adapters. */
+static int
+test_one_lcore(void)
+{
+	return mq_run(false, true, false);
+}
+
+/* Queues not crossed: the port delivers every frame to its QP's queue. */
+static int
+test_straight(void)
+{
+	return mq_run(true, false, false);
+}
+
+/*
+ * Peers resolved by ARP: queue 1's first frames wait in queue 0's
+ * neighbour table, and ARP arriving on queue 1 is handed to queue 0.
+ */
+static int
+test_arp(void)
+{
+	return mq_run(true, true, true);
+}
+
+/* Queue counts that are not a power of two up to 16 are refused. */
+static int
+test_bad_queue_count(void)
+{
+	struct ndk_pair *p = mq_pair(false, false);
+	static const uint16_t bad[] = { 3, 6, 32 };
+	struct ndk_adapter *ad;
+	int rc = 0;
+
+	TEST_ASSERT(p != NULL, "pair");
+	for (unsigned int i = 0; i < RTE_DIM(bad) && rc == 0; i++) {
+		struct ndk_adapter_config ac = {
+			.port_id = p->port[0],
+			.ipv4 = p->ipv4[0],
+			.socket_id = SOCKET_ID_ANY,
+			.nb_queues = bad[i],
+		};
+		ndk_status_t st = ndk_adapter_open(&ac, &ad);
+
+		if (st != NDK_STATUS_INVALID_PARAMETER) {
+			fprintf(stderr, "%u queues: %s\n", bad[i],
+				ndk_status_str(st));
+			if (st == NDK_STATUS_SUCCESS)
+				ndk_adapter_close(ad);
+			rc = -1;
+		}
+	}
+	ndk_pair_destroy(p);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct ndk_test_case cases[] = {
+		{ "lcore_per_queue", test_lcore_per_queue },
+		{ "one_lcore", test_one_lcore },
+		{ "straight", test_straight },
+		{ "arp", test_arp },
+		{ "bad_queue_count", test_bad_queue_count },
+	};
+	int rc;
+
+	/* Three lcores floating over two CPUs: oversubscribed, on purpose. */
+	if (ndk_test_eal_init("test_multiqueue", "(0-2)@(0-1)", NULL) != 0)
+		return 1;
+	rc = ndk_test_run("multiqueue", cases, RTE_DIM(cases), argc, argv);
+	rte_eal_cleanup();
+	return rc;
+}
