@@ -41,6 +41,7 @@ extern int roced_logtype;
 #define ROCED_NAME_LEN 32
 #define ROCED_DEV_LEN 256
 #define ROCED_MAX_EAL_ARGS 64
+#define ROCED_MAX_QUEUES 16          /**< queues per port (power of 2) */
 
 /** Exit status for a bad configuration file or bad arguments. */
 #define ROCED_EXIT_USAGE 2
@@ -63,6 +64,13 @@ struct roced_port_cfg {
 	uint8_t prefix_len;          /**< netmask as a prefix length */
 	uint32_t mtu;                /**< largest RDMA path MTU, bytes */
 	int lcore;                   /**< polling lcore, -1 = first worker */
+	/**
+	 * lcore = A:B:...: queue q is polled by lcores[q % n_lcores]
+	 * (lcores[0] == lcore); one lcore polls every queue.
+	 */
+	unsigned int n_lcores;
+	int lcores[ROCED_MAX_QUEUES];
+	uint16_t queues;             /**< queues = N: adapter queues (1) */
 	uint8_t mac[6];              /**< all-zero: the port's own */
 	char where[ROCED_DEV_LEN];   /**< "file:line" or "--port" for errors */
 };
@@ -90,7 +98,8 @@ struct roced_port {
 	const struct roced_port_cfg *cfg;
 	uint16_t port_id;
 	bool probed;                 /**< we hot-plugged the device */
-	unsigned int lcore;          /**< lcore polling it */
+	unsigned int lcore;          /**< lcore polling it (queue 0) */
+	unsigned int lcores[ROCED_MAX_QUEUES]; /**< lcore of each queue */
 	struct ndk_adapter *ad;
 	struct ndk_adapter_info info;
 };
@@ -100,7 +109,7 @@ struct roced_ports {
 	unsigned int n;
 	struct roced_port port[ROCED_MAX_PORTS];
 	unsigned int n_pollers;
-	struct ndk_poller *poller[ROCED_MAX_PORTS];
+	struct ndk_poller *poller[ROCED_MAX_PORTS * ROCED_MAX_QUEUES];
 	/** The main thread polls these itself (no worker lcore left). */
 	bool main_polls;
 };

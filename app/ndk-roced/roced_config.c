@@ -205,6 +205,34 @@ set_device(struct roced_port_cfg *p, const char *where, const char *s)
 	strcpy(p->device, s);
 }
 
+/* lcore = N, or N:M:... to give the queues of the port lcores of their own. */
+static void
+set_lcores(struct roced_port_cfg *p, const char *where, const char *s)
+{
+	char buf[128], *tok, *save = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		die(where, "lcore '%s': too long", s);
+	strcpy(buf, s);
+	p->n_lcores = 0;
+	for (tok = strtok_r(buf, ":", &save); tok != NULL;
+	     tok = strtok_r(NULL, ":", &save)) {
+		if (p->n_lcores == ROCED_MAX_QUEUES)
+			die(where, "lcore '%s': more than %u lcores", s,
+			    ROCED_MAX_QUEUES);
+		p->lcores[p->n_lcores] = (int)need_u32(where, "lcore", tok, 0,
+						       RTE_MAX_LCORE - 1);
+		for (unsigned int i = 0; i < p->n_lcores; i++)
+			if (p->lcores[i] == p->lcores[p->n_lcores])
+				die(where, "lcore '%s': lcore %s twice", s,
+				    tok);
+		p->n_lcores++;
+	}
+	if (p->n_lcores == 0)
+		die(where, "lcore '%s': no lcore", s);
+	p->lcore = p->lcores[0];
+}
+
 /* One key of a port, from the file or a --port option. */
 static void
 port_set(struct roced_port_cfg *p, const char *where, const char *key,
@@ -222,13 +250,18 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 			die(where, "mtu '%s': the RDMA path MTU is 256, 512, "
 			    "1024, 2048 or 4096", val);
 	} else if (strcmp(key, "lcore") == 0)
-		p->lcore = (int)need_u32(where, "lcore", val, 0,
-					 RTE_MAX_LCORE - 1);
-	else if (strcmp(key, "mac") == 0)
+		set_lcores(p, where, val);
+	else if (strcmp(key, "queues") == 0) {
+		p->queues = (uint16_t)need_u32(where, "queues", val, 1,
+					       ROCED_MAX_QUEUES);
+		if (!rte_is_power_of_2(p->queues))
+			die(where, "queues '%s': a power of 2 up to %u", val,
+			    ROCED_MAX_QUEUES);
+	} else if (strcmp(key, "mac") == 0)
 		set_mac(p, where, val);
 	else
 		die(where, "unknown port key '%s' (device, ip, netmask, mtu, "
-		    "lcore, mac)", key);
+		    "lcore, queues, mac)", key);
 }
 
 static void
@@ -236,6 +269,7 @@ port_init(struct roced_port_cfg *p, const char *name, const char *where)
 {
 	memset(p, 0, sizeof(*p));
 	p->lcore = -1;
+	p->queues = 1;
 	p->prefix_len = 24;
 	p->mtu = 4096;
 	if (name[0] == '\0' || strlen(name) >= sizeof(p->name))
@@ -461,7 +495,9 @@ file_eal(struct rte_cfgfile *f, struct roced_config *cfg)
 
 		where_key("eal", k, v, where, sizeof(where));
 		if (strcmp(k, "lcores") == 0) {
-			eal_add2(cfg, where, "-l", v);
+			/* "(0-2)@(0-1)": an lcore map, more lcores than CPUs */
+			eal_add2(cfg, where,
+				 strchr(v, '@') != NULL ? "--lcores" : "-l", v);
 		} else if (strcmp(k, "main-lcore") == 0) {
 			need_u32(where, "main-lcore", v, 0, RTE_MAX_LCORE - 1);
 			eal_add2(cfg, where, "--main-lcore", v);
@@ -622,6 +658,7 @@ usage(FILE *f)
 "  -p, --port SPEC       a port the EAL options created, e.g.\n"
 "                        net_memif0,ip=10.0.0.1/24[,mtu=4096][,lcore=1]\n"
 "                        [,mac=02:00:00:00:00:01][,netmask=24]\n"
+"                        [,queues=2][,lcore=1:2] (an lcore per queue)\n"
 "      --max-qp N        QPs per adapter (also --max-cq, --max-mr)\n"
 "      --max-cq N\n"
 "      --max-mr N\n"
@@ -770,6 +807,10 @@ check_ports(const struct roced_config *cfg)
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct roced_port_cfg *a = &cfg->ports[i];
 
+		if (a->n_lcores > a->queues)
+			die(a->where, "port %s: %u lcores for %u queue(s): "
+			    "give queues = N (one lcore per queue at most)",
+			    a->name, a->n_lcores, a->queues);
 		for (unsigned int j = 0; j < i; j++) {
 			const struct roced_port_cfg *b = &cfg->ports[j];
 
@@ -893,12 +934,14 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct roced_port_cfg *p = &cfg->ports[i];
 
-		fprintf(f, "port %s: device %s%s, ip %s/%u, mtu %u, lcore ",
-			p->name, p->device, p->pci ? " (PCI)" : "",
-			roced_ip_str(p->ipv4, ip), p->prefix_len, p->mtu);
+		fprintf(f, "port %s: device %s%s, ip %s/%u, mtu %u, queues %u"
+			", lcore ", p->name, p->device, p->pci ? " (PCI)" : "",
+			roced_ip_str(p->ipv4, ip), p->prefix_len, p->mtu,
+			p->queues);
 		if (p->lcore < 0)
 			fprintf(f, "first worker\n");
-		else
-			fprintf(f, "%d\n", p->lcore);
+		for (unsigned int k = 0; k < p->n_lcores; k++)
+			fprintf(f, "%d%s", p->lcores[k],
+				k + 1 < p->n_lcores ? ":" : "\n");
 	}
 }

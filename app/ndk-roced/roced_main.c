@@ -66,10 +66,11 @@ print_ports(const struct roced_ports *ps)
 
 		ROCED_LOG(INFO, "port %s: %s (ethdev %u), %s/%u, MAC "
 			  "%02x:%02x:%02x:%02x:%02x:%02x, path MTU %u, "
-			  "lcore %u%s", p->cfg->name, p->cfg->device,
-			  p->port_id, roced_ip_str(p->info.ipv4, ip),
-			  p->cfg->prefix_len, m[0], m[1], m[2], m[3], m[4],
-			  m[5], p->info.max_path_mtu, p->lcore,
+			  "%u queue(s), lcore %u%s", p->cfg->name,
+			  p->cfg->device, p->port_id,
+			  roced_ip_str(p->info.ipv4, ip), p->cfg->prefix_len,
+			  m[0], m[1], m[2], m[3], m[4], m[5],
+			  p->info.max_path_mtu, p->info.nb_queues, p->lcore,
 			  ps->main_polls ? " (main thread)" : "");
 	}
 }

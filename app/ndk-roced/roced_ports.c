@@ -56,7 +56,7 @@ port_attach(const struct roced_port_cfg *c, struct roced_port *p)
 }
 
 static int
-port_lcore(const struct roced_port_cfg *c, unsigned int *lcore,
+port_lcore(const struct roced_port_cfg *c, struct roced_port *p,
 	   bool *main_polls)
 {
 	unsigned int l;
@@ -65,22 +65,28 @@ port_lcore(const struct roced_port_cfg *c, unsigned int *lcore,
 		l = rte_get_next_lcore(-1, 1, 0);
 		if (l >= RTE_MAX_LCORE) {
 			/* One lcore only: the main thread polls. */
-			*lcore = rte_get_main_lcore();
+			l = rte_get_main_lcore();
 			*main_polls = true;
-			return 0;
 		}
-		*lcore = l;
+		for (unsigned int q = 0; q < c->queues; q++)
+			p->lcores[q] = l;
+		p->lcore = l;
 		return 0;
 	}
-	l = (unsigned int)c->lcore;
-	if (!rte_lcore_is_enabled(l) || l == rte_get_main_lcore()) {
-		ROCED_LOG(ERR, "%s: lcore %u is not a worker lcore "
-			"of the EAL (give it with -l/lcores; the main lcore "
-			"%u runs the daemon)", c->where, l,
-			rte_get_main_lcore());
-		return -EINVAL;
+	for (unsigned int k = 0; k < c->n_lcores; k++) {
+		l = (unsigned int)c->lcores[k];
+		if (!rte_lcore_is_enabled(l) || l == rte_get_main_lcore()) {
+			ROCED_LOG(ERR, "%s: lcore %u is not a worker lcore "
+				"of the EAL (give it with -l/lcores; the main "
+				"lcore %u runs the daemon)", c->where, l,
+				rte_get_main_lcore());
+			return -EINVAL;
+		}
 	}
-	*lcore = l;
+	/* Queue q to the q-th lcore listed, round robin. */
+	for (unsigned int q = 0; q < c->queues; q++)
+		p->lcores[q] = (unsigned int)c->lcores[q % c->n_lcores];
+	p->lcore = p->lcores[0];
 	return 0;
 }
 
@@ -97,6 +103,7 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 		.max_cq = cfg->max_cq,
 		.max_mr = cfg->max_mr,
 		.socket_id = SOCKET_ID_ANY,
+		.nb_queues = c->queues,
 	};
 	uint32_t size = sizeof(p->info);
 	ndk_status_t st;
@@ -119,31 +126,56 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 	return 0;
 }
 
-/* One poller per lcore, over every adapter that lcore polls. */
+/*
+ * The queues one lcore polls: every queue of a port whose queues all go
+ * to that lcore (NDK_POLL_ALL_QUEUES), else the queues given to it.
+ */
+static unsigned int
+lcore_work(const struct roced_ports *ps, unsigned int lcore,
+	   struct ndk_adapter **ads, uint16_t *queues)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < ps->n; i++) {
+		const struct roced_port *p = &ps->port[i];
+		uint16_t nq = p->cfg->queues, mine = 0;
+
+		for (uint16_t q = 0; q < nq; q++)
+			mine += p->lcores[q] == lcore;
+		if (mine == nq) {
+			ads[n] = p->ad;
+			queues[n++] = NDK_POLL_ALL_QUEUES;
+			continue;
+		}
+		for (uint16_t q = 0; q < nq; q++) {
+			if (p->lcores[q] != lcore)
+				continue;
+			ads[n] = p->ad;
+			queues[n++] = q;
+		}
+	}
+	return n;
+}
+
+/* One poller per lcore, over every adapter queue that lcore polls. */
 static int
 pollers_start(struct roced_ports *ps)
 {
-	bool done[ROCED_MAX_PORTS] = { false };
+	unsigned int lcore;
 
-	for (unsigned int i = 0; i < ps->n; i++) {
-		struct ndk_adapter *ads[ROCED_MAX_PORTS];
-		unsigned int n = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		struct ndk_adapter *ads[ROCED_MAX_PORTS * ROCED_MAX_QUEUES];
+		uint16_t queues[ROCED_MAX_PORTS * ROCED_MAX_QUEUES];
+		unsigned int n = lcore_work(ps, lcore, ads, queues);
 		int rc;
 
-		if (done[i] || (ps->main_polls &&
-				ps->port[i].lcore == rte_get_main_lcore()))
+		if (n == 0)
 			continue;
-		for (unsigned int j = i; j < ps->n; j++)
-			if (!done[j] && ps->port[j].lcore == ps->port[i].lcore) {
-				ads[n++] = ps->port[j].ad;
-				done[j] = true;
-			}
-		rc = ndk_poller_start(ps->port[i].lcore, ads, n,
-				      &ps->poller[ps->n_pollers]);
+		rc = ndk_poller_start_queues(lcore, ads, queues, n,
+					     &ps->poller[ps->n_pollers]);
 		if (rc != 0) {
 			ROCED_LOG(ERR, "cannot start a poller on "
-				"lcore %u: %s", ps->port[i].lcore,
-				rte_strerror(-rc));
+				"lcore %u: %s", lcore, rte_strerror(-rc));
 			return rc;
 		}
 		ps->n_pollers++;
@@ -162,7 +194,7 @@ roced_ports_start(const struct roced_config *cfg, struct roced_ports *ps)
 		struct roced_port *p = &ps->port[i];
 
 		p->cfg = c;
-		rc = port_lcore(c, &p->lcore, &ps->main_polls);
+		rc = port_lcore(c, p, &ps->main_polls);
 		if (rc == 0)
 			rc = port_attach(c, p);
 		if (rc != 0)

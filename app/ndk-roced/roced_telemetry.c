@@ -69,6 +69,7 @@ adapter_fill(const struct roced_port *p, struct rte_tel_data *d)
 		"down");
 	rte_tel_data_add_dict_u64(d, "link_speed_mbps", link.link_speed);
 	rte_tel_data_add_dict_int(d, "lcore", (int)p->lcore);
+	rte_tel_data_add_dict_int(d, "queues", (int)p->cfg->queues);
 	rte_tel_data_add_dict_int(d, "max_qp", (int)p->info.max_qp);
 	nq = ndk_adapter_qp_list(p->ad, NULL, 0);
 	rte_tel_data_add_dict_int(d, "qps", RTE_MAX(nq, 0));

@@ -183,6 +183,15 @@ BAD = [
      'the EAL refused its arguments'),
     ('lcore not given to the EAL', EAL_NOHUGE + GOOD_PORT + 'lcore = 1\n',
      [], 'lcore 1 is not a worker lcore'),
+    ('queues not a power of 2', GOOD_PORT + 'queues = 3\n', [],
+     "queues '3': a power of 2 up to 16"),
+    ('more lcores than queues', GOOD_PORT + 'lcore = 1:2\n', [],
+     'port p0: 2 lcores for 1 queue(s)'),
+    ('lcore listed twice', None,
+     ['--port', 'net_ring0,ip=10.1.0.1,queues=2,lcore=1:1'],
+     "lcore '1:1': lcore 1 twice"),
+    ('queue lcore not given to the EAL', EAL_NOHUGE + GOOD_PORT +
+     'queues = 2\nlcore = 1:2\n', [], 'lcore 1 is not a worker lcore'),
     ('device that cannot be probed', EAL_NOHUGE +
      '[port p0]\ndevice = net_nosuchpmd0\nip = 10.1.0.1\n', [],
      "cannot probe device 'net_nosuchpmd0'"),
@@ -290,6 +299,29 @@ def t_telemetry_ring():
         for c in ('/ndk/adapters', '/ndk/qps', '/ndk/qp'):
             assert c in cmds, cmds
         tel.close()
+    finally:
+        if proc.poll() is None:
+            stop(proc, log)
+
+
+def t_queues_ring():
+    """queues = 2 polled by an lcore each (3 lcores on the 2 CPUs)."""
+    prefix = PREFIX + '-queues'
+    conf = ('[eal]\nlcores = (0-2)@(0-1)\nhugepages = no\nmemory = 256\n'
+            'file-prefix = %s\n[limits]\nmax-qp = 64\n'
+            '[port r0]\ndevice = net_ring0\nip = 10.2.0.1/16\n'
+            'mac = 02:00:00:00:02:01\nqueues = 2\nlcore = 1:2\n' % prefix)
+    proc, log = start(conf, 'queues')
+    try:
+        wait_ready(proc, log)
+        tel = Telemetry(prefix)
+        a = tel.query('/ndk/adapters')['r0']
+        assert a.get('queues') == 2 and a.get('lcore') == 1, a
+        for c in ('rx_steered_out', 'rx_steered_in', 'rx_steer_drops'):
+            assert c in a, c
+        tel.close()
+        log.seek(0)
+        assert '2 queue(s), lcore 1' in log.read()
     finally:
         if proc.poll() is None:
             stop(proc, log)
@@ -607,6 +639,7 @@ CASES = [
     ('bad_inputs', t_bad_inputs),
     ('check_example', t_check_example),
     ('telemetry_ring', t_telemetry_ring),
+    ('queues_ring', t_queues_ring),
     ('echo_peer', t_echo_peer),
     ('attach', t_attach),
     ('attach_rdma', t_attach_rdma),
