@@ -102,6 +102,7 @@ struct perf_opts {
 	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
+	uint16_t queues;        /**< --queues: adapter queues (1) */
 };
 
 /**

@@ -74,6 +74,7 @@ perf_ndk_open(struct perf_ctx *c)
 	cfg.ipv4 = c->o->ipv4;
 	cfg.max_path_mtu = 4096;
 	cfg.socket_id = SOCKET_ID_ANY;
+	cfg.nb_queues = c->o->queues;
 	st = ndk_adapter_open(&cfg, &c->ad);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, " Couldn't open an adapter on port %u: %s\n",
@@ -87,7 +88,8 @@ perf_ndk_open(struct perf_ctx *c)
 int
 perf_ndk_poll_start(struct perf_ctx *c)
 {
-	unsigned int lcore;
+	unsigned int nq, nw;
+	int lcore;
 
 	if (c->o->loss_ppm != 0) {
 		struct ndk_netem_config nc = {
@@ -104,16 +106,34 @@ perf_ndk_poll_start(struct perf_ctx *c)
 			return -1;
 		}
 	}
-	lcore = rte_get_next_lcore(-1, 1, 0);
-	if (lcore < RTE_MAX_LCORE) {
-		if (ndk_poller_start(lcore, &c->ad, 1, &c->poller) != 0) {
+	c->inline_poll = rte_lcore_count() < 2;
+	if (c->inline_poll)
+		return 0;
+	/* Queue q to the (q mod workers)-th worker; all on one if one. */
+	nq = c->info.nb_queues != 0 ? c->info.nb_queues : 1;
+	nw = RTE_MIN(rte_lcore_count() - 1, nq);
+	lcore = -1;
+	for (unsigned int w = 0; w < nw && w < PERF_MAX_POLLERS; w++) {
+		struct ndk_adapter *ads[16];
+		uint16_t qs[16];
+		unsigned int n = 0;
+
+		lcore = (int)rte_get_next_lcore(lcore, 1, 0);
+		if (nw == 1) {
+			ads[n] = c->ad;
+			qs[n++] = NDK_POLL_ALL_QUEUES;
+		}
+		for (uint16_t q = w; nw > 1 && q < nq; q += nw) {
+			ads[n] = c->ad;
+			qs[n++] = q;
+		}
+		if (ndk_poller_start_queues(lcore, ads, qs, n,
+					    &c->poller[w]) != 0) {
 			fprintf(stderr, " Couldn't start a poller on lcore "
-				"%u\n", lcore);
+				"%d\n", lcore);
 			return -1;
 		}
-		c->inline_poll = false;
-	} else {
-		c->inline_poll = true;
+		c->n_pollers = w + 1;
 	}
 	return 0;
 }
@@ -357,10 +377,11 @@ perf_ndk_quiesce(void *ctx)
 {
 	struct perf_ctx *c = ctx;
 
-	if (c->poller != NULL) {
-		ndk_poller_stop(c->poller);
-		c->poller = NULL;
+	for (unsigned int i = 0; i < c->n_pollers; i++) {
+		ndk_poller_stop(c->poller[i]);
+		c->poller[i] = NULL;
 	}
+	c->n_pollers = 0;
 	c->inline_poll = false;
 }
 

@@ -33,6 +33,9 @@ struct perf_qp {
 	uint64_t rposted;         /**< receives posted */
 };
 
+/** Pollers: one per worker lcore, each over a share of the queues. */
+#define PERF_MAX_POLLERS 16
+
 /** Everything a run needs. */
 struct perf_ctx {
 	const struct perf_opts *o;
@@ -41,7 +44,8 @@ struct perf_ctx {
 	struct ndk_adapter *ad;
 	struct ndk_adapter_info info;
 	struct rte_mempool *pool; /**< packet buffers, kept until EAL cleanup */
-	struct ndk_poller *poller;
+	struct ndk_poller *poller[PERF_MAX_POLLERS]; /**< one per lcore */
+	unsigned int n_pollers;
 	bool inline_poll;         /**< no poller: the test loops poll */
 	struct ndk_pd *pd;
 	struct ndk_cq *scq;       /**< initiator completions, all QPs */

@@ -29,6 +29,7 @@ enum {
 	OPT_RAW_BASELINE,
 	OPT_RAW_FRAME,
 	OPT_LOSS,
+	OPT_QUEUES,
 };
 
 static const struct option perf_lopts[] = {
@@ -68,6 +69,7 @@ static const struct option perf_lopts[] = {
 	{ "raw-baseline", no_argument, NULL, OPT_RAW_BASELINE },
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
 	{ "loss", required_argument, NULL, OPT_LOSS },
+	{ "queues", required_argument, NULL, OPT_QUEUES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -125,6 +127,10 @@ perf_opts_usage(const char *prog)
 	       "RoCE's\n"
 	       "      --loss=<percent>    drop that share of the frames we "
 	       "receive (lib/netem)\n"
+	       "      --queues=<n>        adapter queues, 1 2 4 .. 16 (1); "
+	       "QPs spread over\n"
+	       "                          them, one poller per worker lcore "
+	       "(give -l 0-n)\n"
 	       "  Give --raw, --raw-baseline and --raw-frame to both sides.\n");
 }
 
@@ -339,6 +345,15 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		o->loss_ppm = (uint32_t)(pct * 10000 + 0.5);
 		break;
 	}
+	case OPT_QUEUES:
+		if (parse_u64(arg, 1, 16, "Queues", &v) != 0)
+			return -1;
+		if ((v & (v - 1)) != 0) {
+			fprintf(stderr, " --queues takes a power of 2\n");
+			return -1;
+		}
+		o->queues = (uint16_t)v;
+		break;
 	default:
 		fprintf(stderr, " Invalid Command or flag.\n");
 		return -1;
@@ -434,6 +449,11 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 	if (o->loss_ppm != 0 && o->raw == PERF_RAW_ONLY) {
 		fprintf(stderr, " --loss applies to the RoCE test, not to "
 			"--raw\n");
+		return -1;
+	}
+	if (o->loss_ppm != 0 && o->queues > 1) {
+		fprintf(stderr, " --loss drops on queue 0 only: not with "
+			"--queues\n");
 		return -1;
 	}
 	if (o->margin >= 0 && o->duration != 0 &&

@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_eal.h>
@@ -23,10 +24,27 @@ int qctx_a, qctx_b;
 
 static const char *const xop_name[] = { "SEND", "WRITE", "READ" };
 
+/*
+ * NDK_TEST_QUEUES=n: adapters with n queues, crossed, one poller per
+ * queue (lcores 1..n; rc_main() gives the EAL n + 1 lcores).
+ */
+static uint16_t
+env_queues(void)
+{
+	const char *v = getenv("NDK_TEST_QUEUES");
+
+	return v != NULL ? (uint16_t)atoi(v) : 0;
+}
+
 struct ndk_pair *
 pair_get(uint32_t mtu)
 {
-	struct ndk_pair_config cfg = { .max_path_mtu = mtu };
+	struct ndk_pair_config cfg = {
+		.max_path_mtu = mtu,
+		.nb_queues = env_queues(),
+		.cross_queues = env_queues() > 1,
+		.lcore_per_queue = env_queues() > 1,
+	};
 
 	if (g_pair != NULL && g_mtu == mtu)
 		return g_pair;
@@ -219,7 +237,11 @@ rc_main(const char *prog, const char *suite,
 {
 	int rc;
 
-	if (ndk_test_eal_init(prog, "0-1", NULL) != 0)
+	char lcores[32] = "0-1";
+
+	if (env_queues() > 1)
+		snprintf(lcores, sizeof(lcores), "(0-%u)@(0-1)", env_queues());
+	if (ndk_test_eal_init(prog, lcores, NULL) != 0)
 		return 1;
 	rc = ndk_test_run(suite, cases, n, argc, argv);
 	if (g_pair != NULL) {
