@@ -18,7 +18,9 @@
  *   -o OPS       comma-separated subset of write,read,send (default all)
  *   --verify     a fresh pattern for every operation, checked on completion
  *                (slower: the main lcore fills and checks every byte)
- *   --split      poll each adapter on its own lcore (needs lcores 0-2)
+ *   --split      poll each adapter on its own lcore (needs lcores 0-2);
+ *                with --queues N, each queue of both adapters (lcores 0-N)
+ *   --queues N   adapter queues (1, 2, 4): QPs spread over them by QPN
  *   --raw-baseline  before each run, the link's own figure: the frames of
  *                its messages burst from one port to the other with plain
  *                rte_eth_tx_burst/rx_burst (main lcore sends, lcore 1
@@ -73,6 +75,7 @@ struct demo_opts {
 	bool verify;
 	bool split;
 	bool raw_baseline;
+	uint16_t queues;
 };
 
 /* One outstanding-operation slot: its buffers (shared unless --verify). */
@@ -108,7 +111,7 @@ usage(const char *prog)
 	       "[-d depth]\n"
 	       "          [-s sizes] [-o write,read,send] [--verify] "
 	       "[--split]\n"
-	       "          [--raw-baseline]\n", prog);
+	       "          [--raw-baseline] [--queues 1|2|4]\n", prog);
 }
 
 static int
@@ -139,6 +142,7 @@ parse_args(int argc, char **argv, struct demo_opts *o)
 		{ "verify", no_argument, NULL, 'V' },
 		{ "split", no_argument, NULL, 'S' },
 		{ "raw-baseline", no_argument, NULL, 'R' },
+		{ "queues", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,6 +176,11 @@ parse_args(int argc, char **argv, struct demo_opts *o)
 		case 'q':
 			o->qps = (unsigned int)strtoul(optarg, NULL, 0);
 			if (o->qps == 0 || o->qps > DEMO_MAX_QPS)
+				return -1;
+			break;
+		case 'Q':
+			o->queues = (uint16_t)strtoul(optarg, NULL, 0);
+			if (o->queues != 1 && o->queues != 2 && o->queues != 4)
 				return -1;
 			break;
 		case 'd':
@@ -635,16 +644,20 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 2;
 	}
+	if (o.queues == 0)
+		o.queues = 1;
 	if (!rte_lcore_is_enabled(1) || rte_get_main_lcore() == 1 ||
-	    (o.split && !rte_lcore_is_enabled(2))) {
+	    (o.split && !rte_lcore_is_enabled(RTE_MAX(2u, o.queues)))) {
 		fprintf(stderr, "ndk-demo needs lcores 0 and 1 (0-2 with "
-			"--split), e.g. -l 0-1\n");
+			"--split, 0-N with --split --queues N), e.g. -l 0-1\n");
 		rte_eal_cleanup();
 		return 2;
 	}
 
 	memset(&pc, 0, sizeof(pc));
 	pc.max_path_mtu = o.mtu;
+	pc.nb_queues = o.queues;
+	pc.lcore_per_queue = o.split && o.queues > 1;
 	pc.lcore_per_adapter = o.split;
 	p = ndk_pair_create(&pc);
 	dcs = calloc(o.qps, sizeof(*dcs));
@@ -662,9 +675,11 @@ main(int argc, char **argv)
 	}
 
 	printf("ndk-demo: 2 adapters on net_ring, path MTU %u, %u QP(s), "
-	       "%u outstanding per QP, %.1f s per test%s%s\n", o.mtu, o.qps,
-	       o.depth, o.seconds, o.verify ? ", per-op verification" : "",
-	       o.split ? ", one lcore per adapter" : "");
+	       "%u outstanding per QP, %.1f s per test%s%s, %u queue(s)\n",
+	       o.mtu, o.qps, o.depth, o.seconds,
+	       o.verify ? ", per-op verification" : "",
+	       !o.split ? "" : o.queues > 1 ? ", one lcore per queue" :
+	       ", one lcore per adapter", o.queues);
 	if (o.raw_baseline) {
 		raw_mp = rte_pktmbuf_pool_create("demo_raw", DEMO_RAW_POOL,
 						 256, 0, DEMO_RAW_MBUF,
