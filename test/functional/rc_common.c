@@ -26,7 +26,9 @@ static const char *const xop_name[] = { "SEND", "WRITE", "READ" };
 
 /*
  * NDK_TEST_QUEUES=n: adapters with n queues, crossed, one poller per
- * queue (lcores 1..n; rc_main() gives the EAL n + 1 lcores).
+ * queue (lcores 1..n; rc_main() gives the EAL n + 1 lcores, floating over
+ * CPUs 0-1). NDK_TEST_ONE_POLLER=1: lcore 1 polls every queue instead
+ * (latency-bound programs: oversubscribed lcores wait for time slices).
  */
 static uint16_t
 env_queues(void)
@@ -36,6 +38,12 @@ env_queues(void)
 	return v != NULL ? (uint16_t)atoi(v) : 0;
 }
 
+static bool
+env_queue_pollers(void)
+{
+	return env_queues() > 1 && getenv("NDK_TEST_ONE_POLLER") == NULL;
+}
+
 struct ndk_pair *
 pair_get(uint32_t mtu)
 {
@@ -43,7 +51,7 @@ pair_get(uint32_t mtu)
 		.max_path_mtu = mtu,
 		.nb_queues = env_queues(),
 		.cross_queues = env_queues() > 1,
-		.lcore_per_queue = env_queues() > 1,
+		.lcore_per_queue = env_queue_pollers(),
 	};
 
 	if (g_pair != NULL && g_mtu == mtu)
@@ -239,7 +247,7 @@ rc_main(const char *prog, const char *suite,
 
 	char lcores[32] = "0-1";
 
-	if (env_queues() > 1)
+	if (env_queue_pollers())
 		snprintf(lcores, sizeof(lcores), "(0-%u)@(0-1)", env_queues());
 	if (ndk_test_eal_init(prog, lcores, NULL) != 0)
 		return 1;
