@@ -155,6 +155,7 @@ main(int argc, char **argv)
 		{ "active", no_argument, NULL, 'a' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "size", required_argument, NULL, 's' },
+		{ "queues", required_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ndk_adapter_config ac = {
@@ -190,6 +191,8 @@ main(int argc, char **argv)
 			rounds = (uint32_t)atoi(optarg);
 		else if (c == 's')
 			size = (uint32_t)atoi(optarg);
+		else if (c == 'q')
+			ac.nb_queues = (uint16_t)atoi(optarg);
 		else
 			fail("usage: attach-rdma <EAL> -- --ip A --peer B");
 	}

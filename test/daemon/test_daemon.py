@@ -568,9 +568,11 @@ class Rdma(Peer):
                                   text=True)
 
 
-def t_attach_rdma():
+def t_attach_rdma(queues=1):
     """WRITE, READ and SEND from an attached application, every byte
-    checked, against the same program embedded on the far end."""
+    checked, against the same program embedded on the far end; with
+    queues > 1 both adapters have that many queues (the daemon's main
+    thread polls them all)."""
     if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
                for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
         return 'skip: no memif PMD'
@@ -583,7 +585,7 @@ def t_attach_rdma():
               'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
               'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
-              'ip = 10.6.0.2/24\n' % (huge, pa, sock))
+              'ip = 10.6.0.2/24\nqueues = %d\n' % (huge, pa, sock, queues))
     emb = app = a = None
     try:
         emb = Rdma('rdma-emb', ['-l', '0', '--no-pci', '--no-huge', '-m',
@@ -591,10 +593,12 @@ def t_attach_rdma():
                                 '--vdev=net_memif0,role=server,socket=%s,'
                                 'bsize=8192' % sock],
                    ['--ip', '10.6.0.1', '--peer', '10.6.0.2',
-                    '--rounds', '200'])
+                    '--rounds', '200', '--queues', str(queues)])
         emb.expect('OPEN')   # the memif server listens: A may connect
         a, alog = start(conf_a, 'rdma-a')
         wait_ready(a, alog)
+        alog.seek(0)
+        assert '%d queue(s)' % queues in alog.read()
         app = Rdma('rdma-app', ['-l', '1', '--no-pci',
                                 '--proc-type=secondary', '--file-prefix',
                                 pa, '--huge-dir', huge],
@@ -643,6 +647,7 @@ CASES = [
     ('echo_peer', t_echo_peer),
     ('attach', t_attach),
     ('attach_rdma', t_attach_rdma),
+    ('attach_rdma_2q', lambda: t_attach_rdma(2)),
 ]
 
 
