@@ -20,6 +20,7 @@
 #include <rte_eal.h>
 
 #include "ndk.h"
+#include "ndk_info.h"
 #include "ndk_pair.h"
 #include "ndk_test.h"
 
@@ -115,6 +116,25 @@ mq_round(unsigned int round)
 		st = ndk_send(c->qp[0], &m->ssrc, &sge, 1, 0);
 		TEST_ASSERT(st == NDK_STATUS_SUCCESS, "send: %s",
 			    ndk_status_str(st));
+	}
+	/*
+	 * Control operations while both queues move data: each pauses the
+	 * other queue's poller between two polls (swr_ctl_exec).
+	 */
+	for (unsigned int i = 0; i < N_CONN; i++) {
+		for (int s = 0; s < 2; s++) {
+			struct ndk_qp_info qi;
+			ndk_status_t st = ndk_qp_query_info(g_conn[i].c->pair->ad[s],
+							    g_conn[i].c->qpn[s],
+							    &qi);
+
+			TEST_ASSERT(st == NDK_STATUS_SUCCESS &&
+				    qi.qpn == g_conn[i].c->qpn[s] &&
+				    qi.state == NDK_QP_STATE_RTS &&
+				    qi.dest_qpn == g_conn[i].c->qpn[1 - s],
+				    "conn %u side %d: query %s, state %u",
+				    i, s, ndk_status_str(st), qi.state);
+		}
 	}
 	for (unsigned int i = 0; i < N_CONN; i++) {
 		struct mq_conn *m = &g_conn[i];
