@@ -210,8 +210,17 @@ swr_quiesce(struct swr_adapter *ad)
 		e = __atomic_load_n(&q->epoch, __ATOMIC_ACQUIRE);
 		/* Two completed polls guarantee the one in progress ended. */
 		while (__atomic_load_n(&q->owner, __ATOMIC_ACQUIRE) != 0 &&
-		       __atomic_load_n(&q->epoch, __ATOMIC_ACQUIRE) < e + 2)
+		       __atomic_load_n(&q->epoch, __ATOMIC_ACQUIRE) < e + 2) {
+			/*
+			 * Queue 0's poller (a callback of its poll) serves
+			 * the mailbox meanwhile: that queue's poller may be
+			 * waiting in swr_ctl_exec() in the middle of a poll.
+			 */
+			if (__atomic_load_n(&ad->q[0].owner,
+					    __ATOMIC_ACQUIRE) == self)
+				swr_ctl_drain(ad);
 			rte_delay_us_sleep(5);
+		}
 	}
 	swr_unpark(ad, parked);
 }
