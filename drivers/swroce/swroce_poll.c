@@ -185,7 +185,7 @@ swr_ctl_exec(struct swr_adapter *ad,
 	while (rte_ring_mp_enqueue(ad->ctl_ring, &c) != 0)
 		rte_delay_us_sleep(10);
 	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
-		/* The poller may stop after we queued: then run it ourselves. */
+		/* The poller may stop after we queued: run it ourselves. */
 		if (swr_try_own(q0, self))
 			swr_disown(q0);
 		else
@@ -328,9 +328,8 @@ swr_held_drain(struct swr_adapter *ad)
 	n = rte_ring_sc_dequeue_burst(ad->held_ring, (void **)m,
 				      SWR_RX_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++) {
-		const struct rte_ipv4_hdr *ip =
-			rte_pktmbuf_mtod_offset(m[i], const struct rte_ipv4_hdr *,
-						RTE_ETHER_HDR_LEN);
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m[i],
+			const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 		struct swr_neigh *e = NULL;
 
 		swr_neigh_send(ad, &e, ip->dst_addr, m[i]);

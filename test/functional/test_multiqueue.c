@@ -122,16 +122,17 @@ mq_round(unsigned int round)
 	 * other queue's poller between two polls (swr_ctl_exec).
 	 */
 	for (unsigned int i = 0; i < N_CONN; i++) {
+		const struct ndk_pair_conn *c = g_conn[i].c;
+
 		for (int s = 0; s < 2; s++) {
 			struct ndk_qp_info qi;
-			ndk_status_t st = ndk_qp_query_info(g_conn[i].c->pair->ad[s],
-							    g_conn[i].c->qpn[s],
-							    &qi);
+			ndk_status_t st = ndk_qp_query_info(c->pair->ad[s],
+							    c->qpn[s], &qi);
 
 			TEST_ASSERT(st == NDK_STATUS_SUCCESS &&
-				    qi.qpn == g_conn[i].c->qpn[s] &&
+				    qi.qpn == c->qpn[s] &&
 				    qi.state == NDK_QP_STATE_RTS &&
-				    qi.dest_qpn == g_conn[i].c->qpn[1 - s],
+				    qi.dest_qpn == c->qpn[1 - s],
 				    "conn %u side %d: query %s, state %u",
 				    i, s, ndk_status_str(st), qi.state);
 		}
@@ -144,7 +145,8 @@ mq_round(unsigned int round)
 
 		/* One CQ per side of a connection: completions in order. */
 		for (int k = 0; k < 3; k++) {
-			TEST_ASSERT(ndk_pair_wait(c->icq[0], &r, 1, WAIT_S) == 1,
+			TEST_ASSERT(ndk_pair_wait(c->icq[0], &r, 1,
+						  WAIT_S) == 1,
 				    "conn %u (QPN %u/%u): no completion %d "
 				    "within %.0f s", i, c->qpn[0], c->qpn[1], k,
 				    WAIT_S);
@@ -157,7 +159,8 @@ mq_round(unsigned int round)
 			    "conn %u: no receive completion", i);
 		ndk_pair_result_str(&r, d, sizeof(d));
 		TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
-			    r.type == NDK_OP_RECEIVE && r.request_context == m &&
+			    r.type == NDK_OP_RECEIVE &&
+			    r.request_context == m &&
 			    r.bytes_transferred == SEND_LEN,
 			    "conn %u: receive: %s", i, d);
 		TEST_ASSERT(ndk_pair_check(m->wdst->data, WRITE_LEN, seed) < 0,
@@ -210,7 +213,8 @@ mq_check_queues(const struct ndk_pair *p, bool cross, bool same_parity)
 			TEST_ASSERT(ndk_adapter_get_queue_stats(p->ad[s], k,
 								&q[k]) == 0,
 				    "queue stats %u", k);
-			TEST_ASSERT(q[k].tx_packets > 0 && q[k].rx_packets > 0 &&
+			TEST_ASSERT(q[k].tx_packets > 0 &&
+				    q[k].rx_packets > 0 &&
 				    q[k].wqe_completed > 0,
 				    "side %d queue %u did no work", s, k);
 			if (cross)
