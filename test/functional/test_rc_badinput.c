@@ -868,6 +868,10 @@ main(int argc, char **argv)
 	struct rte_ether_addr sm, dm;
 	int rc = 1;
 
+	/* NDK_TEST_QUEUES=2: frames injected on queue 0 are steered too. */
+	if (getenv("NDK_TEST_QUEUES") != NULL)
+		pc.nb_queues = (uint16_t)atoi(getenv("NDK_TEST_QUEUES"));
+
 	if (ndk_test_eal_init("test_func_rc_badinput", "0-1", NULL) != 0)
 		return 1;
 	g_pool = rte_pktmbuf_pool_create("badin_pool", 2047, 64, 0,
