@@ -4,12 +4,16 @@
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) and the RoCEv2
  * invariant CRC.
  *
- * Two implementations of the same register update:
+ * Three implementations of the same register update:
  *  - slice-by-8 tables, built once by a constructor;
  *  - carry-less multiplication (PCLMULQDQ) folding on x86-64: the buffer is
  *    folded four 128-bit lanes at a time, then one lane at a time, and the
  *    last 128-bit remainder is reduced to 32 bits with two folds and a
- *    Barrett reduction. Tails shorter than 16 bytes go through the table.
+ *    Barrett reduction. Tails shorter than 16 bytes go through the table;
+ *  - the same folding on 256-bit registers (VPCLMULQDQ, AVX2): four
+ *    256-bit lanes, 128 bytes per step, for buffers of 256 bytes and more,
+ *    then folded down to one 128-bit lane and finished as above. 512-bit
+ *    registers are not used: DPDK's default SIMD width is 256 bits.
  * The implementation is chosen once at start-up from the CPU flags.
  */
 
@@ -37,6 +41,11 @@ typedef uint32_t (*crc32_fn)(uint32_t crc, const uint8_t *p, size_t len);
 
 static uint32_t crc32_sw(uint32_t crc, const uint8_t *p, size_t len);
 static crc32_fn crc32_impl = crc32_sw;
+static enum ndk_roce_crc_impl crc32_impl_id = NDK_ROCE_CRC_TABLE;
+/* CPU support, read once (CPUID traps to the hypervisor in a VM). */
+static bool crc32_impl_ok[NDK_ROCE_CRC_IMPL_MAX] = {
+	[NDK_ROCE_CRC_TABLE] = true,
+};
 
 static inline uint32_t
 load_le32(const uint8_t *p)
@@ -95,8 +104,15 @@ crc32_sw(uint32_t crc, const uint8_t *p, size_t len)
 #define K_MU 0x1f7011641ull   /* reflect33(floor(x^64 / P)): Barrett mu */
 #define K_POLY 0x1db710641ull /* reflect33(P) */
 
+#define K_X1056 0x1e88ef372ull /* reflect32(x^1056 mod P) << 1: 4 x 256, lo */
+#define K_X992 0x14a7fe880ull  /* reflect32(x^992 mod P) << 1: 4 x 256, hi */
+#define K_X288 0x0f1da05aaull  /* reflect32(x^288 mod P) << 1: 1 x 256, lo */
+#define K_X224 0x15a546366ull  /* reflect32(x^224 mod P) << 1: 1 x 256, hi */
+
 /* Shortest buffer worth the 4-lane set-up and the final reduction. */
 #define PCLMUL_MIN_LEN 64
+/* Shortest buffer given to the 256-bit lanes (two steps of 128 bytes). */
+#define VPCLMUL_MIN_LEN 256
 
 __attribute__((target("pclmul,sse4.1")))
 static inline __m128i
@@ -108,42 +124,22 @@ fold128(__m128i x, __m128i k, __m128i next)
 	return _mm_xor_si128(next, _mm_xor_si128(lo, hi));
 }
 
+/*
+ * Fold the rest of the buffer 16 bytes at a time into the 128-bit lane
+ * @p x0 (the register already XORed in), reduce it to 32 bits, and finish
+ * a tail shorter than 16 bytes with the table.
+ */
 __attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+static inline uint32_t
+crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 {
-	const __m128i k4 = _mm_set_epi64x(K_X480, K_X544);
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
 	const __m128i k64 = _mm_set_epi64x(0, K_X64);
 	const __m128i kb = _mm_set_epi64x(K_POLY, K_MU);
 	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
-	__m128i x0, x1, x2, x3, t;
+	__m128i t;
+	uint32_t crc;
 
-	if (len < PCLMUL_MIN_LEN)
-		return crc32_sw(crc, p, len);
-
-	/* The register XORed into the first 32 message bits. */
-	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
-			   _mm_cvtsi32_si128((int)crc));
-	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-	p += 64;
-	len -= 64;
-
-	while (len >= 64) {
-		x0 = fold128(x0, k4, _mm_loadu_si128((const __m128i *)p));
-		x1 = fold128(x1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
-		x2 = fold128(x2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
-		x3 = fold128(x3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
-		p += 64;
-		len -= 64;
-	}
-
-	/* Four lanes into one. */
-	x0 = fold128(x0, k1, x1);
-	x0 = fold128(x0, k1, x2);
-	x0 = fold128(x0, k1, x3);
 	while (len >= 16) {
 		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)p));
 		p += 16;
@@ -168,7 +164,118 @@ crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
 	return len != 0 ? crc32_sw(crc, p, len) : crc;
 }
 
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t
+crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m128i k4 = _mm_set_epi64x(K_X480, K_X544);
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	__m128i x0, x1, x2, x3;
+
+	if (len < 16)
+		return crc32_sw(crc, p, len);
+
+	/* The register XORed into the first 32 message bits. */
+	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+			   _mm_cvtsi32_si128((int)crc));
+	if (len < PCLMUL_MIN_LEN)
+		return crc32_pclmul_finish(x0, p + 16, len - 16);
+
+	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
+	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
+	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+	p += 64;
+	len -= 64;
+
+	while (len >= 64) {
+		x0 = fold128(x0, k4, _mm_loadu_si128((const __m128i *)p));
+		x1 = fold128(x1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
+		x2 = fold128(x2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
+		x3 = fold128(x3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
+		p += 64;
+		len -= 64;
+	}
+
+	/* Four lanes into one. */
+	x0 = fold128(x0, k1, x1);
+	x0 = fold128(x0, k1, x2);
+	x0 = fold128(x0, k1, x3);
+	return crc32_pclmul_finish(x0, p, len);
+}
+
+/* The 256-bit variant: VPCLMULQDQ multiplies each 128-bit half on its own. */
+__attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
+static inline __m256i
+fold256(__m256i x, __m256i k, __m256i next)
+{
+	__m256i lo = _mm256_clmulepi64_epi128(x, k, 0x00);
+	__m256i hi = _mm256_clmulepi64_epi128(x, k, 0x11);
+
+	return _mm256_xor_si256(next, _mm256_xor_si256(lo, hi));
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
+static uint32_t
+crc32_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	const __m256i k4 = _mm256_set_epi64x(K_X992, K_X1056, K_X992, K_X1056);
+	const __m256i k1 = _mm256_set_epi64x(K_X224, K_X288, K_X224, K_X288);
+	const __m128i k128 = _mm_set_epi64x(K_X96, K_X160);
+	__m256i y0, y1, y2, y3;
+	__m128i x0;
+
+	if (len < VPCLMUL_MIN_LEN)
+		return crc32_pclmul(crc, p, len);
+
+	y0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+			      _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)crc));
+	y1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+	y2 = _mm256_loadu_si256((const __m256i *)(p + 64));
+	y3 = _mm256_loadu_si256((const __m256i *)(p + 96));
+	p += 128;
+	len -= 128;
+
+	while (len >= 128) {
+		y0 = fold256(y0, k4, _mm256_loadu_si256((const __m256i *)p));
+		y1 = fold256(y1, k4,
+			     _mm256_loadu_si256((const __m256i *)(p + 32)));
+		y2 = fold256(y2, k4,
+			     _mm256_loadu_si256((const __m256i *)(p + 64)));
+		y3 = fold256(y3, k4,
+			     _mm256_loadu_si256((const __m256i *)(p + 96)));
+		p += 128;
+		len -= 128;
+	}
+
+	/* Four 256-bit lanes into one, then 32-byte steps. */
+	y0 = fold256(y0, k1, y1);
+	y0 = fold256(y0, k1, y2);
+	y0 = fold256(y0, k1, y3);
+	while (len >= 32) {
+		y0 = fold256(y0, k1, _mm256_loadu_si256((const __m256i *)p));
+		p += 32;
+		len -= 32;
+	}
+
+	/* Its two 128-bit halves into one, then as the 128-bit variant. */
+	x0 = fold128(_mm256_castsi256_si128(y0), k128,
+		     _mm256_extracti128_si256(y0, 1));
+	return crc32_pclmul_finish(x0, p, len);
+}
+
 #endif /* RTE_ARCH_X86_64 */
+
+/* Indexed by enum ndk_roce_crc_impl; the table where the CPU lacks one. */
+static const crc32_fn crc32_fns[NDK_ROCE_CRC_IMPL_MAX] = {
+	[NDK_ROCE_CRC_TABLE] = crc32_sw,
+#if defined(RTE_ARCH_X86_64)
+	[NDK_ROCE_CRC_PCLMUL] = crc32_pclmul,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_vpclmul,
+#else
+	[NDK_ROCE_CRC_PCLMUL] = crc32_sw,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw,
+#endif
+};
 
 RTE_INIT(ndk_roce_crc_init)
 {
@@ -191,10 +298,54 @@ RTE_INIT(ndk_roce_crc_init)
 	icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
 
 #if defined(RTE_ARCH_X86_64)
-	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
-	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0)
-		crc32_impl = crc32_pclmul;
+	crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] =
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	crc32_impl_ok[NDK_ROCE_CRC_VPCLMUL] =
+		crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+	for (int i = NDK_ROCE_CRC_IMPL_MAX - 1; i > NDK_ROCE_CRC_TABLE; i--) {
+		if (crc32_impl_ok[i]) {
+			crc32_impl = crc32_fns[i];
+			crc32_impl_id = i;
+			break;
+		}
+	}
 #endif
+}
+
+bool
+ndk_roce_crc32_impl_supported(enum ndk_roce_crc_impl impl)
+{
+	return (unsigned int)impl < NDK_ROCE_CRC_IMPL_MAX && crc32_impl_ok[impl];
+}
+
+const char *
+ndk_roce_crc32_impl_name(enum ndk_roce_crc_impl impl)
+{
+	static const char *const names[NDK_ROCE_CRC_IMPL_MAX] = {
+		[NDK_ROCE_CRC_TABLE] = "slice-by-8",
+		[NDK_ROCE_CRC_PCLMUL] = "pclmul-4x128",
+		[NDK_ROCE_CRC_VPCLMUL] = "vpclmul-4x256",
+	};
+
+	return (unsigned int)impl < NDK_ROCE_CRC_IMPL_MAX ? names[impl] : "?";
+}
+
+enum ndk_roce_crc_impl
+ndk_roce_crc32_impl(void)
+{
+	return crc32_impl_id;
+}
+
+uint32_t
+ndk_roce_crc32_update_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
+			   const void *buf, size_t len)
+{
+	if (!ndk_roce_crc32_impl_supported(impl))
+		impl = NDK_ROCE_CRC_TABLE;
+	return crc32_fns[impl](crc, buf, len);
 }
 
 uint32_t
@@ -215,6 +366,21 @@ ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len)
 
 /* IPv4 header (up to 60 bytes) + UDP + BTH. */
 #define ICRC_HDR_MAX (60 + 8 + NDK_ROCE_BTH_LEN)
+/*
+ * The masked copy of the headers is extended to a multiple of 16 bytes
+ * (with the bytes that follow them, when the packet has them), so that
+ * the folding implementations take it without a table-driven tail: 40
+ * bytes of IPv4 + UDP + BTH become 48.
+ */
+#define ICRC_HDR_ALIGN 16
+#define ICRC_HDR_BUF RTE_ALIGN_CEIL(ICRC_HDR_MAX, ICRC_HDR_ALIGN)
+
+static inline size_t
+icrc_hdr_chunk(size_t len, size_t ihl)
+{
+	return RTE_MIN(len, RTE_ALIGN_CEIL(ihl + 8 + NDK_ROCE_BTH_LEN,
+					   (size_t)ICRC_HDR_ALIGN));
+}
 
 static inline size_t
 icrc_ip_hdr_len(uint8_t ver_ihl)
@@ -252,14 +418,14 @@ uint32_t
 ndk_roce_icrc_buf(const void *l3, size_t len)
 {
 	const uint8_t *p = l3;
-	uint8_t h[ICRC_HDR_MAX];
+	uint8_t h[ICRC_HDR_BUF];
 	size_t ihl, hlen;
 	uint32_t crc;
 
 	if (len == 0)
 		return ~icrc_seed;
 	ihl = icrc_ip_hdr_len(p[0]);
-	hlen = RTE_MIN(len, ihl + 8 + NDK_ROCE_BTH_LEN);
+	hlen = icrc_hdr_chunk(len, ihl);
 	memcpy(h, p, hlen);
 	icrc_mask_hdr(h, hlen, ihl);
 	crc = crc32_impl(icrc_seed, h, hlen);
@@ -270,7 +436,7 @@ ndk_roce_icrc_buf(const void *l3, size_t len)
 uint32_t
 ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 {
-	uint8_t h[ICRC_HDR_MAX];
+	uint8_t h[ICRC_HDR_BUF];
 	const uint8_t *hp;
 	uint32_t off, hlen;
 	size_t ihl;
@@ -282,7 +448,7 @@ ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 	if (hp == NULL)
 		return ~icrc_seed;
 	ihl = icrc_ip_hdr_len(hp[0]);
-	hlen = (uint32_t)RTE_MIN((size_t)len, ihl + 8 + NDK_ROCE_BTH_LEN);
+	hlen = (uint32_t)icrc_hdr_chunk(len, ihl);
 	hp = rte_pktmbuf_read(m, l3_off, hlen, h);
 	if (hp == NULL)
 		return ~icrc_seed;
