@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Instructions (callgrind Ir) per operation of the ndk-perf client's
+# measured loop (bw_run_client, inclusive), against a native server over
+# net_memif. Ir do not depend on the machine's load, unlike the bench.
+#
+#   devtools/callgrind.sh "write_bw -s 64 -n 200000" [OUT]
+#   devtools/callgrind.sh "write_bw -s 65536 -m 4096 -n 2000"
+#
+# Prints Ir per op of bw_run_client and of the top functions under it
+# (inclusive), and leaves callgrind.out in OUT (default /tmp/ndk-cg-<pid>).
+# The client runs on --no-huge memory under valgrind; valgrind's CPU has
+# no VPCLMULQDQ, so the CRC runs on its 128-bit PCLMULQDQ path there.
+set -eu
+ARGS=$1
+OUT=${2:-/tmp/ndk-cg-$$}
+BUILD=${BUILD:-build}
+PERF=$BUILD/app/ndk-perf/ndk-perf
+SOCK=$OUT/memif.sock
+PORT=$((20000 + $$ % 1000))
+EAL="--no-pci --log-level=lib.eal:error --log-level=pmd.net.memif:error"
+mkdir -p "$OUT"
+rm -f "$SOCK"
+ITERS=$(echo "$ARGS" | sed -n 's/.*-n \([0-9]*\).*/\1/p')
+[ -n "$ITERS" ] || { echo "callgrind.sh: give -n ITERS" >&2; exit 1; }
+
+SPID=""
+cleanup() { [ -n "$SPID" ] && kill "$SPID" 2>/dev/null; rm -f "$SOCK"; }
+trap cleanup EXIT
+
+# shellcheck disable=SC2086
+timeout 900 $PERF -l 0 $EAL --in-memory \
+	--vdev net_memif0,role=server,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:01 \
+	-- $ARGS --ip 10.0.0.1 --peer-mac 02:00:00:00:00:02 -p $PORT \
+	>"$OUT/server.log" 2>&1 &
+SPID=$!
+for _ in $(seq 200); do
+	ss -ltn 2>/dev/null | grep -q ":$PORT " && break
+	sleep 0.05
+done
+# shellcheck disable=SC2086
+timeout 900 valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
+	--toggle-collect=bw_run_client \
+	$PERF -l 1 $EAL --no-huge -m 512 --file-prefix=cg$$ \
+	--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02 \
+	-- $ARGS --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1 \
+	>"$OUT/client.log" 2>&1
+wait "$SPID" || true
+SPID=""
+echo "# $ARGS: Ir per op (inclusive), $ITERS ops; data path ="
+echo "# bw_run_client minus the report (perf_bw_compute)"
+callgrind_annotate --inclusive=yes "$OUT/callgrind.out" 2>/dev/null |
+	awk -v n="$ITERS" '/^ *[0-9,]+ .*:.*\[/ {
+		v = $1; gsub(",", "", v); f = $0; sub(/^.*:/, "", f)
+		sub(/ \[.*/, "", f)
+		if (f in seen) next
+		seen[f] = 1; ir[f] = v + 0; order[++k] = f }
+	END {
+		dp = ir["bw_run_client"] - ir["perf_bw_compute"]
+		printf "%10.1f data path\n", dp / n
+		for (i = 1; i <= k; i++) {
+			f = order[i]
+			if (f ~ /^(main|perf_bw_run|bw_run_client|perf_bw_compute|0x0*1ab70|\(below main\))$/)
+				continue
+			if (ir[f] / n >= 5 && ir[f] < ir["bw_run_client"])
+				printf "%10.1f %s\n", ir[f] / n, f
+		}
+	}' | head -40
