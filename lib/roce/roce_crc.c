@@ -125,11 +125,26 @@ fold128(__m128i x, __m128i k, __m128i next)
 }
 
 /*
- * Fold the rest of the buffer 16 bytes at a time into the 128-bit lane
- * @p x0 (the register already XORed in), reduce it to 32 bits, and finish
- * a tail shorter than 16 bytes with the table.
+ * PSHUFB indices: 16 bytes from crc_shuf + r shift a lane up by 16 - r
+ * bytes (zeros below; the top bit of each index also tells which bytes
+ * are zero), 16 bytes from crc_shuf + 16 + r shift it down by r bytes.
  */
-__attribute__((target("pclmul,sse4.1")))
+static const uint8_t crc_shuf[48] __rte_aligned(16) = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+
+/*
+ * Fold the rest of the buffer into the 128-bit lane @p x0 (the register
+ * already XORed in; the 16 bytes before @p are message bytes), 16 bytes
+ * at a time, then a shorter tail with one regrouping fold, and reduce it
+ * to 32 bits.
+ */
+__attribute__((target("pclmul,ssse3,sse4.1")))
 static inline uint32_t
 crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 {
@@ -138,12 +153,30 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 	const __m128i kb = _mm_set_epi64x(K_POLY, K_MU);
 	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
 	__m128i t;
-	uint32_t crc;
 
 	while (len >= 16) {
 		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)p));
 		p += 16;
 		len -= 16;
+	}
+	if (len != 0) {
+		/*
+		 * A tail of r = len bytes (1..15) after the 16 bytes held in
+		 * x0, whose message bytes are before p: regroup the 16 + r
+		 * bytes as x0's first r bytes (a lane with 16 - r leading
+		 * zero bytes, which do not change the remainder) followed by
+		 * one full lane (x0's last 16 - r bytes, then the tail, read
+		 * with the 16-byte load that ends at the tail's end).
+		 */
+		const __m128i shl = _mm_loadu_si128(
+			(const __m128i *)(crc_shuf + len));
+		const __m128i shr = _mm_loadu_si128(
+			(const __m128i *)(crc_shuf + 16 + len));
+		__m128i last = _mm_loadu_si128(
+			(const __m128i *)(p + len - 16));
+
+		t = _mm_blendv_epi8(last, _mm_shuffle_epi8(x0, shr), shl);
+		x0 = fold128(_mm_shuffle_epi8(x0, shl), k1, t);
 	}
 
 	/*
@@ -159,9 +192,7 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 	t = _mm_clmulepi64_si128(_mm_and_si128(x0, mask32), kb, 0x00);
 	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), kb, 0x10);
 	x0 = _mm_xor_si128(x0, t);
-	crc = (uint32_t)_mm_extract_epi32(x0, 1);
-
-	return len != 0 ? crc32_sw(crc, p, len) : crc;
+	return (uint32_t)_mm_extract_epi32(x0, 1);
 }
 
 __attribute__((target("pclmul,sse4.1")))
@@ -402,9 +433,20 @@ mask_byte(uint8_t *h, size_t hlen, size_t idx)
  * ones: IPv4 TOS, TTL and checksum, UDP checksum, BTH byte 4 (FECN, BECN,
  * reserved). IPv4 options, if any, are covered as transmitted.
  */
-static void
+static inline void
 icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
 {
+	if (likely(hlen >= ihl + 8 + NDK_ROCE_BTH_LEN)) {
+		h[1] = 0xFF;
+		h[8] = 0xFF;
+		h[10] = 0xFF;
+		h[11] = 0xFF;
+		h[ihl + 6] = 0xFF;
+		h[ihl + 7] = 0xFF;
+		h[ihl + 8 + 4] = 0xFF;
+		return;
+	}
+	/* A truncated header: mask what is there. */
 	mask_byte(h, hlen, 1);           /* TOS */
 	mask_byte(h, hlen, 8);           /* TTL */
 	mask_byte(h, hlen, 10);          /* header checksum */
