@@ -405,6 +405,12 @@ ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len)
  */
 #define ICRC_HDR_ALIGN 16
 #define ICRC_HDR_BUF RTE_ALIGN_CEIL(ICRC_HDR_MAX, ICRC_HDR_ALIGN)
+/*
+ * Flat packets up to this length (a 64-byte WRITE is 120 bytes from the
+ * IPv4 header to the ICRC) are copied whole and masked, so the CRC is
+ * one pass and one final reduction instead of two.
+ */
+#define ICRC_FLAT_MAX 128
 
 static inline size_t
 icrc_hdr_chunk(size_t len, size_t ihl)
@@ -460,13 +466,19 @@ uint32_t
 ndk_roce_icrc_buf(const void *l3, size_t len)
 {
 	const uint8_t *p = l3;
-	uint8_t h[ICRC_HDR_BUF];
+	uint8_t h[RTE_MAX(ICRC_HDR_BUF, ICRC_FLAT_MAX)];
 	size_t ihl, hlen;
 	uint32_t crc;
 
 	if (len == 0)
 		return ~icrc_seed;
 	ihl = icrc_ip_hdr_len(p[0]);
+	if (len <= ICRC_FLAT_MAX) {
+		/* Small frame: one masked copy, one pass. */
+		memcpy(h, p, len);
+		icrc_mask_hdr(h, len, ihl);
+		return ~crc32_impl(icrc_seed, h, len);
+	}
 	hlen = icrc_hdr_chunk(len, ihl);
 	memcpy(h, p, hlen);
 	icrc_mask_hdr(h, hlen, ihl);

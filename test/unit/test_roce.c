@@ -706,6 +706,7 @@ static const struct ndk_test_case cases[] = {
 	{ "capture_vm_to_vm", test_capture_vm_to_vm },
 	{ "capture_silent_host", test_capture_silent_host },
 	{ "capture_multiseg", test_capture_multiseg },
+	{ "icrc_lengths", test_icrc_lengths },
 	{ "l2l4_template", test_l2l4_template },
 	{ "build_parse_roundtrip", test_build_parse_roundtrip },
 	{ "parse_errors", test_parse_errors },
