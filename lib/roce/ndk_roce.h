@@ -390,6 +390,28 @@ uint32_t ndk_roce_crc32_update_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 				    const void *buf, size_t len);
 
 /**
+ * Copy @p len bytes from @p src to @p dst (not overlapping) and update the
+ * CRC-32 register with them, reading the data once: the same result as
+ * memcpy() then ndk_roce_crc32_update().
+ */
+uint32_t ndk_roce_crc32_copy(uint32_t crc, void *dst, const void *src,
+			     size_t len);
+
+/** ndk_roce_crc32_copy() with a given implementation (tests). */
+uint32_t ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
+				  void *dst, const void *src, size_t len);
+
+/**
+ * Start the ICRC of a packet written piecewise: the CRC-32 register after
+ * the masked pseudo-LRH and the first @p len bytes from @p l3 (which must
+ * hold at least the IPv4 header, UDP header and BTH, masked as the spec
+ * says). Continue with ndk_roce_crc32_update() or ndk_roce_crc32_copy()
+ * over the rest of the packet up to the ICRC (payload and pad); the ICRC
+ * is the complement of the final register, as ndk_roce_icrc_buf() returns.
+ */
+uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
+
+/**
  * ICRC of a RoCEv2 packet held in a flat buffer.
  *
  * @param l3   IPv4 header start.

@@ -38,9 +38,14 @@ static uint32_t crc_table[8][256];
 static uint32_t icrc_seed;
 
 typedef uint32_t (*crc32_fn)(uint32_t crc, const uint8_t *p, size_t len);
+typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst,
+				  const uint8_t *p, size_t len);
 
 static uint32_t crc32_sw(uint32_t crc, const uint8_t *p, size_t len);
 static crc32_fn crc32_impl = crc32_sw;
+static uint32_t crc32_sw_copy(uint32_t crc, uint8_t *dst, const uint8_t *p,
+			      size_t len);
+static crc32_copy_fn crc32_copy_impl = crc32_sw_copy;
 static enum ndk_roce_crc_impl crc32_impl_id = NDK_ROCE_CRC_TABLE;
 /* CPU support, read once (CPUID traps to the hypervisor in a VM). */
 static bool crc32_impl_ok[NDK_ROCE_CRC_IMPL_MAX] = {
@@ -139,14 +144,32 @@ static const uint8_t crc_shuf[48] __rte_aligned(16) = {
 };
 
 /*
+ * The folding bodies take an optional destination: with @p dst non-NULL
+ * every 16 or 32 bytes loaded are also stored there (a copy in the same
+ * pass as the CRC); the wrappers below pass a constant NULL or not, so
+ * each variant is compiled without the test. crc_load16(): 16 bytes at
+ * p + off, also stored at dst + off when dst is not NULL.
+ */
+__attribute__((target("sse4.1"), always_inline))
+static inline __m128i
+crc_load16(const uint8_t *p, uint8_t *dst, size_t off)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(p + off));
+
+	if (dst != NULL)
+		_mm_storeu_si128((__m128i *)(dst + off), v);
+	return v;
+}
+
+/*
  * Fold the rest of the buffer into the 128-bit lane @p x0 (the register
  * already XORed in; the 16 bytes before @p are message bytes), 16 bytes
  * at a time, then a shorter tail with one regrouping fold, and reduce it
  * to 32 bits.
  */
-__attribute__((target("pclmul,ssse3,sse4.1")))
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
 static inline uint32_t
-crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
+crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
 	const __m128i k64 = _mm_set_epi64x(0, K_X64);
@@ -155,8 +178,10 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 	__m128i t;
 
 	while (len >= 16) {
-		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)p));
+		x0 = fold128(x0, k1, crc_load16(p, dst, 0));
 		p += 16;
+		if (dst != NULL)
+			dst += 16;
 		len -= 16;
 	}
 	if (len != 0) {
@@ -175,6 +200,8 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 		__m128i last = _mm_loadu_si128(
 			(const __m128i *)(p + len - 16));
 
+		if (dst != NULL)
+			memcpy(dst, p, len);
 		t = _mm_blendv_epi8(last, _mm_shuffle_epi8(x0, shr), shl);
 		x0 = fold128(_mm_shuffle_epi8(x0, shl), k1, t);
 	}
@@ -195,35 +222,42 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len)
 	return (uint32_t)_mm_extract_epi32(x0, 1);
 }
 
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_pclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m128i k4 = _mm_set_epi64x(K_X480, K_X544);
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
 	__m128i x0, x1, x2, x3;
 
-	if (len < 16)
+	if (len < 16) {
+		if (dst != NULL)
+			memcpy(dst, p, len);
 		return crc32_sw(crc, p, len);
+	}
 
 	/* The register XORed into the first 32 message bits. */
-	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
-			   _mm_cvtsi32_si128((int)crc));
+	x0 = _mm_xor_si128(crc_load16(p, dst, 0), _mm_cvtsi32_si128((int)crc));
 	if (len < PCLMUL_MIN_LEN)
-		return crc32_pclmul_finish(x0, p + 16, len - 16);
+		return crc32_pclmul_finish(x0, p + 16, len - 16,
+					   dst != NULL ? dst + 16 : NULL);
 
-	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
+	x1 = crc_load16(p, dst, 16);
+	x2 = crc_load16(p, dst, 32);
+	x3 = crc_load16(p, dst, 48);
 	p += 64;
+	if (dst != NULL)
+		dst += 64;
 	len -= 64;
 
 	while (len >= 64) {
-		x0 = fold128(x0, k4, _mm_loadu_si128((const __m128i *)p));
-		x1 = fold128(x1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
-		x2 = fold128(x2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
-		x3 = fold128(x3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
+		x0 = fold128(x0, k4, crc_load16(p, dst, 0));
+		x1 = fold128(x1, k4, crc_load16(p, dst, 16));
+		x2 = fold128(x2, k4, crc_load16(p, dst, 32));
+		x3 = fold128(x3, k4, crc_load16(p, dst, 48));
 		p += 64;
+		if (dst != NULL)
+			dst += 64;
 		len -= 64;
 	}
 
@@ -231,7 +265,21 @@ crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
 	x0 = fold128(x0, k1, x1);
 	x0 = fold128(x0, k1, x2);
 	x0 = fold128(x0, k1, x3);
-	return crc32_pclmul_finish(x0, p, len);
+	return crc32_pclmul_finish(x0, p, len, dst);
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32_pclmul_body(crc, p, len, NULL);
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_pclmul_body(crc, p, len, dst);
 }
 
 /* The 256-bit variant: VPCLMULQDQ multiplies each 128-bit half on its own. */
@@ -245,9 +293,21 @@ fold256(__m256i x, __m256i k, __m256i next)
 	return _mm256_xor_si256(next, _mm256_xor_si256(lo, hi));
 }
 
-__attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
-static uint32_t
-crc32_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
+/* The same, 32 bytes. */
+__attribute__((target("avx2"), always_inline))
+static inline __m256i
+crc_load32(const uint8_t *p, uint8_t *dst, size_t off)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(p + off));
+
+	if (dst != NULL)
+		_mm256_storeu_si256((__m256i *)(dst + off), v);
+	return v;
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_vpclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m256i k4 = _mm256_set_epi64x(K_X992, K_X1056, K_X992, K_X1056);
 	const __m256i k1 = _mm256_set_epi64x(K_X224, K_X288, K_X224, K_X288);
@@ -256,25 +316,26 @@ crc32_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
 	__m128i x0;
 
 	if (len < VPCLMUL_MIN_LEN)
-		return crc32_pclmul(crc, p, len);
+		return crc32_pclmul_body(crc, p, len, dst);
 
-	y0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+	y0 = _mm256_xor_si256(crc_load32(p, dst, 0),
 			      _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)crc));
-	y1 = _mm256_loadu_si256((const __m256i *)(p + 32));
-	y2 = _mm256_loadu_si256((const __m256i *)(p + 64));
-	y3 = _mm256_loadu_si256((const __m256i *)(p + 96));
+	y1 = crc_load32(p, dst, 32);
+	y2 = crc_load32(p, dst, 64);
+	y3 = crc_load32(p, dst, 96);
 	p += 128;
+	if (dst != NULL)
+		dst += 128;
 	len -= 128;
 
 	while (len >= 128) {
-		y0 = fold256(y0, k4, _mm256_loadu_si256((const __m256i *)p));
-		y1 = fold256(y1, k4,
-			     _mm256_loadu_si256((const __m256i *)(p + 32)));
-		y2 = fold256(y2, k4,
-			     _mm256_loadu_si256((const __m256i *)(p + 64)));
-		y3 = fold256(y3, k4,
-			     _mm256_loadu_si256((const __m256i *)(p + 96)));
+		y0 = fold256(y0, k4, crc_load32(p, dst, 0));
+		y1 = fold256(y1, k4, crc_load32(p, dst, 32));
+		y2 = fold256(y2, k4, crc_load32(p, dst, 64));
+		y3 = fold256(y3, k4, crc_load32(p, dst, 96));
 		p += 128;
+		if (dst != NULL)
+			dst += 128;
 		len -= 128;
 	}
 
@@ -283,18 +344,41 @@ crc32_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
 	y0 = fold256(y0, k1, y2);
 	y0 = fold256(y0, k1, y3);
 	while (len >= 32) {
-		y0 = fold256(y0, k1, _mm256_loadu_si256((const __m256i *)p));
+		y0 = fold256(y0, k1, crc_load32(p, dst, 0));
 		p += 32;
+		if (dst != NULL)
+			dst += 32;
 		len -= 32;
 	}
 
 	/* Its two 128-bit halves into one, then as the 128-bit variant. */
 	x0 = fold128(_mm256_castsi256_si128(y0), k128,
 		     _mm256_extracti128_si256(y0, 1));
-	return crc32_pclmul_finish(x0, p, len);
+	return crc32_pclmul_finish(x0, p, len, dst);
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32_vpclmul_body(crc, p, len, NULL);
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_vpclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_vpclmul_body(crc, p, len, dst);
 }
 
 #endif /* RTE_ARCH_X86_64 */
+
+static uint32_t
+crc32_sw_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	memcpy(dst, p, len);
+	return crc32_sw(crc, p, len);
+}
 
 /* Indexed by enum ndk_roce_crc_impl; the table where the CPU lacks one. */
 static const crc32_fn crc32_fns[NDK_ROCE_CRC_IMPL_MAX] = {
@@ -305,6 +389,16 @@ static const crc32_fn crc32_fns[NDK_ROCE_CRC_IMPL_MAX] = {
 #else
 	[NDK_ROCE_CRC_PCLMUL] = crc32_sw,
 	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw,
+#endif
+};
+static const crc32_copy_fn crc32_copy_fns[NDK_ROCE_CRC_IMPL_MAX] = {
+	[NDK_ROCE_CRC_TABLE] = crc32_sw_copy,
+#if defined(RTE_ARCH_X86_64)
+	[NDK_ROCE_CRC_PCLMUL] = crc32_pclmul_copy,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_vpclmul_copy,
+#else
+	[NDK_ROCE_CRC_PCLMUL] = crc32_sw_copy,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw_copy,
 #endif
 };
 
@@ -339,6 +433,7 @@ RTE_INIT(ndk_roce_crc_init)
 	for (int i = NDK_ROCE_CRC_IMPL_MAX - 1; i > NDK_ROCE_CRC_TABLE; i--) {
 		if (crc32_impl_ok[i]) {
 			crc32_impl = crc32_fns[i];
+			crc32_copy_impl = crc32_copy_fns[i];
 			crc32_impl_id = i;
 			break;
 		}
@@ -368,6 +463,21 @@ enum ndk_roce_crc_impl
 ndk_roce_crc32_impl(void)
 {
 	return crc32_impl_id;
+}
+
+uint32_t
+ndk_roce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	return crc32_copy_impl(crc, dst, src, len);
+}
+
+uint32_t
+ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc, void *dst,
+			 const void *src, size_t len)
+{
+	if (!ndk_roce_crc32_impl_supported(impl))
+		impl = NDK_ROCE_CRC_TABLE;
+	return crc32_copy_fns[impl](crc, dst, src, len);
 }
 
 uint32_t
@@ -462,29 +572,40 @@ icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
 	mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
 }
 
-uint32_t
-ndk_roce_icrc_buf(const void *l3, size_t len)
+/* The ICRC register (not complemented) over the first @p len bytes. */
+static uint32_t
+icrc_reg(const uint8_t *p, size_t len)
 {
-	const uint8_t *p = l3;
 	uint8_t h[RTE_MAX(ICRC_HDR_BUF, ICRC_FLAT_MAX)];
 	size_t ihl, hlen;
 	uint32_t crc;
 
 	if (len == 0)
-		return ~icrc_seed;
+		return icrc_seed;
 	ihl = icrc_ip_hdr_len(p[0]);
 	if (len <= ICRC_FLAT_MAX) {
 		/* Small frame: one masked copy, one pass. */
 		memcpy(h, p, len);
 		icrc_mask_hdr(h, len, ihl);
-		return ~crc32_impl(icrc_seed, h, len);
+		return crc32_impl(icrc_seed, h, len);
 	}
 	hlen = icrc_hdr_chunk(len, ihl);
 	memcpy(h, p, hlen);
 	icrc_mask_hdr(h, hlen, ihl);
 	crc = crc32_impl(icrc_seed, h, hlen);
-	crc = crc32_impl(crc, p + hlen, len - hlen);
-	return ~crc;
+	return crc32_impl(crc, p + hlen, len - hlen);
+}
+
+uint32_t
+ndk_roce_icrc_buf(const void *l3, size_t len)
+{
+	return ~icrc_reg(l3, len);
+}
+
+uint32_t
+ndk_roce_icrc_start(const void *l3, size_t len)
+{
+	return icrc_reg(l3, len);
 }
 
 uint32_t
