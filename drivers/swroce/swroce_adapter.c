@@ -174,6 +174,7 @@ swr_tx_flush(struct swr_adapter *ad)
 
 		if (n == 0) {
 			SWR_STAT(ad, tx_full);
+			ad->tx_blocked = true;
 			break;
 		}
 		SWR_STAT(ad, tx_bursts);
@@ -201,7 +202,12 @@ swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m)
 		}
 	}
 	ad->tx_stage[ad->tx_n++] = m;
-	if (ad->tx_n >= SWR_TX_BURST)
+	/*
+	 * Once the port has refused a burst, frames only pile up in the
+	 * stage until the poll's final flush: no tx_burst per frame against
+	 * a full ring.
+	 */
+	if (ad->tx_n >= SWR_TX_BURST && !ad->tx_blocked)
 		swr_tx_flush(ad);
 }
 
@@ -529,6 +535,7 @@ swr_poll(struct ndk_adapter *adapter)
 	if (unlikely(ad->now >= ad->neigh_tick))
 		swr_neigh_timers(ad);
 	swr_cm_poll(ad);
+	ad->tx_blocked = false;
 	if (ad->tx_n != 0)
 		swr_tx_flush(ad);
 	__atomic_store_n(&ad->epoch, ad->epoch + 1, __ATOMIC_RELEASE);

@@ -141,6 +141,8 @@ struct swr_adapter {
 	uint32_t active_rr;       /**< round-robin start in active[] */
 	struct swr_qp **active;   /**< QPs with work or timers */
 	uint16_t tx_n;
+	/** The port refused a burst this poll: stage, retry at its end. */
+	bool tx_blocked;
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
 
 	struct ndk_adapter_stats stats;
