@@ -12,7 +12,9 @@
 # (inclusive), and leaves callgrind.out in OUT (default /tmp/ndk-cg-<pid>).
 # Polls that find nothing (the native server descheduled on a loaded
 # machine) add Ir, never remove them: the script runs RUNS times (3) and
-# keeps the run with the fewest Ir per op.
+# keeps the run with the fewest Ir per op. CG_OPTS adds valgrind options
+# (CG_OPTS=--cache-sim=yes: then callgrind_annotate --show=Ir,D1mr,DLmr
+# OUT/callgrind.out for the simulated cache misses).
 # The client runs on --no-huge memory under valgrind; valgrind's CPU has
 # no VPCLMULQDQ, so the CRC runs on its 128-bit PCLMULQDQ path there.
 set -eu
@@ -47,7 +49,7 @@ for run in $(seq "$RUNS"); do
 	done
 	# shellcheck disable=SC2086
 	timeout 900 valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out.$run" \
-		--toggle-collect=bw_run_client \
+		--toggle-collect=bw_run_client ${CG_OPTS:-} \
 		$PERF -l 1 $EAL --no-huge -m 512 --file-prefix=cg$$ \
 		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02 \
 		-- $ARGS --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1 \

@@ -781,7 +781,7 @@ void swr_frame_seal(struct rte_mbuf *m);
 
 /*
  * Payloads from this size on are copied out of their region in the same
- * pass as their ICRC (one read of the data): swr_frame_icrc_start(), the
+ * pass as their ICRC (one pass over the data): swr_frame_icrc_start(), the
  * copy with ndk_roce_crc32_copy(), swr_frame_seal_crc(), swr_pkt_xmit().
  * Smaller frames are copied, then sealed in one pass over the whole frame.
  */
