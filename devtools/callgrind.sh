@@ -59,7 +59,7 @@ for run in $(seq "$RUNS"); do
 	ir=$(callgrind_annotate --inclusive=yes "$OUT/callgrind.out.$run" 2>/dev/null |
 		awk '/:bw_run_client \[/ { v = $1; gsub(",", "", v); a = v }
 		     /:perf_bw_compute \[/ { v = $1; gsub(",", "", v); b = v }
-		     END { print a - b }')
+		     END { printf "%.0f\n", a - b }')
 	echo "run $run: $ir Ir in the data path" >&2
 	if [ -z "$best" ] || [ "$ir" -lt "$bestir" ]; then
 		best=$run
