@@ -349,7 +349,8 @@ icrc_reference(const uint8_t *l3, uint32_t len)
 /*
  * The ICRC of every length from a bare header to a 4 KiB payload with
  * headers (IPv4 without and with options), flat at random alignments and
- * in random mbuf chains, equals the reference: covers the small-frame
+ * in random mbuf chains, and built piecewise (ndk_roce_icrc_start(), then
+ * ndk_roce_crc32_copy()), equals the reference: covers the small-frame
  * single pass, the header chunk and the CRC implementation in use.
  */
 int
@@ -368,7 +369,7 @@ test_icrc_lengths(void)
 		for (uint32_t len = hdr; len <= MAXLEN; len++) {
 			uint32_t off = (uint32_t)(rng() % ALIGN);
 			uint8_t *l3 = buf + off, *copy;
-			uint32_t ref, first, chunk;
+			uint32_t ref, first, chunk, split, crc;
 			struct rte_mbuf *m;
 
 			l3[0] = (uint8_t)(0x40 | ihl);
@@ -379,6 +380,20 @@ test_icrc_lengths(void)
 			TEST_ASSERT_EQ(ndk_roce_icrc_buf(copy, len), ref,
 				       "flat, ihl %u len %u off %u", ihl, len,
 				       off);
+			/*
+			 * Piecewise, as the transmit path builds it: the
+			 * headers and some payload, then the rest copied in
+			 * the CRC's pass.
+			 */
+			split = hdr + (uint32_t)(rng() % (len - hdr + 1));
+			memset(copy, 0, len);
+			crc = ndk_roce_icrc_start(l3, split);
+			crc = ndk_roce_crc32_copy(crc, copy + split, l3 + split,
+						  len - split);
+			TEST_ASSERT_EQ(~crc, ref, "start %u + copy %u", split,
+				       len - split);
+			TEST_ASSERT(memcmp(copy + split, l3 + split,
+					   len - split) == 0, "copied bytes");
 			free(copy);
 			/* Headers in the first segment, the rest anywhere. */
 			first = hdr + (uint32_t)(rng() % (len - hdr + 1));
