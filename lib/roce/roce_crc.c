@@ -619,6 +619,10 @@ ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 
 	if (len == 0)
 		return ~icrc_seed;
+	/* All in the first segment (small frames, big buffers): flat. */
+	if ((uint64_t)l3_off + len <= m->data_len)
+		return ~icrc_reg(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							 l3_off), len);
 	hp = rte_pktmbuf_read(m, l3_off, 1, h);
 	if (hp == NULL)
 		return ~icrc_seed;
