@@ -117,12 +117,41 @@ swr_frame_seal(struct rte_mbuf *m)
 	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
 }
 
+uint32_t
+swr_frame_icrc_start(const struct rte_mbuf *m, const uint8_t *payload)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *) +
+		RTE_ETHER_HDR_LEN;
+
+	return ndk_roce_icrc_start(l3, (size_t)(payload - l3));
+}
+
+void
+swr_frame_seal_crc(const struct ndk_roce_bth *bth, uint8_t *payload,
+		   uint32_t plen, uint32_t crc)
+{
+	uint32_t pad = ndk_roce_bth_padcnt(bth);
+
+	if (pad != 0) {
+		memset(payload + plen, 0, pad);
+		crc = ndk_roce_crc32_update(crc, payload + plen, pad);
+	}
+	crc = rte_cpu_to_le_32(~crc);
+	memcpy(payload + plen + pad, &crc, sizeof(crc));
+}
+
 void
 swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 {
+	swr_frame_seal(m);
+	swr_pkt_xmit(qp, m);
+}
+
+void
+swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
+{
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
-	swr_frame_seal(m);
 	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
 	if (qp->neigh != NULL) {
 		const struct swr_neigh *e = qp->neigh;

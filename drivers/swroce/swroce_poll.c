@@ -273,6 +273,7 @@ swr_tx_flush(struct swr_queue *q)
 
 		if (n == 0) {
 			SWR_STAT(q, tx_full);
+			q->tx_blocked = true;
 			break;
 		}
 		SWR_STAT(q, tx_bursts);
@@ -299,7 +300,12 @@ swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m)
 		}
 	}
 	q->tx_stage[q->tx_n++] = m;
-	if (q->tx_n >= SWR_TX_BURST)
+	/*
+	 * Once the port has refused a burst, frames only pile up in the
+	 * stage until the poll's final flush: no tx_burst per frame against
+	 * a full ring.
+	 */
+	if (q->tx_n >= SWR_TX_BURST && !q->tx_blocked)
 		swr_tx_flush(q);
 }
 
@@ -672,6 +678,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 			swr_neigh_timers(ad);
 		swr_cm_poll(ad);
 	}
+	q->tx_blocked = false;
 	if (q->tx_n != 0)
 		swr_tx_flush(q);
 	if (q->id != 0)

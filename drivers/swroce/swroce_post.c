@@ -61,6 +61,17 @@ swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
 }
 
 int
+swr_sge_copy_out_crc(struct swr_qp *qp, const struct ndk_sge *sge,
+		     uint32_t nsge, uint32_t off, void *dst, uint32_t len,
+		     uint32_t *crc)
+{
+	SWR_SGE_WALK(qp, sge, nsge, off, len, 0,
+		     *crc = swr_mr_copy_out_crc(mr_, va_,
+						(uint8_t *)dst + done_, n_,
+						*crc));
+}
+
+int
 swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
 		uint32_t off, const void *src, uint32_t len)
 {

@@ -124,6 +124,8 @@ struct swr_queue {
 	uint32_t n_active;
 	struct swr_qp **active;   /**< QPs with work or timers */
 	uint16_t tx_n;
+	/** The port refused a burst this poll: stage, retry at its end. */
+	bool tx_blocked;
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
 
 	struct ndk_adapter_stats stats; /**< summed by ndk_adapter_get_stats */
@@ -354,6 +356,14 @@ struct swr_mw {
  */
 void swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf,
 		 uint32_t len, bool to_region);
+
+/**
+ * Copy [va, va + len) of a region out to @p buf and update the CRC-32
+ * register @p crc with the bytes, in one pass (ndk_roce_crc32_copy()).
+ * @return the updated register.
+ */
+uint32_t swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
+			     uint32_t len, uint32_t crc);
 
 /** Copy @p len bytes at packet offset @p off of @p m into the region. */
 void swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
@@ -741,6 +751,10 @@ void swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status,
  */
 int swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge,
 		     uint32_t nsge, uint32_t off, void *dst, uint32_t len);
+/** swr_sge_copy_out() that also runs the CRC-32 register @p *crc on. */
+int swr_sge_copy_out_crc(struct swr_qp *qp, const struct ndk_sge *sge,
+			 uint32_t nsge, uint32_t off, void *dst, uint32_t len,
+			 uint32_t *crc);
 int swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge,
 		    uint32_t nsge, uint32_t off, const void *src,
 		    uint32_t len);
@@ -803,8 +817,30 @@ swr_pkt_payload(struct ndk_roce_bth *bth)
 /** Zero the pad, compute the ICRC and stage the frame for transmission. */
 void swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m);
 
+/** Stage a frame whose ICRC is already written (swr_pkt_send() after it). */
+void swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m);
+
 /** Zero the pad and write the ICRC of a finished frame. */
 void swr_frame_seal(struct rte_mbuf *m);
+
+/*
+ * Payloads from this size on are copied out of their region in the same
+ * pass as their ICRC (one pass over the data): swr_frame_icrc_start(), the
+ * copy with ndk_roce_crc32_copy(), swr_frame_seal_crc(), swr_pkt_xmit().
+ * Smaller frames are copied, then sealed in one pass over the whole frame.
+ */
+#define SWR_CRC_COPY_MIN 256
+
+/** ICRC register over a new frame's headers, up to its @p payload. */
+uint32_t swr_frame_icrc_start(const struct rte_mbuf *m,
+			      const uint8_t *payload);
+
+/**
+ * Zero the pad after a payload of @p plen bytes that the ICRC register
+ * @p crc has run over, and write the ICRC: the frame is sealed.
+ */
+void swr_frame_seal_crc(const struct ndk_roce_bth *bth, uint8_t *payload,
+			uint32_t plen, uint32_t crc);
 
 /** Frames the queue's TX stage can still take this poll. */
 static inline unsigned int

@@ -6,7 +6,9 @@
  * retransmission and RNR timers and go-back-N rewinds.
  *
  * Packets are built from the WQE every time they are sent, so nothing is
- * kept for retransmission but the WQE itself.
+ * kept for retransmission but the WQE itself. Each is sealed (ICRC) as it
+ * is built; large payloads are copied out of the region in the same pass
+ * as their ICRC.
  */
 
 #include <string.h>
@@ -78,6 +80,7 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 	qp->req_pkt = 0;
 	qp->req_idx++;
 	qp->rd_outstanding++;
+	swr_frame_seal(m);
 	return m;
 }
 
@@ -119,13 +122,27 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		reth->len = rte_cpu_to_be_32(wqe->length);
 	}
 	payload = swr_pkt_payload(bth);
-	if (wqe->nsge == 0) {
-		memcpy(payload, wqe->inline_data + off, plen);
-	} else if (swr_sge_copy_out(qp, wqe->sge, wqe->nsge, off, payload,
-				    plen) != 0) {
-		rte_pktmbuf_free(m);
-		*bad = true;
-		return NULL;
+	if (wqe->nsge != 0 && plen >= SWR_CRC_COPY_MIN) {
+		/* Out of the regions in the same pass as the ICRC. */
+		uint32_t crc = swr_frame_icrc_start(m, payload);
+
+		if (swr_sge_copy_out_crc(qp, wqe->sge, wqe->nsge, off, payload,
+					 plen, &crc) != 0) {
+			rte_pktmbuf_free(m);
+			*bad = true;
+			return NULL;
+		}
+		swr_frame_seal_crc(bth, payload, plen, crc);
+	} else {
+		if (wqe->nsge == 0) {
+			memcpy(payload, wqe->inline_data + off, plen);
+		} else if (swr_sge_copy_out(qp, wqe->sge, wqe->nsge, off,
+					    payload, plen) != 0) {
+			rte_pktmbuf_free(m);
+			*bad = true;
+			return NULL;
+		}
+		swr_frame_seal(m);
 	}
 	qp->req_psn = ndk_roce_psn_add(qp->req_psn, 1);
 	if (++qp->req_pkt == wqe->npkts) {
@@ -198,7 +215,7 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 			qp->psn_max = qp->req_psn;
 		if (qp->rto_tsc != 0 && qp->rto_deadline == 0)
 			qp->rto_deadline = q->now + qp->rto_tsc;
-		swr_pkt_send(qp, m);
+		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
 	}
 	/* Local operations with nothing ahead of them complete now. */

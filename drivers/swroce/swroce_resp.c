@@ -27,6 +27,30 @@ swr_resp_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
 	swr_qp_activate(qp);
 }
 
+/*
+ * A READ response's payload out of the region (in the same pass as the
+ * ICRC when large), then out the frame goes.
+ */
+static void
+swr_resp_read_payload(struct swr_qp *qp, struct rte_mbuf *m,
+		      struct ndk_roce_bth *bth, const struct swr_mr *mr,
+		      uint64_t va, uint32_t plen)
+{
+	uint8_t *payload = swr_pkt_payload(bth);
+	uint32_t crc;
+
+	if (plen < SWR_CRC_COPY_MIN) {
+		if (plen != 0)
+			swr_mr_copy(mr, va, payload, plen, false);
+		swr_pkt_send(qp, m);
+		return;
+	}
+	crc = swr_frame_icrc_start(m, payload);
+	crc = swr_mr_copy_out_crc(mr, va, payload, plen, crc);
+	swr_frame_seal_crc(bth, payload, plen, crc);
+	swr_pkt_xmit(qp, m);
+}
+
 /* The syndrome of a positive ACK: the credits we can advertise. */
 static uint8_t
 swr_resp_credits(const struct swr_qp *qp)
@@ -437,11 +461,9 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 						  (bth + 1),
 						  swr_resp_credits(qp),
 						  qp->msn);
-			if (plen != 0)
-				swr_mr_copy(mr, r->va + off,
-					    swr_pkt_payload(bth), plen, false);
 			SWR_STAT(qp->q, read_resp_sent);
-			swr_pkt_send(qp, m);
+			swr_resp_read_payload(qp, m, bth, mr, r->va + off,
+					      plen);
 			made++;
 			if (++r->next_pkt == r->npkts) {
 				r->streaming = false;

@@ -73,6 +73,33 @@ swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf, uint32_t len,
 	}
 }
 
+uint32_t
+swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
+		    uint32_t len, uint32_t crc)
+{
+	uint8_t *b = buf;
+	uint64_t off;
+
+	if (unlikely(mr->kind == SWR_MR_MW))
+		mr = mr->parent;
+	if (likely(mr->kind == SWR_MR_PLAIN))
+		return ndk_roce_crc32_copy(crc, b, (const void *)(uintptr_t)va,
+					   len);
+	/* A page list: one page (or less) at a time. */
+	off = va - mr->va + mr->fbo;
+	while (len != 0) {
+		uint32_t in = off & PAGE_MASK;
+		uint32_t n = RTE_MIN(len, NDK_PAGE_SIZE - in);
+
+		crc = ndk_roce_crc32_copy(crc, b, (const uint8_t *)(uintptr_t)
+					  mr->pages[off >> PAGE_SHIFT] + in, n);
+		b += n;
+		off += n;
+		len -= n;
+	}
+	return crc;
+}
+
 void
 swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
 		      const struct rte_mbuf *m, uint32_t moff, uint32_t len)

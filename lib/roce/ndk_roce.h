@@ -365,6 +365,52 @@ uint32_t ndk_roce_crc32_update(uint32_t crc, const void *buf, size_t len);
 /** Table-only variant of ndk_roce_crc32_update() (reference, tests). */
 uint32_t ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len);
 
+/** CRC-32 implementations behind ndk_roce_crc32_update(). */
+enum ndk_roce_crc_impl {
+	NDK_ROCE_CRC_TABLE,   /**< slice-by-8 tables, everywhere */
+	NDK_ROCE_CRC_PCLMUL,  /**< 4 x 128-bit PCLMULQDQ folding (x86-64) */
+	NDK_ROCE_CRC_VPCLMUL, /**< 4 x 256-bit VPCLMULQDQ folding (AVX2) */
+	NDK_ROCE_CRC_IMPL_MAX,
+};
+
+/** Whether this CPU runs @p impl (checked with rte_cpu_get_flag_enabled). */
+bool ndk_roce_crc32_impl_supported(enum ndk_roce_crc_impl impl);
+
+/** Short name of @p impl, for logs and benchmarks. */
+const char *ndk_roce_crc32_impl_name(enum ndk_roce_crc_impl impl);
+
+/** The implementation ndk_roce_crc32_update() uses: the fastest supported. */
+enum ndk_roce_crc_impl ndk_roce_crc32_impl(void);
+
+/**
+ * ndk_roce_crc32_update() with a given implementation (tests, benchmarks);
+ * one the CPU does not support falls back to the table.
+ */
+uint32_t ndk_roce_crc32_update_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
+				    const void *buf, size_t len);
+
+/**
+ * Copy @p len bytes from @p src to @p dst (not overlapping) and update the
+ * CRC-32 register with them, reading the data once: the same result as
+ * memcpy() then ndk_roce_crc32_update().
+ */
+uint32_t ndk_roce_crc32_copy(uint32_t crc, void *dst, const void *src,
+			     size_t len);
+
+/** ndk_roce_crc32_copy() with a given implementation (tests). */
+uint32_t ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
+				  void *dst, const void *src, size_t len);
+
+/**
+ * Start the ICRC of a packet written piecewise: the CRC-32 register after
+ * the masked pseudo-LRH and the first @p len bytes from @p l3 (which must
+ * hold at least the IPv4 header, UDP header and BTH, masked as the spec
+ * says). Continue with ndk_roce_crc32_update() or ndk_roce_crc32_copy()
+ * over the rest of the packet up to the ICRC (payload and pad); the ICRC
+ * is the complement of the final register, as ndk_roce_icrc_buf() returns.
+ */
+uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
+
 /**
  * ICRC of a RoCEv2 packet held in a flat buffer.
  *

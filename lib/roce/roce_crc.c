@@ -4,12 +4,16 @@
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) and the RoCEv2
  * invariant CRC.
  *
- * Two implementations of the same register update:
+ * Three implementations of the same register update:
  *  - slice-by-8 tables, built once by a constructor;
  *  - carry-less multiplication (PCLMULQDQ) folding on x86-64: the buffer is
  *    folded four 128-bit lanes at a time, then one lane at a time, and the
  *    last 128-bit remainder is reduced to 32 bits with two folds and a
- *    Barrett reduction. Tails shorter than 16 bytes go through the table.
+ *    Barrett reduction. Tails shorter than 16 bytes go through the table;
+ *  - the same folding on 256-bit registers (VPCLMULQDQ, AVX2): four
+ *    256-bit lanes, 128 bytes per step, for buffers of 256 bytes and more,
+ *    then folded down to one 128-bit lane and finished as above. 512-bit
+ *    registers are not used: DPDK's default SIMD width is 256 bits.
  * The implementation is chosen once at start-up from the CPU flags.
  */
 
@@ -34,9 +38,19 @@ static uint32_t crc_table[8][256];
 static uint32_t icrc_seed;
 
 typedef uint32_t (*crc32_fn)(uint32_t crc, const uint8_t *p, size_t len);
+typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst,
+				  const uint8_t *p, size_t len);
 
 static uint32_t crc32_sw(uint32_t crc, const uint8_t *p, size_t len);
 static crc32_fn crc32_impl = crc32_sw;
+static uint32_t crc32_sw_copy(uint32_t crc, uint8_t *dst, const uint8_t *p,
+			      size_t len);
+static crc32_copy_fn crc32_copy_impl = crc32_sw_copy;
+static enum ndk_roce_crc_impl crc32_impl_id = NDK_ROCE_CRC_TABLE;
+/* CPU support, read once (CPUID traps to the hypervisor in a VM). */
+static bool crc32_impl_ok[NDK_ROCE_CRC_IMPL_MAX] = {
+	[NDK_ROCE_CRC_TABLE] = true,
+};
 
 static inline uint32_t
 load_le32(const uint8_t *p)
@@ -95,8 +109,15 @@ crc32_sw(uint32_t crc, const uint8_t *p, size_t len)
 #define K_MU 0x1f7011641ull   /* reflect33(floor(x^64 / P)): Barrett mu */
 #define K_POLY 0x1db710641ull /* reflect33(P) */
 
+#define K_X1056 0x1e88ef372ull /* reflect32(x^1056 mod P) << 1: 4 x 256, lo */
+#define K_X992 0x14a7fe880ull  /* reflect32(x^992 mod P) << 1: 4 x 256, hi */
+#define K_X288 0x0f1da05aaull  /* reflect32(x^288 mod P) << 1: 1 x 256, lo */
+#define K_X224 0x15a546366ull  /* reflect32(x^224 mod P) << 1: 1 x 256, hi */
+
 /* Shortest buffer worth the 4-lane set-up and the final reduction. */
 #define PCLMUL_MIN_LEN 64
+/* Shortest buffer given to the 256-bit lanes (two steps of 128 bytes). */
+#define VPCLMUL_MIN_LEN 256
 
 __attribute__((target("pclmul,sse4.1")))
 static inline __m128i
@@ -108,46 +129,81 @@ fold128(__m128i x, __m128i k, __m128i next)
 	return _mm_xor_si128(next, _mm_xor_si128(lo, hi));
 }
 
-__attribute__((target("pclmul,sse4.1")))
-static uint32_t
-crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+/*
+ * PSHUFB indices: 16 bytes from crc_shuf + r shift a lane up by 16 - r
+ * bytes (zeros below; the top bit of each index also tells which bytes
+ * are zero), 16 bytes from crc_shuf + 16 + r shift it down by r bytes.
+ */
+static const uint8_t crc_shuf[48] __rte_aligned(16) = {
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+};
+
+/*
+ * The folding bodies take an optional destination: with @p dst non-NULL
+ * every 16 or 32 bytes loaded are also stored there (a copy in the same
+ * pass as the CRC); the wrappers below pass a constant NULL or not, so
+ * each variant is compiled without the test. crc_load16(): 16 bytes at
+ * p + off, also stored at dst + off when dst is not NULL.
+ */
+__attribute__((target("sse4.1"), always_inline))
+static inline __m128i
+crc_load16(const uint8_t *p, uint8_t *dst, size_t off)
 {
-	const __m128i k4 = _mm_set_epi64x(K_X480, K_X544);
+	__m128i v = _mm_loadu_si128((const __m128i *)(p + off));
+
+	if (dst != NULL)
+		_mm_storeu_si128((__m128i *)(dst + off), v);
+	return v;
+}
+
+/*
+ * Fold the rest of the buffer into the 128-bit lane @p x0 (the register
+ * already XORed in; the 16 bytes before @p are message bytes), 16 bytes
+ * at a time, then a shorter tail with one regrouping fold, and reduce it
+ * to 32 bits.
+ */
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
+{
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
 	const __m128i k64 = _mm_set_epi64x(0, K_X64);
 	const __m128i kb = _mm_set_epi64x(K_POLY, K_MU);
 	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
-	__m128i x0, x1, x2, x3, t;
+	__m128i t;
 
-	if (len < PCLMUL_MIN_LEN)
-		return crc32_sw(crc, p, len);
-
-	/* The register XORed into the first 32 message bits. */
-	x0 = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
-			   _mm_cvtsi32_si128((int)crc));
-	x1 = _mm_loadu_si128((const __m128i *)(p + 16));
-	x2 = _mm_loadu_si128((const __m128i *)(p + 32));
-	x3 = _mm_loadu_si128((const __m128i *)(p + 48));
-	p += 64;
-	len -= 64;
-
-	while (len >= 64) {
-		x0 = fold128(x0, k4, _mm_loadu_si128((const __m128i *)p));
-		x1 = fold128(x1, k4, _mm_loadu_si128((const __m128i *)(p + 16)));
-		x2 = fold128(x2, k4, _mm_loadu_si128((const __m128i *)(p + 32)));
-		x3 = fold128(x3, k4, _mm_loadu_si128((const __m128i *)(p + 48)));
-		p += 64;
-		len -= 64;
-	}
-
-	/* Four lanes into one. */
-	x0 = fold128(x0, k1, x1);
-	x0 = fold128(x0, k1, x2);
-	x0 = fold128(x0, k1, x3);
 	while (len >= 16) {
-		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)p));
+		x0 = fold128(x0, k1, crc_load16(p, dst, 0));
 		p += 16;
+		if (dst != NULL)
+			dst += 16;
 		len -= 16;
+	}
+	if (len != 0) {
+		/*
+		 * A tail of r = len bytes (1..15) after the 16 bytes held in
+		 * x0, whose message bytes are before p: regroup the 16 + r
+		 * bytes as x0's first r bytes (a lane with 16 - r leading
+		 * zero bytes, which do not change the remainder) followed by
+		 * one full lane (x0's last 16 - r bytes, then the tail, read
+		 * with the 16-byte load that ends at the tail's end).
+		 */
+		const __m128i shl = _mm_loadu_si128(
+			(const __m128i *)(crc_shuf + len));
+		const __m128i shr = _mm_loadu_si128(
+			(const __m128i *)(crc_shuf + 16 + len));
+		__m128i last = _mm_loadu_si128(
+			(const __m128i *)(p + len - 16));
+
+		if (dst != NULL)
+			memcpy(dst, p, len);
+		t = _mm_blendv_epi8(last, _mm_shuffle_epi8(x0, shr), shl);
+		x0 = fold128(_mm_shuffle_epi8(x0, shl), k1, t);
 	}
 
 	/*
@@ -163,12 +219,188 @@ crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
 	t = _mm_clmulepi64_si128(_mm_and_si128(x0, mask32), kb, 0x00);
 	t = _mm_clmulepi64_si128(_mm_and_si128(t, mask32), kb, 0x10);
 	x0 = _mm_xor_si128(x0, t);
-	crc = (uint32_t)_mm_extract_epi32(x0, 1);
+	return (uint32_t)_mm_extract_epi32(x0, 1);
+}
 
-	return len != 0 ? crc32_sw(crc, p, len) : crc;
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_pclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
+{
+	const __m128i k4 = _mm_set_epi64x(K_X480, K_X544);
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	__m128i x0, x1, x2, x3;
+
+	if (len < 16) {
+		if (dst != NULL)
+			memcpy(dst, p, len);
+		return crc32_sw(crc, p, len);
+	}
+
+	/* The register XORed into the first 32 message bits. */
+	x0 = _mm_xor_si128(crc_load16(p, dst, 0), _mm_cvtsi32_si128((int)crc));
+	if (len < PCLMUL_MIN_LEN)
+		return crc32_pclmul_finish(x0, p + 16, len - 16,
+					   dst != NULL ? dst + 16 : NULL);
+
+	x1 = crc_load16(p, dst, 16);
+	x2 = crc_load16(p, dst, 32);
+	x3 = crc_load16(p, dst, 48);
+	p += 64;
+	if (dst != NULL)
+		dst += 64;
+	len -= 64;
+
+	while (len >= 64) {
+		x0 = fold128(x0, k4, crc_load16(p, dst, 0));
+		x1 = fold128(x1, k4, crc_load16(p, dst, 16));
+		x2 = fold128(x2, k4, crc_load16(p, dst, 32));
+		x3 = fold128(x3, k4, crc_load16(p, dst, 48));
+		p += 64;
+		if (dst != NULL)
+			dst += 64;
+		len -= 64;
+	}
+
+	/* Four lanes into one. */
+	x0 = fold128(x0, k1, x1);
+	x0 = fold128(x0, k1, x2);
+	x0 = fold128(x0, k1, x3);
+	return crc32_pclmul_finish(x0, p, len, dst);
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32_pclmul_body(crc, p, len, NULL);
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_pclmul_body(crc, p, len, dst);
+}
+
+/* The 256-bit variant: VPCLMULQDQ multiplies each 128-bit half on its own. */
+__attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
+static inline __m256i
+fold256(__m256i x, __m256i k, __m256i next)
+{
+	__m256i lo = _mm256_clmulepi64_epi128(x, k, 0x00);
+	__m256i hi = _mm256_clmulepi64_epi128(x, k, 0x11);
+
+	return _mm256_xor_si256(next, _mm256_xor_si256(lo, hi));
+}
+
+/* The same, 32 bytes. */
+__attribute__((target("avx2"), always_inline))
+static inline __m256i
+crc_load32(const uint8_t *p, uint8_t *dst, size_t off)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(p + off));
+
+	if (dst != NULL)
+		_mm256_storeu_si256((__m256i *)(dst + off), v);
+	return v;
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_vpclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
+{
+	const __m256i k4 = _mm256_set_epi64x(K_X992, K_X1056, K_X992, K_X1056);
+	const __m256i k1 = _mm256_set_epi64x(K_X224, K_X288, K_X224, K_X288);
+	const __m128i k128 = _mm_set_epi64x(K_X96, K_X160);
+	__m256i y0, y1, y2, y3;
+	__m128i x0;
+
+	if (len < VPCLMUL_MIN_LEN)
+		return crc32_pclmul_body(crc, p, len, dst);
+
+	y0 = _mm256_xor_si256(crc_load32(p, dst, 0),
+			      _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)crc));
+	y1 = crc_load32(p, dst, 32);
+	y2 = crc_load32(p, dst, 64);
+	y3 = crc_load32(p, dst, 96);
+	p += 128;
+	if (dst != NULL)
+		dst += 128;
+	len -= 128;
+
+	while (len >= 128) {
+		y0 = fold256(y0, k4, crc_load32(p, dst, 0));
+		y1 = fold256(y1, k4, crc_load32(p, dst, 32));
+		y2 = fold256(y2, k4, crc_load32(p, dst, 64));
+		y3 = fold256(y3, k4, crc_load32(p, dst, 96));
+		p += 128;
+		if (dst != NULL)
+			dst += 128;
+		len -= 128;
+	}
+
+	/* Four 256-bit lanes into one, then 32-byte steps. */
+	y0 = fold256(y0, k1, y1);
+	y0 = fold256(y0, k1, y2);
+	y0 = fold256(y0, k1, y3);
+	while (len >= 32) {
+		y0 = fold256(y0, k1, crc_load32(p, dst, 0));
+		p += 32;
+		if (dst != NULL)
+			dst += 32;
+		len -= 32;
+	}
+
+	/* Its two 128-bit halves into one, then as the 128-bit variant. */
+	x0 = fold128(_mm256_castsi256_si128(y0), k128,
+		     _mm256_extracti128_si256(y0, 1));
+	return crc32_pclmul_finish(x0, p, len, dst);
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_vpclmul(uint32_t crc, const uint8_t *p, size_t len)
+{
+	return crc32_vpclmul_body(crc, p, len, NULL);
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
+static uint32_t
+crc32_vpclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	return crc32_vpclmul_body(crc, p, len, dst);
 }
 
 #endif /* RTE_ARCH_X86_64 */
+
+static uint32_t
+crc32_sw_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
+{
+	memcpy(dst, p, len);
+	return crc32_sw(crc, p, len);
+}
+
+/* Indexed by enum ndk_roce_crc_impl; the table where the CPU lacks one. */
+static const crc32_fn crc32_fns[NDK_ROCE_CRC_IMPL_MAX] = {
+	[NDK_ROCE_CRC_TABLE] = crc32_sw,
+#if defined(RTE_ARCH_X86_64)
+	[NDK_ROCE_CRC_PCLMUL] = crc32_pclmul,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_vpclmul,
+#else
+	[NDK_ROCE_CRC_PCLMUL] = crc32_sw,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw,
+#endif
+};
+static const crc32_copy_fn crc32_copy_fns[NDK_ROCE_CRC_IMPL_MAX] = {
+	[NDK_ROCE_CRC_TABLE] = crc32_sw_copy,
+#if defined(RTE_ARCH_X86_64)
+	[NDK_ROCE_CRC_PCLMUL] = crc32_pclmul_copy,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_vpclmul_copy,
+#else
+	[NDK_ROCE_CRC_PCLMUL] = crc32_sw_copy,
+	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw_copy,
+#endif
+};
 
 RTE_INIT(ndk_roce_crc_init)
 {
@@ -191,10 +423,70 @@ RTE_INIT(ndk_roce_crc_init)
 	icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
 
 #if defined(RTE_ARCH_X86_64)
-	if (rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
-	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0)
-		crc32_impl = crc32_pclmul;
+	crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] =
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	crc32_impl_ok[NDK_ROCE_CRC_VPCLMUL] =
+		crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
+	for (int i = NDK_ROCE_CRC_IMPL_MAX - 1; i > NDK_ROCE_CRC_TABLE; i--) {
+		if (crc32_impl_ok[i]) {
+			crc32_impl = crc32_fns[i];
+			crc32_copy_impl = crc32_copy_fns[i];
+			crc32_impl_id = i;
+			break;
+		}
+	}
 #endif
+}
+
+bool
+ndk_roce_crc32_impl_supported(enum ndk_roce_crc_impl impl)
+{
+	return (unsigned int)impl < NDK_ROCE_CRC_IMPL_MAX && crc32_impl_ok[impl];
+}
+
+const char *
+ndk_roce_crc32_impl_name(enum ndk_roce_crc_impl impl)
+{
+	static const char *const names[NDK_ROCE_CRC_IMPL_MAX] = {
+		[NDK_ROCE_CRC_TABLE] = "slice-by-8",
+		[NDK_ROCE_CRC_PCLMUL] = "pclmul-4x128",
+		[NDK_ROCE_CRC_VPCLMUL] = "vpclmul-4x256",
+	};
+
+	return (unsigned int)impl < NDK_ROCE_CRC_IMPL_MAX ? names[impl] : "?";
+}
+
+enum ndk_roce_crc_impl
+ndk_roce_crc32_impl(void)
+{
+	return crc32_impl_id;
+}
+
+uint32_t
+ndk_roce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	return crc32_copy_impl(crc, dst, src, len);
+}
+
+uint32_t
+ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc, void *dst,
+			 const void *src, size_t len)
+{
+	if (!ndk_roce_crc32_impl_supported(impl))
+		impl = NDK_ROCE_CRC_TABLE;
+	return crc32_copy_fns[impl](crc, dst, src, len);
+}
+
+uint32_t
+ndk_roce_crc32_update_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
+			   const void *buf, size_t len)
+{
+	if (!ndk_roce_crc32_impl_supported(impl))
+		impl = NDK_ROCE_CRC_TABLE;
+	return crc32_fns[impl](crc, buf, len);
 }
 
 uint32_t
@@ -215,6 +507,27 @@ ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len)
 
 /* IPv4 header (up to 60 bytes) + UDP + BTH. */
 #define ICRC_HDR_MAX (60 + 8 + NDK_ROCE_BTH_LEN)
+/*
+ * The masked copy of the headers is extended to a multiple of 16 bytes
+ * (with the bytes that follow them, when the packet has them), so that
+ * the folding implementations take it without a table-driven tail: 40
+ * bytes of IPv4 + UDP + BTH become 48.
+ */
+#define ICRC_HDR_ALIGN 16
+#define ICRC_HDR_BUF RTE_ALIGN_CEIL(ICRC_HDR_MAX, ICRC_HDR_ALIGN)
+/*
+ * Flat packets up to this length (a 64-byte WRITE is 120 bytes from the
+ * IPv4 header to the ICRC) are copied whole and masked, so the CRC is
+ * one pass and one final reduction instead of two.
+ */
+#define ICRC_FLAT_MAX 128
+
+static inline size_t
+icrc_hdr_chunk(size_t len, size_t ihl)
+{
+	return RTE_MIN(len, RTE_ALIGN_CEIL(ihl + 8 + NDK_ROCE_BTH_LEN,
+					   (size_t)ICRC_HDR_ALIGN));
+}
 
 static inline size_t
 icrc_ip_hdr_len(uint8_t ver_ihl)
@@ -236,9 +549,20 @@ mask_byte(uint8_t *h, size_t hlen, size_t idx)
  * ones: IPv4 TOS, TTL and checksum, UDP checksum, BTH byte 4 (FECN, BECN,
  * reserved). IPv4 options, if any, are covered as transmitted.
  */
-static void
+static inline void
 icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
 {
+	if (likely(hlen >= ihl + 8 + NDK_ROCE_BTH_LEN)) {
+		h[1] = 0xFF;
+		h[8] = 0xFF;
+		h[10] = 0xFF;
+		h[11] = 0xFF;
+		h[ihl + 6] = 0xFF;
+		h[ihl + 7] = 0xFF;
+		h[ihl + 8 + 4] = 0xFF;
+		return;
+	}
+	/* A truncated header: mask what is there. */
 	mask_byte(h, hlen, 1);           /* TOS */
 	mask_byte(h, hlen, 8);           /* TTL */
 	mask_byte(h, hlen, 10);          /* header checksum */
@@ -248,29 +572,46 @@ icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
 	mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
 }
 
-uint32_t
-ndk_roce_icrc_buf(const void *l3, size_t len)
+/* The ICRC register (not complemented) over the first @p len bytes. */
+static uint32_t
+icrc_reg(const uint8_t *p, size_t len)
 {
-	const uint8_t *p = l3;
-	uint8_t h[ICRC_HDR_MAX];
+	uint8_t h[RTE_MAX(ICRC_HDR_BUF, ICRC_FLAT_MAX)];
 	size_t ihl, hlen;
 	uint32_t crc;
 
 	if (len == 0)
-		return ~icrc_seed;
+		return icrc_seed;
 	ihl = icrc_ip_hdr_len(p[0]);
-	hlen = RTE_MIN(len, ihl + 8 + NDK_ROCE_BTH_LEN);
+	if (len <= ICRC_FLAT_MAX) {
+		/* Small frame: one masked copy, one pass. */
+		memcpy(h, p, len);
+		icrc_mask_hdr(h, len, ihl);
+		return crc32_impl(icrc_seed, h, len);
+	}
+	hlen = icrc_hdr_chunk(len, ihl);
 	memcpy(h, p, hlen);
 	icrc_mask_hdr(h, hlen, ihl);
 	crc = crc32_impl(icrc_seed, h, hlen);
-	crc = crc32_impl(crc, p + hlen, len - hlen);
-	return ~crc;
+	return crc32_impl(crc, p + hlen, len - hlen);
+}
+
+uint32_t
+ndk_roce_icrc_buf(const void *l3, size_t len)
+{
+	return ~icrc_reg(l3, len);
+}
+
+uint32_t
+ndk_roce_icrc_start(const void *l3, size_t len)
+{
+	return icrc_reg(l3, len);
 }
 
 uint32_t
 ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 {
-	uint8_t h[ICRC_HDR_MAX];
+	uint8_t h[ICRC_HDR_BUF];
 	const uint8_t *hp;
 	uint32_t off, hlen;
 	size_t ihl;
@@ -278,11 +619,15 @@ ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 
 	if (len == 0)
 		return ~icrc_seed;
+	/* All in the first segment (small frames, big buffers): flat. */
+	if ((uint64_t)l3_off + len <= m->data_len)
+		return ~icrc_reg(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							 l3_off), len);
 	hp = rte_pktmbuf_read(m, l3_off, 1, h);
 	if (hp == NULL)
 		return ~icrc_seed;
 	ihl = icrc_ip_hdr_len(hp[0]);
-	hlen = (uint32_t)RTE_MIN((size_t)len, ihl + 8 + NDK_ROCE_BTH_LEN);
+	hlen = (uint32_t)icrc_hdr_chunk(len, ihl);
 	hp = rte_pktmbuf_read(m, l3_off, hlen, h);
 	if (hp == NULL)
 		return ~icrc_seed;

@@ -77,6 +77,7 @@ enum ndk_roce_parse_err parse_flat(const uint8_t *f, uint32_t len,
 int test_capture_vm_to_vm(void);
 int test_capture_silent_host(void);
 int test_capture_multiseg(void);
+int test_icrc_lengths(void);
 int test_parse_errors(void);
 int test_parse_fuzz(void);
 int test_parse_err_str(void);
