@@ -33,13 +33,20 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 	}
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
-	if (qp->rto_tsc != 0 && una != qp->req_psn)
-		qp->rto_deadline = qp->ad->now + qp->rto_tsc;
+	qp->rto_backoff = 0;
+	qp->rto_defers = 0;
+	if (una != qp->req_psn)
+		swr_rto_arm(qp);
 	else
 		qp->rto_deadline = 0;
 }
 
-/* Responses were lost (once per gap): go back to the oldest missing PSN. */
+/*
+ * Responses were lost: go back to the oldest missing PSN at once instead
+ * of waiting for the timer. Once per gap: the later responses still in
+ * flight (and the ones the responder sends before our new request reaches
+ * it) are all beyond the gap, and must not ask again and again.
+ */
 static void
 swr_comp_gap(struct swr_qp *qp)
 {
@@ -47,11 +54,16 @@ swr_comp_gap(struct swr_qp *qp)
 		return;
 	qp->rd_gap_valid = true;
 	qp->rd_gap_psn = qp->una_psn;
+	SWR_STAT(qp->ad, read_gap_retries);
 	swr_req_rewind(qp);
 }
 
-/* Retire every WQE acknowledged through @psn (inclusive). */
-static void
+/*
+ * Retire every WQE acknowledged through @psn (inclusive).
+ * @return true if it passes a READ whose responses were lost (the READ
+ * was asked again, once per gap).
+ */
+static bool
 swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 {
 	while (swr_sq_tail_started(qp)) {
@@ -60,7 +72,7 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 
 		if (swr_wr_is_local(wqe->op)) {
 			if (!swr_qp_retire_local(qp))
-				return;
+				return false;
 			continue;
 		}
 		if (wqe->op == SWR_WR_READ) {
@@ -72,7 +84,7 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 			if (ndk_roce_psn_diff(missing, qp->una_psn) > 0)
 				swr_comp_progress(qp, missing);
 			swr_comp_gap(qp);
-			return;
+			return true;
 		}
 		last = ndk_roce_psn_add(wqe->first_psn, wqe->npkts - 1);
 		if (ndk_roce_psn_diff(psn, last) < 0)
@@ -81,6 +93,7 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 	}
 	if (ndk_roce_psn_diff(ndk_roce_psn_add(psn, 1), qp->una_psn) > 0)
 		swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
+	return false;
 }
 
 static void
@@ -149,14 +162,21 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		return;
 	}
 
-	swr_comp_acked(qp, swr_psn_prev(psn));
-	if (psn != qp->una_psn) {
-		SWR_STAT(qp->ad, rx_ghost_resp);  /* stale NAK */
-		return;
-	}
 	switch (syn & NDK_ROCE_AETH_VALUE_MASK) {
 	case NDK_ROCE_NAK_PSN_SEQ:
 		SWR_QP_STAT(qp, nak_seq_rcvd, naks_rcvd);
+		/*
+		 * Everything before the NAK's PSN arrived. If that passes a
+		 * READ with lost responses, the READ was just asked again
+		 * from there (go-back-N from an earlier PSN); a NAK behind
+		 * the oldest unacknowledged PSN is an old one.
+		 */
+		if (swr_comp_acked(qp, swr_psn_prev(psn)))
+			return;
+		if (psn != qp->una_psn) {
+			SWR_STAT(qp->ad, rx_ghost_resp);  /* stale NAK */
+			return;
+		}
 		if (qp->attr.retry_cnt != 7) {
 			if (qp->retry_left == 0) {
 				if (swr_sq_tail_started(qp))
@@ -173,6 +193,17 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	case NDK_ROCE_NAK_INVALID_REQUEST:
 	case NDK_ROCE_NAK_REMOTE_ACCESS:
 	case NDK_ROCE_NAK_REMOTE_OP:
+		/*
+		 * The responder's QP is in ERROR now: nothing outstanding can
+		 * complete any more, whatever READ responses went missing
+		 * before the NAK's PSN. One behind the oldest unacknowledged
+		 * PSN names a request we have finished: not ours to act on.
+		 */
+		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0) {
+			SWR_STAT(qp->ad, rx_ghost_resp);
+			return;
+		}
+		swr_comp_acked(qp, swr_psn_prev(psn));
 		swr_comp_fatal_nak(qp, syn & NDK_ROCE_AETH_VALUE_MASK);
 		return;
 	default:

@@ -58,6 +58,10 @@
 #define SWR_MAX_UNACKED_PSN 256
 /** Request AckReq at least every this many packets of a long message. */
 #define SWR_ACKREQ_EVERY 32
+/** Doublings of the retransmission timeout on timeouts in a row. */
+#define SWR_RTO_MAX_BACKOFF 3
+/** Expiries in a row re-armed because this side was not polled. */
+#define SWR_RTO_MAX_DEFERS 8
 /** Packets one QP may generate per poll before the next QP's turn. */
 #define SWR_QP_TX_QUOTA 32
 
@@ -504,6 +508,9 @@ struct swr_qp {
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	uint64_t rto_deadline;    /**< 0 = timer not armed */
+	uint64_t rto_seen;        /**< TSC of the last timer check */
+	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
+	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
 	bool rd_gap_valid;
@@ -786,6 +793,17 @@ ndk_status_t swr_ctl_exec(struct swr_adapter *ad,
  * when called (no-op if the caller polls or nobody does). Control path.
  */
 void swr_quiesce(struct swr_adapter *ad);
+
+/**
+ * Arm the retransmission timer: the QP's timeout, doubled for every
+ * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings).
+ */
+static inline void
+swr_rto_arm(struct swr_qp *qp)
+{
+	if (qp->rto_tsc != 0)
+		qp->rto_deadline = qp->ad->now + (qp->rto_tsc << qp->rto_backoff);
+}
 
 /** Microseconds to TSC ticks. */
 static inline uint64_t

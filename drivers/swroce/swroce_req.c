@@ -196,8 +196,8 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		}
 		if (ndk_roce_psn_diff(qp->req_psn, qp->psn_max) > 0)
 			qp->psn_max = qp->req_psn;
-		if (qp->rto_tsc != 0 && qp->rto_deadline == 0)
-			qp->rto_deadline = ad->now + qp->rto_tsc;
+		if (qp->rto_deadline == 0)
+			swr_rto_arm(qp);
 		swr_pkt_send(qp, m);
 		made++;
 	}
@@ -249,7 +249,9 @@ void
 swr_req_timers(struct swr_qp *qp)
 {
 	uint64_t now = qp->ad->now;
+	uint64_t gap = now - qp->rto_seen;
 
+	qp->rto_seen = now;
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)
 			return;
@@ -263,6 +265,19 @@ swr_req_timers(struct swr_qp *qp)
 		qp->rto_deadline = 0;    /* nothing outstanding */
 		return;
 	}
+	/*
+	 * Not looked at for longer than the timeout: this lcore was
+	 * descheduled (or the machine stalled both sides). The answers may be
+	 * waiting in our receive queue, or the peer stalled with us: give it
+	 * a full timeout from now rather than spend a retry. Bounded, so a
+	 * peer that is gone still ends the QP.
+	 */
+	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
+		qp->rto_defers++;
+		SWR_STAT(qp->ad, rto_deferred);
+		swr_rto_arm(qp);
+		return;
+	}
 	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
 	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
 		if (qp->retry_left == 0) {
@@ -271,5 +286,8 @@ swr_req_timers(struct swr_qp *qp)
 		}
 		qp->retry_left--;
 	}
+	/* Timeouts in a row at this PSN wait longer (reset on progress). */
+	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
+		qp->rto_backoff++;
 	swr_req_rewind(qp);
 }
