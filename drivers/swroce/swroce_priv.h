@@ -726,6 +726,19 @@ void swr_req_timers(struct swr_qp *qp);
 /** Requester: go back to the oldest unacknowledged PSN. */
 void swr_req_rewind(struct swr_qp *qp);
 
+/**
+ * Requester: ask again for the responses of the READ @p wqe still
+ * missing (from rd_pkts on), without going back: the READs after it keep
+ * streaming. @return false if no frame could be sent now.
+ */
+bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
+
+/**
+ * Completer: retire what needs no answer at the tail: local operations
+ * carried out, READs whose responses all came ahead.
+ */
+void swr_comp_tail(struct swr_qp *qp);
+
 /** Completer: an ACK, NAK or READ response for @p qp. */
 void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
 

@@ -303,10 +303,10 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
  * resource that covers its PSN, also when the PSN lies inside an earlier
  * READ's response range (the requester asks again from its first missing
  * response, with VA and length moved on by as many MTUs). Replays re-check
- * the R_Key at every packet (swr_resp_tx). A duplicate means the requester
- * went back to that PSN and asks again for everything after it, so the
- * responses of later READs still streaming are stopped: it drops them
- * until the older READ is complete, and they would only delay the replay.
+ * the R_Key at every packet (swr_resp_tx) and go out before the later
+ * READs' responses, which keep streaming: a requester that re-asks one
+ * READ places them meanwhile; one that goes back N asks for them again
+ * too, and each restarts from the PSN it names.
  * An honest duplicate never NAKs; one too old to replay, or whose VA and
  * length do not continue the kept READ, is dropped and counted.
  */
@@ -331,15 +331,6 @@ swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		if (r->len != 0 && (va != r->va + off || len != r->len - off)) {
 			/* Same PSN, another request: not a re-read of it. */
 			break;
-		}
-		for (uint32_t j = 1; j < i; j++) {
-			struct swr_rd_res *n = &qp->rd_res[(qp->rd_head - j) &
-							   qp->rd_mask];
-
-			if (n->streaming) {
-				n->streaming = false;
-				qp->rd_cnt--;
-			}
 		}
 		if (!r->streaming) {
 			r->streaming = true;

@@ -376,6 +376,7 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(retransmit_timeouts, "retransmission timer expiries") \
 	X(retransmit_packets, "packets retransmitted") \
 	X(read_gap_retries, "READs re-asked at once for lost responses") \
+	X(read_resp_ahead, "READ responses placed while an older READ waited") \
 	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
 	X(rnr_waits, "RNR back-offs taken") \
 	X(qp_errors, "QPs moved to the error state") \

@@ -14,9 +14,10 @@
  *   duplicates (this used to end in an invalid-request NAK and a dead QP);
  * - a re-read from the middle of a READ's responses, served by the replay
  *   alone, and with the late originals arriving too;
- * - one response frame lost: asked again at once (read_gap_retries), no
- *   timeout; a lost READ request or WRITE packet: PSN sequence NAK and
- *   go-back-N at once;
+ * - one response frame lost: that READ alone asked again at once from the
+ *   lost PSN (read_gap_retries), no timeout, later READs' responses placed
+ *   meanwhile (read_resp_ahead); a lost READ request or WRITE packet: PSN
+ *   sequence NAK and go-back-N at once;
  * - timers: a process that was not polled for longer than the timeout does
  *   not time out (rto_deferred); a peer that is gone still ends the READ
  *   in STATUS_IO_TIMEOUT, after timeouts that double.
@@ -515,6 +516,30 @@ one_lost(unsigned int n, uint32_t k, int side, bool write)
 static int t_gap_one_read(void) { return one_lost(1, 5, B, false); }
 /* Response 5 of the second of 8 READs in flight. */
 static int t_gap_eight_reads(void) { return one_lost(8, RD_PKTS + 5, B, false); }
+
+/*
+ * Response 5 of the first of 8 READs: the second READ's responses arrive
+ * before the re-read's and are placed meanwhile; only the first READ's
+ * remainder (11 frames) is sent again.
+ */
+static int
+t_gap_ahead(void)
+{
+	struct ndk_adapter_stats a0, b0, a1, b1;
+
+	ndk_pair_stats(g_pair, A, &a0);
+	ndk_pair_stats(g_pair, B, &b0);
+	if (one_lost(8, 5, B, false) != 0)
+		return -1;
+	ndk_pair_stats(g_pair, A, &a1);
+	ndk_pair_stats(g_pair, B, &b1);
+	TEST_ASSERT(a1.read_resp_ahead - a0.read_resp_ahead >= RD_PKTS,
+		    "responses placed ahead: %" PRIu64,
+		    a1.read_resp_ahead - a0.read_resp_ahead);
+	TEST_ASSERT_EQ(b1.read_resp_sent - b0.read_resp_sent,
+		       8 * RD_PKTS + RD_PKTS - 5, "frames sent by B");
+	return 0;
+}
 /* The request of the third of 8 READs. */
 static int t_lost_read_request(void)
 {
@@ -664,6 +689,7 @@ static const struct ndk_test_case cases[] = {
 	{ "mid_range_late_originals", t_mid_range_late },
 	{ "gap_one_read", t_gap_one_read },
 	{ "gap_eight_reads", t_gap_eight_reads },
+	{ "gap_ahead", t_gap_ahead },
 	{ "lost_read_request", t_lost_read_request },
 	{ "lost_write_packet", t_lost_write_packet },
 	{ "stall_no_timeout", t_stall_no_timeout },
