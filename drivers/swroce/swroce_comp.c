@@ -5,6 +5,12 @@
  * order. ACKs are cumulative; a READ response implicitly acknowledges every
  * earlier request; an ACK that passes a READ whose responses did not all
  * arrive means they were lost, and the READ is asked again.
+ *
+ * Lost READ responses are asked for again selectively: the READ at the
+ * tail alone, from its first missing PSN, at once (once per gap); the
+ * responses of later READs that arrive meanwhile are placed in their
+ * buffers (each READ in its own PSN order) and those READs complete, in
+ * order, once the tail does. A PSN sequence NAK or a timeout goes back N.
  */
 
 #include "swroce_priv.h"
@@ -299,14 +305,46 @@ swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			continue;
 		if (w->op != SWR_WR_READ)
 			break;
-		if ((uint32_t)k == w->rd_pkts &&
-		    swr_comp_read_place(qp, w, p, (uint32_t)k) == 0)
-			SWR_STAT(qp->ad, read_resp_ahead);
-		else
+		if ((uint32_t)k != w->rd_pkts ||
+		    swr_comp_read_place(qp, w, p, (uint32_t)k) != 0) {
 			SWR_STAT(qp->ad, rx_duplicate);
+			return;
+		}
+		SWR_STAT(qp->ad, read_resp_ahead);
+		/*
+		 * The last READ in flight has all its responses: nothing more
+		 * will come to reveal that the re-read at the tail was lost
+		 * (the request or its first response). Ask once more.
+		 */
+		if (w->rd_pkts == w->npkts && i + 1 == qp->req_idx) {
+			qp->rd_gap_valid = false;
+			swr_comp_gap(qp, true);
+		}
 		return;
 	}
 	SWR_STAT(qp->ad, rx_ghost_resp);
+}
+
+/*
+ * The READ now at the tail still misses responses: true if the next READ
+ * already had some placed. The responder answers in order, so the tail
+ * READ's stream is over: what it misses was lost (dropped out of order
+ * while it was not the tail), and nothing more will come to reveal it.
+ */
+static bool
+swr_comp_stream_passed(const struct swr_qp *qp)
+{
+	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = qp->sq_tail + 1; i != prod; i++) {
+		const struct swr_swqe *w = swr_swqe(qp, i);
+
+		if (!w->started)
+			return false;
+		if (w->op == SWR_WR_READ)
+			return w->rd_pkts != 0;
+	}
+	return false;
 }
 
 static void
@@ -382,6 +420,8 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			if (wqe->rd_pkts != 0)
 				swr_comp_progress(qp, ndk_roce_psn_add(
 					wqe->first_psn, wqe->rd_pkts));
+			if (swr_comp_stream_passed(qp))
+				swr_comp_gap(qp, true);
 			break;
 		}
 		swr_comp_read_done(qp);

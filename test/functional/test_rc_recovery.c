@@ -63,6 +63,7 @@ struct rcx {
 	int phase;
 	uint32_t psn0;                /* A's first request PSN */
 	uint32_t arg;                 /* case parameter */
+	uint32_t arg2;                /* second one (0: none) */
 	uint32_t hits;                /* frames the case acted on */
 	uint32_t seen;                /* bit k: PSN offset k seen */
 	unsigned int a_extra;         /* extra polls of A per step */
@@ -472,10 +473,14 @@ f_one(struct rcx *x, int from, const struct ndk_roce_pkt *p)
 {
 	int dir = x->phase;       /* side whose frame is dropped */
 
-	if (from != dir || x->hits != 0 || rel(x, p->psn) != x->arg)
+	uint32_t k = rel(x, p->psn);
+	uint32_t bit = k == x->arg ? 1 : (x->arg2 != 0 && k == x->arg2) ? 2 : 0;
+
+	/* Each chosen PSN once: its retransmission gets through. */
+	if (from != dir || bit == 0 || (x->seen & bit) ||
+	    p->opcode == NDK_ROCE_OP_RC_ACK)
 		return PASS;
-	if (p->opcode == NDK_ROCE_OP_RC_ACK)
-		return PASS;
+	x->seen |= bit;
 	x->hits++;
 	return DROP;
 }
@@ -485,8 +490,9 @@ f_one(struct rcx *x, int from, const struct ndk_roce_pkt *p)
  * offset @p k sent by @p side lost: done without a timeout.
  */
 static int
-one_lost(unsigned int n, uint32_t k, int side, bool write)
+lost(unsigned int n, uint32_t k, uint32_t k2, int side, bool write)
 {
+	uint32_t drops = k2 != 0 ? 2 : 1;
 	struct rcx x;
 	int rc;
 
@@ -494,22 +500,29 @@ one_lost(unsigned int n, uint32_t k, int side, bool write)
 	if (rcx_open(&x, 16, 7, f_one) != 0)
 		return -1;
 	x.arg = k;
+	x.arg2 = k2;
 	x.phase = side;
 	rc = transfer(&x, n, RD_LEN, write, NULL, 31 + k);
 	print_ctrs(&x);
 	if (rc == 0)
 		rc = check_healthy(&x);
 	if (rc == 0) {
-		TEST_ASSERT_EQ(x.hits, 1, "frames dropped");
+		TEST_ASSERT_EQ(x.hits, drops, "frames dropped");
 		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
 			       "timeouts");
 		TEST_ASSERT_EQ(DELTA(&x, A, read_gap_retries),
-			       side == B ? 1 : 0, "gap retries");
+			       side == B ? drops : 0, "gap retries");
 		TEST_ASSERT_EQ(DELTA(&x, A, nak_seq_rcvd), side == A ? 1 : 0,
 			       "sequence NAKs");
 	}
 	rcx_close(&x);
 	return rc;
+}
+
+static int
+one_lost(unsigned int n, uint32_t k, int side, bool write)
+{
+	return lost(n, k, 0, side, write);
 }
 
 /* Response 5 of a single READ. */
@@ -540,6 +553,18 @@ t_gap_ahead(void)
 		       8 * RD_PKTS + RD_PKTS - 5, "frames sent by B");
 	return 0;
 }
+/*
+ * Response 5 of the first and of the second of 8 READs: the second one's
+ * later responses are dropped while it waits behind the first; when it
+ * reaches the tail the third READ's responses have come, so it is asked
+ * again at once rather than after a timeout.
+ */
+static int
+t_gap_two(void)
+{
+	return lost(8, 5, RD_PKTS + 5, B, false);
+}
+
 /* The request of the third of 8 READs. */
 static int t_lost_read_request(void)
 {
@@ -690,6 +715,7 @@ static const struct ndk_test_case cases[] = {
 	{ "gap_one_read", t_gap_one_read },
 	{ "gap_eight_reads", t_gap_eight_reads },
 	{ "gap_ahead", t_gap_ahead },
+	{ "gap_two_reads", t_gap_two },
 	{ "lost_read_request", t_lost_read_request },
 	{ "lost_write_packet", t_lost_write_packet },
 	{ "stall_no_timeout", t_stall_no_timeout },
