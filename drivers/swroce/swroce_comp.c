@@ -5,6 +5,12 @@
  * order. ACKs are cumulative; a READ response implicitly acknowledges every
  * earlier request; an ACK that passes a READ whose responses did not all
  * arrive means they were lost, and the READ is asked again.
+ *
+ * Lost READ responses are asked for again selectively: the READ at the
+ * tail alone, from its first missing PSN, at once (once per gap); the
+ * responses of later READs that arrive meanwhile are placed in their
+ * buffers (each READ in its own PSN order) and those READs complete, in
+ * order, once the tail does. A PSN sequence NAK or a timeout goes back N.
  */
 
 #include "swroce_priv.h"
@@ -33,26 +39,67 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 	}
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
-	if (qp->rto_tsc != 0 && una != qp->req_psn)
-		qp->rto_deadline = qp->q->now + qp->rto_tsc;
+	qp->rto_backoff = 0;
+	qp->rto_defers = 0;
+	if (una != qp->req_psn)
+		swr_rto_arm(qp);
 	else
 		qp->rto_deadline = 0;
 }
 
-/* Responses were lost (once per gap): go back to the oldest missing PSN. */
+/*
+ * Responses of the READ at the tail were lost: ask for them again at once
+ * instead of waiting for the timer. Once per gap: the later responses
+ * still in flight (and the ones the responder sends before our new
+ * request reaches it) are all beyond the gap, and must not ask again and
+ * again. @p selective: re-ask that READ alone, the later ones keep
+ * streaming (their responses are placed ahead, swr_comp_read_ahead);
+ * otherwise (a sequence NAK: requests were lost too) go back N.
+ */
 static void
-swr_comp_gap(struct swr_qp *qp)
+swr_comp_gap(struct swr_qp *qp, bool selective)
 {
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
 	if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn)
 		return;
 	qp->rd_gap_valid = true;
 	qp->rd_gap_psn = qp->una_psn;
+	SWR_STAT(qp->q, read_gap_retries);
+	/* Its request must have gone out (not waiting to after a rewind). */
+	if (selective && qp->req_idx != qp->sq_tail && wqe->op == SWR_WR_READ &&
+	    swr_req_reread(qp, wqe)) {
+		swr_rto_arm(qp);
+		return;
+	}
 	swr_req_rewind(qp);
 }
 
-/* Retire every WQE acknowledged through @psn (inclusive). */
+/* Complete the READ at the tail, all of whose responses are placed. */
 static void
-swr_comp_acked(struct swr_qp *qp, uint32_t psn)
+swr_comp_read_done(struct swr_qp *qp)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	if (wqe->flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) {
+		/* Done reading into it: the first SGE's region is spent. */
+		struct swr_mr *r = swr_mr_find_invalidatable(qp->ad, qp->pd,
+							     wqe->sge[0].token);
+
+		if (r != NULL && r->token == wqe->sge[0].token)
+			__atomic_store_n(&r->state, SWR_MR_UNREGISTERED,
+					 __ATOMIC_RELEASE);
+	}
+	swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+}
+
+/*
+ * Retire every WQE acknowledged through @psn (inclusive).
+ * @return true if it passes a READ whose responses were lost (the READ
+ * was asked again, once per gap; @p selective as for swr_comp_gap()).
+ */
+static bool
+swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective)
 {
 	while (swr_sq_tail_started(qp)) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
@@ -60,19 +107,24 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 
 		if (swr_wr_is_local(wqe->op)) {
 			if (!swr_qp_retire_local(qp))
-				return;
+				return false;
 			continue;
 		}
 		if (wqe->op == SWR_WR_READ) {
 			uint32_t missing = ndk_roce_psn_add(wqe->first_psn,
 							    wqe->rd_pkts);
 
+			if (wqe->rd_pkts == wqe->npkts) {
+				/* Its responses all came ahead. */
+				swr_comp_read_done(qp);
+				continue;
+			}
 			if (ndk_roce_psn_diff(psn, missing) < 0)
 				break;
 			if (ndk_roce_psn_diff(missing, qp->una_psn) > 0)
 				swr_comp_progress(qp, missing);
-			swr_comp_gap(qp);
-			return;
+			swr_comp_gap(qp, selective);
+			return true;
 		}
 		last = ndk_roce_psn_add(wqe->first_psn, wqe->npkts - 1);
 		if (ndk_roce_psn_diff(psn, last) < 0)
@@ -81,6 +133,7 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn)
 	}
 	if (ndk_roce_psn_diff(ndk_roce_psn_add(psn, 1), qp->una_psn) > 0)
 		swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
+	return false;
 }
 
 static void
@@ -117,11 +170,11 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	switch (syn & NDK_ROCE_AETH_TYPE_MASK) {
 	case NDK_ROCE_AETH_ACK:
 		SWR_STAT(qp->q, acks_rcvd);
-		swr_comp_acked(qp, psn);
+		swr_comp_acked(qp, psn, true);
 		return;
 	case NDK_ROCE_AETH_RNR_NAK:
 		SWR_QP_STAT(qp, nak_rnr_rcvd, rnr_naks_rcvd);
-		swr_comp_acked(qp, swr_psn_prev(psn));
+		swr_comp_acked(qp, swr_psn_prev(psn), false);
 		if (psn != qp->una_psn || qp->rnr_until != 0)
 			return;         /* stale */
 		if (qp->attr.rnr_retry != 7) {  /* 7 = retry forever */
@@ -149,14 +202,21 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		return;
 	}
 
-	swr_comp_acked(qp, swr_psn_prev(psn));
-	if (psn != qp->una_psn) {
-		SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
-		return;
-	}
 	switch (syn & NDK_ROCE_AETH_VALUE_MASK) {
 	case NDK_ROCE_NAK_PSN_SEQ:
 		SWR_QP_STAT(qp, nak_seq_rcvd, naks_rcvd);
+		/*
+		 * Everything before the NAK's PSN arrived. If that passes a
+		 * READ with lost responses, the READ was just asked again
+		 * from there (go-back-N from an earlier PSN); a NAK behind
+		 * the oldest unacknowledged PSN is an old one.
+		 */
+		if (swr_comp_acked(qp, swr_psn_prev(psn), false))
+			return;
+		if (psn != qp->una_psn) {
+			SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
+			return;
+		}
 		if (qp->attr.retry_cnt != 7) {
 			if (qp->retry_left == 0) {
 				if (swr_sq_tail_started(qp))
@@ -173,6 +233,17 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	case NDK_ROCE_NAK_INVALID_REQUEST:
 	case NDK_ROCE_NAK_REMOTE_ACCESS:
 	case NDK_ROCE_NAK_REMOTE_OP:
+		/*
+		 * The responder's QP is in ERROR now: nothing outstanding can
+		 * complete any more, whatever READ responses went missing
+		 * before the NAK's PSN. One behind the oldest unacknowledged
+		 * PSN names a request we have finished: not ours to act on.
+		 */
+		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0) {
+			SWR_STAT(qp->q, rx_ghost_resp);
+			return;
+		}
+		swr_comp_acked(qp, swr_psn_prev(psn), false);
 		swr_comp_fatal_nak(qp, syn & NDK_ROCE_AETH_VALUE_MASK);
 		return;
 	default:
@@ -181,14 +252,109 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 }
 
+/*
+ * Place response @p p as packet @p k of READ @p wqe (its next one).
+ * @return 0 placed; 1 not the response asked for (dropped, the timer or a
+ * re-read asks again); -1 the sink is no longer accessible.
+ */
+static int
+swr_comp_read_place(struct swr_qp *qp, struct swr_swqe *wqe,
+		    const struct ndk_roce_pkt *p, uint32_t k)
+{
+	static const uint8_t want[4] = {
+		NDK_ROCE_OP_RC_READ_RESP_FIRST, NDK_ROCE_OP_RC_READ_RESP_MIDDLE,
+		NDK_ROCE_OP_RC_READ_RESP_LAST, NDK_ROCE_OP_RC_READ_RESP_ONLY,
+	};
+	unsigned int pos = k == 0 ? (wqe->npkts == 1 ? 3 : 0) :
+		(k + 1 == wqe->npkts ? 2 : 1);
+	uint32_t off = k << qp->pmtu_shift;
+	uint32_t plen = RTE_MIN(qp->pmtu, wqe->length - off);
+
+	if (p->opcode != want[pos] || p->payload_len != plen) {
+		SWR_STAT(qp->q, rx_bad_length);
+		return 1;
+	}
+	if (plen != 0 && swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off,
+					       p) != 0)
+		return -1;
+	wqe->rd_pkts++;
+	return 0;
+}
+
+/*
+ * A response for a READ after the tail (which waits for a re-read): place
+ * it if it is that READ's next one, so that one lost frame costs one
+ * READ's remainder, not every READ in flight. Out-of-order ones are
+ * dropped: that READ is asked again when it reaches the tail.
+ */
+static void
+swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = qp->sq_tail + 1; i != prod; i++) {
+		struct swr_swqe *w = swr_swqe(qp, i);
+		int32_t k;
+
+		if (!w->started)
+			break;
+		k = ndk_roce_psn_diff(p->psn, w->first_psn);
+		if (k < 0)
+			break;
+		if ((uint32_t)k >= w->npkts)
+			continue;
+		if (w->op != SWR_WR_READ)
+			break;
+		if ((uint32_t)k != w->rd_pkts ||
+		    swr_comp_read_place(qp, w, p, (uint32_t)k) != 0) {
+			SWR_STAT(qp->q, rx_duplicate);
+			return;
+		}
+		SWR_STAT(qp->q, read_resp_ahead);
+		/*
+		 * The last READ in flight has all its responses: nothing more
+		 * will come to reveal that the re-read at the tail was lost
+		 * (the request or its first response). Ask once more.
+		 */
+		if (w->rd_pkts == w->npkts && i + 1 == qp->req_idx) {
+			qp->rd_gap_valid = false;
+			swr_comp_gap(qp, true);
+		}
+		return;
+	}
+	SWR_STAT(qp->q, rx_ghost_resp);
+}
+
+/*
+ * The READ now at the tail still misses responses: true if the next READ
+ * already had some placed. The responder answers in order, so the tail
+ * READ's stream is over: what it misses was lost (dropped out of order
+ * while it was not the tail), and nothing more will come to reveal it.
+ */
+static bool
+swr_comp_stream_passed(const struct swr_qp *qp)
+{
+	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = qp->sq_tail + 1; i != prod; i++) {
+		const struct swr_swqe *w = swr_swqe(qp, i);
+
+		if (!w->started)
+			return false;
+		if (w->op == SWR_WR_READ)
+			return w->rd_pkts != 0;
+	}
+	return false;
+}
+
 static void
 swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	uint32_t psn = p->psn;
 	struct swr_swqe *wqe;
-	uint32_t expect, off, plen, k, pos;
-	uint8_t want;
+	uint32_t expect, k;
 	int32_t d;
+	int rc;
 
 	/* Earlier SENDs and WRITEs are implicitly acknowledged. */
 	for (;;) {
@@ -197,8 +363,12 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);
-		if (wqe->op == SWR_WR_READ)
-			break;
+		if (wqe->op == SWR_WR_READ) {
+			if (wqe->rd_pkts != wqe->npkts)
+				break;
+			swr_comp_read_done(qp);  /* placed ahead */
+			continue;
+		}
 		if (swr_wr_is_local(wqe->op)) {
 			if (!swr_qp_retire_local(qp))
 				return;
@@ -222,44 +392,60 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		return;
 	}
 	if (d > 0) {
-		swr_comp_gap(qp);        /* responses were lost */
+		/* Responses were lost; this one may belong to a later READ. */
+		swr_comp_gap(qp, true);
+		if ((uint32_t)d >= wqe->npkts - k)
+			swr_comp_read_ahead(qp, p);
 		return;
 	}
-
-	pos = k == 0 ? (wqe->npkts == 1 ? 3 : 0) :
-		(k + 1 == wqe->npkts ? 2 : 1);
-	want = (uint8_t[]){ NDK_ROCE_OP_RC_READ_RESP_FIRST,
-			    NDK_ROCE_OP_RC_READ_RESP_MIDDLE,
-			    NDK_ROCE_OP_RC_READ_RESP_LAST,
-			    NDK_ROCE_OP_RC_READ_RESP_ONLY }[pos];
-	off = k << qp->pmtu_shift;
-	plen = RTE_MIN(qp->pmtu, wqe->length - off);
-	if (p->opcode != want || p->payload_len != plen) {
-		/* Not what we asked for: drop, the timer asks again. */
-		SWR_STAT(qp->q, rx_bad_length);
+	rc = swr_comp_read_place(qp, wqe, p, k);
+	if (rc > 0)
 		return;
-	}
-	if (plen != 0 && swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off,
-					       p) != 0) {
+	if (rc < 0) {
 		swr_qp_complete_send(qp, NDK_STATUS_ACCESS_VIOLATION,
 				     NDK_PERR_LOC_PROT);
 		swr_qp_to_error(qp);
 		return;
 	}
-	wqe->rd_pkts++;
 	swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
 	if (wqe->rd_pkts != wqe->npkts)
 		return;
-	if (wqe->flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE) {
-		/* Done reading into it: the first SGE's region is spent. */
-		struct swr_mr *r = swr_mr_find_invalidatable(qp->ad, qp->pd,
-							     wqe->sge[0].token);
-
-		if (r != NULL && r->token == wqe->sge[0].token)
-			__atomic_store_n(&r->state, SWR_MR_UNREGISTERED,
-					 __ATOMIC_RELEASE);
+	swr_comp_read_done(qp);
+	/* READs after it whose responses all came ahead complete now. */
+	while (swr_sq_tail_started(qp)) {
+		wqe = swr_swqe(qp, qp->sq_tail);
+		if (wqe->op != SWR_WR_READ)
+			break;
+		if (wqe->rd_pkts != wqe->npkts) {
+			if (wqe->rd_pkts != 0)
+				swr_comp_progress(qp, ndk_roce_psn_add(
+					wqe->first_psn, wqe->rd_pkts));
+			if (swr_comp_stream_passed(qp))
+				swr_comp_gap(qp, true);
+			break;
+		}
+		swr_comp_read_done(qp);
+		swr_comp_progress(qp, ndk_roce_psn_add(wqe->first_psn,
+						       wqe->npkts));
 	}
-	swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+}
+
+void
+swr_comp_tail(struct swr_qp *qp)
+{
+	while (swr_sq_tail_started(qp)) {
+		struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+		if (swr_wr_is_local(wqe->op) && wqe->started) {
+			if (!swr_qp_retire_local(qp))
+				return;
+		} else if (wqe->op == SWR_WR_READ &&
+			   wqe->rd_pkts == wqe->npkts) {
+			swr_comp_read_done(qp);
+		} else {
+			return;
+		}
+	}
 }
 
 void

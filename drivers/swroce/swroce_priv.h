@@ -65,6 +65,10 @@
 #define SWR_MAX_UNACKED_PSN 256
 /** Request AckReq at least every this many packets of a long message. */
 #define SWR_ACKREQ_EVERY 32
+/** Doublings of the retransmission timeout on timeouts in a row. */
+#define SWR_RTO_MAX_BACKOFF 3
+/** Expiries in a row re-armed because this side was not polled. */
+#define SWR_RTO_MAX_DEFERS 8
 /** Packets one QP may generate per poll before the next QP's turn. */
 #define SWR_QP_TX_QUOTA 32
 
@@ -558,6 +562,9 @@ struct swr_qp {
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	uint64_t rto_deadline;    /**< 0 = timer not armed */
+	uint64_t rto_seen;        /**< TSC of the last timer check */
+	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
+	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
 	bool rd_gap_valid;
@@ -777,6 +784,19 @@ void swr_req_timers(struct swr_qp *qp);
 /** Requester: go back to the oldest unacknowledged PSN. */
 void swr_req_rewind(struct swr_qp *qp);
 
+/**
+ * Requester: ask again for the responses of the READ @p wqe still
+ * missing (from rd_pkts on), without going back: the READs after it keep
+ * streaming. @return false if no frame could be sent now.
+ */
+bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
+
+/**
+ * Completer: retire what needs no answer at the tail: local operations
+ * carried out, READs whose responses all came ahead.
+ */
+void swr_comp_tail(struct swr_qp *qp);
+
 /** Completer: an ACK, NAK or READ response for @p qp. */
 void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
 
@@ -892,6 +912,17 @@ void swr_own_all(struct swr_adapter *ad);
 /** Adapter-wide counters plus every queue's (any thread; may lag). */
 void swr_stats_sum(const struct swr_adapter *ad,
 		   struct ndk_adapter_stats *out);
+
+/**
+ * Arm the retransmission timer: the QP's timeout, doubled for every
+ * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings).
+ */
+static inline void
+swr_rto_arm(struct swr_qp *qp)
+{
+	if (qp->rto_tsc != 0)
+		qp->rto_deadline = qp->q->now + (qp->rto_tsc << qp->rto_backoff);
+}
 
 /** Microseconds to TSC ticks. */
 static inline uint64_t

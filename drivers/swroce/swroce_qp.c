@@ -341,6 +341,8 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->retry_left = qp->attr.retry_cnt;
 		qp->rnr_left = qp->attr.rnr_retry;
 		qp->pkts_since_ackreq = 0;
+		qp->rto_backoff = 0;
+		qp->rto_defers = 0;
 	} else if (to == NDK_QP_STATE_ERROR) {
 		swr_qp_flush_all(qp);   /* asked for: not counted as an error */
 		return NDK_STATUS_SUCCESS;

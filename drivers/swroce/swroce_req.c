@@ -59,23 +59,43 @@ swr_req_fail(struct swr_qp *qp, uint32_t idx, ndk_status_t status,
 	swr_qp_to_error(qp);
 }
 
+/*
+ * A READ request for the responses of @p wqe from packet @p k on (VA and
+ * length moved on by k MTUs, PSN first_psn + k).
+ */
 static struct rte_mbuf *
-swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
+swr_req_read_build(struct swr_qp *qp, const struct swr_swqe *wqe, uint32_t k)
 {
-	uint32_t off = qp->req_pkt << qp->pmtu_shift;
+	uint32_t off = k << qp->pmtu_shift;
 	struct ndk_roce_reth *reth;
 	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 
-	/* A resumed READ asks only for the responses still missing. */
 	m = swr_pkt_new(qp, NDK_ROCE_OP_RC_READ_REQUEST, 0, false, false,
-			qp->req_psn, &bth);
+			ndk_roce_psn_add(wqe->first_psn, k), &bth);
 	if (m == NULL)
 		return NULL;
 	reth = (struct ndk_roce_reth *)(bth + 1);
 	reth->va = rte_cpu_to_be_64(wqe->raddr + off);
 	reth->rkey = rte_cpu_to_be_32(wqe->rkey);
 	reth->len = rte_cpu_to_be_32(wqe->length - off);
+	return m;
+}
+
+static struct rte_mbuf *
+swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
+{
+	/*
+	 * A resumed READ asks only for the responses still missing: from
+	 * the rewind point, or past those already placed (received while an
+	 * older READ waited for a re-read); never for none.
+	 */
+	uint32_t k = RTE_MAX(qp->req_pkt, wqe->rd_pkts);
+	struct rte_mbuf *m;
+
+	m = swr_req_read_build(qp, wqe, RTE_MIN(k, wqe->npkts - 1));
+	if (m == NULL)
+		return NULL;
 	qp->req_psn = ndk_roce_psn_add(wqe->first_psn, wqe->npkts);
 	qp->req_pkt = 0;
 	qp->req_idx++;
@@ -213,16 +233,31 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		}
 		if (ndk_roce_psn_diff(qp->req_psn, qp->psn_max) > 0)
 			qp->psn_max = qp->req_psn;
-		if (qp->rto_tsc != 0 && qp->rto_deadline == 0)
-			qp->rto_deadline = q->now + qp->rto_tsc;
+		if (qp->rto_deadline == 0)
+			swr_rto_arm(qp);
 		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
 	}
 	/* Local operations with nothing ahead of them complete now. */
-	while (swr_sq_tail_started(qp) && swr_sq_tail_local_done(qp))
-		if (!swr_qp_retire_local(qp))
-			break;
+	swr_comp_tail(qp);
 	return made;
+}
+
+bool
+swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe)
+{
+	struct rte_mbuf *m;
+
+	if (swr_tx_room(qp->q) == 0)
+		return false;
+	m = swr_req_read_build(qp, wqe, RTE_MIN(wqe->rd_pkts,
+						 wqe->npkts - 1));
+	if (m == NULL)
+		return false;
+	qp->q->stats.retransmit_packets += wqe->npkts - wqe->rd_pkts;
+	qp->ev.retransmit_packets += wqe->npkts - wqe->rd_pkts;
+	swr_pkt_send(qp, m);
+	return true;
 }
 
 void
@@ -266,7 +301,9 @@ void
 swr_req_timers(struct swr_qp *qp)
 {
 	uint64_t now = qp->q->now;
+	uint64_t gap = now - qp->rto_seen;
 
+	qp->rto_seen = now;
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)
 			return;
@@ -280,6 +317,19 @@ swr_req_timers(struct swr_qp *qp)
 		qp->rto_deadline = 0;    /* nothing outstanding */
 		return;
 	}
+	/*
+	 * Not looked at for longer than the timeout: this lcore was
+	 * descheduled (or the machine stalled both sides). The answers may be
+	 * waiting in our receive queue, or the peer stalled with us: give it
+	 * a full timeout from now rather than spend a retry. Bounded, so a
+	 * peer that is gone still ends the QP.
+	 */
+	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
+		qp->rto_defers++;
+		SWR_STAT(qp->q, rto_deferred);
+		swr_rto_arm(qp);
+		return;
+	}
 	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
 	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
 		if (qp->retry_left == 0) {
@@ -288,5 +338,8 @@ swr_req_timers(struct swr_qp *qp)
 		}
 		qp->retry_left--;
 	}
+	/* Timeouts in a row at this PSN wait longer (reset on progress). */
+	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
+		qp->rto_backoff++;
 	swr_req_rewind(qp);
 }

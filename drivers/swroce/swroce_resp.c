@@ -250,6 +250,30 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
 }
 
+/*
+ * True if a new READ would exceed the IRD we granted. Only first
+ * executions count: a replay for a duplicate may still be streaming a READ
+ * the requester has long completed (it asked again after a spurious
+ * timeout and then got the original responses), and a new READ at ePSN
+ * tells us it has at most IRD - 1 others outstanding. Counted only when
+ * every slot is busy, so the common case costs one compare.
+ */
+static bool
+swr_resp_rd_over(const struct swr_qp *qp)
+{
+	uint32_t first = 0;
+
+	if (qp->rd_cnt < qp->attr.max_dest_rd_atomic)
+		return false;
+	for (uint32_t i = 1; i <= qp->rd_valid; i++) {
+		const struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
+							 qp->rd_mask];
+
+		first += r->streaming && !r->replay;
+	}
+	return first >= qp->attr.max_dest_rd_atomic;
+}
+
 static void
 swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
@@ -261,7 +285,7 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	struct swr_rd_res *r;
 	uint32_t npkts;
 
-	if (len > SWR_MAX_TRANSFER || qp->rd_cnt >= qp->attr.max_dest_rd_atomic) {
+	if (len > SWR_MAX_TRANSFER || swr_resp_rd_over(qp)) {
 		/* Too long, or more READs in flight than we granted. */
 		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
 			       NDK_STATUS_SUCCESS, 0);
@@ -276,7 +300,7 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	npkts = len == 0 ? 1 : (len + qp->pmtu - 1) >> qp->pmtu_shift;
 	r = &qp->rd_res[qp->rd_head & qp->rd_mask];
 	if (r->streaming)
-		qp->rd_cnt--;           /* oldest slot reused (IRD < ring) */
+		qp->rd_cnt--;           /* oldest slot: done at the requester */
 	qp->rd_head++;
 	if (qp->rd_valid <= qp->rd_mask)
 		qp->rd_valid++;
@@ -298,31 +322,52 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	swr_qp_activate(qp);
 }
 
-/* A duplicate READ: replay from the kept resource that covers its PSN. */
+/*
+ * A duplicate READ (IBA 9.7.5.1.5 / C9-xx): re-execute it from the kept
+ * resource that covers its PSN, also when the PSN lies inside an earlier
+ * READ's response range (the requester asks again from its first missing
+ * response, with VA and length moved on by as many MTUs). Replays re-check
+ * the R_Key at every packet (swr_resp_tx) and go out before the later
+ * READs' responses, which keep streaming: a requester that re-asks one
+ * READ places them meanwhile; one that goes back N asks for them again
+ * too, and each restarts from the PSN it names.
+ * An honest duplicate never NAKs; one too old to replay, or whose VA and
+ * length do not continue the kept READ, is dropped and counted.
+ */
 static void
 swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	const struct ndk_roce_reth *reth = ndk_roce_pkt_ext(p,
 							    p->op->reth_off);
 	uint32_t rkey = rte_be_to_cpu_32(reth->rkey);
+	uint32_t len = rte_be_to_cpu_32(reth->len);
+	uint64_t va = rte_be_to_cpu_64(reth->va);
 
 	for (uint32_t i = 1; i <= qp->rd_valid; i++) {
 		struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
 						   qp->rd_mask];
 		int32_t k = ndk_roce_psn_diff(p->psn, r->first_psn);
+		uint64_t off;
 
 		if (k < 0 || (uint32_t)k >= r->npkts || r->rkey != rkey)
 			continue;
+		off = (uint64_t)k << qp->pmtu_shift;
+		if (r->len != 0 && (va != r->va + off || len != r->len - off)) {
+			/* Same PSN, another request: not a re-read of it. */
+			break;
+		}
 		if (!r->streaming) {
 			r->streaming = true;
-			r->replay = true;
 			qp->rd_cnt++;
 		}
+		r->replay = true;
 		r->next_pkt = (uint32_t)k;
+		SWR_STAT(qp->q, read_replays);
 		swr_qp_activate(qp);
 		return;
 	}
-	/* Too old to replay: the requester's retries will give up. */
+	/* Too old to replay, or not matching: the requester's retries end it. */
+	SWR_STAT(qp->q, read_dup_ignored);
 }
 
 void

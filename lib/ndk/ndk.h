@@ -397,11 +397,16 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(acks_rcvd, "ACK packets received") \
 	X(read_resp_sent, "READ response packets sent") \
 	X(read_replay_dropped, "duplicate READs not replayed: region gone") \
+	X(read_replays, "duplicate READs re-executed from a kept resource") \
+	X(read_dup_ignored, "duplicate READs too old or not matching (dropped)") \
 	X(inv_remote, "tokens invalidated by a peer's SEND with Invalidate") \
 	X(inv_rejected, "SEND with Invalidate naming a bad token (aborted)") \
 	X(tx_bursts, "rte_eth_tx_burst calls that sent frames") \
 	X(retransmit_timeouts, "retransmission timer expiries") \
 	X(retransmit_packets, "packets retransmitted") \
+	X(read_gap_retries, "READs re-asked at once for lost responses") \
+	X(read_resp_ahead, "READ responses placed while an older READ waited") \
+	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
 	X(rnr_waits, "RNR back-offs taken") \
 	X(qp_errors, "QPs moved to the error state") \
 	X(wqe_completed, "work requests completed (incl. flushed)") \
