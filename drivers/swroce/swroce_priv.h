@@ -17,6 +17,7 @@
  *   swroce_req.c      requester: WQE -> request packets, retransmission
  *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
  *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
+ *   swroce_neigh.c    ARP and ICMP echo (declarations in swroce_neigh.h)
  *
  * Threading: an adapter has 1..SWR_MAX_QUEUES queues (RX/TX queue pairs
  * of its port, struct swr_queue), each polled by exactly one thread at a
@@ -931,89 +932,7 @@ swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
 	return us * ad->tsc_hz / 1000000;
 }
 
-/* ------------------------------------------------------------------ */
-/* Neighbours (swroce_neigh.c)                                         */
-/* ------------------------------------------------------------------ */
-
-/*
- * ARP responder and resolver, and the ICMP echo responder, all on the
- * polling thread. Each adapter has a fixed open-addressing table of
- * neighbours keyed by IPv4 address, in rte_malloc memory. A QP whose
- * dest_mac is all-zero points at its entry (qp->neigh, set at INIT ->
- * RTR); swr_pkt_send() copies the entry's MAC into REACHABLE frames and
- * hands the others to swr_neigh_output(). Entries never move, and slots
- * live as long as the adapter, so a QP's pointer stays safe to read even
- * after its entry was deleted: it checks the state and the address.
- */
-
-#define SWR_NEIGH_BITS 10         /**< 1024 slots */
-#define SWR_NEIGH_PENDING 64      /**< frames held per unresolved entry */
-#define SWR_NEIGH_PROBES 3        /**< requests before giving up */
-#define SWR_NEIGH_RETRY_MS 1000   /**< between requests */
-#define SWR_NEIGH_HOLD_MS 5000    /**< FAILED hold-down */
-#define SWR_NEIGH_PENDING_MS 1000 /**< longest a frame is held */
-#define SWR_NEIGH_REACHABLE_MS 60000 /**< re-validate after */
-#define SWR_NEIGH_IDLE_MS 60000   /**< unused INCOMPLETE entries expire */
-#define SWR_NEIGH_TICK_MS 10      /**< timer period */
-
-/** Neighbour states (the slot states FREE and DELETED first). */
-enum swr_neigh_state {
-	SWR_NEIGH_FREE = 0,       /**< never used: ends a probe sequence */
-	SWR_NEIGH_DELETED,        /**< tombstone */
-	SWR_NEIGH_INCOMPLETE,     /**< resolving (probes > 0) or idle */
-	SWR_NEIGH_REACHABLE,      /**< MAC known (re-validating if probes) */
-	SWR_NEIGH_FAILED,         /**< no answer: hold-down until deadline */
-};
-
-struct swr_neigh {
-	rte_be32_t ip;            /**< key, network order */
-	uint8_t state;            /**< enum swr_neigh_state */
-	uint8_t probes;           /**< requests sent in this round */
-	uint8_t n_pending;
-	uint8_t pad_;
-	struct rte_ether_addr mac;
-	uint16_t live_pos;        /**< index in the table's live list */
-	uint64_t deadline;        /**< next timer event (TSC) */
-	uint64_t pending_since;   /**< when the oldest held frame came */
-	struct rte_mbuf *pending[SWR_NEIGH_PENDING];
-};
-
-/** What swr_neigh_input() did with a frame. */
-enum swr_neigh_rx {
-	SWR_NEIGH_RX_IGNORED = 0, /**< not ours or malformed: count, free */
-	SWR_NEIGH_RX_DONE,        /**< handled: the caller frees it */
-	SWR_NEIGH_RX_TAKEN,       /**< reused for the reply: do not free */
-};
-
-/** Allocate the adapter's table. @return 0 or -ENOMEM. */
-int swr_neigh_init(struct swr_adapter *ad);
-
-/** Free held frames and the table (adapter close). */
-void swr_neigh_fini(struct swr_adapter *ad);
-
-/**
- * The entry for @p ip, created INCOMPLETE if absent; resolution starts if
- * it is not under way. Never NULL: when the table is full, a dummy entry
- * every frame is dropped through.
- */
-struct swr_neigh *swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip);
-
-/** Slow path of swr_pkt_send(): the QP's neighbour is not REACHABLE. */
-void swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m);
-
-/**
- * Send a finished IPv4 frame to @p ip through the neighbour table (MAC
- * filled in, or the frame held while @p ip resolves). @p cache remembers
- * the entry between calls (may be NULL); *@p cache NULL looks it up.
- */
-void swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
-		    rte_be32_t ip, struct rte_mbuf *m);
-
-/** A frame ndk_roce_parse() found not to be RoCEv2 (ARP, ICMP, ...). */
-enum swr_neigh_rx swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m);
-
-/** Retries, hold-downs, re-validation, expiry (every SWR_NEIGH_TICK_MS). */
-void swr_neigh_timers(struct swr_adapter *ad);
+#include "swroce_neigh.h"
 
 /** Stage a finished frame for transmission on queue 0 (swroce_poll.c). */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
