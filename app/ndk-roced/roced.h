@@ -171,6 +171,8 @@ struct roced_attach;
 
 /** Period of the attached applications' liveness check. */
 #define ROCED_ATTACH_CHECK_MS 100
+/** When stopping: between telling applications and closing their objects. */
+#define ROCED_ATTACH_GRACE_MS 50
 
 /**
  * Serve attached applications (rte_mp action NDK_ATTACH_MP_NAME).

@@ -25,11 +25,14 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_memzone.h>
 #include <rte_string_fns.h>
 #include <rte_telemetry.h>
 
 #include "roced.h"
+#include "roced_attach_app.h"
 #include "swroce_attach.h"
+#include "swroce_attach_srv.h"
 
 #define ATT_MAX_APPS 64
 #define ATT_MAX_OBJS 4096
@@ -43,6 +46,7 @@ struct att_app {
 	char peer[ATT_PEER_LEN];     /* its rte_mp socket */
 	struct roced_port *port;
 	uint32_t n_obj;
+	struct roced_app_res res;    /* doorbell ring, buffer heap */
 };
 
 struct att_ent {
@@ -59,6 +63,7 @@ struct roced_attach {
 	struct roced_ports *ports;
 	uint64_t next_id;
 	uint64_t next_check;         /* TSC */
+	struct ndk_attach_shm *shm;  /* liveness the applications read */
 	struct att_app apps[ATT_MAX_APPS];
 	struct att_ent ent[ATT_MAX_OBJS];
 };
@@ -154,6 +159,7 @@ app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 		for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
 			if (s->ent[i].type == order[k] && s->ent[i].app == ai)
 				ent_close(s, &s->ent[i]);
+	roced_app_res_fini(&a->res);
 	ROCED_LOG(NOTICE, "attach: application pid %d %s: %u object(s) "
 		  "closed", a->pid, why, n);
 	a->id = 0;
@@ -195,6 +201,11 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 		if (a->id != 0)
 			continue;
 		a->id = (++s->next_id << 8) | ai;
+		if (roced_app_res_init(&a->res, port->ad, a->id,
+				rte_eth_dev_socket_id(port->port_id)) != 0) {
+			a->id = 0;
+			return NDK_STATUS_INSUFFICIENT_RESOURCES;
+		}
 		a->pid = rq->pid;
 		rte_strlcpy(a->peer, peer, sizeof(a->peer));
 		a->port = port;
@@ -292,6 +303,8 @@ op_object(struct roced_attach *s, unsigned int ai,
 		if (!NDK_SUCCESS(st))
 			return st;
 		rp->u[0] = ndk_qp_num(o);
+		/* Its doorbells go to the application's own ring. */
+		swr_attach_qp_use_db(o, s->apps[ai].res.db);
 		st = ent_add(s, ai, NDK_OBJECT_TYPE_QP, o, rp);
 		if (!NDK_SUCCESS(st))
 			ndk_close_qp(o, NULL, NULL);
@@ -307,7 +320,14 @@ op_object(struct roced_attach *s, unsigned int ai,
 			ndk_close_mr(o, NULL, NULL);
 		return st;
 	case NDK_ATT_REGISTER_MR:
-		/* swroce checks that the range is DPDK (shared) memory. */
+		/* Only the application's own buffers (its heap). */
+		if (!roced_app_owns(&s->apps[ai].res, rq->va, rq->len)) {
+			ROCED_LOG(ERR, "attach: application pid %d registers "
+				  "[0x%" PRIx64 ", +%" PRIu64 "): not inside "
+				  "its heap %s", s->apps[ai].pid, rq->va,
+				  rq->len, s->apps[ai].res.heap);
+			return NDK_STATUS_ACCESS_VIOLATION;
+		}
 		st = ndk_register_mr(e->obj, (void *)(uintptr_t)rq->va,
 				     rq->len, rq->u[0]);
 		rp->u[0] = ndk_mr_local_token(e->obj);
@@ -381,6 +401,14 @@ att_exec(struct roced_attach *s, const struct ndk_attach_req *rq,
 					      rp)))
 			ndk_close_connector(o, NULL, NULL);
 		return st;
+	case NDK_ATT_ALLOC:
+		st = roced_app_alloc(&s->apps[ai].res, rq->len, rq->u[0], &o);
+		if (NDK_SUCCESS(st))
+			rp->obj = (uintptr_t)o;
+		return st;
+	case NDK_ATT_FREE:
+		return roced_app_free(&s->apps[ai].res,
+				      (void *)(uintptr_t)rq->va);
 	case NDK_ATT_CREATE_QP:
 	case NDK_ATT_CREATE_MR:
 	case NDK_ATT_REGISTER_MR:
@@ -452,11 +480,26 @@ int
 roced_attach_start(struct roced_ports *p, struct roced_attach **out)
 {
 	struct roced_attach *s = &att_store;
+	const struct rte_memzone *mz;
 
 	*out = NULL;
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
 	s->ports = p;
+	/* Liveness for the applications: kept until the process ends. */
+	mz = rte_memzone_reserve(NDK_ATTACH_SHM_NAME, sizeof(*s->shm),
+				 SOCKET_ID_ANY, 0);
+	if (mz == NULL) {
+		ROCED_LOG(NOTICE, "attached applications unavailable: no "
+			  "memzone %s: %s", NDK_ATTACH_SHM_NAME,
+			  rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	s->shm = mz->addr;
+	s->shm->heartbeat_ms = ROCED_ATTACH_CHECK_MS;
+	__atomic_store_n(&s->shm->heartbeat, rte_get_timer_cycles(),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&s->shm->state, NDK_ATTACH_UP, __ATOMIC_RELEASE);
 	att_srv = s;
 	if (rte_mp_action_register(NDK_ATTACH_MP_NAME, att_handle) != 0) {
 		ROCED_LOG(NOTICE, "attached applications unavailable (%s): "
@@ -482,6 +525,7 @@ roced_attach_run(struct roced_attach *s)
 		return 0;
 	s->next_check = now + rte_get_timer_hz() * ROCED_ATTACH_CHECK_MS /
 		1000;
+	__atomic_store_n(&s->shm->heartbeat, now, __ATOMIC_RELEASE);
 	/* A request in progress may need this thread to poll: skip. */
 	if (pthread_mutex_trylock(&s->lock) != 0)
 		return 0;
@@ -502,11 +546,22 @@ roced_attach_stop(struct roced_attach *s)
 {
 	if (s == NULL)
 		return;
+	/*
+	 * Tell the applications first: from now on their calls return
+	 * STATUS_DEVICE_REMOVED and they stop touching the shared objects;
+	 * a post already past that check gets the grace period to finish.
+	 * Then their connections are aborted (DREQ), their QPs flushed and
+	 * everything closed while the ports are still polled.
+	 */
+	__atomic_store_n(&s->shm->state, NDK_ATTACH_STOPPING,
+			 __ATOMIC_SEQ_CST);
+	rte_delay_us_sleep(ROCED_ATTACH_GRACE_MS * 1000);
 	rte_mp_action_unregister(NDK_ATTACH_MP_NAME);
 	pthread_mutex_lock(&s->lock);
 	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++)
 		if (s->apps[ai].id != 0)
 			app_teardown(s, ai, "cut off (daemon stopping)");
 	pthread_mutex_unlock(&s->lock);
+	__atomic_store_n(&s->shm->state, NDK_ATTACH_GONE, __ATOMIC_SEQ_CST);
 	att_srv = NULL;
 }

@@ -400,22 +400,6 @@ swr_rx(struct swr_adapter *ad)
 	return n;
 }
 
-static unsigned int
-swr_doorbells(struct swr_adapter *ad)
-{
-	struct swr_qp *qps[SWR_DB_BURST];
-	unsigned int n;
-
-	n = rte_ring_sc_dequeue_burst(ad->db_ring, (void **)qps, SWR_DB_BURST,
-				      NULL);
-	for (unsigned int i = 0; i < n; i++) {
-		/* Clear first: a post after this re-rings. */
-		__atomic_store_n(&qps[i]->db_pending, 0, __ATOMIC_SEQ_CST);
-		swr_qp_activate(qps[i]);
-	}
-	return n;
-}
-
 void
 swr_qp_activate(struct swr_qp *qp)
 {
@@ -533,6 +517,18 @@ swr_get_stats(struct ndk_adapter *adapter, struct ndk_adapter_stats *stats)
 	*stats = ad->stats;
 }
 
+/* Embedded: registrable buffers come from the port's socket heap. */
+static ndk_status_t
+swr_alloc_buffer(struct ndk_adapter *adapter, size_t len, size_t align,
+		 void **buf)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+
+	*buf = rte_zmalloc_socket("ndk_buffer", len, (unsigned int)align,
+				  ad->socket_id);
+	return *buf != NULL ? NDK_STATUS_SUCCESS : NDK_STATUS_NO_MEMORY;
+}
+
 static void swr_close(struct ndk_adapter *adapter);
 
 static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
@@ -547,6 +543,7 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.create_listener = swr_listener_create,
 	.qp_list = swr_info_qp_list,
 	.qp_query_info = swr_info_qp_query,
+	.alloc_buffer = swr_alloc_buffer,
 };
 
 static int

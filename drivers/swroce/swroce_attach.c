@@ -17,6 +17,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_memory.h>
+#include <rte_memzone.h>
 #include <rte_spinlock.h>
 #include <rte_string_fns.h>
 
@@ -42,6 +43,9 @@ struct att_adapter {
 	struct ndk_adapter pub;   /* must be first */
 	uint64_t app;             /* our id at the daemon */
 	struct swr_adapter *sad;  /* the daemon's adapter (shared memory) */
+	const struct ndk_attach_shm *shm; /* the daemon's liveness */
+	uint64_t dead_tsc;        /* heartbeat older than this: dead */
+	uint32_t gone;            /* the daemon stopped or died (atomic) */
 	rte_spinlock_t cb_lock;
 	uint32_t n_cb;            /* atomic: poll looks without the lock */
 	struct att_cb cb[ATT_MAX_CB];
@@ -88,6 +92,44 @@ att_sqp(struct ndk_qp *q)
 	return att_obj(q)->shared;
 }
 
+static void
+att_set_gone(struct att_adapter *aa, const char *why)
+{
+	if (__atomic_exchange_n(&aa->gone, 1, __ATOMIC_RELAXED) == 0)
+		NDK_LOG(ERR, "attach: the daemon %s: the adapter is removed, "
+			"close everything and exit (a restarted daemon needs "
+			"a new process)", why);
+}
+
+/* Whether the daemon has stopped: its state word (data path). */
+static inline bool
+att_down(struct att_adapter *aa)
+{
+	if (likely(__atomic_load_n(&aa->shm->state, __ATOMIC_ACQUIRE) ==
+		   NDK_ATTACH_UP))
+		return __atomic_load_n(&aa->gone, __ATOMIC_RELAXED) != 0;
+	att_set_gone(aa, "is stopping");
+	return true;
+}
+
+/* att_down(), or no heartbeat for NDK_ATTACH_DEAD_MS (it was killed). */
+static ndk_status_t
+att_health(struct ndk_adapter *a)
+{
+	struct att_adapter *aa = att_ad(a);
+	uint64_t hb;
+
+	if (att_down(aa))
+		return NDK_STATUS_DEVICE_REMOVED;
+	hb = __atomic_load_n(&aa->shm->heartbeat, __ATOMIC_ACQUIRE);
+	if (unlikely((int64_t)(rte_get_timer_cycles() - hb) >
+		     (int64_t)aa->dead_tsc)) {
+		att_set_gone(aa, "gives no heartbeat");
+		return NDK_STATUS_DEVICE_REMOVED;
+	}
+	return NDK_STATUS_SUCCESS;
+}
+
 /* One synchronous request to the daemon. */
 static ndk_status_t
 att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
@@ -99,6 +141,8 @@ att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
 
 	memset(&m, 0, sizeof(m));
 	memset(rp, 0, sizeof(*rp));
+	if (aa != NULL && att_health(&aa->pub) != NDK_STATUS_SUCCESS)
+		return NDK_STATUS_DEVICE_REMOVED;
 	rq->version = NDK_ATTACH_VERSION;
 	rq->pid = (int32_t)getpid();
 	rq->app = aa != NULL ? aa->app : 0;
@@ -107,9 +151,14 @@ att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
 	m.len_param = sizeof(*rq);
 	if (rte_mp_request_sync(&m, &r, &ts) != 0 || r.nb_received != 1 ||
 	    r.msgs[0].len_param != (int)sizeof(*rp)) {
+		free(r.msgs);
+		if (aa != NULL && (!rte_eal_primary_proc_alive(NULL) ||
+				   att_down(aa))) {
+			att_set_gone(aa, "has ended");
+			return NDK_STATUS_DEVICE_REMOVED;
+		}
 		NDK_LOG(ERR, "attach: request %u: no answer from the daemon",
 			rq->op);
-		free(r.msgs);
 		return NDK_STATUS_DEVICE_NOT_READY;
 	}
 	memcpy(rp, r.msgs[0].param, sizeof(*rp));
@@ -141,6 +190,7 @@ att_poll(struct ndk_adapter *a)
 	struct att_cb cb[ATT_MAX_CB];
 	uint32_t n;
 
+	att_health(a);   /* notices a stopped or dead daemon */
 	if (likely(__atomic_load_n(&aa->n_cb, __ATOMIC_ACQUIRE) == 0))
 		return 0;
 	rte_spinlock_lock(&aa->cb_lock);
@@ -211,6 +261,9 @@ att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 
 	rq.h[0] = o->h;
 	st = att_call(o->aa, &rq, &rp);
+	/* Removed: the daemon closed the object; free the proxy. */
+	if (st == NDK_STATUS_DEVICE_REMOVED)
+		st = NDK_STATUS_SUCCESS;
 	if (!NDK_SUCCESS(st))
 		return st;
 	o->pub.header.type = 0;   /* a stale handle fails validation */
@@ -241,6 +294,8 @@ att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 		*size = sizeof(*info);
 		return NDK_STATUS_BUFFER_TOO_SMALL;
 	}
+	if (att_health(a) != NDK_STATUS_SUCCESS)
+		return NDK_STATUS_DEVICE_REMOVED;
 	*info = att_ad(a)->sad->info;   /* read-only after open */
 	*size = sizeof(*info);
 	return NDK_STATUS_SUCCESS;
@@ -297,7 +352,8 @@ att_adapter_close(struct ndk_adapter *a)
 	struct ndk_attach_rep rp;
 
 	/* The daemon closes whatever the application left open. */
-	att_call(aa, &rq, &rp);
+	if (att_health(a) == NDK_STATUS_SUCCESS)
+		att_call(aa, &rq, &rp);
 	aa->pub.header.type = 0;
 	free(aa);
 }
@@ -311,7 +367,39 @@ att_release(struct ndk_adapter *a)
 static void
 att_get_stats(struct ndk_adapter *a, struct ndk_adapter_stats *stats)
 {
-	*stats = att_ad(a)->sad->stats;   /* may lag by one poll */
+	if (att_down(att_ad(a)))
+		memset(stats, 0, sizeof(*stats));
+	else
+		*stats = att_ad(a)->sad->stats;   /* may lag by one poll */
+}
+
+/* Buffers come from the application's heap in the daemon. */
+static ndk_status_t
+att_alloc_buffer(struct ndk_adapter *a, size_t len, size_t align,
+		 void **buf)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_ALLOC };
+	struct ndk_attach_rep rp;
+	ndk_status_t st;
+
+	if (align > UINT32_MAX)
+		return NDK_STATUS_INVALID_PARAMETER;
+	rq.len = len;
+	rq.u[0] = (uint32_t)align;
+	st = att_call(att_ad(a), &rq, &rp);
+	if (NDK_SUCCESS(st))
+		*buf = (void *)(uintptr_t)rp.obj;
+	return st;
+}
+
+static ndk_status_t
+att_free_buffer(struct ndk_adapter *a, void *buf)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_FREE };
+	struct ndk_attach_rep rp;
+
+	rq.va = (uintptr_t)buf;
+	return att_call(att_ad(a), &rq, &rp);
 }
 
 static const struct ndk_adapter_dispatch att_adapter_ops = {
@@ -324,6 +412,9 @@ static const struct ndk_adapter_dispatch att_adapter_ops = {
 	.get_stats = att_get_stats,
 	.create_connector = att_create_connector,
 	.create_listener = att_create_listener,
+	.alloc_buffer = att_alloc_buffer,
+	.free_buffer = att_free_buffer,
+	.health = att_health,
 };
 
 /* ------------------------------------------------------------------ */
@@ -342,6 +433,8 @@ att_cq_results(struct ndk_cq *cq, struct ndk_result *r, uint32_t n)
 {
 	struct swr_cq *s = att_obj(cq)->shared;
 
+	if (unlikely(att_down(att_obj(cq)->aa)))
+		return 0;
 	return swr_cq_get_results(&s->pub, r, n);
 }
 
@@ -350,6 +443,8 @@ att_cq_results_ex(struct ndk_cq *cq, struct ndk_result_ex *r, uint32_t n)
 {
 	struct swr_cq *s = att_obj(cq)->shared;
 
+	if (unlikely(att_down(att_obj(cq)->aa)))
+		return 0;
 	return swr_cq_get_results_ex(&s->pub, r, n);
 }
 
@@ -508,13 +603,16 @@ att_qp_close(struct ndk_qp *qp, ndk_close_completion_fn done, void *ctx)
 static void
 att_flush(struct ndk_qp *qp)
 {
-	swr_post_flush(&att_sqp(qp)->pub);
+	if (likely(!att_down(att_obj(qp)->aa)))
+		swr_post_flush(&att_sqp(qp)->pub);
 }
 
 static ndk_status_t
 att_send(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	 uint32_t nsge, uint32_t flags)
 {
+	if (unlikely(att_down(att_obj(qp)->aa)))
+		return NDK_STATUS_DEVICE_REMOVED;
 	return swr_post_send(&att_sqp(qp)->pub, ctx, sgl, nsge, flags);
 }
 
@@ -522,6 +620,8 @@ static ndk_status_t
 att_receive(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	    uint32_t nsge)
 {
+	if (unlikely(att_down(att_obj(qp)->aa)))
+		return NDK_STATUS_DEVICE_REMOVED;
 	return swr_post_receive(&att_sqp(qp)->pub, ctx, sgl, nsge);
 }
 
@@ -529,6 +629,8 @@ static ndk_status_t
 att_read(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	 uint32_t nsge, uint64_t raddr, uint32_t rtoken, uint32_t flags)
 {
+	if (unlikely(att_down(att_obj(qp)->aa)))
+		return NDK_STATUS_DEVICE_REMOVED;
 	return swr_post_read(&att_sqp(qp)->pub, ctx, sgl, nsge, raddr, rtoken,
 			     flags);
 }
@@ -537,6 +639,8 @@ static ndk_status_t
 att_write(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	  uint32_t nsge, uint64_t raddr, uint32_t rtoken, uint32_t flags)
 {
+	if (unlikely(att_down(att_obj(qp)->aa)))
+		return NDK_STATUS_DEVICE_REMOVED;
 	return swr_post_write(&att_sqp(qp)->pub, ctx, sgl, nsge, raddr,
 			      rtoken, flags);
 }
@@ -545,6 +649,8 @@ static ndk_status_t
 att_send_inv(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	     uint32_t nsge, uint32_t flags, uint32_t token)
 {
+	if (unlikely(att_down(att_obj(qp)->aa)))
+		return NDK_STATUS_DEVICE_REMOVED;
 	return swr_post_send_inv(&att_sqp(qp)->pub, ctx, sgl, nsge, flags,
 				 token);
 }
@@ -622,7 +728,10 @@ att_bind(struct ndk_qp *qp, void *ctx, struct ndk_mr *mr, struct ndk_mw *mw,
 static void
 att_qp_stats(struct ndk_qp *qp, struct ndk_qp_stats *stats)
 {
-	swr_post_get_stats(&att_sqp(qp)->pub, stats);
+	if (att_down(att_obj(qp)->aa))
+		memset(stats, 0, sizeof(*stats));
+	else
+		swr_post_get_stats(&att_sqp(qp)->pub, stats);
 }
 
 static const struct ndk_qp_dispatch att_qp_ops = {
@@ -783,6 +892,7 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 {
 	struct ndk_attach_req rq = { .op = NDK_ATT_HELLO };
 	struct ndk_attach_rep rp;
+	const struct rte_memzone *mz;
 	struct att_adapter *aa;
 	ndk_status_t st;
 
@@ -796,6 +906,13 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 		NDK_LOG(ERR, "attach: no ethdev port %u", config->port_id);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
+	mz = rte_memzone_lookup(NDK_ATTACH_SHM_NAME);
+	if (mz == NULL) {
+		NDK_LOG(ERR, "attach: the primary process shares no %s: not "
+			"an ndk-roced serving applications",
+			NDK_ATTACH_SHM_NAME);
+		return NDK_STATUS_DEVICE_NOT_READY;
+	}
 	aa = calloc(1, sizeof(*aa));
 	if (aa == NULL)
 		return NDK_STATUS_NO_MEMORY;
@@ -806,6 +923,11 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 		free(aa);
 		return st;
 	}
+	aa->shm = mz->addr;
+	/* Missing heartbeats: NDK_ATTACH_DEAD_MS, at least 20 periods. */
+	aa->dead_tsc = rte_get_timer_hz() / 1000 *
+		RTE_MAX((uint64_t)NDK_ATTACH_DEAD_MS,
+			20 * (uint64_t)aa->shm->heartbeat_ms);
 	ndk_object_header_init(&aa->pub.header, NDK_OBJECT_TYPE_ADAPTER);
 	aa->pub.dispatch = &att_adapter_ops;
 	aa->app = rp.handle;

@@ -17,6 +17,7 @@
  * application uses for posting and polling only (see doc/attach.md).
  */
 
+#include <inttypes.h>
 #include <stdint.h>
 
 #include "ndk.h"
@@ -47,6 +48,8 @@ enum ndk_attach_op {
 	NDK_ATT_CONNECT,          /**< h conn, qp; addr; u ird, ord (waits) */
 	NDK_ATT_COMPLETE_CONNECT, /**< h[0] conn (waits) */
 	NDK_ATT_DISCONNECT,       /**< h[0] conn (waits) */
+	NDK_ATT_ALLOC,            /**< len, u[0] align -> obj: a buffer */
+	NDK_ATT_FREE,             /**< va: a buffer of NDK_ATT_ALLOC */
 };
 
 /** Private data an attached Connect may carry (fits one message). */
@@ -84,5 +87,30 @@ struct ndk_attach_rep {
 	uint64_t obj;             /**< its address in shared memory */
 	struct ndk_qp_attr attr;  /**< QP_QUERY */
 };
+
+/** Memzone of the daemon's struct ndk_attach_shm. */
+#define NDK_ATTACH_SHM_NAME "ndk_attach_shm"
+
+/** The daemon's state, as an application sees it. */
+enum ndk_attach_state {
+	NDK_ATTACH_UP = 1,        /**< serving */
+	NDK_ATTACH_STOPPING,      /**< closing applications' objects */
+	NDK_ATTACH_GONE,          /**< stopped: applications must exit */
+};
+
+/**
+ * The daemon's liveness in shared memory (memzone NDK_ATTACH_SHM_NAME),
+ * read by the attach provider in ndk_adapter_poll() and before control
+ * calls and posts: a state word the daemon sets when it stops, and a
+ * heartbeat it renews while it runs (a SIGKILLed daemon sets nothing).
+ */
+struct ndk_attach_shm {
+	uint32_t state;           /**< enum ndk_attach_state (atomic) */
+	uint32_t heartbeat_ms;    /**< renewal period of @p heartbeat */
+	uint64_t heartbeat;       /**< daemon's TSC at its last renewal */
+};
+
+/** An application deems the daemon dead after this without a heartbeat. */
+#define NDK_ATTACH_DEAD_MS 5000
 
 #endif /* SWROCE_ATTACH_H */

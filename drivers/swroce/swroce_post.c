@@ -86,7 +86,7 @@ static inline void
 swr_doorbell(struct swr_qp *qp)
 {
 	if (__atomic_exchange_n(&qp->db_pending, 1, __ATOMIC_SEQ_CST) == 0)
-		rte_ring_mp_enqueue(qp->ad->db_ring, qp);
+		rte_ring_mp_enqueue(qp->db_ring, qp);
 }
 
 /* Hand every deferred request to the polling thread. */

@@ -65,6 +65,7 @@
 #define SWR_TX_BURST 32
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */
 #define SWR_DB_BURST 64
+#define SWR_MAX_DB_RINGS 64       /**< doorbell rings besides the adapter's */
 #define SWR_RING_DESC 1024
 
 /* ------------------------------------------------------------------ */
@@ -115,6 +116,10 @@ struct swr_adapter {
 	uint64_t epoch;           /**< polls completed (release store) */
 	struct rte_ring *ctl_ring;/**< struct swr_ctl *, MP/SC */
 	struct rte_ring *db_ring; /**< struct swr_qp *, MP/SC */
+	/** More doorbell rings (attached applications'; lcore-private,
+	 *  changed only through swr_ctl_exec(): swroce_dbell.c). */
+	struct rte_ring *db_more[SWR_MAX_DB_RINGS];
+	uint32_t n_db_more;
 	rte_spinlock_t obj_lock;  /**< control path only: tables, lists */
 
 	uint32_t qp_bits;         /**< log2 of the QP table size */
@@ -485,6 +490,7 @@ struct swr_qp {
 	uint32_t sq_prod;         /**< published (release) */
 	uint32_t rq_prod;         /**< published (release) */
 	uint32_t db_pending;      /**< doorbell queued (atomic) */
+	struct rte_ring *db_ring; /**< where its doorbells go (set once) */
 	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
 	struct ndk_qp_stats pstats; /**< posting counters (the poster's) */
 
@@ -643,6 +649,10 @@ ndk_status_t swr_local_exec(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /** Put a QP on the active list (polling thread). */
 void swr_qp_activate(struct swr_qp *qp);
+/** Serve the queued doorbells of every ring of @p ad (polling thread). */
+unsigned int swr_doorbells(struct swr_adapter *ad);
+/** Serve every doorbell queued on @p r (polling thread). */
+void swr_db_drain_all(struct rte_ring *r);
 
 /**
  * Move a QP to ERROR and flush both queues (polling thread). The WQE that

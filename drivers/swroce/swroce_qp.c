@@ -378,8 +378,6 @@ static ndk_status_t
 swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 {
 	struct swr_qp *qp = arg;
-	struct swr_qp *db[SWR_DB_BURST];
-	unsigned int n;
 
 	if (swr_qp_state(qp) != NDK_QP_STATE_RESET)
 		swr_qp_flush_all(qp);
@@ -389,14 +387,7 @@ swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,
 			 __ATOMIC_RELEASE);
 	/* No doorbell may outlive the QP: serve the queued ones now. */
-	while ((n = rte_ring_sc_dequeue_burst(ad->db_ring, (void **)db,
-					      SWR_DB_BURST, NULL)) != 0) {
-		for (unsigned int i = 0; i < n; i++) {
-			__atomic_store_n(&db[i]->db_pending, 0,
-					 __ATOMIC_SEQ_CST);
-			swr_qp_activate(db[i]);
-		}
-	}
+	swr_db_drain_all(qp->db_ring);
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -514,6 +505,7 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	if (qp == NULL)
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	qp->ad = ad;
+	qp->db_ring = ad->db_ring;
 	qp->pd = pd;
 	qp->rcq = rcq;
 	qp->icq = icq;

@@ -310,6 +310,38 @@ ndk_status_t ndk_adapter_open(const struct ndk_adapter_config *config,
 void ndk_adapter_close(struct ndk_adapter *adapter);
 
 /**
+ * Allocate a buffer the application may register on @p adapter (zeroed,
+ * in hugepage memory). Embedded, it comes from the adapter's socket heap;
+ * attached to ndk-roced, from the application's own heap in the daemon,
+ * the only memory the daemon lets it register (doc/attach.md).
+ * Control path: attached, one request to the daemon.
+ * @param align a power of two, or 0 for a cache line.
+ * @param buf out: the buffer.
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER, STATUS_NO_MEMORY,
+ *   STATUS_INSUFFICIENT_RESOURCES or STATUS_DEVICE_REMOVED.
+ */
+ndk_status_t ndk_adapter_alloc_buffer(struct ndk_adapter *adapter,
+				      size_t len, size_t align, void **buf);
+
+/**
+ * Free a buffer of ndk_adapter_alloc_buffer() (deregister it first).
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not such a buffer) or
+ *   STATUS_DEVICE_REMOVED (the daemon freed it already).
+ */
+ndk_status_t ndk_adapter_free_buffer(struct ndk_adapter *adapter, void *buf);
+
+/**
+ * Whether the adapter still works: STATUS_SUCCESS, or
+ * STATUS_DEVICE_REMOVED once the daemon an attached application uses has
+ * stopped or died. From then on every call on the adapter's objects
+ * returns STATUS_DEVICE_REMOVED (closes succeed and free what the
+ * application holds); a DPDK secondary process cannot join a restarted
+ * daemon, so the application closes its objects and exits. Cheap: a
+ * shared-memory read, no syscall.
+ */
+ndk_status_t ndk_adapter_health(struct ndk_adapter *adapter);
+
+/**
  * NdkQueryAdapterInfo: copy the adapter's limits.
  * @param size in: size of @p info; out: bytes written (or needed).
  * @return STATUS_SUCCESS or STATUS_BUFFER_TOO_SMALL.

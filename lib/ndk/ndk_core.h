@@ -56,6 +56,12 @@ struct ndk_adapter_dispatch {
 		       uint32_t max);
 	ndk_status_t (*qp_query_info)(struct ndk_adapter *adapter,
 				      uint32_t qpn, struct ndk_qp_info *info);
+	/* Registrable buffers; NULL: the adapter's socket heap. */
+	ndk_status_t (*alloc_buffer)(struct ndk_adapter *adapter, size_t len,
+				     size_t align, void **buf);
+	ndk_status_t (*free_buffer)(struct ndk_adapter *adapter, void *buf);
+	/* NULL: always healthy. */
+	ndk_status_t (*health)(struct ndk_adapter *adapter);
 };
 
 /** NDK_CQ_DISPATCH. */

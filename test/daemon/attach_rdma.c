@@ -206,10 +206,12 @@ main(int argc, char **argv)
 			fail("link down");
 		rte_delay_us_sleep(10000);
 	}
-	/* Buffers in the shared heap: the daemon's lcore reaches them. */
-	buf = rte_zmalloc("attach-rdma", 2 * (size_t)size, 64);
+	/* Attached: from our heap in the daemon, the only memory it lets
+	 * us register; embedded: from the port's socket heap. */
 	want = malloc(size);
-	if (buf == NULL || want == NULL ||
+	if (ndk_adapter_alloc_buffer(ad, 2 * (size_t)size, 64,
+				     (void **)&buf) != NDK_STATUS_SUCCESS ||
+	    want == NULL ||
 	    ndk_create_pd(ad, &pd) != NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(ad, 64, NULL, NULL, &cq) != NDK_STATUS_SUCCESS ||
 	    ndk_create_qp(pd, cq, cq, NULL, 8, 8, 1, 1, 0, &qp) !=
@@ -244,8 +246,8 @@ main(int argc, char **argv)
 	ndk_close_mr(mr, NULL, NULL);
 	ndk_close_cq(cq, NULL, NULL);
 	ndk_close_pd(pd, NULL, NULL);
+	ndk_adapter_free_buffer(ad, buf);
 	ndk_adapter_close(ad);
-	rte_free(buf);
 	free(want);
 	rte_eal_cleanup();
 	printf("CLOSED\n");

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_ATTACH_SRV_H
+#define SWROCE_ATTACH_SRV_H
+
+/**
+ * @file
+ * swroce services for the daemon's attach server (app/ndk-roced,
+ * roced_attach.c) beyond the NDK API: per-application doorbell rings
+ * (swroce_dbell.c). See doc/attach.md.
+ */
+
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include "ndk.h"
+
+/**
+ * Create a doorbell ring for attached application @p app on adapter @p a
+ * (hugepage memory, multi-producer, single consumer) and hook it to the
+ * adapter's polling thread, which drains it with the adapter's own.
+ *
+ * @return the ring, or NULL (logged).
+ */
+struct rte_ring *swr_attach_db_create(struct ndk_adapter *a, uint64_t app);
+
+/**
+ * Unhook ring @p r from adapter @p a on the polling thread (doorbells
+ * still queued are served), then free it. Call after the application's
+ * QPs are closed. NULL is ignored.
+ */
+void swr_attach_db_destroy(struct ndk_adapter *a, struct rte_ring *r);
+
+/**
+ * Make QP @p q ring doorbell ring @p r (created on the QP's adapter)
+ * instead of the adapter's. Only before anyone posts on @p q.
+ */
+void swr_attach_qp_use_db(struct ndk_qp *q, struct rte_ring *r);
+
+#endif /* SWROCE_ATTACH_SRV_H */

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Doorbells: a poster queues a QP that needs the polling thread's
+ * attention on the QP's doorbell ring (swr_doorbell() in swroce_post.c);
+ * the polling thread drains the adapter's ring and every extra ring hooked
+ * to the adapter, one burst each per poll.
+ *
+ * Extra rings belong to the daemon's attached applications (one each, so
+ * that an application killed inside rte_ring_mp_enqueue() wedges only its
+ * own ring, never another's: doc/attach.md). The list of extra rings is
+ * lcore-private: it is changed only by control operations run on the
+ * polling thread through swr_ctl_exec(), which is the hand-off: once the
+ * unhook has run there, no poll can be reading the ring any more and it
+ * may be freed. No lock on the polling thread.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <rte_errno.h>
+#include <rte_ring.h>
+
+#include "swroce_priv.h"
+#include "swroce_attach_srv.h"
+
+/* Serve every queued doorbell of @p r (polling thread). */
+static unsigned int
+swr_db_drain(struct rte_ring *r)
+{
+	struct swr_qp *qps[SWR_DB_BURST];
+	unsigned int n;
+
+	n = rte_ring_sc_dequeue_burst(r, (void **)qps, SWR_DB_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		/* Clear first: a post after this re-rings. */
+		__atomic_store_n(&qps[i]->db_pending, 0, __ATOMIC_SEQ_CST);
+		swr_qp_activate(qps[i]);
+	}
+	return n;
+}
+
+unsigned int
+swr_doorbells(struct swr_adapter *ad)
+{
+	unsigned int n = swr_db_drain(ad->db_ring);
+
+	for (uint32_t i = 0; i < ad->n_db_more; i++)
+		n += swr_db_drain(ad->db_more[i]);
+	return n;
+}
+
+void
+swr_db_drain_all(struct rte_ring *r)
+{
+	while (swr_db_drain(r) != 0)
+		;
+}
+
+static ndk_status_t
+swr_db_hook_ctl(struct swr_adapter *ad, void *arg)
+{
+	if (ad->n_db_more == SWR_MAX_DB_RINGS)
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	ad->db_more[ad->n_db_more++] = arg;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_db_unhook_ctl(struct swr_adapter *ad, void *arg)
+{
+	for (uint32_t i = 0; i < ad->n_db_more; i++) {
+		if (ad->db_more[i] != arg)
+			continue;
+		ad->db_more[i] = ad->db_more[--ad->n_db_more];
+		ad->db_more[ad->n_db_more] = NULL;
+		/* Doorbells of QPs still open are served, not lost. */
+		swr_db_drain_all(arg);
+		return NDK_STATUS_SUCCESS;
+	}
+	return NDK_STATUS_INVALID_PARAMETER;
+}
+
+struct rte_ring *
+swr_attach_db_create(struct ndk_adapter *a, uint64_t app)
+{
+	struct swr_adapter *ad = swr_adapter_of(a);
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+	ndk_status_t st;
+
+	/* Room for every QP of the adapter: a QP is queued at most once. */
+	snprintf(name, sizeof(name), "ndkdb_%" PRIx64, app);
+	r = rte_ring_create(name, 1u << ad->qp_bits, ad->socket_id,
+			    RING_F_SC_DEQ);
+	if (r == NULL) {
+		NDK_LOG(ERR, "%s: no doorbell ring for application %" PRIx64
+			": %s", ad->name, app, rte_strerror(rte_errno));
+		return NULL;
+	}
+	st = swr_ctl_exec(ad, swr_db_hook_ctl, r);
+	if (st != NDK_STATUS_SUCCESS) {
+		NDK_LOG(ERR, "%s: more than %u doorbell rings", ad->name,
+			SWR_MAX_DB_RINGS);
+		rte_ring_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void
+swr_attach_db_destroy(struct ndk_adapter *a, struct rte_ring *r)
+{
+	struct swr_adapter *ad = swr_adapter_of(a);
+
+	if (r == NULL)
+		return;
+	/* Run on the polling thread: after it, no poll reads @p r. */
+	if (swr_ctl_exec(ad, swr_db_unhook_ctl, r) != NDK_STATUS_SUCCESS)
+		NDK_LOG(ERR, "%s: doorbell ring %s was not hooked", ad->name,
+			r->name);
+	rte_ring_free(r);
+}
+
+void
+swr_attach_qp_use_db(struct ndk_qp *q, struct rte_ring *r)
+{
+	/* Before the application learns of the QP: nobody posts yet. */
+	__atomic_store_n(&swr_qp_of(q)->db_ring, r, __ATOMIC_RELEASE);
+}
