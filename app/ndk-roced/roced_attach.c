@@ -469,6 +469,10 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(o);
 		rte_tel_data_add_dict_string(o, "port", a->port->cfg->name);
 		rte_tel_data_add_dict_u64(o, "objects", a->n_obj);
+		rte_tel_data_add_dict_string(o, "heap", a->res.heap);
+		rte_tel_data_add_dict_u64(o, "buffers", a->res.n_blk);
+		rte_tel_data_add_dict_string(o, "doorbell_ring",
+					     a->res.db->name);
 		snprintf(pid, sizeof(pid), "%d", a->pid);
 		rte_tel_data_add_dict_container(d, pid, o, 0);
 	}
@@ -509,7 +513,8 @@ roced_attach_start(struct roced_ports *p, struct roced_attach **out)
 		return -rte_errno;
 	}
 	if (rte_telemetry_register_cmd("/ndk/apps", cmd_apps,
-			"Attached applications by pid: port, objects") != 0)
+			"Attached applications by pid: port, objects, heap, buffers, "
+			"doorbell_ring") != 0)
 		ROCED_LOG(WARNING, "cannot register /ndk/apps");
 	*out = s;
 	return 0;

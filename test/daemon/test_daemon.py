@@ -428,8 +428,23 @@ class App(Peer):
                                   text=True)
 
     def qpn(self):
-        m = re.match(r'READY qpn=(\d+) dest_qpn=(\d+)', self.expect('READY'))
+        m = re.match(r'READY qpn=(\d+) dest_qpn=(\d+) buf=(\S+)',
+                     self.expect('READY'))
+        self.buf = m.group(3)
         return int(m.group(1))
+
+    def register(self, what):
+        """Order a registration; the status it printed."""
+        self.order(what)
+        return self.expect('REGISTER').split()[1]
+
+
+def app_entry(tel, pid):
+    """/ndk/apps entry of @p pid, checked for heap and doorbell ring."""
+    e = tel.query('/ndk/apps')[str(pid)]
+    assert re.match(r'ndkheap_[0-9a-f]+$', e['heap']), e
+    assert re.match(r'ndkdb_[0-9a-f]+$', e['doorbell_ring']), e
+    return e
 
 
 def t_attach():
@@ -475,9 +490,14 @@ def t_attach():
         two.expect('CONNECTED')
         wait_for(lambda: len(tel.query('/ndk/qps')['m0']) == 2,
                  "both applications' QPs")
-        want = {'port': 'm0', 'objects': 5}   # PD, CQ, QP, MR, connector
-        assert tel.query('/ndk/apps') == {str(one.p.pid): want,
-                                          str(two.p.pid): want}
+        assert sorted(tel.query('/ndk/apps')) == sorted(
+            [str(one.p.pid), str(two.p.pid)])
+        e1, e2 = app_entry(tel, one.p.pid), app_entry(tel, two.p.pid)
+        for e in (e1, e2):   # PD, CQ, QP, MR, connector; one buffer
+            assert e['port'] == 'm0' and e['objects'] == 5, e
+            assert e['buffers'] == 1, e
+        assert e1['heap'] != e2['heap'], (e1, e2)
+        assert e1['doorbell_ring'] != e2['doorbell_ring'], (e1, e2)
         two.p.kill()
         two.p.wait(timeout=WAIT_S)
         q1 = one.qpn()
@@ -490,13 +510,24 @@ def t_attach():
         wait_for(lambda: len(tel_b.query('/ndk/qps')['m0']) == 1,
                  "the far end to see the killed connection end")
         tel_b.close()
-        # A new application can attach, create, connect. (With echoes it
-        # sometimes times out after a mid-transfer kill: doc/attach.md.)
-        three = App(pa, huge, 'app3', 0)
+        # A new application attaches, connects and echoes too.
+        three = App(pa, huge, 'app3', 200)
         apps.append(three)
         three.expect('CONNECTED')
         q3 = three.qpn()
         assert sorted(tel.query('/ndk/qps')['m0']) == sorted([q1, q3])
+        # Memory ownership: an application registers its own buffers
+        # only, not another's nor memory of the shared heap.
+        assert one.register('register ' + one.buf) == \
+            'STATUS_SUCCESS'
+        assert one.register('register ' + three.buf) == \
+            'STATUS_ACCESS_VIOLATION'
+        assert three.register('register ' + one.buf) == \
+            'STATUS_ACCESS_VIOLATION'
+        assert one.register('register-heap') == 'STATUS_ACCESS_VIOLATION'
+        alog.seek(0)
+        assert 'registers [%s, +4096): not inside its heap' % three.buf \
+            in alog.read()
         for app in (one, three):
             app.order('disconnect')
             app.expect('DISCONNECTED')
@@ -511,6 +542,91 @@ def t_attach():
             p.send_signal(signal.SIGTERM)
         for p, log in procs:
             stop(p, log)
+    finally:
+        for app in apps:
+            if app.p.poll() is None:
+                app.p.kill()
+        for p, log in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.call(['umount', huge])
+
+
+def t_attach_restart():
+    """SIGTERM of the daemon with applications attached: they see
+    STATUS_DEVICE_REMOVED and exit; restarted, new ones attach and echo."""
+    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
+               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
+        return 'skip: no memif PMD'
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    pa, pb = PREFIX + '-rsta', PREFIX + '-rstb'
+    sock = os.path.join(TMP, 'restart.sock')
+    conf_b = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
+              'file-prefix = %s\n[daemon]\nlinger-ms = 500\n'
+              '[echo]\ndepth = 16\n[port m0]\ndevice = net_memif0,'
+              'role=server,socket=%s,bsize=8192\nip = 10.5.0.1/24\n'
+              % (pb, sock))
+    conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
+              'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
+              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'device = net_memif0,role=client,socket=%s,bsize=8192\n'
+              'ip = 10.5.0.2/24\n' % (huge, pa, sock))
+    procs, apps = [], []
+
+    def daemons(tag):
+        b, blog = start(conf_b, 'rst-b' + tag)
+        procs.append((b, blog))
+        wait_ready(b, blog)
+        a, alog = start(conf_a, 'rst-a' + tag)
+        procs.append((a, alog))
+        wait_ready(a, alog)
+        return (a, alog), (b, blog)
+
+    def stop_both(pair):
+        # Both stop polling together, linger, then close (memif defect).
+        for p, _ in pair:
+            p.send_signal(signal.SIGTERM)
+        return [stop(p, log) for p, log in pair]
+
+    try:
+        (a, alog), (b, blog) = daemons('1')
+        tel = Telemetry(pa)
+        # Two applications echoing without end when A stops.
+        first = [App(pa, huge, 'rst%d' % i, 1 << 30) for i in (1, 2)]
+        apps += first
+        for app in first:
+            app.expect('CONNECTED')
+        wait_for(lambda: len(tel.query('/ndk/qps')['m0']) == 2,
+                 "both applications' QPs")
+        tel.close()
+        out_a = stop_both([(a, alog), (b, blog)])[0]
+        for app in first:
+            assert app.expect('REMOVED').split()[1] == \
+                'STATUS_DEVICE_REMOVED'
+            assert app.p.wait(timeout=WAIT_S) == 3
+            assert 'application pid %d cut off (daemon stopping): 5 ' \
+                'object(s) closed' % app.p.pid in out_a, out_a[-1500:]
+        # Restarted, fresh processes attach and move verified data.
+        (a, alog), (b, blog) = daemons('2')
+        tel = Telemetry(pa)
+        second = [App(pa, huge, 'rst%d' % i, 100) for i in (3, 4)]
+        apps += second
+        for app in second:
+            app.expect('CONNECTED')
+            app.qpn()            # after its 100 echoes, every byte checked
+        assert sorted(tel.query('/ndk/apps')) == sorted(
+            str(app.p.pid) for app in second)
+        for app in second:
+            app.order('close')
+            app.expect('CLOSED')
+            assert app.p.wait(timeout=WAIT_S) == 0
+        wait_for(lambda: tel.query('/ndk/apps') == {},
+                 'the applications to detach')
+        tel.close()
+        stop_both([(a, alog), (b, blog)])
     finally:
         for app in apps:
             if app.p.poll() is None:
@@ -609,6 +725,7 @@ CASES = [
     ('telemetry_ring', t_telemetry_ring),
     ('echo_peer', t_echo_peer),
     ('attach', t_attach),
+    ('attach_restart', t_attach_restart),
     ('attach_rdma', t_attach_rdma),
 ]
 
