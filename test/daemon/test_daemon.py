@@ -447,16 +447,23 @@ def app_entry(tel, pid):
     return e
 
 
-def t_attach():
+def attach_env():
+    """Our hugetlbfs for an attach case, or why the case is skipped."""
     if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
                for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
         return 'skip: no memif PMD'
     huge = mount_huge()
     if huge is None:
         return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
-    pa, pb = PREFIX + '-atta', PREFIX + '-attb'
-    sock = os.path.join(TMP, 'attach.sock')
-    # B: the far end (echo service); A: the daemon applications attach to.
+    return huge
+
+
+def attach_confs(tag, huge):
+    """File prefixes and configurations of daemon A (applications attach
+    to it, hugepages) and daemon B (the far end's echo service), linked by
+    net_memif: pa, pb, conf_a, conf_b."""
+    pa, pb = PREFIX + '-%sa' % tag, PREFIX + '-%sb' % tag
+    sock = os.path.join(TMP, tag + '.sock')
     conf_b = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
               'file-prefix = %s\n[daemon]\nlinger-ms = 500\n'
               '[echo]\ndepth = 16\n[port m0]\ndevice = net_memif0,'
@@ -467,6 +474,15 @@ def t_attach():
               'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
               'ip = 10.5.0.2/24\n' % (huge, pa, sock))
+    return pa, pb, conf_a, conf_b
+
+
+def t_attach():
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
+    # B: the far end (echo service); A: the daemon applications attach to.
+    pa, pb, conf_a, conf_b = attach_confs('att', huge)
     procs, apps = [], []
     try:
         b, blog = start(conf_b, 'att-b')
@@ -556,24 +572,10 @@ def t_attach():
 def t_attach_restart():
     """SIGTERM of the daemon with applications attached: they see
     STATUS_DEVICE_REMOVED and exit; restarted, new ones attach and echo."""
-    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
-               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
-        return 'skip: no memif PMD'
-    huge = mount_huge()
-    if huge is None:
-        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
-    pa, pb = PREFIX + '-rsta', PREFIX + '-rstb'
-    sock = os.path.join(TMP, 'restart.sock')
-    conf_b = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
-              'file-prefix = %s\n[daemon]\nlinger-ms = 500\n'
-              '[echo]\ndepth = 16\n[port m0]\ndevice = net_memif0,'
-              'role=server,socket=%s,bsize=8192\nip = 10.5.0.1/24\n'
-              % (pb, sock))
-    conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
-              'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
-              'device = net_memif0,role=client,socket=%s,bsize=8192\n'
-              'ip = 10.5.0.2/24\n' % (huge, pa, sock))
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
+    pa, pb, conf_a, conf_b = attach_confs('rst', huge)
     procs, apps = [], []
 
     def daemons(tag):
@@ -655,12 +657,9 @@ class Rdma(Peer):
 def t_attach_rdma():
     """WRITE, READ and SEND from an attached application, every byte
     checked, against the same program embedded on the far end."""
-    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
-               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
-        return 'skip: no memif PMD'
-    huge = mount_huge()
-    if huge is None:
-        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
     pa = PREFIX + '-rdma'
     sock = os.path.join(TMP, 'rdma.sock')
     conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
@@ -734,7 +733,9 @@ def main():
     only = sys.argv[4] if len(sys.argv) > 4 else ''
     try:
         for name, fn in CASES:
-            if only not in name:
+            # A filter: a part of case names, or =name for one case.
+            if (only[1:] != name) if only.startswith('=') else \
+                    (only not in name):
                 continue
             print('[ RUN  ] daemon.%s' % name, flush=True)
             t0 = time.monotonic()
