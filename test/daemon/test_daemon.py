@@ -640,6 +640,96 @@ def t_attach_restart():
         subprocess.call(['umount', huge])
 
 
+def t_dumpcap():
+    """dpdk-dumpcap captures the daemon's live traffic (pdump) into
+    pcapng that tshark decodes as RoCEv2 (InfiniBand BTH over UDP 4791);
+    /ndk/port reports the drops by reason meanwhile."""
+    missing = [t for t in ('dpdk-dumpcap', 'tshark') if not shutil.which(t)]
+    if missing:
+        return 'skip: %s not installed' % ' and '.join(missing)
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
+    pa, pb, conf_a, conf_b = attach_confs('cap', huge)
+    cap = os.path.join(TMP, 'cap.pcapng')
+    procs, app, dump = [], None, None
+    try:
+        for conf, name in ((conf_b, 'cap-b'), (conf_a, 'cap-a')):
+            d, dlog = start(conf, name)
+            procs.append((d, dlog))
+            wait_ready(d, dlog)
+        derr = open(os.path.join(TMP, 'dumpcap.err'), 'w+')
+        dump = subprocess.Popen(['dpdk-dumpcap', '--file-prefix=' + pa,
+                                 '-i', 'net_memif0', '-w', cap, '-c', '200'],
+                                stdout=derr, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+
+        def capturing():
+            derr.seek(0)
+            out = derr.read()
+            if dump.poll() is not None:
+                raise AssertionError('dpdk-dumpcap exited %d:\n%s' %
+                                     (dump.returncode, out[-1500:]))
+            return 'Packets captured' in out   # pdump enabled
+        try:
+            wait_for(capturing, 'dpdk-dumpcap to capture')
+        except AssertionError:
+            derr.seek(0)
+            raise AssertionError('dpdk-dumpcap says:\n' + derr.read())
+        app = App(pa, huge, 'cap-app', 100)
+        app.expect('CONNECTED')
+        app.qpn()
+        try:
+            assert dump.wait(timeout=WAIT_S) == 0
+        finally:
+            derr.seek(0)
+            print('  dumpcap: ' + derr.read().strip().split('\n')[-1])
+        tel = Telemetry(pa)
+        port = tel.query('/ndk/port,m0')
+        for k in ('rx_icrc_errors', 'rx_unknown_qpn', 'rx_dropped',
+                  'eth_imissed', 'eth_ierrors'):
+            assert k in port, (k, port)
+        assert port['eth_ipackets'] > 0, port
+        assert tel.query('/ndk/port,nosuch') is None
+        assert list(tel.query('/ndk/port')) == ['m0']
+        a = tel.query('/ndk/adapters')['m0']
+        assert 'eth_imissed' in a and 'rx_dropped' in a, a
+        tel.close()
+        app.order('disconnect')
+        app.expect('DISCONNECTED')
+        app.order('close')
+        app.expect('CLOSED')
+        assert app.p.wait(timeout=WAIT_S) == 0
+        for p, _ in procs:
+            p.send_signal(signal.SIGTERM)
+        for p, log in procs:
+            stop(p, log)
+        # tshark: every captured frame, its protocols and BTH opcode.
+        t = subprocess.run(['tshark', '-r', cap, '-T', 'fields',
+                            '-e', 'frame.protocols',
+                            '-e', 'infiniband.bth.opcode'],
+                           capture_output=True, text=True, timeout=120)
+        assert t.returncode == 0, t.stderr
+        frames = [ln.split('\t') for ln in t.stdout.splitlines()]
+        roce = [f for f in frames if 'udp:infiniband' in f[0]]
+        print('  captured %d frames, %d RoCEv2; opcodes %s' %
+              (len(frames), len(roce), sorted({f[1] for f in roce})))
+        assert len(frames) >= 200, len(frames)   # -c 200: whole bursts
+        assert len(roce) >= 150, frames[:10]
+        # RC SEND ONLY (4) and ACKNOWLEDGE (17) of the echoes.
+        assert {'4', '17'} <= {f[1] for f in roce}, roce[:10]
+    finally:
+        if dump is not None and dump.poll() is None:
+            dump.kill()
+        if app is not None and app.p.poll() is None:
+            app.p.kill()
+        for p, log in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.call(['umount', huge])
+
+
 RDMA = os.path.join(os.path.dirname(PEER), 'attach-rdma')
 
 
@@ -710,7 +800,10 @@ def t_attach_rdma():
 
 
 def cleanup():
-    shutil.rmtree(TMP, ignore_errors=True)
+    if os.environ.get('ROCED_TEST_KEEP') and results['failed']:
+        print('logs kept in ' + TMP)   # to look at a failure
+    else:
+        shutil.rmtree(TMP, ignore_errors=True)
     for d in ('/var/run/dpdk',):
         if os.path.isdir(d):
             for e in os.listdir(d):
@@ -725,6 +818,7 @@ CASES = [
     ('echo_peer', t_echo_peer),
     ('attach', t_attach),
     ('attach_restart', t_attach_restart),
+    ('dumpcap', t_dumpcap),
     ('attach_rdma', t_attach_rdma),
 ]
 
