@@ -477,6 +477,26 @@ def attach_confs(tag, huge):
     return pa, pb, conf_a, conf_b
 
 
+def stop_together(procs):
+    """SIGTERM daemons at once: they stop polling together, linger,
+    then close (the memif defect of the platform notes); their logs."""
+    for p, _ in procs:
+        p.send_signal(signal.SIGTERM)
+    return [stop(p, log) for p, log in procs]
+
+
+def kill_all(children, procs, huge):
+    """Clean-up after a case: kill what still runs, unmount."""
+    for c in children:
+        if c is not None and c.poll() is None:
+            c.kill()
+    for p, log in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    subprocess.call(['umount', huge])
+
+
 def t_attach():
     huge = attach_env()
     if huge.startswith('skip'):
@@ -553,20 +573,9 @@ def t_attach():
         wait_for(lambda: tel.query('/ndk/qps') == {'m0': []},
                  'every attached QP to be closed')
         tel.close()
-        # Both daemons stop polling together, linger, then close.
-        for p, _ in procs:
-            p.send_signal(signal.SIGTERM)
-        for p, log in procs:
-            stop(p, log)
+        stop_together(procs)
     finally:
-        for app in apps:
-            if app.p.poll() is None:
-                app.p.kill()
-        for p, log in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        subprocess.call(['umount', huge])
+        kill_all([app.p for app in apps], procs, huge)
 
 
 def t_attach_restart():
@@ -587,12 +596,6 @@ def t_attach_restart():
         wait_ready(a, alog)
         return (a, alog), (b, blog)
 
-    def stop_both(pair):
-        # Both stop polling together, linger, then close (memif defect).
-        for p, _ in pair:
-            p.send_signal(signal.SIGTERM)
-        return [stop(p, log) for p, log in pair]
-
     try:
         (a, alog), (b, blog) = daemons('1')
         tel = Telemetry(pa)
@@ -604,7 +607,7 @@ def t_attach_restart():
         wait_for(lambda: len(tel.query('/ndk/qps')['m0']) == 2,
                  "both applications' QPs")
         tel.close()
-        out_a = stop_both([(a, alog), (b, blog)])[0]
+        out_a = stop_together([(a, alog), (b, blog)])[0]
         for app in first:
             assert app.expect('REMOVED').split()[1] == \
                 'STATUS_DEVICE_REMOVED'
@@ -628,16 +631,9 @@ def t_attach_restart():
         wait_for(lambda: tel.query('/ndk/apps') == {},
                  'the applications to detach')
         tel.close()
-        stop_both([(a, alog), (b, blog)])
+        stop_together([(a, alog), (b, blog)])
     finally:
-        for app in apps:
-            if app.p.poll() is None:
-                app.p.kill()
-        for p, log in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        subprocess.call(['umount', huge])
+        kill_all([app.p for app in apps], procs, huge)
 
 
 def t_dumpcap():
@@ -700,10 +696,7 @@ def t_dumpcap():
         app.order('close')
         app.expect('CLOSED')
         assert app.p.wait(timeout=WAIT_S) == 0
-        for p, _ in procs:
-            p.send_signal(signal.SIGTERM)
-        for p, log in procs:
-            stop(p, log)
+        stop_together(procs)
         # tshark: every captured frame, its protocols and BTH opcode.
         t = subprocess.run(['tshark', '-r', cap, '-T', 'fields',
                             '-e', 'frame.protocols',
@@ -719,15 +712,7 @@ def t_dumpcap():
         # RC SEND ONLY (4) and ACKNOWLEDGE (17) of the echoes.
         assert {'4', '17'} <= {f[1] for f in roce}, roce[:10]
     finally:
-        if dump is not None and dump.poll() is None:
-            dump.kill()
-        if app is not None and app.p.poll() is None:
-            app.p.kill()
-        for p, log in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        subprocess.call(['umount', huge])
+        kill_all([dump, app.p if app else None], procs, huge)
 
 
 RDMA = os.path.join(os.path.dirname(PEER), 'attach-rdma')
