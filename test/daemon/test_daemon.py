@@ -497,6 +497,12 @@ def kill_all(children, procs, huge):
     subprocess.call(['umount', huge])
 
 
+def heaps(tel):
+    """Names of the daemon's malloc heaps (EAL telemetry)."""
+    return {(tel.query('/eal/heap_info,%d' % i) or {}).get('Name')
+            for i in tel.query('/eal/heap_list')}
+
+
 def t_attach():
     huge = attach_env()
     if huge.startswith('skip'):
@@ -534,6 +540,7 @@ def t_attach():
             assert e['buffers'] == 1, e
         assert e1['heap'] != e2['heap'], (e1, e2)
         assert e1['doorbell_ring'] != e2['doorbell_ring'], (e1, e2)
+        assert {e1['heap'], e2['heap']} <= heaps(tel), heaps(tel)
         two.p.kill()
         two.p.wait(timeout=WAIT_S)
         q1 = one.qpn()
@@ -543,6 +550,8 @@ def t_attach():
         alog.seek(0)
         assert 'application pid %d is gone' % two.p.pid in alog.read()
         assert list(tel.query('/ndk/apps')) == [str(one.p.pid)]
+        # The killed one's heap is gone with its buffer.
+        assert e2['heap'] not in heaps(tel) and e1['heap'] in heaps(tel)
         wait_for(lambda: len(tel_b.query('/ndk/qps')['m0']) == 1,
                  "the far end to see the killed connection end")
         tel_b.close()
