@@ -20,9 +20,19 @@
    unchanged as a secondary process of A: two such applications check
    their echoes from B, one is SIGKILLed mid-transfer and A closes its QP
    (gone from /ndk/qps; B's echo QP goes too), the other finishes, a
-   third attaches afterwards, the others close in order. Then
-   attach-rdma: WRITE, READ and SEND from an attached application
+   third attaches afterwards and echoes too; applications register
+   their own buffers only (another's: STATUS_ACCESS_VIOLATION); each has
+   its own heap and doorbell ring (/ndk/apps), the killed one's heap goes;
+   the others close in order.
+5. attach_restart: SIGTERM of A with two applications echoing: they get
+   STATUS_DEVICE_REMOVED and exit 3; A restarted, new ones echo.
+6. dumpcap: dpdk-dumpcap captures A's traffic into pcapng that tshark
+   decodes as RoCEv2; /ndk/port answers (skipped without the tools).
+7. attach-rdma: WRITE, READ and SEND from an attached application
    against the same program embedded on the far end.
+
+ROCED_TEST_KEEP=1 keeps the logs of a failed run; a 4th argument runs the
+cases whose name contains it (=name: that case only).
 
 Nothing here measures time: waits are bounded polls for a condition.
 Ends with "daemon: N passed, N failed, N skipped".
