@@ -61,6 +61,7 @@ struct att_ent {
 struct roced_attach {
 	pthread_mutex_t lock;
 	struct roced_ports *ports;
+	uint32_t heap_mb;            /* each application's heap */
 	uint64_t next_id;
 	uint64_t next_check;         /* TSC */
 	struct ndk_attach_shm *shm;  /* liveness the applications read */
@@ -202,7 +203,8 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 			continue;
 		a->id = (++s->next_id << 8) | ai;
 		if (roced_app_res_init(&a->res, port->ad, a->id,
-				rte_eth_dev_socket_id(port->port_id)) != 0) {
+				rte_eth_dev_socket_id(port->port_id),
+				s->heap_mb) != 0) {
 			a->id = 0;
 			return NDK_STATUS_INSUFFICIENT_RESOURCES;
 		}
@@ -481,7 +483,8 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 int
-roced_attach_start(struct roced_ports *p, struct roced_attach **out)
+roced_attach_start(const struct roced_config *cfg, struct roced_ports *p,
+		   struct roced_attach **out)
 {
 	struct roced_attach *s = &att_store;
 	const struct rte_memzone *mz;
@@ -490,6 +493,7 @@ roced_attach_start(struct roced_ports *p, struct roced_attach **out)
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
 	s->ports = p;
+	s->heap_mb = cfg->app_heap_mb;
 	/* Liveness for the applications: kept until the process ends. */
 	mz = rte_memzone_reserve(NDK_ATTACH_SHM_NAME, sizeof(*s->shm),
 				 SOCKET_ID_ANY, 0);

@@ -6,7 +6,7 @@
  * thread (swroce_dbell.c), and its buffer heap. See doc/attach.md,
  * "Memory ownership".
  *
- * The heap: at HELLO the daemon reserves ROCED_APP_HEAP_MB of its own
+ * The heap: at HELLO the daemon reserves [attach] heap-mb of its own
  * hugepage memory (a memzone: mapped at the same address in every
  * secondary process) and makes it the only memory of an rte_malloc heap
  * named after the application id. Buffers are allocated and freed by the
@@ -31,9 +31,9 @@
 
 int
 roced_app_res_init(struct roced_app_res *r, struct ndk_adapter *ad,
-		   uint64_t id, int socket)
+		   uint64_t id, int socket, uint32_t heap_mb)
 {
-	const size_t len = (size_t)ROCED_APP_HEAP_MB << 20;
+	const size_t len = (size_t)heap_mb << 20;
 	char name[RTE_MEMZONE_NAMESIZE];
 	size_t pg;
 
@@ -49,7 +49,7 @@ roced_app_res_init(struct roced_app_res *r, struct ndk_adapter *ad,
 					    RTE_PGSIZE_2M);
 	if (r->mz == NULL) {
 		ROCED_LOG(ERR, "attach: no %u MB for application %" PRIx64
-			  "'s heap: %s", ROCED_APP_HEAP_MB, id,
+			  "'s heap: %s", heap_mb, id,
 			  rte_strerror(rte_errno));
 		goto fail;
 	}
@@ -115,8 +115,8 @@ roced_app_alloc(struct roced_app_res *r, uint64_t len, uint32_t align,
 	}
 	p = rte_malloc_socket(NULL, len, align, r->socket);
 	if (p == NULL) {
-		ROCED_LOG(ERR, "attach: heap %s (%u MB): no %" PRIu64
-			  " bytes left", r->heap, ROCED_APP_HEAP_MB, len);
+		ROCED_LOG(ERR, "attach: heap %s (%" PRIu64 " MB): no %"
+			  PRIu64 " bytes left", r->heap, r->len >> 20, len);
 		return NDK_STATUS_NO_MEMORY;
 	}
 	memset(p, 0, len);

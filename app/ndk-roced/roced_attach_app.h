@@ -16,8 +16,6 @@
 
 #include "ndk.h"
 
-/** Memory of each application's buffer heap. */
-#define ROCED_APP_HEAP_MB 32
 /** Buffers one application may hold. */
 #define ROCED_APP_MAX_BLOCKS 256
 
@@ -33,9 +31,9 @@ struct roced_app_res {
 	void *blk[ROCED_APP_MAX_BLOCKS];
 };
 
-/** Doorbell ring and heap of application @p id on adapter @p ad. */
+/** Doorbell ring and heap (@p heap_mb) of application @p id on @p ad. */
 int roced_app_res_init(struct roced_app_res *r, struct ndk_adapter *ad,
-		       uint64_t id, int socket);
+		       uint64_t id, int socket, uint32_t heap_mb);
 /** Free every buffer, the heap, its memory and the doorbell ring. */
 void roced_app_res_fini(struct roced_app_res *r);
 /** A zeroed buffer from the application's heap. */

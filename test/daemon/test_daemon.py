@@ -172,6 +172,11 @@ BAD = [
      GOOD_PORT, [], 'cannot go together'),
     ('echo port out of range', '[echo]\nport = 70000\n' + GOOD_PORT, [],
      "port '70000': not a whole number in 1..65535"),
+    ('application heap too small', '[attach]\nheap-mb = 1\n' + GOOD_PORT,
+     [], ":2: [attach] heap-mb = 1: heap-mb '1': not a whole number in "
+     "2..4096"),
+    ('unknown attach key', '[attach]\nheap = 8\n' + GOOD_PORT, [],
+     ":2: unknown key 'heap' in [attach]"),
     # Arguments
     ('unknown option', None, ['--bogus'], "unknown option '--bogus'"),
     ('EAL option without --', None, ['-l', '0'], "unknown option '-l'"),
