@@ -15,7 +15,9 @@
  *
  * Differences from the kernel NDKPI, all forced by user space:
  * - MDLs become {virtual address, length} pairs in DPDK hugepage memory;
- *   the "logical address" of NDK_SGE is the virtual address.
+ *   the "logical address" of NDK_SGE is the virtual address. Buffers
+ *   come from ndk_adapter_alloc_buffer() (which attached applications
+ *   must use: the daemon registers nothing else) or rte_malloc.
  * - Object creation always completes inline (STATUS_SUCCESS or an error,
  *   never STATUS_PENDING), which NDKPI allows; there is no create callback.
  * - Notification callbacks run on the lcore that polls the adapter (or on
