@@ -771,7 +771,9 @@ att_conn_step(struct att_obj *o, struct ndk_attach_req *rq,
 
 	rq->h[0] = o->h;
 	cb.st = att_call(o->aa, rq, &rp);
-	if (cb.st == NDK_STATUS_DEVICE_NOT_READY)
+	/* Failed before the daemon acted: no callback. */
+	if (cb.st == NDK_STATUS_DEVICE_NOT_READY ||
+	    cb.st == NDK_STATUS_DEVICE_REMOVED)
 		return cb.st;
 	return att_defer(o->aa, &cb);
 }
