@@ -15,6 +15,8 @@
  *           "register <address>" -> registers 4 KiB there with a new MR,
  *                           prints "REGISTER <status>"
  *           "register-heap" -> the same with a buffer of rte_malloc()
+ *           "alloc <bytes>" -> ndk_adapter_alloc_buffer() then free,
+ *                           prints "ALLOC <status>"
  *           "close" / EOF -> closes the adapter and the port, exits 0
  *
  * Attached, once the daemon has stopped or died (ndk_adapter_health() or
@@ -271,6 +273,14 @@ obey(void)
 
 			try_register(p);
 			rte_free(p);
+		} else if (strncmp(line, "alloc ", 6) == 0) {
+			void *b = NULL;
+			ndk_status_t st = ndk_adapter_alloc_buffer(g.ad,
+				strtoull(line + 6, NULL, 0), 0, &b);
+
+			if (st == NDK_STATUS_SUCCESS)
+				st = ndk_adapter_free_buffer(g.ad, b);
+			printf("ALLOC %s\n", ndk_status_str(st));
 		} else if (strncmp(line, "register ", 9) == 0) {
 			try_register((void *)(uintptr_t)strtoull(line + 9,
 								 NULL, 0));

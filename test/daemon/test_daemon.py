@@ -590,6 +590,13 @@ def t_attach():
         alog.seek(0)
         assert 'registers [%s, +4096): not inside its heap' % three.buf \
             in alog.read()
+        # The heap is a quota ([attach] heap-mb, 32 MB by default).
+        for size, want in ((16 << 20, 'STATUS_SUCCESS'),
+                           (32 << 20, 'STATUS_NO_MEMORY'),
+                           (33 << 20, 'STATUS_INVALID_PARAMETER')):
+            one.order('alloc %d' % size)
+            assert one.expect('ALLOC').split()[1] == want, (size, want)
+        assert app_entry(tel, one.p.pid)['buffers'] == 1
         for app in (one, three):
             app.order('disconnect')
             app.expect('DISCONNECTED')
