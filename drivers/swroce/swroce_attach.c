@@ -7,7 +7,10 @@
  * swroce QPs and CQs in shared hugepage memory with swroce's own posting
  * code (swroce_post.c), through per-process proxy objects whose dispatch
  * tables are this process's. Request callbacks are delivered by
- * ndk_adapter_poll() of the attached adapter. See doc/attach.md.
+ * ndk_adapter_poll() of the attached adapter. Buffers come from the
+ * application's heap in the daemon (ndk_adapter_alloc_buffer). Once the
+ * daemon stops or dies (its state word and heartbeat, NDK_ATTACH_SHM_NAME)
+ * every call returns STATUS_DEVICE_REMOVED. See doc/attach.md.
  */
 
 #include <stdlib.h>

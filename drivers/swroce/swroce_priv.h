@@ -16,12 +16,14 @@
  *   swroce_req.c      requester: WQE -> request packets, retransmission
  *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
  *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
+ *   swroce_dbell.c    doorbell rings: the adapter's and attached
+ *                     applications' (hooked to the polling thread)
  *
  * Threading: each adapter is polled by exactly one thread at a time (its
  * "owner"). Everything named lcore-private below is touched only by the
  * owner. Applications post through single-producer indices published with
- * release stores and ring a doorbell (an MP/SC rte_ring) when a QP needs
- * the owner's attention. Control operations that change lcore-private state
+ * release stores and ring the QP's doorbell (an MP/SC rte_ring) when it
+ * needs the owner's attention. Control operations that change lcore-private state
  * run through swr_ctl_exec(), which executes them on the owner (or inline
  * when nobody polls). All objects live in rte_malloc memory.
  */
