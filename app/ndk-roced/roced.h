@@ -12,11 +12,13 @@
  *                      EAL argument vector (errors exit with status 2)
  *   roced_ports.c      port ownership: find or probe the devices, open
  *                      the adapters, start and stop the pollers, close
- *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp (rte_telemetry)
+ *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp, /ndk/port
+ *                      (rte_telemetry)
  *   roced_echo.c       built-in echo service: connections accepted with
  *                      NDK listeners, every message sent back
  *   roced_attach.c     attached applications (DPDK secondary processes):
  *                      objects over rte_mp, liveness, clean-up
+ *   roced_attach_app.c per application: doorbell ring, buffer heap
  *   roced_main.c       start-up, signals, main loop, orderly shutdown
  */
 
