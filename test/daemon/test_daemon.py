@@ -710,6 +710,79 @@ def t_attach_cm():
         subprocess.call(['umount', huge])
 
 
+NDK_PERF = os.path.join(os.path.dirname(ROCED), '..', 'ndk-perf', 'ndk-perf')
+
+
+def t_perf_attached():
+    """ndk-perf attached: server attached to daemon B, client attached to
+    daemon A (memif between the daemons), --verify on; correctness only,
+    the figures are not looked at."""
+    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
+               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
+        return 'skip: no memif PMD'
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    pa, pb = PREFIX + '-pfa', PREFIX + '-pfb'
+    sock = os.path.join(TMP, 'perf.sock')
+    conf = ('[eal]\nlcores = %d\nhugepages = yes\nmemory = 256\n'
+            'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
+            'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+            'device = net_memif0,role=%s,socket=%s,bsize=8192\n'
+            'ip = %s/24\n')
+    tcp = str(18000 + os.getpid() % 1000)
+    procs = []
+    try:
+        b, blog = start(conf % (0, huge, pb, 'server', sock, '10.10.0.1'),
+                        'pf-b')
+        procs.append((b, blog))
+        wait_ready(b, blog)
+        a, alog = start(conf % (1, huge, pa, 'client', sock, '10.10.0.2'),
+                        'pf-a')
+        procs.append((a, alog))
+        wait_ready(a, alog)
+        for test in (['write_bw', '-s', '65536', '-n', '100'],
+                     ['read_bw', '-s', '4096', '-n', '300'],
+                     ['send_lat', '-s', '64', '-n', '300']):
+            def perf(prefix, lcore, ip, server):
+                return [NDK_PERF, '-l', lcore, '--no-pci',
+                        '--proc-type=secondary', '--file-prefix', prefix,
+                        '--huge-dir', huge, '--log-level=lib.eal:error',
+                        '--'] + test + ['--ip', ip, '--ethdev',
+                                        'net_memif0', '-p', tcp,
+                                        '--verify'] + server
+            srv = subprocess.Popen(perf(pb, '0', '10.10.0.1', []),
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+            time.sleep(0.5)
+            cli = subprocess.run(perf(pa, '1', '10.10.0.2', ['127.0.0.1']),
+                                 capture_output=True, text=True,
+                                 timeout=120)
+            sout = srv.communicate(timeout=120)[0]
+            checks = 0
+            for name, rc, out in (('client', cli.returncode,
+                                   cli.stdout + cli.stderr),
+                                  ('server', srv.returncode, sout)):
+                m = re.search(r'Data verification: passed \((\d+) checks',
+                              out)
+                assert rc == 0 and m, 'ndk-perf %s %s exited %d:\n%s' % (
+                    test[0], name, rc, out[-2000:])
+                checks += int(m.group(1))
+            assert checks > 0, 'ndk-perf %s: nothing verified' % test[0]
+            print('  %s attached: %d checks passed' % (test[0], checks))
+        # Both daemons stop polling together, linger, then close.
+        for p, _ in procs:
+            p.send_signal(signal.SIGTERM)
+        for p, log in procs:
+            stop(p, log)
+    finally:
+        for p, log in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.call(['umount', huge])
+
+
 def cleanup():
     shutil.rmtree(TMP, ignore_errors=True)
     for d in ('/var/run/dpdk',):
@@ -727,6 +800,7 @@ CASES = [
     ('attach', t_attach),
     ('attach_rdma', t_attach_rdma),
     ('attach_cm', t_attach_cm),
+    ('perf_attached', t_perf_attached),
 ]
 
 
