@@ -414,6 +414,17 @@ def mount_huge():
     return path
 
 
+def memif_and_huge():
+    """A hugetlbfs of our own (mounted) or the reason to skip."""
+    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
+               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
+        return 'skip: no memif PMD'
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    return huge
+
+
 class App(Peer):
     """roced-peer, unchanged, as a secondary process of daemon A."""
 
@@ -433,12 +444,9 @@ class App(Peer):
 
 
 def t_attach():
-    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
-               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
-        return 'skip: no memif PMD'
-    huge = mount_huge()
-    if huge is None:
-        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    huge = memif_and_huge()
+    if huge.startswith('skip'):
+        return huge
     pa, pb = PREFIX + '-atta', PREFIX + '-attb'
     sock = os.path.join(TMP, 'attach.sock')
     # B: the far end (echo service); A: the daemon applications attach to.
@@ -561,12 +569,9 @@ class Rdma(Peer):
 def t_attach_rdma():
     """WRITE, READ and SEND from an attached application, every byte
     checked, against the same program embedded on the far end."""
-    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
-               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
-        return 'skip: no memif PMD'
-    huge = mount_huge()
-    if huge is None:
-        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    huge = memif_and_huge()
+    if huge.startswith('skip'):
+        return huge
     pa = PREFIX + '-rdma'
     sock = os.path.join(TMP, 'rdma.sock')
     conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
@@ -697,12 +702,9 @@ def t_attach_cm():
     FRMR and window, CQ notifications, disconnect event) against an
     embedded client, then an attached client against an embedded server;
     foreign handles refused (attach-misuse)."""
-    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
-               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
-        return 'skip: no memif PMD'
-    huge = mount_huge()
-    if huge is None:
-        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    huge = memif_and_huge()
+    if huge.startswith('skip'):
+        return huge
     try:
         cm_round(huge, 's', '10.7.0', 'server')
         cm_round(huge, 'c', '10.8.0', 'client')
@@ -717,12 +719,9 @@ def t_perf_attached():
     """ndk-perf attached: server attached to daemon B, client attached to
     daemon A (memif between the daemons), --verify on; correctness only,
     the figures are not looked at."""
-    if not any(os.path.exists(os.path.join(d, 'librte_net_memif.so.23'))
-               for d in ('/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0',)):
-        return 'skip: no memif PMD'
-    huge = mount_huge()
-    if huge is None:
-        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    huge = memif_and_huge()
+    if huge.startswith('skip'):
+        return huge
     pa, pb = PREFIX + '-pfa', PREFIX + '-pfb'
     sock = os.path.join(TMP, 'perf.sock')
     conf = ('[eal]\nlcores = %d\nhugepages = yes\nmemory = 256\n'
