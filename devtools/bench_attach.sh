@@ -5,13 +5,19 @@
 # applications"): the same ndk-perf tests run
 #
 #   embedded  two ndk-perf processes over net_memif (--in-memory), one
-#             lcore each: server -l 0 (memif server), client -l 1
-#   attached  the same server (embedded, -l 0); the client attached to an
-#             ndk-roced whose port is the memif client (daemon lcore 1),
-#             the client process itself on lcore ALCORE (default 1)
+#             lcore each: server -l 0 (memif server), client -l 1 (its
+#             test loop polls the adapter inline)
+#   poller    the same, the client with a polling lcore of its own:
+#             -l 0,1, the test loop on lcore 0, ndk_poller on lcore 1
+#   attached  the same server; the client attached to an ndk-roced whose
+#             port is the memif client (polled on the daemon's lcore 1),
+#             the client process itself on lcore ALCORE (default 0)
 #
-# and prints, per figure, the medians of RUNS runs of each mode and the
-# attached/embedded ratio of the medians:
+# "poller" and "attached" have the same threads on the same cores (the
+# server and the client's test loop on core 0, the polling loop on core
+# 1): their ratio is the price of the process boundary. "embedded" has a
+# busy thread less. Per figure it prints the medians of RUNS runs of each
+# mode and the ratios of the medians:
 #
 #   write64  write_bw -s 64, MsgRate (Mops/s)
 #   read64k  read_bw -s 65536 -m 4096, BW (Gbit/s)
@@ -27,7 +33,7 @@
 #   devtools/bench_attach.sh [FIGURE ...]     (default: all)
 #
 # Environment: RUNS (3), SECS (4: -D seconds per BW run), LAT_ITERS
-# (5000), ALCORE (1), BUILD (build), OUT (bench-out/attach-<date>).
+# (1000), ALCORE (0), BUILD (build), OUT (bench-out/attach-<date>).
 # Needs root (it mounts a hugetlbfs for the daemon) and 512 free 2 MB
 # hugepages. A benchmark, not a test: it asserts nothing.
 
@@ -36,8 +42,8 @@ cd "$(dirname "$0")/.." || exit 1
 
 RUNS=${RUNS:-3}
 SECS=${SECS:-4}
-LAT_ITERS=${LAT_ITERS:-5000}
-ALCORE=${ALCORE:-1}
+LAT_ITERS=${LAT_ITERS:-1000}
+ALCORE=${ALCORE:-0}
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench-out/attach-$(date +%Y%m%d-%H%M%S)}
 PERF=$BUILD/app/ndk-perf/ndk-perf
@@ -122,8 +128,11 @@ run() {
 	local scmd ccmd
 
 	scmd="$PERF -l 0 $EAL --in-memory --vdev net_memif0,role=server,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:01 -- $args --ip 10.0.0.1 --peer-mac 02:00:00:00:00:02 -p $PORT"
-	if [ "$mode" = embedded ]; then
-		ccmd="$PERF -l 1 $EAL --in-memory --vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02 -- $args --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1"
+	if [ "$mode" != attached ]; then
+		local l=1
+
+		[ "$mode" = poller ] && l=0,1
+		ccmd="$PERF -l $l $EAL --in-memory --vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02 -- $args --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1"
 	else
 		ccmd="$PERF -l $ALCORE $EAL --proc-type=secondary --file-prefix $PREFIX --huge-dir $HUGE -- $args --ip 10.0.0.2 --ethdev net_memif0 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1"
 	fi
@@ -148,21 +157,26 @@ run() {
 # figure NAME KIND(bw FIELD | lat FIELD) UNIT "TEST ARGS"
 figure() {
 	local name=$1 kind=$2 f=$3 unit=$4 args=$5
-	local emb="" att="" me ma
+	local emb="" pol="" att="" me mp ma
 
 	for r in $(seq "$RUNS"); do
-		for mode in embedded attached; do
+		for mode in embedded poller attached; do
 			run "$mode" "$name" "$r" "$args"
 			local v
 			v=$("${kind}_field" "$OUT/$mode.$name.$r.client" "$f")
-			if [ "$mode" = embedded ]; then emb="$emb $v"; else att="$att $v"; fi
+			case $mode in
+			embedded) emb="$emb $v" ;;
+			poller) pol="$pol $v" ;;
+			*) att="$att $v" ;;
+			esac
 		done
 	done
 	me=$(tr ' ' '\n' <<<"$emb" | grep . | median)
+	mp=$(tr ' ' '\n' <<<"$pol" | grep . | median)
 	ma=$(tr ' ' '\n' <<<"$att" | grep . | median)
-	printf '%-8s embedded %s %s | attached %s %s | attached/embedded %s   (runs: embedded%s; attached%s)\n' \
-		"$name" "$me" "$unit" "$ma" "$unit" "$(ratio "$ma" "$me")" \
-		"$emb" "$att" | tee -a "$RESULTS"
+	printf '%-8s embedded %s | poller %s | attached %s %s | attached/poller %s | attached/embedded %s   (runs: embedded%s; poller%s; attached%s)\n' \
+		"$name" "$me" "$mp" "$ma" "$unit" "$(ratio "$ma" "$mp")" \
+		"$(ratio "$ma" "$me")" "$emb" "$pol" "$att" | tee -a "$RESULTS"
 }
 
 fig_write64() { figure write64 bw 5 Mops/s "write_bw -s 64 -D $SECS"; }
