@@ -164,7 +164,7 @@ swr_att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 	/* Queued events may name it: free it once the ring was empty. */
 	rte_spinlock_lock(&o->aa->cb_lock);
 	o->next = o->aa->grave;
-	o->aa->grave = o;
+	__atomic_store_n(&o->aa->grave, o, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&o->aa->cb_lock);
 	return st == NDK_STATUS_PENDING ? NDK_STATUS_PENDING :
 		NDK_STATUS_SUCCESS;

@@ -103,9 +103,12 @@ swr_att_events(struct att_adapter *aa)
 	if (aa->evq == NULL)
 		return 0;
 	/* Proxies closed before this drain: no event names them after it. */
-	rte_spinlock_lock(&aa->cb_lock);
-	dead = aa->grave;
-	rte_spinlock_unlock(&aa->cb_lock);
+	dead = __atomic_load_n(&aa->grave, __ATOMIC_ACQUIRE);
+	if (dead == NULL && rte_ring_count(aa->evq->ring) == 0)
+		return 0;                 /* the common case: nothing to do */
+	/* One drainer at a time (the ring has a single consumer). */
+	if (__atomic_exchange_n(&aa->draining, 1, __ATOMIC_ACQUIRE) != 0)
+		return 0;
 	do {
 		n = rte_ring_sc_dequeue_burst_elem(aa->evq->ring, ev,
 						   sizeof(ev[0]), ATT_EV_BURST,
@@ -128,6 +131,7 @@ swr_att_events(struct att_adapter *aa)
 		rte_spinlock_unlock(&aa->cb_lock);
 		att_graves_free_list(dead);
 	}
+	__atomic_store_n(&aa->draining, 0, __ATOMIC_RELEASE);
 	return total;
 }
 

@@ -32,6 +32,7 @@ struct att_adapter {
 	uint64_t app;             /* our id at the daemon */
 	struct swr_adapter *sad;  /* the daemon's adapter (shared memory) */
 	struct ndk_attach_evq *evq; /* our event queue (shared memory) */
+	uint32_t draining;        /* a poll is draining it (atomic) */
 	rte_spinlock_t cb_lock;
 	uint32_t n_cb;            /* atomic: poll looks without the lock */
 	struct att_cb cb[ATT_MAX_CB];
