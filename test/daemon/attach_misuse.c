@@ -8,7 +8,11 @@
  * STATUS_INVALID_HANDLE, and the same request sent by X must not be (so
  * the test fails if handles stopped being checked or stopped working).
  * A request with X's id but another pid is refused too, and QP_LIST and
- * QP_INFO show Y none of X's QPs.
+ * QP_INFO show Y none of X's QPs. Last, X connects to an address nobody
+ * answers: the daemon must answer STATUS_PENDING before the completion
+ * exists (a CM step no longer holds its multi-process thread), promise
+ * the completion in X's event ring, and queue it there later, with the
+ * callback and context X gave, once the CM gives up.
  *
  *   attach-misuse <EAL args, secondary of the daemon> -- --port-name NAME
  *   prints "MISUSE OK <n> requests" and exits 0, or a reason and exits 1.
@@ -20,8 +24,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
 #include <rte_string_fns.h>
 
 #include "ndk.h"
@@ -29,6 +36,7 @@
 
 struct app {
 	uint64_t id;
+	struct ndk_attach_evq *evq;
 	uint64_t pd, cq, qp, conn, lis, fr, mw;
 	uint32_t qpn;
 };
@@ -92,6 +100,7 @@ hello(const char *port, struct app *a)
 	if (call(0, getpid(), &rq, &rp) != NDK_STATUS_SUCCESS)
 		fail("HELLO refused");
 	a->id = rp.handle;
+	a->evq = (struct ndk_attach_evq *)(uintptr_t)rp.obj2;
 	a->pd = make(a->id, NDK_ATT_CREATE_PD, 0, 0, &rp);
 	a->cq = make(a->id, NDK_ATT_CREATE_CQ, 0, 64, &rp);
 	{
@@ -158,6 +167,43 @@ one(const struct app *x, const struct app *y, uint32_t op, uint64_t h0,
 	both(x, y, &rq, what);
 }
 
+/* X's connect to nobody: answered at once, completed by an event. */
+static void
+pending_connect(const struct app *x)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CONNECT };
+	struct ndk_attach_rep rp;
+	struct ndk_attach_ev ev;
+	uint32_t used0 = __atomic_load_n(&x->evq->used, __ATOMIC_ACQUIRE);
+	uint64_t t0;
+
+	rq.h[0] = x->conn;
+	rq.h[1] = x->qp;
+	rq.addr.dst_ip = inet_addr("10.255.255.1");
+	rq.addr.dst_port = htons(7000);
+	rq.u[0] = rq.u[1] = 1;
+	rq.cb = 0x1234;
+	rq.cb_ctx = 0x5678;
+	if (call(x->id, getpid(), &rq, &rp) != NDK_STATUS_PENDING)
+		fail("CONNECT did not answer STATUS_PENDING");
+	if (rte_ring_count(x->evq->ring) != 0 ||
+	    __atomic_load_n(&x->evq->used, __ATOMIC_ACQUIRE) != used0 + 1)
+		fail("CONNECT answered after its completion, or promised "
+		     "no event");
+	t0 = rte_get_timer_cycles();
+	while (rte_ring_sc_dequeue_elem(x->evq->ring, &ev, sizeof(ev)) != 0) {
+		if (rte_get_timer_cycles() - t0 > 120 * rte_get_timer_hz())
+			fail("no completion event for the CONNECT");
+		rte_delay_us_sleep(10000);
+	}
+	__atomic_fetch_sub(&x->evq->used, 1, __ATOMIC_RELEASE);
+	if (ev.kind != NDK_ATT_EV_DONE || ev.fn != 0x1234 ||
+	    ev.ctx != 0x5678 || ev.status == NDK_STATUS_SUCCESS)
+		fail("the CONNECT's completion event is wrong");
+	printf("  CONNECT to nobody       PENDING, then event %s\n",
+	       ndk_status_str(ev.status));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -219,6 +265,7 @@ main(int argc, char **argv)
 	    rp.u[0] != 1 || rp.qpns[0] != x.qpn)
 		fail("QP_LIST of X lists other than its own QP");
 	checked++;
+	pending_connect(&x);
 	memset(&rq, 0, sizeof(rq));
 	rq.op = NDK_ATT_BYE;
 	call(y.id, getpid(), &rq, &rp);
