@@ -296,7 +296,8 @@ att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
 {
 	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_QP };
 
-	if (rcq->dispatch != &swr_att_cq_ops || icq->dispatch != &swr_att_cq_ops)
+	if (rcq->dispatch != &swr_att_cq_ops ||
+	    icq->dispatch != &swr_att_cq_ops)
 		return NDK_STATUS_INVALID_HANDLE;
 	rq.h[0] = att_obj(pd)->h;
 	rq.h[1] = att_obj(rcq)->h;

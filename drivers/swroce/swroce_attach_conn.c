@@ -67,8 +67,8 @@ att_ev_deliver(struct att_adapter *aa, const struct ndk_attach_ev *ev)
 		/* Not after the connector's close (NDK: at most once). */
 		if (o->pub.header.type == NDK_OBJECT_TYPE_CONNECTOR &&
 		    o->disc_fn != NULL)
-			((ndk_disconnect_event_fn)o->disc_fn)(o->disc_ctx,
-							      (uint32_t)ev->status);
+			((ndk_disconnect_event_fn)o->disc_fn)(
+				o->disc_ctx, (uint32_t)ev->status);
 		break;
 	case NDK_ATT_EV_CQ:
 		/* A closing CQ owes no more notifications. */

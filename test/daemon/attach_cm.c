@@ -540,7 +540,8 @@ open_all(uint32_t ip)
 	    ndk_register_mr(g.mr, g.buf, 32768,
 			    NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
 			    NDK_MR_FLAG_ALLOW_REMOTE_READ |
-			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) != NDK_STATUS_SUCCESS)
+			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) !=
+	    NDK_STATUS_SUCCESS)
 		fail("resources");
 	g.tok = ndk_mr_local_token(g.mr);
 }
