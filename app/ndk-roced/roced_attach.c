@@ -193,7 +193,7 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 		a->n_obj = 0;
 		a->ev_refused = 0;
 		a->srv = s;
-		if (roced_att_evq_create(a, ai) != 0) {
+		if (roced_att_evq_create(a, ai, rq->u[0]) != 0) {
 			a->id = 0;
 			return NDK_STATUS_INSUFFICIENT_RESOURCES;
 		}

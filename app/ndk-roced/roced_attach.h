@@ -86,7 +86,8 @@ void roced_att_ev_release(struct att_app *a, uint32_t n);
 void roced_att_ev_put(struct att_app *a, const struct ndk_attach_ev *ev);
 
 /* Make / free an application's event queue (HELLO / teardown). */
-int roced_att_evq_create(struct att_app *a, unsigned int ai);
+int roced_att_evq_create(struct att_app *a, unsigned int ai,
+			 uint32_t slots);
 void roced_att_evq_free(struct att_app *a);
 
 /* Release what an entry had reserved in its event queue (its close). */

@@ -70,11 +70,14 @@ roced_att_ev_put(struct att_app *a, const struct ndk_attach_ev *ev)
 }
 
 int
-roced_att_evq_create(struct att_app *a, unsigned int ai)
+roced_att_evq_create(struct att_app *a, unsigned int ai, uint32_t slots)
 {
 	char name[RTE_RING_NAMESIZE];
 	struct ndk_attach_evq *q;
 
+	if (slots == 0 || slots > NDK_ATTACH_EV_SLOTS)
+		slots = NDK_ATTACH_EV_SLOTS;
+	slots = RTE_MAX(slots, (uint32_t)NDK_ATTACH_EV_SLOTS_MIN);
 	q = rte_zmalloc("ndk_att_evq", sizeof(*q), RTE_CACHE_LINE_SIZE);
 	if (q == NULL)
 		return -ENOMEM;
@@ -82,7 +85,7 @@ roced_att_evq_create(struct att_app *a, unsigned int ai)
 	/* Producers: polling lcores and the rte_mp thread; consumer: the
 	 * application's ndk_adapter_poll(). */
 	q->ring = rte_ring_create_elem(name, sizeof(struct ndk_attach_ev),
-				       NDK_ATTACH_EV_SLOTS, SOCKET_ID_ANY,
+				       slots, SOCKET_ID_ANY,
 				       RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (q->ring == NULL) {
 		ROCED_LOG(ERR, "attach: event ring %s: %s", name,
@@ -90,7 +93,7 @@ roced_att_evq_create(struct att_app *a, unsigned int ai)
 		rte_free(q);
 		return -ENOMEM;
 	}
-	q->cap = NDK_ATTACH_EV_SLOTS;
+	q->cap = slots;
 	a->evq = q;
 	return 0;
 }

@@ -34,7 +34,9 @@ struct rte_ring;
 
 /** Request codes. */
 enum ndk_attach_op {
-	NDK_ATT_HELLO = 1,        /**< name: adapter's ethdev; -> app id */
+	NDK_ATT_HELLO = 1,        /**< name: adapter's ethdev; u[0] event
+				   *  slots (0: NDK_ATTACH_EV_SLOTS); -> app
+				   *  id, adapter, event queue (obj2) */
 	NDK_ATT_BYE,              /**< close everything of the application */
 	NDK_ATT_CREATE_PD,
 	NDK_ATT_CREATE_CQ,        /**< u[0] depth */
@@ -105,6 +107,8 @@ struct ndk_attach_evq {
 
 /** Events an application may have queued or promised at once. */
 #define NDK_ATTACH_EV_SLOTS 4096
+/** Fewest slots a HELLO may ask for (tests ask for few, to fill them). */
+#define NDK_ATTACH_EV_SLOTS_MIN 8
 
 /** Private data an attached Accept or Reject may carry. */
 #define NDK_ATTACH_DATA_MAX 128

@@ -12,7 +12,9 @@
  * answers: the daemon must answer STATUS_PENDING before the completion
  * exists (a CM step no longer holds its multi-process thread), promise
  * the completion in X's event ring, and queue it there later, with the
- * callback and context X gave, once the CM gives up.
+ * callback and context X gave, once the CM gives up. A third, Z, asks
+ * for a ring of 8 events, fills it with promises (CQ arms) and sees a
+ * CONNECT refused inline until a CQ's close gives slots back.
  *
  *   attach-misuse <EAL args, secondary of the daemon> -- --port-name NAME
  *   prints "MISUSE OK <n> requests" and exits 0, or a reason and exits 1.
@@ -91,12 +93,13 @@ make(uint64_t app, uint32_t op, uint64_t h0, uint32_t u0,
 }
 
 static void
-hello(const char *port, struct app *a)
+hello(const char *port, struct app *a, uint32_t slots)
 {
 	struct ndk_attach_req rq = { .op = NDK_ATT_HELLO };
 	struct ndk_attach_rep rp;
 
 	rte_strlcpy(rq.name, port, sizeof(rq.name));
+	rq.u[0] = slots;
 	if (call(0, getpid(), &rq, &rp) != NDK_STATUS_SUCCESS)
 		fail("HELLO refused");
 	a->id = rp.handle;
@@ -204,6 +207,60 @@ pending_connect(const struct app *x)
 	       ndk_status_str(ev.status));
 }
 
+static uint32_t
+used_of(const struct app *a)
+{
+	return __atomic_load_n(&a->evq->used, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Z's event ring has 8 slots: 4 CQs armed twice promise them all, so a
+ * CONNECT (which must promise its completion) is refused inline; closing
+ * a CQ gives its 2 back and the CONNECT is accepted.
+ */
+static void
+ring_full(const char *port)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CONNECT };
+	struct ndk_attach_rep rp;
+	uint64_t cq[4];
+	struct app z;
+	ndk_status_t st;
+
+	hello(port, &z, NDK_ATTACH_EV_SLOTS_MIN);
+	if (z.evq->cap != NDK_ATTACH_EV_SLOTS_MIN)
+		fail("HELLO did not size the event ring as asked");
+	for (int i = 0; i < 4; i++) {
+		cq[i] = make(z.id, NDK_ATT_CREATE_CQ, 0, 16, &rp);
+		for (int k = 0; k < 2; k++)
+			make(z.id, NDK_ATT_CQ_ARM, cq[i], NDK_CQ_NOTIFY_ANY,
+			     &rp);
+	}
+	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
+		fail("8 arms did not promise 8 events");
+	/* A ninth arm of an armed CQ promises nothing more. */
+	make(z.id, NDK_ATT_CQ_ARM, cq[0], NDK_CQ_NOTIFY_ANY, &rp);
+	rq.h[0] = z.conn;
+	rq.h[1] = z.qp;
+	rq.addr.dst_ip = inet_addr("10.255.255.1");
+	rq.addr.dst_port = htons(7000);
+	rq.cb = 1;
+	st = call(z.id, getpid(), &rq, &rp);
+	if (st != NDK_STATUS_INSUFFICIENT_RESOURCES ||
+	    used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
+		fail("CONNECT with a full event ring was not refused inline");
+	make(z.id, NDK_ATT_CLOSE, cq[3], 0, &rp);
+	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN - 2)
+		fail("closing an armed CQ did not give its events back");
+	if (call(z.id, getpid(), &rq, &rp) != NDK_STATUS_PENDING)
+		fail("CONNECT refused with room in the event ring");
+	printf("  event ring of %u full   CONNECT refused, accepted after "
+	       "a CQ closed\n", NDK_ATTACH_EV_SLOTS_MIN);
+	memset(&rq, 0, sizeof(rq));
+	rq.op = NDK_ATT_BYE;
+	call(z.id, getpid(), &rq, &rp);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -218,8 +275,8 @@ main(int argc, char **argv)
 	if (argc - n != 3 || strcmp(argv[n + 1], "--port-name") != 0)
 		fail("usage: attach-misuse <EAL> -- --port-name NAME");
 	port = argv[n + 2];
-	hello(port, &x);
-	hello(port, &y);
+	hello(port, &x, 0);
+	hello(port, &y, 0);
 	one(&x, &y, NDK_ATT_LISTENER_ADDR, x.lis, 0, 0, "LISTENER_ADDR");
 	one(&x, &y, NDK_ATT_LISTENER_PAUSE, x.lis, 0, 0, "LISTENER_PAUSE");
 	memset(&rq, 0, sizeof(rq));
@@ -266,6 +323,7 @@ main(int argc, char **argv)
 		fail("QP_LIST of X lists other than its own QP");
 	checked++;
 	pending_connect(&x);
+	ring_full(port);
 	memset(&rq, 0, sizeof(rq));
 	rq.op = NDK_ATT_BYE;
 	call(y.id, getpid(), &rq, &rp);
