@@ -331,8 +331,12 @@ att_reject(struct ndk_connector *c, const void *pdata, uint32_t pdata_len)
 	struct ndk_attach_req rq = { .op = NDK_ATT_REJECT };
 	struct ndk_attach_rep rp;
 
-	if (pdata_len > NDK_ATTACH_DATA_MAX)
+	if (pdata_len > NDK_ATTACH_DATA_MAX) {
+		NDK_LOG(ERR, "attach: Reject carries at most %u bytes of "
+			"private data attached (%u asked)",
+			NDK_ATTACH_DATA_MAX, pdata_len);
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	}
 	if (pdata_len != 0 && pdata == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
 	rq.h[0] = att_obj(c)->h;
