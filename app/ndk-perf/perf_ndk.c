@@ -9,10 +9,12 @@
  * advertised to the peer: WRITE target, READ source, SEND receive buffer).
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_errno.h>
@@ -40,6 +42,37 @@ perf_ndk_bad_completion(const char *where, const struct ndk_result_ex *r)
 		r->bytes_transferred);
 }
 
+/*
+ * A secondary process of ndk-roced: libndk's attach provider uses the
+ * daemon's adapter on the port (doc/attach.md); its address is the
+ * daemon's, so --ip must name it.
+ */
+static int
+perf_ndk_attach(struct perf_ctx *c)
+{
+	struct ndk_adapter_config cfg = {
+		.port_id = c->o->port_id, .socket_id = SOCKET_ID_ANY,
+	};
+	uint32_t isz = sizeof(c->info);
+	char want[INET_ADDRSTRLEN];
+	ndk_status_t st;
+
+	st = ndk_adapter_open(&cfg, &c->ad);
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, " Couldn't attach to ndk-roced's adapter on "
+			"port %u: %s\n", c->o->port_id, ndk_status_str(st));
+		return -1;
+	}
+	ndk_query_adapter_info(c->ad, &c->info, &isz);
+	if (c->info.ipv4 != c->o->ipv4) {
+		inet_ntop(AF_INET, &c->info.ipv4, want, sizeof(want));
+		fprintf(stderr, " --ip: the daemon's adapter on port %u has "
+			"address %s\n", c->o->port_id, want);
+		return -1;
+	}
+	return 0;
+}
+
 int
 perf_ndk_open(struct perf_ctx *c)
 {
@@ -53,6 +86,9 @@ perf_ndk_open(struct perf_ctx *c)
 			c->o->port_id);
 		return -1;
 	}
+	c->attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	if (c->attached)
+		return perf_ndk_attach(c);
 	/*
 	 * Our own packet buffers, never freed before rte_eal_cleanup(): a
 	 * stopped port still refers to its RX pool, and net_memif returns
@@ -156,6 +192,9 @@ perf_ndk_wait_peer_stop(const struct perf_ctx *c, int timeout_ms)
 	struct rte_eth_link link;
 	uint64_t end;
 
+	/* Attached, the link is the daemon's: it stays up. */
+	if (c->attached)
+		return;
 	/*
 	 * net_memif tears its link down from the interrupt thread when the
 	 * peer stops; stopping our port while that runs frees the shared

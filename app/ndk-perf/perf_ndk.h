@@ -43,6 +43,7 @@ struct perf_ctx {
 	struct rte_mempool *pool; /**< packet buffers, kept until EAL cleanup */
 	struct ndk_poller *poller;
 	bool inline_poll;         /**< no poller: the test loops poll */
+	bool attached;            /**< a secondary of ndk-roced (attach) */
 	struct ndk_pd *pd;
 	struct ndk_cq *scq;       /**< initiator completions, all QPs */
 	struct ndk_cq *rcq;       /**< receive completions, all QPs */

@@ -785,12 +785,34 @@ def t_dumpcap():
 RDMA = os.path.join(os.path.dirname(PEER), 'attach-rdma')
 
 
-class Rdma(Peer):
-    """attach-rdma, embedded (primary) or attached (secondary)."""
+def stop_in_order(emb, a, alog):
+    """The memif-safe order: the embedded side stops polling, daemon A
+    stops, then the embedded side closes (platform notes)."""
+    emb.order('stop')
+    emb.expect('STOPPED')
+    stop(a, alog)
+    emb.order('close')
+    emb.expect('CLOSED')
+    assert emb.p.wait(timeout=WAIT_S) == 0
 
-    def __init__(self, name, eal, args):
+
+def reap(progs, daemon):
+    """Kill what is still running after a failure."""
+    for x in progs:
+        if x is not None and x.p.poll() is None:
+            x.p.kill()
+    if daemon is not None and daemon.poll() is None:
+        daemon.kill()
+        daemon.wait()
+
+
+class Rdma(Peer):
+    """attach-rdma (or another test program: exe), embedded (primary) or
+    attached (secondary)."""
+
+    def __init__(self, name, eal, args, exe=RDMA):
         self.err = open(os.path.join(TMP, name + '.err'), 'w+')
-        self.p = subprocess.Popen([RDMA] + eal + ['--'] + args,
+        self.p = subprocess.Popen([exe] + eal + ['--'] + args,
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=self.err,
                                   text=True)
@@ -835,20 +857,174 @@ def t_attach_rdma():
         app.order('close')
         app.expect('CLOSED')
         assert app.p.wait(timeout=WAIT_S) == 0
-        emb.order('stop')
-        emb.expect('STOPPED')
-        stop(a, alog)
-        emb.order('close')
-        emb.expect('CLOSED')
-        assert emb.p.wait(timeout=WAIT_S) == 0
+        stop_in_order(emb, a, alog)
     finally:
-        for x in (app, emb):
-            if x is not None and x.p.poll() is None:
-                x.p.kill()
-        if a is not None and a.poll() is None:
-            a.kill()
-            a.wait()
+        reap((app, emb), a)
         subprocess.call(['umount', huge])
+
+
+CM = os.path.join(os.path.dirname(PEER), 'attach-cm')
+MISUSE = os.path.join(os.path.dirname(PEER), 'attach-misuse')
+
+
+def Cm(name, eal, args):
+    """attach-cm, embedded (primary) or attached (secondary)."""
+    return Rdma(name, eal, args, exe=CM)
+
+
+def cm_round(huge, tag, net, attached_role):
+    """One attach-cm pair over memif: the embedded one owns the memif
+    server, daemon A the client; the attached one is a secondary of A."""
+    pa = PREFIX + '-cm' + tag
+    sock = os.path.join(TMP, 'cm%s.sock' % tag)
+    ip_a, ip_e = net + '.2', net + '.1'
+    conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
+              'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
+              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'device = net_memif0,role=client,socket=%s,bsize=8192\n'
+              'ip = %s/24\n' % (huge, pa, sock, ip_a))
+    other = 'client' if attached_role == 'server' else 'server'
+    emb = app = a = None
+    try:
+        emb = Cm('cm%s-emb' % tag,
+                 ['-l', '0', '--no-pci', '--no-huge', '-m', '256',
+                  '--file-prefix', PREFIX + '-cme' + tag,
+                  '--vdev=net_memif0,role=server,socket=%s,bsize=8192'
+                  % sock],
+                 ['--ip', ip_e, '--peer', ip_a, '--' + other])
+        emb.expect('OPEN')
+        a, alog = start(conf_a, 'cm%s-a' % tag)
+        wait_ready(a, alog)
+        app = Cm('cm%s-app' % tag,
+                 ['-l', '1', '--no-pci', '--proc-type=secondary',
+                  '--file-prefix', pa, '--huge-dir', huge],
+                 ['--ip', ip_a, '--peer', ip_e, '--' + attached_role])
+        app.expect('OPEN')
+        srv, cli = (app, emb) if attached_role == 'server' else (emb, app)
+        srv.expect('LISTENING')
+        cli.order('connect')
+        cli.expect('REJECTED')
+        srv.expect('ACCEPTED')
+        cli.expect('CONNECTED')
+        assert srv.expect('QPS').strip() == 'QPS n=1'
+        assert cli.expect('QPS').strip() == 'QPS n=1'
+        m = srv.expect('MISUSE')
+        assert m.strip() == ('MISUSE refused (%d)' %
+                             (2 if attached_role == 'server' else 1)), m
+        assert cli.expect('REFUSED') != 'REFUSED success'
+        cli.expect('DISCONNECTED')
+        d = srv.expect('DISC')
+        assert re.match(r'DISC reason=\d+ notifications=[1-9]', d), d
+        for x in (srv, cli):
+            x.expect('DONE')
+        if attached_role == 'client':
+            # Only the attached side's objects: the daemon's echo is off.
+            tel = Telemetry(pa)
+            assert str(app.p.pid) in tel.query('/ndk/apps')
+            tel.close()
+        app.order('close')
+        app.expect('CLOSED')
+        assert app.p.wait(timeout=WAIT_S) == 0
+        if attached_role == 'server':
+            misuse = subprocess.run(
+                [MISUSE, '-l', '1', '--no-pci', '--proc-type=secondary',
+                 '--file-prefix', pa, '--huge-dir', huge, '--',
+                 '--port-name', 'net_memif0'],
+                capture_output=True, text=True, timeout=120)
+            assert misuse.returncode == 0, misuse.stdout + misuse.stderr
+            assert 'MISUSE OK' in misuse.stdout, misuse.stdout
+            print(misuse.stdout, end='')
+        stop_in_order(emb, a, alog)
+    except Exception:
+        for x in (emb, app):
+            if x is not None:
+                x.err.seek(0)
+                print('--- %s stderr:\n%s' % (x.err.name,
+                                             x.err.read()[-2000:]))
+        if a is not None:
+            alog.seek(0)
+            print('--- daemon A log:\n%s' % alog.read()[-3000:])
+        raise
+    finally:
+        reap((app, emb), a)
+
+
+def t_attach_cm():
+    """An attached server (listener, reject, accept with private data,
+    FRMR and window, CQ notifications, disconnect event) against an
+    embedded client, then an attached client against an embedded server;
+    foreign handles refused (attach-misuse)."""
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
+    try:
+        cm_round(huge, 's', '10.7.0', 'server')
+        cm_round(huge, 'c', '10.8.0', 'client')
+    finally:
+        subprocess.call(['umount', huge])
+
+
+NDK_PERF = os.path.join(os.path.dirname(ROCED), '..', 'ndk-perf', 'ndk-perf')
+
+
+def t_perf_attached():
+    """ndk-perf attached: server attached to daemon B, client attached to
+    daemon A (memif between the daemons), --verify on; correctness only,
+    the figures are not looked at."""
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
+    pa, pb = PREFIX + '-pfa', PREFIX + '-pfb'
+    sock = os.path.join(TMP, 'perf.sock')
+    conf = ('[eal]\nlcores = %d\nhugepages = yes\nmemory = 256\n'
+            'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
+            'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+            'device = net_memif0,role=%s,socket=%s,bsize=8192\n'
+            'ip = %s/24\n')
+    tcp = str(18000 + os.getpid() % 1000)
+    procs = []
+    try:
+        b, blog = start(conf % (0, huge, pb, 'server', sock, '10.10.0.1'),
+                        'pf-b')
+        procs.append((b, blog))
+        wait_ready(b, blog)
+        a, alog = start(conf % (1, huge, pa, 'client', sock, '10.10.0.2'),
+                        'pf-a')
+        procs.append((a, alog))
+        wait_ready(a, alog)
+        for test in (['write_bw', '-s', '65536', '-n', '100'],
+                     ['read_bw', '-s', '4096', '-n', '300'],
+                     ['send_lat', '-s', '64', '-n', '300']):
+            def perf(prefix, lcore, ip, server):
+                return [NDK_PERF, '-l', lcore, '--no-pci',
+                        '--proc-type=secondary', '--file-prefix', prefix,
+                        '--huge-dir', huge, '--log-level=lib.eal:error',
+                        '--'] + test + ['--ip', ip, '--ethdev',
+                                        'net_memif0', '-p', tcp,
+                                        '--verify'] + server
+            srv = subprocess.Popen(perf(pb, '0', '10.10.0.1', []),
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+            time.sleep(0.5)
+            cli = subprocess.run(perf(pa, '1', '10.10.0.2', ['127.0.0.1']),
+                                 capture_output=True, text=True,
+                                 timeout=120)
+            sout = srv.communicate(timeout=120)[0]
+            checks = 0
+            for name, rc, out in (('client', cli.returncode,
+                                   cli.stdout + cli.stderr),
+                                  ('server', srv.returncode, sout)):
+                m = re.search(r'Data verification: passed \((\d+) checks',
+                              out)
+                assert rc == 0 and m, 'ndk-perf %s %s exited %d:\n%s' % (
+                    test[0], name, rc, out[-2000:])
+                checks += int(m.group(1))
+            assert checks > 0, 'ndk-perf %s: nothing verified' % test[0]
+            print('  %s attached: %d checks passed' % (test[0], checks))
+        # Both daemons stop polling together, linger, then close.
+        stop_together(procs)
+    finally:
+        kill_all([], procs, huge)
 
 
 def cleanup():
@@ -873,6 +1049,8 @@ CASES = [
     ('attach_daemon_killed', t_attach_daemon_killed),
     ('dumpcap', t_dumpcap),
     ('attach_rdma', t_attach_rdma),
+    ('attach_cm', t_attach_cm),
+    ('perf_attached', t_perf_attached),
 ]
 
 
