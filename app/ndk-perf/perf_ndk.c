@@ -18,7 +18,6 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_errno.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
 
@@ -236,10 +235,17 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	uint32_t rq = p->verb == PERF_SEND ? p->rx_depth : 1;
 	ndk_status_t st;
 
-	q->mem = rte_zmalloc("ndk_perf_buf", 2 * c->half, PERF_BUF_ALIGN);
-	if (q->mem == NULL) {
-		fprintf(stderr, " Couldn't allocate %zu bytes of buffers\n",
-			2 * c->half);
+	/* Registrable memory: attached, the daemon registers only buffers
+	 * of the application's heap ([attach] heap-mb of ndk-roced). */
+	st = ndk_adapter_alloc_buffer(c->ad, 2 * c->half, PERF_BUF_ALIGN,
+				      (void **)&q->mem);
+	if (st != NDK_STATUS_SUCCESS) {
+		q->mem = NULL;
+		fprintf(stderr,
+			" Couldn't allocate %zu bytes of buffers: %s%s\n",
+			2 * c->half, ndk_status_str(st),
+			c->attached ? " (attached: is the daemon's "
+			"[attach] heap-mb large enough?)" : "");
 		return -1;
 	}
 	q->lbuf = q->mem;
@@ -449,7 +455,9 @@ perf_ndk_close(struct perf_ctx *c)
 				ndk_close_qp(q->qp, NULL, NULL);
 			if (q->mr != NULL)
 				ndk_close_mr(q->mr, NULL, NULL);
-			rte_free(q->mem);
+			if (q->mem != NULL)
+				ndk_adapter_free_buffer(c->ad, q->mem);
+			q->mem = NULL;
 		}
 		free(c->qps);
 		c->qps = NULL;

@@ -40,7 +40,6 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 
 #include "daemon_app.h"
 #include "ndk.h"
@@ -526,11 +525,13 @@ open_all(uint32_t ip)
 	fflush(stdout);
 	if (dapp_wait_link(0, WAIT_S) != 0)
 		fail("link down");
-	/* Buffers in the shared heap: the daemon's lcore reaches them. */
-	g.buf = rte_zmalloc("attach-cm", 32768, NDK_PAGE_SIZE);
-	g.fr = rte_zmalloc("attach-cm-fr", FR_PAGES * NDK_PAGE_SIZE,
-			   NDK_PAGE_SIZE);
-	if (g.buf == NULL || g.fr == NULL ||
+	/* Attached: from our heap in the daemon, the only memory it lets
+	 * us register; embedded: from the port's socket heap. */
+	if (ndk_adapter_alloc_buffer(g.ad, 32768, NDK_PAGE_SIZE,
+				     (void **)&g.buf) != NDK_STATUS_SUCCESS ||
+	    ndk_adapter_alloc_buffer(g.ad, FR_PAGES * NDK_PAGE_SIZE,
+				     NDK_PAGE_SIZE, (void **)&g.fr) !=
+	    NDK_STATUS_SUCCESS ||
 	    ndk_create_pd(g.ad, &g.pd) != NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(g.ad, 64, g.notify ? on_notify : NULL, NULL,
 			  &g.cq) != NDK_STATUS_SUCCESS ||
@@ -596,9 +597,9 @@ main(int argc, char **argv)
 	ndk_close_mr(g.mr, NULL, NULL);
 	ndk_close_cq(g.cq, NULL, NULL);
 	ndk_close_pd(g.pd, NULL, NULL);
+	ndk_adapter_free_buffer(g.ad, g.buf);
+	ndk_adapter_free_buffer(g.ad, g.fr);
 	ndk_adapter_close(g.ad);
-	rte_free(g.buf);
-	rte_free(g.fr);
 	rte_eal_cleanup();
 	printf("CLOSED\n");
 	return 0;
