@@ -32,6 +32,13 @@
    decodes as RoCEv2; /ndk/port answers (skipped without the tools).
 7. attach-rdma: WRITE, READ and SEND from an attached application
    against the same program embedded on the far end.
+8. attach_cm: attach-cm, an attached CM server against an embedded client
+   and the other way round (listener, reject, accept with private data,
+   FRMR and window, CQ notification, disconnect event); attach-misuse:
+   foreign handles refused, a full event ring.
+9. perf_attached: ndk-perf attached to two daemons, --verify.
+Every attached program takes its registrable buffers from
+ndk_adapter_alloc_buffer() (the daemon registers nothing else).
 
 ROCED_TEST_KEEP=1 keeps the logs of a failed run; a 4th argument runs the
 cases whose name contains it (=name: that case only).
