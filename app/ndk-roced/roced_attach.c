@@ -254,6 +254,9 @@ op_object(struct roced_attach *s, unsigned int ai,
 		rp->u[0] = ndk_qp_num(o);
 		/* Its doorbells go to the application's own ring. */
 		swr_attach_qp_use_db(o, s->apps[ai].res.db);
+		/* Its fast registers name pages of its own heap only. */
+		swr_attach_qp_limit_fr(o, s->apps[ai].res.va,
+				       s->apps[ai].res.len);
 		st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_QP, o, rp);
 		if (!NDK_SUCCESS(st))
 			ndk_close_qp(o, NULL, NULL);

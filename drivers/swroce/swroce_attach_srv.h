@@ -7,6 +7,7 @@
  * @file
  * swroce services for the daemon's attach server (app/ndk-roced,
  * roced_attach.c) beyond the NDK API: per-application doorbell rings
+ * and the memory an application's QPs may fast-register
  * (swroce_dbell.c). See doc/attach.md.
  */
 
@@ -37,5 +38,13 @@ void swr_attach_db_destroy(struct ndk_adapter *a, struct rte_ring *r);
  * instead of the adapter's. Only before anyone posts on @p q.
  */
 void swr_attach_qp_use_db(struct ndk_qp *q, struct rte_ring *r);
+
+/**
+ * Limit the pages a fast register posted on QP @p q may name to
+ * [@p va, @p va + @p len) (an attached application's heap): others fail
+ * the post with STATUS_ACCESS_VIOLATION. Only before anyone posts on
+ * @p q. @p len 0: no limit beyond DPDK memory.
+ */
+void swr_attach_qp_limit_fr(struct ndk_qp *q, uint64_t va, uint64_t len);
 
 #endif /* SWROCE_ATTACH_SRV_H */

@@ -13,6 +13,9 @@
  * polling thread through swr_ctl_exec(), which is the hand-off: once the
  * unhook has run there, no poll can be reading the ring any more and it
  * may be freed. No lock on the polling thread.
+ *
+ * Also here, for the same attach server: the range of memory an attached
+ * application's QP may fast-register (swr_attach_qp_limit_fr()).
  */
 
 #include <inttypes.h>
@@ -127,4 +130,15 @@ swr_attach_qp_use_db(struct ndk_qp *q, struct rte_ring *r)
 {
 	/* Before the application learns of the QP: nobody posts yet. */
 	__atomic_store_n(&swr_qp_of(q)->db_ring, r, __ATOMIC_RELEASE);
+}
+
+void
+swr_attach_qp_limit_fr(struct ndk_qp *q, uint64_t va, uint64_t len)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+
+	/* Like the doorbell ring: set before the application learns of the
+	 * QP; the rte_mp reply that tells it is the hand-off. */
+	qp->fr_lo = va;
+	qp->fr_hi = len != 0 ? va + len : 0;
 }

@@ -334,7 +334,8 @@ swr_post_fast_register(struct ndk_qp *q, void *ctx, struct ndk_mr *m,
 	if ((acc & (SWR_ACC_REMOTE_READ | SWR_ACC_REMOTE_WRITE)) &&
 	    !mr->remote_ok)
 		return swr_post_fail(qp, NDK_STATUS_ACCESS_VIOLATION);
-	st = swr_frmr_check_pages(mr, page_count, pages, fbo, length, base_va);
+	st = swr_frmr_check_pages(qp, mr, page_count, pages, fbo, length,
+				  base_va);
 	if (st != NDK_STATUS_SUCCESS)
 		return swr_post_fail(qp, st);
 	/* The list is copied now: the consumer's array may go at return. */

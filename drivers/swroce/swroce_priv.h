@@ -493,6 +493,8 @@ struct swr_qp {
 	uint32_t rq_prod;         /**< published (release) */
 	uint32_t db_pending;      /**< doorbell queued (atomic) */
 	struct rte_ring *db_ring; /**< where its doorbells go (set once) */
+	uint64_t fr_lo, fr_hi;    /**< FRMR pages inside [lo, hi) (set
+				   *  once; hi 0: any DPDK memory) */
 	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
 	struct ndk_qp_stats pstats; /**< posting counters (the poster's) */
 
@@ -638,7 +640,8 @@ void swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats);
  * Check a fast-register page list against the MR's capacity: page
  * alignment, DPDK memory, fbo/base_va/length rules. Application thread.
  */
-ndk_status_t swr_frmr_check_pages(const struct swr_mr *mr,
+ndk_status_t swr_frmr_check_pages(const struct swr_qp *qp,
+				  const struct swr_mr *mr,
 				  uint32_t page_count, const uint64_t *pages,
 				  uint32_t fbo, size_t length,
 				  uint64_t base_va);

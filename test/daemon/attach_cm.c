@@ -40,6 +40,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_malloc.h>
 
 #include "daemon_app.h"
 #include "ndk.h"
@@ -233,6 +234,43 @@ expect_st(ndk_status_t st, ndk_status_t want, const char *what)
 }
 
 /*
+ * Attached: a fast register of our own FRMR naming a page outside our heap
+ * (another application's buffer, the shared socket heap) is refused
+ * inline with STATUS_ACCESS_VIOLATION; a page of our heap is not.
+ */
+static void
+misuse_fr_pages(struct ndk_adapter *ad2)
+{
+	const uint32_t rw = NDK_OP_FLAG_ALLOW_REMOTE_READ |
+		NDK_OP_FLAG_ALLOW_REMOTE_WRITE;
+	struct ndk_mr *fr4;
+	uint64_t page;
+	void *other, *shared;
+
+	post_ok(ndk_adapter_alloc_buffer(ad2, NDK_PAGE_SIZE, NDK_PAGE_SIZE,
+					 &other), "another's buffer");
+	shared = rte_zmalloc("attach-cm-shared", NDK_PAGE_SIZE,
+			     NDK_PAGE_SIZE);
+	if (shared == NULL)
+		fail("rte_zmalloc");
+	post_ok(ndk_create_mr(g.pd, true, &fr4), "fr4");
+	post_ok(ndk_initialize_fast_register_mr(fr4, 1, true), "init fr4");
+	page = (uint64_t)(uintptr_t)other;
+	expect_st(ndk_fast_register(g.qp, NULL, fr4, 1, &page, 0, 64,
+				    FR_BASE_VA, rw),
+		  NDK_STATUS_ACCESS_VIOLATION,
+		  "fast register of another application's page");
+	page = (uint64_t)(uintptr_t)shared;
+	expect_st(ndk_fast_register(g.qp, NULL, fr4, 1, &page, 0, 64,
+				    FR_BASE_VA, rw),
+		  NDK_STATUS_ACCESS_VIOLATION,
+		  "fast register of a page of the shared heap");
+	ndk_close_mr(fr4, NULL, NULL);
+	rte_free(shared);
+	ndk_adapter_free_buffer(ad2, other);
+}
+
+/*
  * Posts naming another PD's or another application's FRMR or window are
  * refused inline (attached: a second application in this process).
  */
@@ -263,6 +301,7 @@ misuse_posts(void)
 		post_ok(ndk_initialize_fast_register_mr(fr2, 1, true),
 			"init fr2");
 		post_ok(ndk_create_mw(pd2, &mw2), "mw2");
+		misuse_fr_pages(ad2);
 		rounds = 2;
 	}
 	for (int i = 0; i < rounds; i++) {
