@@ -158,7 +158,22 @@ swr_att_new(struct att_adapter *aa, enum ndk_object_type type, const void *ops,
 	o->aa = aa;
 	o->h = rp->handle;
 	o->shared = (void *)(uintptr_t)rp->obj;
+	swr_att_link(o);
 	return o;
+}
+
+void
+swr_att_link(struct att_obj *o)
+{
+	struct att_adapter *aa = o->aa;
+
+	rte_spinlock_lock(&aa->cb_lock);
+	o->lnext = aa->live;
+	if (aa->live != NULL)
+		aa->live->lprev = &o->lnext;
+	o->lprev = &aa->live;
+	aa->live = o;
+	rte_spinlock_unlock(&aa->cb_lock);
 }
 
 ndk_status_t
@@ -206,6 +221,9 @@ swr_att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 		st = swr_att_defer(o->aa, &cb);
 	/* Queued events may name it: free it once the ring was empty. */
 	rte_spinlock_lock(&o->aa->cb_lock);
+	*o->lprev = o->lnext;             /* off the live list */
+	if (o->lnext != NULL)
+		o->lnext->lprev = o->lprev;
 	o->next = o->aa->grave;
 	__atomic_store_n(&o->aa->grave, o, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&o->aa->cb_lock);
@@ -260,6 +278,14 @@ att_adapter_close(struct ndk_adapter *a)
 	/* The daemon closes whatever the application left open. */
 	if (att_health(a) == NDK_STATUS_SUCCESS)
 		swr_att_call(aa, &rq, &rp);
+	/* Proxies the application left open: their objects are gone. */
+	while (aa->live != NULL) {
+		struct att_obj *o = aa->live;
+
+		aa->live = o->lnext;
+		o->pub.header.type = 0;
+		free(o);
+	}
 	swr_att_graves_free(aa);
 	aa->pub.header.type = 0;
 	free(aa);

@@ -174,6 +174,7 @@ att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 	o->shared = (void *)(uintptr_t)rp.obj;
 	o->fn = fn;
 	o->fn_ctx = ctx;
+	swr_att_link(o);
 	*out = o;
 	return NDK_STATUS_SUCCESS;
 }

@@ -42,6 +42,8 @@ struct att_adapter {
 	/* Closed proxies events may still name (cb_lock): freed once the
 	 * event ring was seen empty after they closed. */
 	struct att_obj *grave;
+	/* Open proxies (cb_lock): ndk_adapter_close() frees them. */
+	struct att_obj *live;
 };
 
 /* A proxy of a daemon object: this process's dispatch table. */
@@ -67,6 +69,8 @@ struct att_obj {
 	void *disc_fn;
 	void *disc_ctx;
 	struct att_obj *next;     /* grave list */
+	struct att_obj *lnext;    /* live list */
+	struct att_obj **lprev;
 };
 
 extern const struct ndk_mr_dispatch swr_att_mr_ops;
@@ -128,6 +132,9 @@ unsigned int swr_att_events(struct att_adapter *aa);
 
 /* Free the proxies in the grave list (adapter close). */
 void swr_att_graves_free(struct att_adapter *aa);
+
+/* Put a new proxy on the adapter's live list. */
+void swr_att_link(struct att_obj *o);
 
 /* swroce_attach_conn.c */
 ndk_status_t swr_att_create_listener(struct ndk_adapter *a,
