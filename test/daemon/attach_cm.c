@@ -491,12 +491,33 @@ rdma_check(uint64_t va, uint32_t tok, uint32_t n, uint32_t seed)
 	free(want);
 }
 
+/* A connect (private data all @p mark, a QP of its own) is refused. */
+static void
+refused_connect(uint32_t ip, uint32_t peer, uint16_t port, uint8_t mark,
+		const char *say)
+{
+	uint8_t pdata[CLI_PDATA];
+	struct ndk_qp *q0;
+	ndk_status_t st;
+
+	memset(pdata, mark, sizeof(pdata));
+	if (ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0, &q0) !=
+	    NDK_STATUS_SUCCESS)
+		fail("qp");
+	st = client_connect(q0, ip, peer, port, pdata);
+	if (st != NDK_STATUS_CONNECTION_REFUSED)
+		failst(say, st);
+	ndk_close_connector(g.conn, NULL, NULL);
+	ndk_close_qp(q0, NULL, NULL);
+	printf("%s\n", say);
+	fflush(stdout);
+}
+
 static void
 client(uint32_t ip, uint32_t peer, uint16_t port)
 {
 	uint8_t pdata[CLI_PDATA], pd[256], want[SRV_PDATA];
 	uint32_t ird, ord, len = sizeof(pd);
-	struct ndk_qp *q0;
 	struct offer of;
 	struct ndk_sge s;
 	struct ndk_result_ex r;
@@ -511,30 +532,10 @@ client(uint32_t ip, uint32_t peer, uint16_t port)
 			break;
 		if (strncmp((char *)pd, "refuse", 6) != 0)
 			fail("orders: refuse, connect");
-		memset(pdata, 'F', sizeof(pdata));
-		if (ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0,
-				  &q0) != NDK_STATUS_SUCCESS)
-			fail("qp");
-		st = client_connect(q0, ip, peer, port, pdata);
-		if (st != NDK_STATUS_CONNECTION_REFUSED)
-			failst("the connect to a full server", st);
-		ndk_close_connector(g.conn, NULL, NULL);
-		ndk_close_qp(q0, NULL, NULL);
-		printf("REFUSED-FULL\n");
-		fflush(stdout);
+		refused_connect(ip, peer, port, 'F', "REFUSED-FULL");
 	}
-	/* Refused first, on a QP of its own. */
-	if (ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0, &q0) !=
-	    NDK_STATUS_SUCCESS)
-		fail("qp");
-	memset(pdata, 'R', sizeof(pdata));
-	st = client_connect(q0, ip, peer, port, pdata);
-	if (st != NDK_STATUS_CONNECTION_REFUSED)
-		failst("the rejected connect", st);
-	ndk_close_connector(g.conn, NULL, NULL);
-	ndk_close_qp(q0, NULL, NULL);
-	printf("REJECTED\n");
-	fflush(stdout);
+	/* Rejected by the server first ('R'). */
+	refused_connect(ip, peer, port, 'R', "REJECTED");
 	pattern(pdata, CLI_PDATA, 5);
 	st = client_connect(g.qp, ip, peer, port, pdata);
 	if (st != NDK_STATUS_SUCCESS)
