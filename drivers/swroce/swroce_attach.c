@@ -638,6 +638,10 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 			NDK_ATTACH_SHM_NAME);
 		return NDK_STATUS_DEVICE_NOT_READY;
 	}
+	/* Event ring size (doc/attach.md); default NDK_ATTACH_EV_SLOTS. */
+	if (getenv("NDK_ATTACH_EV_SLOTS") != NULL)
+		rq.u[0] = (uint32_t)strtoul(getenv("NDK_ATTACH_EV_SLOTS"),
+					    NULL, 0);
 	aa = calloc(1, sizeof(*aa));
 	if (aa == NULL)
 		return NDK_STATUS_NO_MEMORY;

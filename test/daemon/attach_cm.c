@@ -25,8 +25,12 @@
  *   first; both print "DONE" when through; then they read "stop"
  *   (stops polling, prints STOPPED) and "close" / EOF (prints CLOSED).
  *
- *   attach-cm <EAL args> -- --ip A --peer B (--server | --client)
- *                           [--port N]
+ *   attach-cm <EAL args> -- --ip A --peer B (--server [--fill] |
+ *                           --client) [--port N]
+ *
+ * --fill (attached server, NDK_ATTACH_EV_SLOTS=8 in its environment):
+ * first fill the event ring with promises, print FULL, wait for "free"
+ * (meanwhile the client, ordered "refuse", must be refused), print FREED.
  */
 
 #include <arpa/inet.h>
@@ -70,6 +74,7 @@ static struct {
 	uint8_t *fr;               /* FR_PAGES pages, page aligned */
 	uint32_t tok;
 	bool notify;               /* wait for completions by notification */
+	bool fill;                 /* --fill: refuse a request (full ring) */
 	int done, notified, disc;
 	uint32_t disc_reason, n_notify;
 	ndk_status_t st;
@@ -135,6 +140,19 @@ on_connect(void *ctx, struct ndk_connector *c)
 	if (g.incoming != NULL)
 		fail("a second connect event before the first was handled");
 	g.incoming = c;
+}
+
+/* A connect event, within WAIT_S. */
+static void
+wait_incoming(void)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+
+	while (g.incoming == NULL) {
+		if (expired(t0))
+			fail("no connection request");
+		ndk_adapter_poll(g.ad);
+	}
 }
 
 static void
@@ -331,6 +349,36 @@ misuse_posts(void)
 	fflush(stdout);
 }
 
+/*
+ * --fill: started with NDK_ATTACH_EV_SLOTS=8, promise all 8 event slots
+ * (4 CQs armed twice), so that the daemon must refuse the next connection
+ * request (nothing would carry its event); on "free", close the CQs.
+ */
+static void
+fill_events(void)
+{
+	struct ndk_cq *cq[4];
+	char line[32];
+
+	for (int i = 0; i < 4; i++) {
+		post_ok(ndk_create_cq(g.ad, 4, on_notify, NULL, &cq[i]),
+			"fill CQ");
+		ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
+		ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
+	}
+	printf("FULL\n");
+	fflush(stdout);
+	if (fgets(line, sizeof(line), stdin) == NULL ||
+	    strncmp(line, "free", 4) != 0)
+		fail("no 'free' order");
+	for (int i = 0; i < 4; i++)
+		ndk_close_cq(cq[i], NULL, NULL);
+	if (g.incoming != NULL)
+		fail("a connect event arrived while the event ring was full");
+	printf("FREED\n");
+	fflush(stdout);
+}
+
 static void
 server(uint32_t ip, uint32_t peer, uint16_t port)
 {
@@ -353,9 +401,10 @@ server(uint32_t ip, uint32_t peer, uint16_t port)
 	post_ok(ndk_listen(lis, (struct sockaddr *)&sa, sizeof(sa)), "listen");
 	printf("LISTENING\n");
 	fflush(stdout);
+	if (g.fill)
+		fill_events();
 	/* First request: rejected with private data. */
-	while (g.incoming == NULL)
-		ndk_adapter_poll(g.ad);
+	wait_incoming();
 	post_ok(ndk_get_connection_data(g.incoming, &ird, &ord, pd, &len),
 		"connection data");
 	if (pd[0] != 'R')
@@ -364,8 +413,7 @@ server(uint32_t ip, uint32_t peer, uint16_t port)
 	ndk_close_connector(g.incoming, NULL, NULL);
 	g.incoming = NULL;
 	/* Second: checked and accepted. */
-	while (g.incoming == NULL)
-		ndk_adapter_poll(g.ad);
+	wait_incoming();
 	g.conn = g.incoming;
 	len = sizeof(pd);
 	post_ok(ndk_get_connection_data(g.conn, &ird, &ord, pd, &len),
@@ -481,33 +529,51 @@ rdma_check(uint64_t va, uint32_t tok, uint32_t n, uint32_t seed)
 	free(want);
 }
 
+/* A connect (private data all @p mark, a QP of its own) is refused. */
+static void
+refused_connect(uint32_t ip, uint32_t peer, uint16_t port, uint8_t mark,
+		const char *say)
+{
+	uint8_t pdata[CLI_PDATA];
+	struct ndk_qp *q0;
+	ndk_status_t st;
+
+	memset(pdata, mark, sizeof(pdata));
+	if (ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0, &q0) !=
+	    NDK_STATUS_SUCCESS)
+		fail("qp");
+	st = client_connect(q0, ip, peer, port, pdata);
+	if (st != NDK_STATUS_CONNECTION_REFUSED)
+		failst(say, st);
+	ndk_close_connector(g.conn, NULL, NULL);
+	ndk_close_qp(q0, NULL, NULL);
+	printf("%s\n", say);
+	fflush(stdout);
+}
+
 static void
 client(uint32_t ip, uint32_t peer, uint16_t port)
 {
 	uint8_t pdata[CLI_PDATA], pd[256], want[SRV_PDATA];
 	uint32_t ird, ord, len = sizeof(pd);
-	struct ndk_qp *q0;
 	struct offer of;
 	struct ndk_sge s;
 	struct ndk_result_ex r;
 	ndk_status_t st;
 
-	/* The test says when the server listens. */
-	if (fgets((char *)pd, sizeof(pd), stdin) == NULL ||
-	    strncmp((char *)pd, "connect", 7) != 0)
-		fail("no 'connect' order");
-	/* Refused first, on a QP of its own. */
-	if (ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0, &q0) !=
-	    NDK_STATUS_SUCCESS)
-		fail("qp");
-	memset(pdata, 'R', sizeof(pdata));
-	st = client_connect(q0, ip, peer, port, pdata);
-	if (st != NDK_STATUS_CONNECTION_REFUSED)
-		failst("the rejected connect", st);
-	ndk_close_connector(g.conn, NULL, NULL);
-	ndk_close_qp(q0, NULL, NULL);
-	printf("REJECTED\n");
-	fflush(stdout);
+	/* The test says when the server listens; "refuse": its event ring
+	 * is full, our request must be refused. */
+	for (;;) {
+		if (fgets((char *)pd, sizeof(pd), stdin) == NULL)
+			fail("no 'connect' order");
+		if (strncmp((char *)pd, "connect", 7) == 0)
+			break;
+		if (strncmp((char *)pd, "refuse", 6) != 0)
+			fail("orders: refuse, connect");
+		refused_connect(ip, peer, port, 'F', "REFUSED-FULL");
+	}
+	/* Rejected by the server first ('R'). */
+	refused_connect(ip, peer, port, 'R', "REJECTED");
 	pattern(pdata, CLI_PDATA, 5);
 	st = client_connect(g.qp, ip, peer, port, pdata);
 	if (st != NDK_STATUS_SUCCESS)
@@ -595,6 +661,7 @@ main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' },
 		{ "server", no_argument, NULL, 's' },
 		{ "client", no_argument, NULL, 'c' },
+		{ "fill", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t ip = 0, peer = 0;
@@ -615,6 +682,8 @@ main(int argc, char **argv)
 			port = (uint16_t)atoi(optarg);
 		else if (c == 's' || c == 'c')
 			role = c;
+		else if (c == 'f')
+			g.fill = true;
 		else
 			fail("usage: attach-cm <EAL> -- --ip A --peer B "
 			     "--server|--client");

@@ -879,6 +879,15 @@ def Cm(name, eal, args):
     return Rdma(name, eal, args, exe=CM)
 
 
+def Cm_small_ring(name, eal, args):
+    """attach-cm attached with an event ring of 8 (NDK_ATTACH_EV_SLOTS)."""
+    os.environ['NDK_ATTACH_EV_SLOTS'] = '8'
+    try:
+        return Rdma(name, eal, args, exe=CM)
+    finally:
+        del os.environ['NDK_ATTACH_EV_SLOTS']
+
+
 def cm_round(huge, tag, net, attached_role):
     """One attach-cm pair over memif: the embedded one owns the memif
     server, daemon A the client; the attached one is a secondary of A."""
@@ -902,13 +911,23 @@ def cm_round(huge, tag, net, attached_role):
         emb.expect('OPEN')
         a, alog = start(conf_a, 'cm%s-a' % tag)
         wait_ready(a, alog)
-        app = Cm('cm%s-app' % tag,
-                 ['-l', '1', '--no-pci', '--proc-type=secondary',
-                  '--file-prefix', pa, '--huge-dir', huge],
-                 ['--ip', ip_a, '--peer', ip_e, '--' + attached_role])
+        fill = ['--fill'] if attached_role == 'server' else []
+        app = (Cm_small_ring if fill else Cm)(
+            'cm%s-app' % tag,
+            ['-l', '1', '--no-pci', '--proc-type=secondary',
+             '--file-prefix', pa, '--huge-dir', huge],
+            ['--ip', ip_a, '--peer', ip_e, '--' + attached_role] + fill)
         app.expect('OPEN')
         srv, cli = (app, emb) if attached_role == 'server' else (emb, app)
         srv.expect('LISTENING')
+        if fill:
+            # The server's event ring is all promised: the daemon refuses
+            # the request (REJ) rather than lose its connect event.
+            srv.expect('FULL')
+            cli.order('refuse')
+            cli.expect('REFUSED-FULL')
+            srv.order('free')
+            srv.expect('FREED')
         cli.order('connect')
         cli.expect('REJECTED')
         srv.expect('ACCEPTED')
@@ -932,6 +951,12 @@ def cm_round(huge, tag, net, attached_role):
         app.order('close')
         app.expect('CLOSED')
         assert app.p.wait(timeout=WAIT_S) == 0
+        if fill:
+            def refused():
+                alog.seek(0)
+                return ('1 connection request(s) were refused: its event '
+                        'ring was full' in alog.read())
+            wait_for(refused, 'the daemon to log the refused request')
         if attached_role == 'server':
             misuse = subprocess.run(
                 [MISUSE, '-l', '1', '--no-pci', '--proc-type=secondary',
