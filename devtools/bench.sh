@@ -42,15 +42,9 @@ EAL="--no-pci --in-memory --log-level=lib.eal:error --log-level=pmd.net.memif:er
 SOCK=/tmp/ndk-bench-$$.sock
 PORT=$((19000 + $$ % 1000))
 
-[ -x "$PERF" ] && [ -x "$DEMO" ] || {
-	echo "bench: build first (bash devtools/setup.sh)" >&2
-	exit 1
-}
-hp=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages)
-[ "$hp" -ge 512 ] || {
-	echo "bench: needs 512 free 2 MB hugepages (have $hp)" >&2
-	exit 1
-}
+# shellcheck source=devtools/bench_lib.sh
+. devtools/bench_lib.sh
+bench_check bench "$PERF" "$DEMO"
 mkdir -p "$OUT"
 : >"$OUT/commands.txt"
 : >"$OUT/load.txt"
@@ -68,17 +62,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# median of the numbers on stdin
-median() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "n/a"; exit }
-		if (NR % 2) print v[(NR + 1) / 2];
-		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-log_load() {
-	echo "$(date +%T) $1: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
-}
 
 # memif_run NAME RUN "TEST ARGS" [CLIENT EAL EXTRA] [CLIENT VDEV EXTRA]
 # One server/client pair; the same test arguments on both sides.
@@ -95,22 +78,8 @@ memif_run() {
 		{ echo "# $name (server, then client once it listens)"
 		  echo "$scmd"; echo "$ccmd"; echo; } >>"$OUT/commands.txt"
 	fi
-	log_load "$name.$run"
-	rm -f "$SOCK"
-	# shellcheck disable=SC2086
-	timeout 300 $scmd >"$so" 2>&1 &
-	SPID=$!
-	for _ in $(seq 200); do
-		ss -ltn 2>/dev/null | grep -q ":$PORT " && break
-		sleep 0.05
-	done
-	# shellcheck disable=SC2086
-	timeout 300 $ccmd >"$co" 2>&1 &
-	CPID=$!
-	wait "$CPID" || echo "bench: $name run $run: client failed (see $co)" >&2
-	CPID=""
-	wait "$SPID" || echo "bench: $name run $run: server failed (see $so)" >&2
-	SPID=""
+	bench_server "$scmd" "$so"
+	bench_client "$ccmd" "$co" "$so" "$name run $run"
 }
 
 # Rows of a client output: "raw" (first) and "roce" (second), BW fields.

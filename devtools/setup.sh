@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 
 # libibverbs-dev: rxe_tokpeer, the verbs program the tokens_rxe interop test
 # runs in the rxe guest (built only when meson finds it).
+# tshark: decodes dpdk-dumpcap's capture in the daemon suite's dumpcap case
+# (which is skipped without it).
 PKGS="dpdk-dev libdpdk-dev libnuma-dev meson ninja-build pkg-config gcc python3
-	libibverbs-dev"
+	libibverbs-dev tshark"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -17,6 +19,10 @@ done
 if [ -n "$missing" ]; then
 	echo "== installing:$missing"
 	export DEBIAN_FRONTEND=noninteractive
+	# tshark's wireshark-common asks whether non-root users may capture:
+	# answer no (the tests run as root) so nothing prompts.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi

@@ -9,14 +9,15 @@
  * advertised to the peer: WRITE target, READ source, SEND receive buffer).
  */
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_errno.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
 
@@ -40,6 +41,37 @@ perf_ndk_bad_completion(const char *where, const struct ndk_result_ex *r)
 		r->bytes_transferred);
 }
 
+/*
+ * A secondary process of ndk-roced: libndk's attach provider uses the
+ * daemon's adapter on the port (doc/attach.md); its address is the
+ * daemon's, so --ip must name it.
+ */
+static int
+perf_ndk_attach(struct perf_ctx *c)
+{
+	struct ndk_adapter_config cfg = {
+		.port_id = c->o->port_id, .socket_id = SOCKET_ID_ANY,
+	};
+	uint32_t isz = sizeof(c->info);
+	char want[INET_ADDRSTRLEN];
+	ndk_status_t st;
+
+	st = ndk_adapter_open(&cfg, &c->ad);
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, " Couldn't attach to ndk-roced's adapter on "
+			"port %u: %s\n", c->o->port_id, ndk_status_str(st));
+		return -1;
+	}
+	ndk_query_adapter_info(c->ad, &c->info, &isz);
+	if (c->info.ipv4 != c->o->ipv4) {
+		inet_ntop(AF_INET, &c->info.ipv4, want, sizeof(want));
+		fprintf(stderr, " --ip: the daemon's adapter on port %u has "
+			"address %s\n", c->o->port_id, want);
+		return -1;
+	}
+	return 0;
+}
+
 int
 perf_ndk_open(struct perf_ctx *c)
 {
@@ -53,6 +85,9 @@ perf_ndk_open(struct perf_ctx *c)
 			c->o->port_id);
 		return -1;
 	}
+	c->attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	if (c->attached)
+		return perf_ndk_attach(c);
 	/*
 	 * Our own packet buffers, never freed before rte_eal_cleanup(): a
 	 * stopped port still refers to its RX pool, and net_memif returns
@@ -176,6 +211,9 @@ perf_ndk_wait_peer_stop(const struct perf_ctx *c, int timeout_ms)
 	struct rte_eth_link link;
 	uint64_t end;
 
+	/* Attached, the link is the daemon's: it stays up. */
+	if (c->attached)
+		return;
 	/*
 	 * net_memif tears its link down from the interrupt thread when the
 	 * peer stops; stopping our port while that runs frees the shared
@@ -217,10 +255,17 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	uint32_t rq = p->verb == PERF_SEND ? p->rx_depth : 1;
 	ndk_status_t st;
 
-	q->mem = rte_zmalloc("ndk_perf_buf", 2 * c->half, PERF_BUF_ALIGN);
-	if (q->mem == NULL) {
-		fprintf(stderr, " Couldn't allocate %zu bytes of buffers\n",
-			2 * c->half);
+	/* Registrable memory: attached, the daemon registers only buffers
+	 * of the application's heap ([attach] heap-mb of ndk-roced). */
+	st = ndk_adapter_alloc_buffer(c->ad, 2 * c->half, PERF_BUF_ALIGN,
+				      (void **)&q->mem);
+	if (st != NDK_STATUS_SUCCESS) {
+		q->mem = NULL;
+		fprintf(stderr,
+			" Couldn't allocate %zu bytes of buffers: %s%s\n",
+			2 * c->half, ndk_status_str(st),
+			c->attached ? " (attached: is the daemon's "
+			"[attach] heap-mb large enough?)" : "");
 		return -1;
 	}
 	q->lbuf = q->mem;
@@ -431,7 +476,9 @@ perf_ndk_close(struct perf_ctx *c)
 				ndk_close_qp(q->qp, NULL, NULL);
 			if (q->mr != NULL)
 				ndk_close_mr(q->mr, NULL, NULL);
-			rte_free(q->mem);
+			if (q->mem != NULL)
+				ndk_adapter_free_buffer(c->ad, q->mem);
+			q->mem = NULL;
 		}
 		free(c->qps);
 		c->qps = NULL;

@@ -47,6 +47,7 @@ struct perf_ctx {
 	struct ndk_poller *poller[PERF_MAX_POLLERS]; /**< one per lcore */
 	unsigned int n_pollers;
 	bool inline_poll;         /**< no poller: the test loops poll */
+	bool attached;            /**< a secondary of ndk-roced (attach) */
 	struct ndk_pd *pd;
 	struct ndk_cq *scq;       /**< initiator completions, all QPs */
 	struct ndk_cq *rcq;       /**< receive completions, all QPs */

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+
 #include "perf.h"
 
 enum {
@@ -30,6 +33,7 @@ enum {
 	OPT_RAW_FRAME,
 	OPT_LOSS,
 	OPT_QUEUES,
+	OPT_ETHDEV,
 };
 
 static const struct option perf_lopts[] = {
@@ -70,6 +74,7 @@ static const struct option perf_lopts[] = {
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
+	{ "ethdev", required_argument, NULL, OPT_ETHDEV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -113,6 +118,9 @@ perf_opts_usage(const char *prog)
 	       "  -R (rdma_cm) and -b (bidirectional) are not supported yet.\n"
 	       "\nndk-perf's own:\n"
 	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
+	       "      --ethdev=<name>     the port by ethdev name (attached to "
+	       "ndk-roced:\n"
+	       "                          its [port] device, e.g. net_memif0)\n"
 	       "      --ip=<A.B.C.D>      adapter IPv4 address (required)\n"
 	       "      --peer-mac=<mac>    peer MAC (default: ARP by the "
 	       "provider)\n"
@@ -296,6 +304,12 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			return -1;
 		o->port_id = (uint16_t)v;
 		break;
+	case OPT_ETHDEV:
+		if (rte_eth_dev_get_port_by_name(arg, &o->port_id) != 0) {
+			fprintf(stderr, " No ethdev named %s\n", arg);
+			return -1;
+		}
+		break;
 	case OPT_IP: {
 		struct in_addr a;
 
@@ -454,6 +468,13 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 	if (o->loss_ppm != 0 && o->queues > 1) {
 		fprintf(stderr, " --loss drops on queue 0 only: not with "
 			"--queues\n");
+		return -1;
+	}
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY &&
+	    (o->raw != PERF_RAW_NONE || o->loss_ppm != 0)) {
+		fprintf(stderr, " Attached to ndk-roced (a secondary process), "
+			"the daemon owns the port: no --raw, --raw-baseline or "
+			"--loss\n");
 		return -1;
 	}
 	if (o->margin >= 0 && o->duration != 0 &&

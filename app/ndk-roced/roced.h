@@ -12,11 +12,13 @@
  *                      EAL argument vector (errors exit with status 2)
  *   roced_ports.c      port ownership: find or probe the devices, open
  *                      the adapters, start and stop the pollers, close
- *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp (rte_telemetry)
+ *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp, /ndk/port
+ *                      (rte_telemetry)
  *   roced_echo.c       built-in echo service: connections accepted with
  *                      NDK listeners, every message sent back
  *   roced_attach.c     attached applications (DPDK secondary processes):
  *                      objects over rte_mp, liveness, clean-up
+ *   roced_attach_app.c per application: doorbell ring, buffer heap
  *   roced_main.c       start-up, signals, main loop, orderly shutdown
  */
 
@@ -86,6 +88,7 @@ struct roced_config {
 	uint32_t echo_msg_size;      /**< largest echoed message */
 	uint32_t echo_depth;         /**< receives posted per connection */
 	uint32_t linger_ms;          /**< idle before ports close */
+	uint32_t app_heap_mb;        /**< each attached application's heap */
 	unsigned int n_ports;
 	struct roced_port_cfg ports[ROCED_MAX_PORTS];
 	/** EAL arguments (argv[0] first), built by roced_config_parse(). */
@@ -180,13 +183,18 @@ struct roced_attach;
 
 /** Period of the attached applications' liveness check. */
 #define ROCED_ATTACH_CHECK_MS 100
+/** Default buffer heap of an attached application ([attach] heap-mb). */
+#define ROCED_APP_HEAP_MB 32
+/** When stopping: between telling applications and closing their objects. */
+#define ROCED_ATTACH_GRACE_MS 50
 
 /**
  * Serve attached applications (rte_mp action NDK_ATTACH_MP_NAME).
  * @return 0, or negative errno (-ENOTSUP without the multi-process mode:
  *   logged, the daemon runs on without them).
  */
-int roced_attach_start(struct roced_ports *p, struct roced_attach **att);
+int roced_attach_start(const struct roced_config *cfg, struct roced_ports *p,
+		       struct roced_attach **att);
 
 /**
  * Main thread, often: every ROCED_ATTACH_CHECK_MS close the objects of

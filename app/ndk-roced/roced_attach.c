@@ -9,10 +9,11 @@
  * (checked every ROCED_ATTACH_CHECK_MS from the main thread). The
  * protocol is in swroce_attach.h; the design in doc/attach.md.
  *
- * Requests run on the EAL's multi-process thread, one at a time; the
- * table lock is taken by that thread and, with trylock only, by the main
- * thread's liveness check (the main thread may be the adapters' poller,
- * which a waiting CM request depends on).
+ * Requests run on the EAL's multi-process thread, one at a time, and
+ * never wait for the network: CM steps answer STATUS_PENDING and their
+ * completions go to the application's event queue (roced_attach_ops.c).
+ * The table lock is taken by that thread and, with trylock only, by the
+ * main thread's liveness check.
  */
 
 #include <errno.h>
@@ -25,78 +26,60 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_memzone.h>
 #include <rte_string_fns.h>
 #include <rte_telemetry.h>
 
-#include "roced.h"
-#include "swroce_attach.h"
-
-#define ATT_MAX_APPS 64
-#define ATT_MAX_OBJS 4096
-#define ATT_PEER_LEN 128
-/* A CM step waits this long: under the application's request timeout. */
-#define ATT_WAIT_S (NDK_ATTACH_TIMEOUT_S - 5)
-
-struct att_app {
-	uint64_t id;                 /* 0 = free slot */
-	int pid;
-	char peer[ATT_PEER_LEN];     /* its rte_mp socket */
-	struct roced_port *port;
-	uint32_t n_obj;
-};
-
-struct att_ent {
-	uint32_t gen;
-	uint16_t type;               /* enum ndk_object_type, 0 = free */
-	uint16_t app;                /* index in apps[] */
-	void *obj;                   /* the daemon's object */
-	uint32_t done;               /* CM step finished (atomic) */
-	ndk_status_t st;
-};
-
-struct roced_attach {
-	pthread_mutex_t lock;
-	struct roced_ports *ports;
-	uint64_t next_id;
-	uint64_t next_check;         /* TSC */
-	struct att_app apps[ATT_MAX_APPS];
-	struct att_ent ent[ATT_MAX_OBJS];
-};
+#include "roced_attach.h"
+#include "swroce_attach_srv.h"
 
 /* rte_mp and telemetry handlers take no context argument. */
 static struct roced_attach *att_srv;
 /* Static: a telemetry request may still look after the server stopped. */
 static struct roced_attach att_store;
 
-static struct att_ent *
-ent_get(struct roced_attach *s, unsigned int ai, uint64_t h, uint16_t type)
+struct att_ent *
+roced_att_ent_get(struct roced_attach *s, unsigned int ai, uint64_t h,
+		  uint16_t type)
 {
 	uint32_t idx = (uint32_t)h;
 	struct att_ent *e;
+	uint16_t t;
 
 	if (idx >= ATT_MAX_OBJS)
 		return NULL;
 	e = &s->ent[idx];
-	if (e->type == 0 || e->gen != (uint32_t)(h >> 32) || e->app != ai ||
-	    (type != 0 && e->type != type))
+	t = __atomic_load_n(&e->type, __ATOMIC_ACQUIRE);
+	if (t == 0 || t == ATT_TYPE_BUSY || e->gen != (uint32_t)(h >> 32) ||
+	    e->app != ai || (type != 0 && t != type))
 		return NULL;
 	return e;
 }
 
-static ndk_status_t
-ent_add(struct roced_attach *s, unsigned int ai, uint16_t type, void *obj,
-	struct ndk_attach_rep *rp)
+ndk_status_t
+roced_att_ent_add(struct roced_attach *s, unsigned int ai, uint16_t type,
+		  void *obj, struct ndk_attach_rep *rp)
 {
 	for (uint32_t i = 0; i < ATT_MAX_OBJS; i++) {
 		struct att_ent *e = &s->ent[i];
+		uint16_t free_type = 0;
 
-		if (e->type != 0)
+		/* A connect event adds entries from a polling lcore. */
+		if (__atomic_load_n(&e->type, __ATOMIC_RELAXED) != 0 ||
+		    !__atomic_compare_exchange_n(&e->type, &free_type,
+						 ATT_TYPE_BUSY, false,
+						 __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
 			continue;
 		e->gen++;
-		e->type = type;
 		e->app = (uint16_t)ai;
+		e->owner = &s->apps[ai];
 		e->obj = obj;
-		s->apps[ai].n_obj++;
+		e->pctx = 0;
+		e->disc_owed = 0;
+		e->notify_owed = 0;
+		__atomic_fetch_add(&s->apps[ai].n_obj, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->type, type, __ATOMIC_RELEASE);
 		rp->handle = ((uint64_t)e->gen << 32) | i;
 		rp->obj = (uintptr_t)obj;
 		return NDK_STATUS_SUCCESS;
@@ -104,12 +87,12 @@ ent_add(struct roced_attach *s, unsigned int ai, uint16_t type, void *obj,
 	return NDK_STATUS_INSUFFICIENT_RESOURCES;
 }
 
-static void
-ent_free(struct roced_attach *s, struct att_ent *e)
+void
+roced_att_ent_free(struct roced_attach *s, struct att_ent *e)
 {
-	s->apps[e->app].n_obj--;
-	e->type = 0;
+	__atomic_fetch_sub(&s->apps[e->app].n_obj, 1, __ATOMIC_RELAXED);
 	e->obj = NULL;
+	__atomic_store_n(&e->type, 0, __ATOMIC_RELEASE);
 }
 
 /* Close one object the way its owner would have. */
@@ -117,8 +100,15 @@ static void
 ent_close(struct roced_attach *s, struct att_ent *e)
 {
 	switch (e->type) {
+	case NDK_OBJECT_TYPE_LISTENER:
+		ndk_close_listener(e->obj, NULL, NULL);
+		break;
 	case NDK_OBJECT_TYPE_CONNECTOR:
+		/* Pending CM steps complete (cancelled) into the queue. */
 		ndk_close_connector(e->obj, NULL, NULL);
+		break;
+	case NDK_OBJECT_TYPE_MW:
+		ndk_close_mw(e->obj, NULL, NULL);
 		break;
 	case NDK_OBJECT_TYPE_QP:
 		ndk_close_qp(e->obj, NULL, NULL);   /* flushed: ERROR */
@@ -136,16 +126,19 @@ ent_close(struct roced_attach *s, struct att_ent *e)
 	default:
 		break;
 	}
-	ent_free(s, e);
+	roced_att_ent_unreserve(s, e);
+	roced_att_ent_free(s, e);
 }
 
 /* Close everything of application @p ai, users before what they use. */
 static void
 app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 {
+	/* Listeners first: then no connect event adds an entry. */
 	static const uint16_t order[] = {
-		NDK_OBJECT_TYPE_CONNECTOR, NDK_OBJECT_TYPE_QP,
-		NDK_OBJECT_TYPE_MR, NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
+		NDK_OBJECT_TYPE_LISTENER, NDK_OBJECT_TYPE_CONNECTOR,
+		NDK_OBJECT_TYPE_QP, NDK_OBJECT_TYPE_MW, NDK_OBJECT_TYPE_MR,
+		NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
 	};
 	struct att_app *a = &s->apps[ai];
 	uint32_t n = a->n_obj;
@@ -154,8 +147,10 @@ app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 		for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
 			if (s->ent[i].type == order[k] && s->ent[i].app == ai)
 				ent_close(s, &s->ent[i]);
+	roced_app_res_fini(&a->res);
 	ROCED_LOG(NOTICE, "attach: application pid %d %s: %u object(s) "
 		  "closed", a->pid, why, n);
+	roced_att_evq_free(a);
 	a->id = 0;
 }
 
@@ -195,64 +190,31 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 		if (a->id != 0)
 			continue;
 		a->id = (++s->next_id << 8) | ai;
+		if (roced_app_res_init(&a->res, port->ad, a->id,
+				rte_eth_dev_socket_id(port->port_id),
+				s->heap_mb) != 0) {
+			a->id = 0;
+			return NDK_STATUS_INSUFFICIENT_RESOURCES;
+		}
 		a->pid = rq->pid;
 		rte_strlcpy(a->peer, peer, sizeof(a->peer));
 		a->port = port;
 		a->n_obj = 0;
+		a->ev_refused = 0;
+		a->srv = s;
+		if (roced_att_evq_create(a, ai, rq->u[0]) != 0) {
+			roced_app_res_fini(&a->res);
+			a->id = 0;
+			return NDK_STATUS_INSUFFICIENT_RESOURCES;
+		}
 		rp->handle = a->id;
 		rp->obj = (uintptr_t)port->ad;
+		rp->obj2 = (uintptr_t)a->evq;
 		ROCED_LOG(NOTICE, "attach: application pid %d on port %s",
 			  a->pid, port->cfg->name);
 		return NDK_STATUS_SUCCESS;
 	}
 	return NDK_STATUS_INSUFFICIENT_RESOURCES;
-}
-
-static void
-cm_done(void *ctx, ndk_status_t st)
-{
-	struct att_ent *e = ctx;
-
-	e->st = st;
-	__atomic_store_n(&e->done, 1, __ATOMIC_RELEASE);
-}
-
-/* Wait for a CM step started with @p st (its callback sets e->done). */
-static ndk_status_t
-cm_wait(struct att_ent *e, ndk_status_t st)
-{
-	uint64_t t0 = rte_get_timer_cycles();
-
-	if (st != NDK_STATUS_PENDING)
-		return st;
-	while (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE)) {
-		if (rte_get_timer_cycles() - t0 >
-		    (uint64_t)ATT_WAIT_S * rte_get_timer_hz())
-			return NDK_STATUS_IO_TIMEOUT;
-		rte_delay_us_sleep(1000);
-	}
-	return e->st;
-}
-
-static ndk_status_t
-op_connect(struct roced_attach *s, unsigned int ai,
-	   const struct ndk_attach_req *rq, struct att_ent *c)
-{
-	struct sockaddr_in src = { .sin_family = AF_INET };
-	struct sockaddr_in dst = { .sin_family = AF_INET };
-	struct att_ent *q = ent_get(s, ai, rq->h[1], NDK_OBJECT_TYPE_QP);
-
-	if (q == NULL || rq->addr.pdata_len > NDK_ATTACH_PDATA_MAX)
-		return NDK_STATUS_INVALID_HANDLE;
-	src.sin_addr.s_addr = rq->addr.src_ip;
-	src.sin_port = rq->addr.src_port;
-	dst.sin_addr.s_addr = rq->addr.dst_ip;
-	dst.sin_port = rq->addr.dst_port;
-	return cm_wait(c, ndk_connect(c->obj, q->obj,
-		(struct sockaddr *)&src, sizeof(src),
-		(struct sockaddr *)&dst, sizeof(dst), rq->u[0], rq->u[1],
-		rq->addr.pdata_len != 0 ? rq->addr.pdata : NULL,
-		rq->addr.pdata_len, cm_done, c));
 }
 
 /* Requests on an existing object (handle h[0]). */
@@ -268,11 +230,9 @@ op_object(struct roced_attach *s, unsigned int ai,
 		[NDK_ATT_CLOSE] = 0,
 		[NDK_ATT_QP_MODIFY] = NDK_OBJECT_TYPE_QP,
 		[NDK_ATT_QP_QUERY] = NDK_OBJECT_TYPE_QP,
-		[NDK_ATT_CONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_COMPLETE_CONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_DISCONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
 	};
-	struct att_ent *e = ent_get(s, ai, rq->h[0], type_of[rq->op]);
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->h[0],
+					      type_of[rq->op]);
 	struct att_ent *rc, *ic;
 	ndk_status_t st;
 	void *o;
@@ -281,8 +241,8 @@ op_object(struct roced_attach *s, unsigned int ai,
 		return NDK_STATUS_INVALID_HANDLE;
 	switch (rq->op) {
 	case NDK_ATT_CREATE_QP:
-		rc = ent_get(s, ai, rq->h[1], NDK_OBJECT_TYPE_CQ);
-		ic = ent_get(s, ai, rq->h[2], NDK_OBJECT_TYPE_CQ);
+		rc = roced_att_ent_get(s, ai, rq->h[1], NDK_OBJECT_TYPE_CQ);
+		ic = roced_att_ent_get(s, ai, rq->h[2], NDK_OBJECT_TYPE_CQ);
 		if (rc == NULL || ic == NULL)
 			return NDK_STATUS_INVALID_HANDLE;
 		st = ndk_create_qp(e->obj, rc->obj, ic->obj,
@@ -292,22 +252,33 @@ op_object(struct roced_attach *s, unsigned int ai,
 		if (!NDK_SUCCESS(st))
 			return st;
 		rp->u[0] = ndk_qp_num(o);
-		st = ent_add(s, ai, NDK_OBJECT_TYPE_QP, o, rp);
+		/* Its doorbells go to the application's own ring. */
+		swr_attach_qp_use_db(o, s->apps[ai].res.db);
+		/* Its fast registers name pages of its own heap only. */
+		swr_attach_qp_limit_fr(o, s->apps[ai].res.va,
+				       s->apps[ai].res.len);
+		st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_QP, o, rp);
 		if (!NDK_SUCCESS(st))
 			ndk_close_qp(o, NULL, NULL);
 		return st;
 	case NDK_ATT_CREATE_MR:
-		if (rq->u[0] != 0)
-			return NDK_STATUS_NOT_SUPPORTED;
-		st = ndk_create_mr(e->obj, false, (struct ndk_mr **)&o);
+		st = ndk_create_mr(e->obj, rq->u[0] != 0,
+				   (struct ndk_mr **)&o);
 		if (!NDK_SUCCESS(st))
 			return st;
-		st = ent_add(s, ai, NDK_OBJECT_TYPE_MR, o, rp);
+		st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_MR, o, rp);
 		if (!NDK_SUCCESS(st))
 			ndk_close_mr(o, NULL, NULL);
 		return st;
 	case NDK_ATT_REGISTER_MR:
-		/* swroce checks that the range is DPDK (shared) memory. */
+		/* Only the application's own buffers (its heap). */
+		if (!roced_app_owns(&s->apps[ai].res, rq->va, rq->len)) {
+			ROCED_LOG(ERR, "attach: application pid %d registers "
+				  "[0x%" PRIx64 ", +%" PRIu64 "): not inside "
+				  "its heap %s", s->apps[ai].pid, rq->va,
+				  rq->len, s->apps[ai].res.heap);
+			return NDK_STATUS_ACCESS_VIOLATION;
+		}
 		st = ndk_register_mr(e->obj, (void *)(uintptr_t)rq->va,
 				     rq->len, rq->u[0]);
 		rp->u[0] = ndk_mr_local_token(e->obj);
@@ -322,16 +293,6 @@ op_object(struct roced_attach *s, unsigned int ai,
 		return ndk_qp_modify(e->obj, &rq->attr, rq->u[0]);
 	case NDK_ATT_QP_QUERY:
 		return ndk_qp_query(e->obj, &rp->attr);
-	case NDK_ATT_CONNECT:
-		e->done = 0;
-		return op_connect(s, ai, rq, e);
-	case NDK_ATT_COMPLETE_CONNECT:
-		e->done = 0;
-		return cm_wait(e, ndk_complete_connect(e->obj, NULL, NULL,
-						       cm_done, e));
-	case NDK_ATT_DISCONNECT:
-		e->done = 0;
-		return cm_wait(e, ndk_disconnect(e->obj, cm_done, e));
 	default:
 		return NDK_STATUS_INVALID_DEVICE_REQUEST;
 	}
@@ -361,26 +322,27 @@ att_exec(struct roced_attach *s, const struct ndk_attach_req *rq,
 	case NDK_ATT_CREATE_PD:
 		st = ndk_create_pd(ad, (struct ndk_pd **)&o);
 		if (NDK_SUCCESS(st) &&
-		    !NDK_SUCCESS(st = ent_add(s, ai, NDK_OBJECT_TYPE_PD, o,
-					      rp)))
+		    !NDK_SUCCESS(st = roced_att_ent_add(s, ai,
+				NDK_OBJECT_TYPE_PD, o, rp)))
 			ndk_close_pd(o, NULL, NULL);
 		return st;
 	case NDK_ATT_CREATE_CQ:
-		st = ndk_create_cq(ad, rq->u[0], NULL, NULL,
-				   (struct ndk_cq **)&o);
-		if (NDK_SUCCESS(st) &&
-		    !NDK_SUCCESS(st = ent_add(s, ai, NDK_OBJECT_TYPE_CQ, o,
-					      rp)))
-			ndk_close_cq(o, NULL, NULL);
-		return st;
+		return roced_att_create_cq(s, (unsigned int)ai, rq, rp);
 	case NDK_ATT_CREATE_CONNECTOR:
 		st = ndk_create_connector(ad, (struct ndk_connector **)&o);
 		if (NDK_SUCCESS(st) &&
-		    !NDK_SUCCESS(st = ent_add(s, ai,
-					      NDK_OBJECT_TYPE_CONNECTOR, o,
-					      rp)))
+		    !NDK_SUCCESS(st = roced_att_ent_add(s, ai,
+				NDK_OBJECT_TYPE_CONNECTOR, o, rp)))
 			ndk_close_connector(o, NULL, NULL);
 		return st;
+	case NDK_ATT_ALLOC:
+		st = roced_app_alloc(&s->apps[ai].res, rq->len, rq->u[0], &o);
+		if (NDK_SUCCESS(st))
+			rp->obj = (uintptr_t)o;
+		return st;
+	case NDK_ATT_FREE:
+		return roced_app_free(&s->apps[ai].res,
+				      (void *)(uintptr_t)rq->va);
 	case NDK_ATT_CREATE_QP:
 	case NDK_ATT_CREATE_MR:
 	case NDK_ATT_REGISTER_MR:
@@ -388,12 +350,9 @@ att_exec(struct roced_attach *s, const struct ndk_attach_req *rq,
 	case NDK_ATT_CLOSE:
 	case NDK_ATT_QP_MODIFY:
 	case NDK_ATT_QP_QUERY:
-	case NDK_ATT_CONNECT:
-	case NDK_ATT_COMPLETE_CONNECT:
-	case NDK_ATT_DISCONNECT:
 		return op_object(s, (unsigned int)ai, rq, rp);
 	default:
-		return NDK_STATUS_INVALID_DEVICE_REQUEST;
+		return roced_att_ops(s, (unsigned int)ai, rq, rp);
 	}
 }
 
@@ -441,6 +400,10 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(o);
 		rte_tel_data_add_dict_string(o, "port", a->port->cfg->name);
 		rte_tel_data_add_dict_u64(o, "objects", a->n_obj);
+		rte_tel_data_add_dict_string(o, "heap", a->res.heap);
+		rte_tel_data_add_dict_u64(o, "buffers", a->res.n_blk);
+		rte_tel_data_add_dict_string(o, "doorbell_ring",
+					     a->res.db->name);
 		snprintf(pid, sizeof(pid), "%d", a->pid);
 		rte_tel_data_add_dict_container(d, pid, o, 0);
 	}
@@ -449,14 +412,31 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 int
-roced_attach_start(struct roced_ports *p, struct roced_attach **out)
+roced_attach_start(const struct roced_config *cfg, struct roced_ports *p,
+		   struct roced_attach **out)
 {
 	struct roced_attach *s = &att_store;
+	const struct rte_memzone *mz;
 
 	*out = NULL;
 	memset(s, 0, sizeof(*s));
 	pthread_mutex_init(&s->lock, NULL);
 	s->ports = p;
+	s->heap_mb = cfg->app_heap_mb;
+	/* Liveness for the applications: kept until the process ends. */
+	mz = rte_memzone_reserve(NDK_ATTACH_SHM_NAME, sizeof(*s->shm),
+				 SOCKET_ID_ANY, 0);
+	if (mz == NULL) {
+		ROCED_LOG(NOTICE, "attached applications unavailable: no "
+			  "memzone %s: %s", NDK_ATTACH_SHM_NAME,
+			  rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	s->shm = mz->addr;
+	s->shm->heartbeat_ms = ROCED_ATTACH_CHECK_MS;
+	__atomic_store_n(&s->shm->heartbeat, rte_get_timer_cycles(),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&s->shm->state, NDK_ATTACH_UP, __ATOMIC_RELEASE);
 	att_srv = s;
 	if (rte_mp_action_register(NDK_ATTACH_MP_NAME, att_handle) != 0) {
 		ROCED_LOG(NOTICE, "attached applications unavailable (%s): "
@@ -466,7 +446,8 @@ roced_attach_start(struct roced_ports *p, struct roced_attach **out)
 		return -rte_errno;
 	}
 	if (rte_telemetry_register_cmd("/ndk/apps", cmd_apps,
-			"Attached applications by pid: port, objects") != 0)
+			"Attached applications by pid: port, objects, heap, buffers, "
+			"doorbell_ring") != 0)
 		ROCED_LOG(WARNING, "cannot register /ndk/apps");
 	*out = s;
 	return 0;
@@ -482,6 +463,7 @@ roced_attach_run(struct roced_attach *s)
 		return 0;
 	s->next_check = now + rte_get_timer_hz() * ROCED_ATTACH_CHECK_MS /
 		1000;
+	__atomic_store_n(&s->shm->heartbeat, now, __ATOMIC_RELEASE);
 	/* A request in progress may need this thread to poll: skip. */
 	if (pthread_mutex_trylock(&s->lock) != 0)
 		return 0;
@@ -502,11 +484,22 @@ roced_attach_stop(struct roced_attach *s)
 {
 	if (s == NULL)
 		return;
+	/*
+	 * Tell the applications first: from now on their calls return
+	 * STATUS_DEVICE_REMOVED and they stop touching the shared objects;
+	 * a post already past that check gets the grace period to finish.
+	 * Then their connections are aborted (DREQ), their QPs flushed and
+	 * everything closed while the ports are still polled.
+	 */
+	__atomic_store_n(&s->shm->state, NDK_ATTACH_STOPPING,
+			 __ATOMIC_SEQ_CST);
+	rte_delay_us_sleep(ROCED_ATTACH_GRACE_MS * 1000);
 	rte_mp_action_unregister(NDK_ATTACH_MP_NAME);
 	pthread_mutex_lock(&s->lock);
 	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++)
 		if (s->apps[ai].id != 0)
 			app_teardown(s, ai, "cut off (daemon stopping)");
 	pthread_mutex_unlock(&s->lock);
+	__atomic_store_n(&s->shm->state, NDK_ATTACH_GONE, __ATOMIC_SEQ_CST);
 	att_srv = NULL;
 }

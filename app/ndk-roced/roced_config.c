@@ -293,6 +293,7 @@ static const char *const known_keys[][12] = {
 	{ "daemon", "telemetry", "linger-ms", NULL },
 	{ "limits", "max-qp", "max-cq", "max-mr", NULL },
 	{ "echo", "enabled", "port", "msg-size", "depth", NULL },
+	{ "attach", "heap-mb", NULL },
 	{ "log", NULL },   /* any key: a log type pattern */
 };
 
@@ -356,7 +357,7 @@ scan_line(char *l, int lineno, char *sec)
 			die(where, "section name empty or too long");
 		if (section_kind(l) < 0)
 			die(where, "unknown section [%s] (eal, daemon, limits, "
-			    "log, echo, port NAME)", l);
+			    "log, echo, attach, port NAME)", l);
 		for (unsigned int i = 0; i < scan.n; i++)
 			if (strcmp(scan.pos[i].section, l) == 0 &&
 			    scan.pos[i].key[0] == '\0')
@@ -634,6 +635,8 @@ load_file(struct roced_config *cfg)
 				      cfg->echo_msg_size);
 	cfg->echo_depth = file_u32(f, "echo", "depth", 1, 1024,
 				   cfg->echo_depth);
+	cfg->app_heap_mb = file_u32(f, "attach", "heap-mb", 2, 4096,
+				    cfg->app_heap_mb);
 	file_ports(f, cfg);
 	rte_cfgfile_close(f);
 }
@@ -871,6 +874,7 @@ roced_config_parse(int argc, char **argv, struct roced_config *cfg)
 	cfg->echo_msg_size = 4096;
 	cfg->echo_depth = 16;
 	cfg->linger_ms = 500;
+	cfg->app_heap_mb = ROCED_APP_HEAP_MB;
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
 			split = i;
@@ -927,10 +931,12 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 	for (int i = 1; i < cfg->eal_argc; i++)
 		fprintf(f, " %s", cfg->eal_argv[i]);
 	fprintf(f, "\nlimits: max-qp %u, max-cq %u, max-mr %u (0 = default)"
-		"\ntelemetry %s; echo service %s (port %u, %u B, depth %u)\n",
+		"\ntelemetry %s; echo service %s (port %u, %u B, depth %u)"
+		"\nattached applications: %u MB heap each\n",
 		cfg->max_qp, cfg->max_cq, cfg->max_mr,
 		cfg->telemetry ? "on" : "off", cfg->echo ? "on" : "off",
-		cfg->echo_port, cfg->echo_msg_size, cfg->echo_depth);
+		cfg->echo_port, cfg->echo_msg_size, cfg->echo_depth,
+		cfg->app_heap_mb);
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct roced_port_cfg *p = &cfg->ports[i];
 

@@ -165,7 +165,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
-	roced_attach_start(&ports, &attach);
+	roced_attach_start(&cfg, &ports, &attach);
 	ROCED_LOG(NOTICE, "ready: %u port(s), echo service %s, attach %s, "
 		  "pid %d", ports.n, cfg.echo ? "on" : "off",
 		  attach != NULL ? "on" : "off", (int)getpid());

@@ -6,8 +6,13 @@
  * dpdk-telemetry.py:
  *
  *   /ndk/adapters            every adapter: name, device, port, MAC, IP,
- *                            netmask, path MTU, link, lcore, QP count and
- *                            every NDK_ADAPTER_COUNTERS counter
+ *                            netmask, path MTU, link, lcore, QP count,
+ *                            every NDK_ADAPTER_COUNTERS counter, rx_dropped
+ *                            (their drops summed) and the ethdev's own
+ *                            counters (eth_imissed, eth_ierrors, ...)
+ *   /ndk/port[,<name>]       per port (or one): received frames dropped,
+ *                            by reason (ICRC errors included), and the
+ *                            ethdev counters
  *   /ndk/qps                 per adapter, the list of its QPNs
  *   /ndk/qp,<qpn>[,<name>]   one QP (ndk_qp_query_info); the adapter name
  *                            picks among adapters that have the same QPN
@@ -38,6 +43,50 @@ static void
 add_str(struct rte_tel_data *d, const char *name, const char *val)
 {
 	rte_tel_data_add_dict_string(d, name, val);
+}
+
+/* Counters of frames the adapter dropped on receive, by reason. */
+#define ROCED_RX_DROPS(X) \
+	X(rx_not_roce) X(rx_truncated) X(rx_bad_header) X(rx_bad_opcode) \
+	X(rx_icrc_errors) X(rx_wrong_address) X(rx_unknown_qpn) \
+	X(rx_qp_state) X(rx_bad_length) X(rx_ghost_resp)
+
+/* The drop total, every reason if @p each, and the ethdev's counters. */
+static void
+drops_fill(const struct roced_port *p, const struct ndk_adapter_stats *s,
+	   bool each, struct rte_tel_data *d)
+{
+	struct rte_eth_stats e;
+	uint64_t total = 0;
+
+#define ROCED_DROP_(f) total += s->f; \
+	if (each) \
+		rte_tel_data_add_dict_u64(d, #f, s->f);
+	ROCED_RX_DROPS(ROCED_DROP_)
+#undef ROCED_DROP_
+	rte_tel_data_add_dict_u64(d, "rx_dropped", total);
+	if (rte_eth_stats_get(p->port_id, &e) != 0)
+		return;
+	rte_tel_data_add_dict_u64(d, "eth_ipackets", e.ipackets);
+	rte_tel_data_add_dict_u64(d, "eth_opackets", e.opackets);
+	rte_tel_data_add_dict_u64(d, "eth_ibytes", e.ibytes);
+	rte_tel_data_add_dict_u64(d, "eth_obytes", e.obytes);
+	rte_tel_data_add_dict_u64(d, "eth_imissed", e.imissed);
+	rte_tel_data_add_dict_u64(d, "eth_ierrors", e.ierrors);
+	rte_tel_data_add_dict_u64(d, "eth_oerrors", e.oerrors);
+	rte_tel_data_add_dict_u64(d, "eth_rx_nombuf", e.rx_nombuf);
+}
+
+static void
+port_fill(const struct roced_port *p, struct rte_tel_data *d)
+{
+	struct ndk_adapter_stats s;
+
+	rte_tel_data_start_dict(d);
+	add_str(d, "device", p->cfg->device);
+	rte_tel_data_add_dict_int(d, "port", p->port_id);
+	ndk_adapter_get_stats(p->ad, &s);
+	drops_fill(p, &s, true, d);
 }
 
 static void
@@ -77,6 +126,7 @@ adapter_fill(const struct roced_port *p, struct rte_tel_data *d)
 #define ROCED_TEL_COUNTER_(f, desc) rte_tel_data_add_dict_u64(d, #f, s.f);
 	NDK_ADAPTER_COUNTERS(ROCED_TEL_COUNTER_)
 #undef ROCED_TEL_COUNTER_
+	drops_fill(p, &s, false, d);
 }
 
 /* A dict of one container per adapter, filled by @p fill. */
@@ -162,6 +212,29 @@ qp_fill(const char *adapter, const struct ndk_qp_info *q,
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rcvd", q->events.rnr_naks_rcvd);
 }
 
+/* All ports, or the one named by @p params. */
+static int
+cmd_port(const char *cmd __rte_unused, const char *params,
+	 struct rte_tel_data *d)
+{
+	int rc = -ENODEV;
+
+	if (params == NULL || params[0] == '\0')
+		return per_adapter(d, port_fill);
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; tel_ports != NULL && i < tel_ports->n; i++) {
+		const struct roced_port *p = &tel_ports->port[i];
+
+		if (p->ad != NULL && strcmp(params, p->cfg->name) == 0) {
+			port_fill(p, d);
+			rc = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
 /* "<qpn>" or "<qpn>,<adapter name>"; QPN decimal or 0x hex. */
 static int
 cmd_qp(const char *cmd __rte_unused, const char *params,
@@ -217,6 +290,10 @@ roced_telemetry_init(struct roced_ports *p)
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/ndk/qps", cmd_qps,
 			"QP numbers of each adapter. No parameters");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/ndk/port", cmd_port,
+			"Per port: received frames dropped by reason (ICRC "
+			"errors...) and ethdev counters. Parameters: [name]");
 	if (rc == 0)
 		rc = rte_telemetry_register_cmd("/ndk/qp", cmd_qp,
 			"One QP: state, PSNs, outstanding work, retransmits, "

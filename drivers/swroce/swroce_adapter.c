@@ -221,6 +221,18 @@ swr_get_queue_stats(struct ndk_adapter *adapter, uint16_t queue,
 	return 0;
 }
 
+/* Embedded: registrable buffers come from the port's socket heap. */
+static ndk_status_t
+swr_alloc_buffer(struct ndk_adapter *adapter, size_t len, size_t align,
+		 void **buf)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+
+	*buf = rte_zmalloc_socket("ndk_buffer", len, (unsigned int)align,
+				  ad->socket_id);
+	return *buf != NULL ? NDK_STATUS_SUCCESS : NDK_STATUS_NO_MEMORY;
+}
+
 static void swr_close(struct ndk_adapter *adapter);
 
 static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
@@ -237,6 +249,7 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.create_listener = swr_listener_create,
 	.qp_list = swr_info_qp_list,
 	.qp_query_info = swr_info_qp_query,
+	.alloc_buffer = swr_alloc_buffer,
 };
 
 static int

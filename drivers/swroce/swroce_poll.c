@@ -561,22 +561,6 @@ swr_rx(struct swr_queue *q)
 	return n;
 }
 
-static unsigned int
-swr_doorbells(struct swr_queue *q)
-{
-	struct swr_qp *qps[SWR_DB_BURST];
-	unsigned int n;
-
-	n = rte_ring_sc_dequeue_burst(q->db_ring, (void **)qps, SWR_DB_BURST,
-				      NULL);
-	for (unsigned int i = 0; i < n; i++) {
-		/* Clear first: a post after this re-rings. */
-		__atomic_store_n(&qps[i]->db_pending, 0, __ATOMIC_SEQ_CST);
-		swr_qp_activate(qps[i]);
-	}
-	return n;
-}
-
 void
 swr_qp_activate(struct swr_qp *qp)
 {

@@ -97,7 +97,7 @@ static inline void
 swr_doorbell(struct swr_qp *qp)
 {
 	if (__atomic_exchange_n(&qp->db_pending, 1, __ATOMIC_SEQ_CST) == 0)
-		rte_ring_mp_enqueue(qp->q->db_ring, qp);
+		rte_ring_mp_enqueue(qp->db_ring, qp);
 }
 
 /* Hand every deferred request to the polling thread. */
@@ -345,7 +345,8 @@ swr_post_fast_register(struct ndk_qp *q, void *ctx, struct ndk_mr *m,
 	if ((acc & (SWR_ACC_REMOTE_READ | SWR_ACC_REMOTE_WRITE)) &&
 	    !mr->remote_ok)
 		return swr_post_fail(qp, NDK_STATUS_ACCESS_VIOLATION);
-	st = swr_frmr_check_pages(mr, page_count, pages, fbo, length, base_va);
+	st = swr_frmr_check_pages(qp, mr, page_count, pages, fbo, length,
+				  base_va);
 	if (st != NDK_STATUS_SUCCESS)
 		return swr_post_fail(qp, st);
 	/* The list is copied now: the consumer's array may go at return. */

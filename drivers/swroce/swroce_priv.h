@@ -18,6 +18,8 @@
  *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
  *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
  *   swroce_neigh.c    ARP and ICMP echo (declarations in swroce_neigh.h)
+ *   swroce_dbell.c    doorbell rings: the queues' and attached
+ *                     applications' (drained by queue 0's poller)
  *
  * Threading: an adapter has 1..SWR_MAX_QUEUES queues (RX/TX queue pairs
  * of its port, struct swr_queue), each polled by exactly one thread at a
@@ -27,11 +29,12 @@
  * mailbox, attached applications) belongs to queue 0. Frames that arrive on
  * the wrong queue are handed to the right one through its inbound ring
  * (swroce_poll.c). Applications post through single-producer indices
- * published with release stores and ring a doorbell (an MP/SC rte_ring of
- * the QP's queue) when a QP needs attention. Control operations that change
- * lcore-private state run through swr_ctl_exec(), which executes them on
- * queue 0's owner (or inline when nobody polls it) while the other queues
- * are paused between two polls. All objects live in rte_malloc memory.
+ * published with release stores and ring the QP's doorbell (an MP/SC
+ * rte_ring: its queue's, or its attached application's) when it needs
+ * attention. Control operations that change lcore-private state run
+ * through swr_ctl_exec(), which executes them on queue 0's owner (or
+ * inline when nobody polls it) while the other queues are paused between
+ * two polls. All objects live in rte_malloc memory.
  */
 
 #include <stdbool.h>
@@ -77,6 +80,7 @@
 #define SWR_TX_BURST 32
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */
 #define SWR_DB_BURST 64
+#define SWR_MAX_DB_RINGS 64       /**< doorbell rings besides the adapter's */
 #define SWR_RING_DESC 1024
 #define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
 #define SWR_INBOUND_RING 4096     /**< frames steered to a queue */
@@ -161,6 +165,10 @@ struct swr_adapter {
 	struct rte_ring *held_ring; /**< frames of queues > 0 for ARP, MP/SC */
 	uint32_t paused;          /**< queues > 0 must not poll (seq_cst) */
 	uint32_t pause_depth;     /**< nesting (queue 0's owner only) */
+	/** More doorbell rings (attached applications'; queue 0's owner
+	 *  only, changed only through swr_ctl_exec(): swroce_dbell.c). */
+	struct rte_ring *db_more[SWR_MAX_DB_RINGS];
+	uint32_t n_db_more;
 	rte_spinlock_t obj_lock;  /**< control path only: tables, lists */
 
 	uint32_t qp_bits;         /**< log2 of the QP table size */
@@ -544,6 +552,9 @@ struct swr_qp {
 	uint32_t sq_prod;         /**< published (release) */
 	uint32_t rq_prod;         /**< published (release) */
 	uint32_t db_pending;      /**< doorbell queued (atomic) */
+	struct rte_ring *db_ring; /**< where its doorbells go (set once) */
+	uint64_t fr_lo, fr_hi;    /**< FRMR pages inside [lo, hi) (set
+				   *  once; hi 0: any DPDK memory) */
 	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
 	struct ndk_qp_stats pstats; /**< posting counters (the poster's) */
 
@@ -692,7 +703,8 @@ void swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats);
  * Check a fast-register page list against the MR's capacity: page
  * alignment, DPDK memory, fbo/base_va/length rules. Application thread.
  */
-ndk_status_t swr_frmr_check_pages(const struct swr_mr *mr,
+ndk_status_t swr_frmr_check_pages(const struct swr_qp *qp,
+				  const struct swr_mr *mr,
 				  uint32_t page_count, const uint64_t *pages,
 				  uint32_t fbo, size_t length,
 				  uint64_t base_va);
@@ -705,6 +717,13 @@ ndk_status_t swr_local_exec(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /** Put a QP on the active list (polling thread). */
 void swr_qp_activate(struct swr_qp *qp);
+/**
+ * Serve the queued doorbells of queue @p q (its poller), and on queue 0
+ * those of the attached applications' rings (swroce_dbell.c).
+ */
+unsigned int swr_doorbells(struct swr_queue *q);
+/** Serve every doorbell queued on @p r (control operation: swr_ctl_exec). */
+void swr_db_drain_all(struct rte_ring *r);
 
 /**
  * Move a QP to ERROR and flush both queues (polling thread). The WQE that

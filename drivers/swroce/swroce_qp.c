@@ -380,8 +380,6 @@ static ndk_status_t
 swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 {
 	struct swr_qp *qp = arg;
-	struct swr_qp *db[SWR_DB_BURST];
-	unsigned int n;
 
 	if (swr_qp_state(qp) != NDK_QP_STATE_RESET)
 		swr_qp_flush_all(qp);
@@ -391,14 +389,9 @@ swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,
 			 __ATOMIC_RELEASE);
 	/* No doorbell may outlive the QP: serve the queued ones now. */
-	while ((n = rte_ring_sc_dequeue_burst(qp->q->db_ring, (void **)db,
-					      SWR_DB_BURST, NULL)) != 0) {
-		for (unsigned int i = 0; i < n; i++) {
-			__atomic_store_n(&db[i]->db_pending, 0,
-					 __ATOMIC_SEQ_CST);
-			swr_qp_activate(db[i]);
-		}
-	}
+	swr_db_drain_all(qp->db_ring);
+	if (qp->db_ring != qp->q->db_ring)
+		swr_db_drain_all(qp->q->db_ring);
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -558,6 +551,8 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 		ad->n_qp++;
 		qp->pub.qpn = qpn;
 		qp->q = &ad->q[swr_qpn_queue(ad, qpn)];
+		/* An attached application's QP: its own ring, set later. */
+		qp->db_ring = qp->q->db_ring;
 		__atomic_fetch_add(&rcq->refcnt, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&icq->refcnt, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&pd->refcnt, 1, __ATOMIC_RELAXED);

@@ -244,9 +244,9 @@ swr_mr_frmr_release(struct swr_mr *mr)
 }
 
 ndk_status_t
-swr_frmr_check_pages(const struct swr_mr *mr, uint32_t npages,
-		     const uint64_t *pages, uint32_t fbo, size_t length,
-		     uint64_t base_va)
+swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
+		     uint32_t npages, const uint64_t *pages, uint32_t fbo,
+		     size_t length, uint64_t base_va)
 {
 	if (pages == NULL || npages == 0 || npages > mr->max_pages ||
 	    fbo >= NDK_PAGE_SIZE || length == 0 ||
@@ -263,6 +263,11 @@ swr_frmr_check_pages(const struct swr_mr *mr, uint32_t npages,
 		    rte_mem_virt2memseg_list(RTE_PTR_ADD(p, PAGE_MASK)) !=
 		    rte_mem_virt2memseg_list(p))
 			return NDK_STATUS_INVALID_PARAMETER;
+		/* An attached application's QP: its own heap only. */
+		if (qp->fr_hi != 0 &&
+		    (pages[i] < qp->fr_lo ||
+		     pages[i] > qp->fr_hi - NDK_PAGE_SIZE))
+			return NDK_STATUS_ACCESS_VIOLATION;
 	}
 	return NDK_STATUS_SUCCESS;
 }

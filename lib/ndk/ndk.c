@@ -10,6 +10,7 @@
 
 #include <rte_eal.h>
 #include <rte_log.h>
+#include <rte_malloc.h>
 #include <rte_memory.h>
 
 #include "ndk_provider.h"
@@ -80,6 +81,41 @@ ndk_query_adapter_info(struct ndk_adapter *adapter,
 	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || size == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
 	return adapter->dispatch->query_adapter_info(adapter, info, size);
+}
+
+ndk_status_t
+ndk_adapter_alloc_buffer(struct ndk_adapter *adapter, size_t len,
+			 size_t align, void **buf)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || buf == NULL ||
+	    len == 0 || (align & (align - 1)) != 0)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (adapter->dispatch->alloc_buffer != NULL)
+		return adapter->dispatch->alloc_buffer(adapter, len, align,
+						       buf);
+	*buf = rte_zmalloc("ndk_buffer", len, (unsigned int)align);
+	return *buf != NULL ? NDK_STATUS_SUCCESS : NDK_STATUS_NO_MEMORY;
+}
+
+ndk_status_t
+ndk_adapter_free_buffer(struct ndk_adapter *adapter, void *buf)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || buf == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (adapter->dispatch->free_buffer != NULL)
+		return adapter->dispatch->free_buffer(adapter, buf);
+	rte_free(buf);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+ndk_adapter_health(struct ndk_adapter *adapter)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (adapter->dispatch->health == NULL)
+		return NDK_STATUS_SUCCESS;
+	return adapter->dispatch->health(adapter);
 }
 
 void

@@ -15,7 +15,9 @@
  *
  * Differences from the kernel NDKPI, all forced by user space:
  * - MDLs become {virtual address, length} pairs in DPDK hugepage memory;
- *   the "logical address" of NDK_SGE is the virtual address.
+ *   the "logical address" of NDK_SGE is the virtual address. Buffers
+ *   come from ndk_adapter_alloc_buffer() (which attached applications
+ *   must use: the daemon registers nothing else) or rte_malloc.
  * - Object creation always completes inline (STATUS_SUCCESS or an error,
  *   never STATUS_PENDING), which NDKPI allows; there is no create callback.
  * - Notification callbacks run on the lcore that polls the adapter (or on
@@ -317,6 +319,38 @@ ndk_status_t ndk_adapter_open(const struct ndk_adapter_config *config,
  * closed as if by their close calls (their QPs are flushed first).
  */
 void ndk_adapter_close(struct ndk_adapter *adapter);
+
+/**
+ * Allocate a buffer the application may register on @p adapter (zeroed,
+ * in hugepage memory). Embedded, it comes from the adapter's socket heap;
+ * attached to ndk-roced, from the application's own heap in the daemon,
+ * the only memory the daemon lets it register (doc/attach.md).
+ * Control path: attached, one request to the daemon.
+ * @param align a power of two, or 0 for a cache line.
+ * @param buf out: the buffer.
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER, STATUS_NO_MEMORY,
+ *   STATUS_INSUFFICIENT_RESOURCES or STATUS_DEVICE_REMOVED.
+ */
+ndk_status_t ndk_adapter_alloc_buffer(struct ndk_adapter *adapter,
+				      size_t len, size_t align, void **buf);
+
+/**
+ * Free a buffer of ndk_adapter_alloc_buffer() (deregister it first).
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not such a buffer) or
+ *   STATUS_DEVICE_REMOVED (the daemon freed it already).
+ */
+ndk_status_t ndk_adapter_free_buffer(struct ndk_adapter *adapter, void *buf);
+
+/**
+ * Whether the adapter still works: STATUS_SUCCESS, or
+ * STATUS_DEVICE_REMOVED once the daemon an attached application uses has
+ * stopped or died. From then on every call on the adapter's objects
+ * returns STATUS_DEVICE_REMOVED (closes succeed and free what the
+ * application holds); a DPDK secondary process cannot join a restarted
+ * daemon, so the application closes its objects and exits. Cheap: a
+ * shared-memory read, no syscall.
+ */
+ndk_status_t ndk_adapter_health(struct ndk_adapter *adapter);
 
 /**
  * NdkQueryAdapterInfo: copy the adapter's limits.

@@ -60,6 +60,12 @@ struct ndk_adapter_dispatch {
 	unsigned int (*poll_queue)(struct ndk_adapter *adapter, uint16_t queue);
 	int (*get_queue_stats)(struct ndk_adapter *adapter, uint16_t queue,
 			       struct ndk_adapter_stats *stats);
+	/* Registrable buffers; NULL: the adapter's socket heap. */
+	ndk_status_t (*alloc_buffer)(struct ndk_adapter *adapter, size_t len,
+				     size_t align, void **buf);
+	ndk_status_t (*free_buffer)(struct ndk_adapter *adapter, void *buf);
+	/* NULL: always healthy. */
+	ndk_status_t (*health)(struct ndk_adapter *adapter);
 };
 
 /** NDK_CQ_DISPATCH. */

@@ -22,7 +22,6 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +30,8 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_malloc.h>
 
+#include "daemon_app.h"
 #include "ndk.h"
 
 #define WAIT_S 60
@@ -120,32 +119,6 @@ run_passive(uint8_t *buf, uint32_t size, uint32_t token, uint32_t rounds,
 	}
 }
 
-/* Orders from standard input, polling meanwhile. */
-static void
-obey(void)
-{
-	struct pollfd pfd = { .fd = 0, .events = POLLIN };
-	bool polling = true;
-	char line[64];
-
-	for (;;) {
-		if (polling)
-			for (int i = 0; i < 1000; i++)
-				ndk_adapter_poll(ad);
-		if (poll(&pfd, 1, polling ? 0 : 100) <= 0)
-			continue;
-		if (fgets(line, sizeof(line), stdin) == NULL ||
-		    strncmp(line, "close", 5) == 0)
-			return;
-		if (strncmp(line, "stop", 4) == 0) {
-			ndk_adapter_release(ad);
-			polling = false;
-			printf("STOPPED\n");
-			fflush(stdout);
-		}
-	}
-}
-
 int
 main(int argc, char **argv)
 {
@@ -165,9 +138,8 @@ main(int argc, char **argv)
 	struct ndk_qp_attr at = { .max_rd_atomic = 4,
 				  .max_dest_rd_atomic = 4 };
 	uint32_t peer = 0, rounds = 100, size = 4096, token, rtoken;
-	struct rte_eth_link link = { 0 };
 	unsigned int rqpn;
-	uint64_t rva, t0;
+	uint64_t rva;
 	struct ndk_pd *pd;
 	struct ndk_mr *mr;
 	uint8_t *buf, *want;
@@ -202,17 +174,14 @@ main(int argc, char **argv)
 		fail("adapter");
 	printf("OPEN\n");
 	fflush(stdout);
-	t0 = rte_get_timer_cycles();
-	while (rte_eth_link_get_nowait(0, &link) == 0 &&
-	       link.link_status != RTE_ETH_LINK_UP) {
-		if (rte_get_timer_cycles() - t0 > WAIT_S * rte_get_timer_hz())
-			fail("link down");
-		rte_delay_us_sleep(10000);
-	}
-	/* Buffers in the shared heap: the daemon's lcore reaches them. */
-	buf = rte_zmalloc("attach-rdma", 2 * (size_t)size, 64);
+	if (dapp_wait_link(0, WAIT_S) != 0)
+		fail("link down");
+	/* Attached: from our heap in the daemon, the only memory it lets
+	 * us register; embedded: from the port's socket heap. */
 	want = malloc(size);
-	if (buf == NULL || want == NULL ||
+	if (ndk_adapter_alloc_buffer(ad, 2 * (size_t)size, 64,
+				     (void **)&buf) != NDK_STATUS_SUCCESS ||
+	    want == NULL ||
 	    ndk_create_pd(ad, &pd) != NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(ad, 64, NULL, NULL, &cq) != NDK_STATUS_SUCCESS ||
 	    ndk_create_qp(pd, cq, cq, NULL, 8, 8, 1, 1, 0, &qp) !=
@@ -241,14 +210,14 @@ main(int argc, char **argv)
 		run_passive(buf, size, token, rounds, want);
 	printf("DONE\n");
 	fflush(stdout);
-	obey();
+	dapp_obey(ad);
 	ndk_close_qp(qp, NULL, NULL);
 	ndk_deregister_mr(mr);
 	ndk_close_mr(mr, NULL, NULL);
 	ndk_close_cq(cq, NULL, NULL);
 	ndk_close_pd(pd, NULL, NULL);
+	ndk_adapter_free_buffer(ad, buf);
 	ndk_adapter_close(ad);
-	rte_free(buf);
 	free(want);
 	rte_eal_cleanup();
 	printf("CLOSED\n");

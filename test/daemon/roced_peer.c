@@ -9,10 +9,19 @@
  * while the connection stands and shut both sides down in order:
  *
  *   prints  "CONNECTED" once connected, then, after the echoes,
- *           "READY qpn=<our QPN> dest_qpn=<daemon's QPN>"
+ *           "READY qpn=<our QPN> dest_qpn=<daemon's QPN> buf=<address>"
  *   reads   "disconnect" -> DREQ/DREP, prints "DISCONNECTED"
  *           "stop"       -> stops polling, prints "STOPPED"
+ *           "register <address>" -> registers 4 KiB there with a new MR,
+ *                           prints "REGISTER <status>"
+ *           "register-heap" -> the same with a buffer of rte_malloc()
+ *           "alloc <bytes>" -> ndk_adapter_alloc_buffer() then free,
+ *                           prints "ALLOC <status>"
  *           "close" / EOF -> closes the adapter and the port, exits 0
+ *
+ * Attached, once the daemon has stopped or died (ndk_adapter_health() or
+ * a post says STATUS_DEVICE_REMOVED) it prints "REMOVED <status>", closes
+ * everything and exits 3.
  *
  *   roced-peer <EAL args> -- --ip A.B.C.D --daemon A.B.C.D [--port N]
  *                            [--count N] [--size N]
@@ -61,6 +70,27 @@ fail(const char *what)
 	exit(1);
 }
 
+static void close_all(void);
+
+/* The daemon is gone: every call says so; close what we hold, exit 3. */
+static void
+removed(ndk_status_t st)
+{
+	printf("REMOVED %s\n", ndk_status_str(st));
+	fflush(stdout);
+	close_all();
+	exit(3);
+}
+
+static void
+check_health(void)
+{
+	ndk_status_t st = ndk_adapter_health(g.ad);
+
+	if (st != NDK_STATUS_SUCCESS)
+		removed(st);
+}
+
 static bool
 expired(uint64_t t0)
 {
@@ -91,6 +121,7 @@ wait_req(ndk_status_t st, const char *what)
 		if (expired(t0))
 			fail(what);
 		ndk_adapter_poll(g.ad);
+		check_health();
 	}
 	g.done = 0;
 	if (st == NDK_STATUS_PENDING && g.st != NDK_STATUS_SUCCESS) {
@@ -111,6 +142,7 @@ wait_cqe(enum ndk_operation_type type)
 		if (expired(t0))
 			fail("no completion");
 		ndk_adapter_poll(g.ad);
+		check_health();
 	}
 	if (r.status != NDK_STATUS_SUCCESS || r.type != type) {
 		fprintf(stderr, "roced-peer: completion type %d: %s\n",
@@ -138,8 +170,10 @@ open_all(uint32_t ip, uint32_t size)
 			fail("link down");
 		rte_delay_us_sleep(10000);
 	}
-	g.buf = rte_zmalloc("peer", 2 * (size_t)size, 64);
-	if (g.buf == NULL ||
+	/* Attached: from our heap in the daemon (the only memory it lets us
+	 * register); embedded: from the port's socket heap. */
+	if (ndk_adapter_alloc_buffer(g.ad, 2 * (size_t)size, 64,
+				     (void **)&g.buf) != NDK_STATUS_SUCCESS ||
 	    ndk_create_pd(g.ad, &g.pd) != NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(g.ad, 64, NULL, NULL, &g.cq) != NDK_STATUS_SUCCESS ||
 	    ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0, &g.qp) !=
@@ -172,6 +206,7 @@ static void
 echo(uint32_t count, uint32_t size)
 {
 	uint8_t *out = g.buf, *in = g.buf + size;
+	ndk_status_t st;
 
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t len = 1 + (i * 997u) % size;
@@ -181,13 +216,34 @@ echo(uint32_t count, uint32_t size)
 		for (uint32_t k = 0; k < len; k++)
 			out[k] = (uint8_t)(i * 31 + k);
 		memset(in, 0, size);
-		if (ndk_receive(g.qp, NULL, &r, 1) != NDK_STATUS_SUCCESS ||
-		    ndk_send(g.qp, NULL, &s, 1, 0) != NDK_STATUS_SUCCESS)
+		st = ndk_receive(g.qp, NULL, &r, 1);
+		if (st == NDK_STATUS_SUCCESS)
+			st = ndk_send(g.qp, NULL, &s, 1, 0);
+		if (st == NDK_STATUS_DEVICE_REMOVED)
+			removed(st);
+		if (st != NDK_STATUS_SUCCESS)
 			fail("post");
 		wait_cqe(NDK_OP_SEND);
 		if (wait_cqe(NDK_OP_RECEIVE) != len || memcmp(in, out, len))
 			fail("echo differs");
 	}
+}
+
+/* Register 4 KiB at @p va with a new MR of our PD; print the status. */
+static void
+try_register(void *va)
+{
+	struct ndk_mr *mr;
+	ndk_status_t st = ndk_create_mr(g.pd, false, &mr);
+
+	if (st == NDK_STATUS_SUCCESS) {
+		st = ndk_register_mr(mr, va, 4096,
+				     NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+		if (st == NDK_STATUS_SUCCESS)
+			ndk_deregister_mr(mr);
+		ndk_close_mr(mr, NULL, NULL);
+	}
+	printf("REGISTER %s\n", ndk_status_str(st));
 }
 
 /* Orders from standard input, polling the adapter meanwhile. */
@@ -198,9 +254,11 @@ obey(void)
 	struct pollfd pfd = { .fd = 0, .events = POLLIN };
 
 	for (;;) {
-		if (g.polling)
+		if (g.polling) {
 			for (int i = 0; i < 1000; i++)
 				ndk_adapter_poll(g.ad);
+			check_health();
+		}
 		if (poll(&pfd, 1, g.polling ? 0 : 100) <= 0)
 			continue;
 		if (fgets(line, sizeof(line), stdin) == NULL ||
@@ -210,6 +268,22 @@ obey(void)
 			wait_req(ndk_disconnect(g.conn, req_done, NULL),
 				 "disconnect");
 			printf("DISCONNECTED\n");
+		} else if (strncmp(line, "register-heap", 13) == 0) {
+			void *p = rte_zmalloc("peer-heap", 4096, 64);
+
+			try_register(p);
+			rte_free(p);
+		} else if (strncmp(line, "alloc ", 6) == 0) {
+			void *b = NULL;
+			ndk_status_t st = ndk_adapter_alloc_buffer(g.ad,
+				strtoull(line + 6, NULL, 0), 0, &b);
+
+			if (st == NDK_STATUS_SUCCESS)
+				st = ndk_adapter_free_buffer(g.ad, b);
+			printf("ALLOC %s\n", ndk_status_str(st));
+		} else if (strncmp(line, "register ", 9) == 0) {
+			try_register((void *)(uintptr_t)strtoull(line + 9,
+								 NULL, 0));
 		} else if (strncmp(line, "stop", 4) == 0) {
 			ndk_adapter_release(g.ad);
 			g.polling = false;
@@ -269,19 +343,33 @@ main(int argc, char **argv)
 	fflush(stdout);
 	echo(count, size);
 	ndk_qp_query(g.qp, &attr);
-	printf("READY qpn=%u dest_qpn=%u\n", ndk_qp_num(g.qp), attr.dest_qpn);
+	printf("READY qpn=%u dest_qpn=%u buf=%p\n", ndk_qp_num(g.qp),
+	       attr.dest_qpn, (void *)g.buf);
 	fflush(stdout);
 	obey();
 	/* The daemon has stopped polling (or is gone): close in order. */
-	ndk_close_connector(g.conn, NULL, NULL);
-	ndk_close_qp(g.qp, NULL, NULL);
-	ndk_deregister_mr(g.mr);
-	ndk_close_mr(g.mr, NULL, NULL);
-	ndk_close_cq(g.cq, NULL, NULL);
-	ndk_close_pd(g.pd, NULL, NULL);
-	ndk_adapter_close(g.ad);
-	rte_free(g.buf);
-	rte_eal_cleanup();
+	close_all();
 	printf("CLOSED\n");
 	return 0;
+}
+
+static void
+close_all(void)
+{
+	if (g.conn != NULL)
+		ndk_close_connector(g.conn, NULL, NULL);
+	if (g.qp != NULL)
+		ndk_close_qp(g.qp, NULL, NULL);
+	if (g.mr != NULL) {
+		ndk_deregister_mr(g.mr);
+		ndk_close_mr(g.mr, NULL, NULL);
+	}
+	if (g.cq != NULL)
+		ndk_close_cq(g.cq, NULL, NULL);
+	if (g.pd != NULL)
+		ndk_close_pd(g.pd, NULL, NULL);
+	if (g.buf != NULL)
+		ndk_adapter_free_buffer(g.ad, g.buf);
+	ndk_adapter_close(g.ad);
+	rte_eal_cleanup();
 }

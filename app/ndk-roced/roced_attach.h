@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef ROCED_ATTACH_H
+#define ROCED_ATTACH_H
+
+/*
+ * Inside the attach server: the handle table and application slots shared
+ * by roced_attach.c (HELLO/BYE, objects, liveness, clean-up) and
+ * roced_attach_ops.c (CM steps, listeners, events, FRMRs and windows,
+ * QP introspection).
+ *
+ * Locking: requests run on the EAL multi-process thread under s->lock.
+ * Connect events run on a polling lcore, which takes no lock: it adds the
+ * new connector's entry with a CAS on the entry's type (ent_add does the
+ * same), and queues events with the application's event-queue
+ * reservations (atomic). Teardown closes listeners first, so no connect
+ * event can add an entry for an application being torn down.
+ */
+
+#include <pthread.h>
+
+#include "roced.h"
+#include "roced_attach_app.h"
+#include "swroce_attach.h"
+
+#define ATT_MAX_APPS 64
+#define ATT_MAX_OBJS 4096
+#define ATT_PEER_LEN 128
+/* An entry being filled by ent_add (never a valid object type). */
+#define ATT_TYPE_BUSY 0xffff
+
+struct att_app {
+	uint64_t id;                 /* 0 = free slot */
+	int pid;
+	char peer[ATT_PEER_LEN];     /* its rte_mp socket */
+	struct roced_port *port;
+	uint32_t n_obj;              /* atomic */
+	struct ndk_attach_evq *evq;  /* its event queue (shared memory) */
+	uint64_t ev_refused;         /* connect requests refused: no slot */
+	struct roced_attach *srv;    /* back to the server (callbacks) */
+	struct roced_app_res res;    /* doorbell ring, buffer heap */
+};
+
+struct att_ent;
+
+/* One asynchronous request's completion: the application's callback. */
+struct att_areq {
+	struct att_ent *e;
+	uint64_t fn, ctx;
+};
+
+struct att_ent {
+	uint32_t gen;
+	uint16_t type;               /* enum ndk_object_type, 0 = free */
+	uint16_t app;                /* index in apps[] */
+	struct att_app *owner;       /* &apps[app] (callbacks) */
+	void *obj;                   /* the daemon's object */
+	uint64_t pctx;               /* the application's proxy (events) */
+	struct att_areq rq[2];       /* CM step; disconnect */
+	uint32_t disc_owed;          /* disconnect event reserved (atomic) */
+	uint32_t notify_owed;        /* CQ notifications reserved (atomic) */
+};
+
+struct roced_attach {
+	pthread_mutex_t lock;
+	struct roced_ports *ports;
+	uint32_t heap_mb;            /* each application's heap */
+	uint64_t next_id;
+	uint64_t next_check;         /* TSC */
+	struct ndk_attach_shm *shm;  /* liveness the applications read */
+	struct att_app apps[ATT_MAX_APPS];
+	struct att_ent ent[ATT_MAX_OBJS];
+};
+
+/* Entry of handle @p h if application @p ai owns it (type 0: any). */
+struct att_ent *roced_att_ent_get(struct roced_attach *s, unsigned int ai,
+				  uint64_t h, uint16_t type);
+
+/* A new entry (any thread); its handle and object address into @p rp. */
+ndk_status_t roced_att_ent_add(struct roced_attach *s, unsigned int ai,
+			       uint16_t type, void *obj,
+			       struct ndk_attach_rep *rp);
+
+/* Forget an entry (the object is closed). */
+void roced_att_ent_free(struct roced_attach *s, struct att_ent *e);
+
+/* Event queue: promise @p n slots (false: full), give back, queue one. */
+bool roced_att_ev_reserve(struct att_app *a, uint32_t n);
+void roced_att_ev_release(struct att_app *a, uint32_t n);
+void roced_att_ev_put(struct att_app *a, const struct ndk_attach_ev *ev);
+
+/* Make / free an application's event queue (HELLO / teardown). */
+int roced_att_evq_create(struct att_app *a, unsigned int ai,
+			 uint32_t slots);
+void roced_att_evq_free(struct att_app *a);
+
+/* Release what an entry had reserved in its event queue (its close). */
+void roced_att_ent_unreserve(struct roced_attach *s, struct att_ent *e);
+
+/*
+ * Requests of version 2 (roced_attach_ops.c): CM steps, listeners, CQ
+ * notification, FRMRs, windows, introspection.
+ */
+ndk_status_t roced_att_ops(struct roced_attach *s, unsigned int ai,
+			   const struct ndk_attach_req *rq,
+			   struct ndk_attach_rep *rp);
+
+/* CREATE_CQ with or without a notification callback. */
+ndk_status_t roced_att_create_cq(struct roced_attach *s, unsigned int ai,
+				 const struct ndk_attach_req *rq,
+				 struct ndk_attach_rep *rp);
+
+#endif /* ROCED_ATTACH_H */

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * The attach provider's connection management and events: connectors and
+ * listeners are daemon objects driven over rte_mp; no request waits for
+ * the network. A CM step (connect, complete connect, accept, disconnect)
+ * answers STATUS_PENDING at once and the daemon later queues its
+ * completion in this application's event ring (struct ndk_attach_evq, in
+ * shared memory, made at HELLO), with connection requests, disconnect
+ * events and CQ notifications. ndk_adapter_poll() drains the ring here
+ * and calls the application's callbacks. See doc/attach.md.
+ */
+
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "swroce_attach_priv.h"
+
+#define ATT_EV_BURST 32
+
+static const struct ndk_listener_dispatch att_lis_ops;
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A connection request: a proxy for the daemon's new connector. */
+static void
+att_ev_connect(struct att_adapter *aa, const struct ndk_attach_ev *ev)
+{
+	struct att_obj *l = (struct att_obj *)(uintptr_t)ev->ctx;
+	struct ndk_attach_rep rp = { .handle = ev->handle };
+	struct att_obj *c = NULL;
+
+	/* A listener closed meanwhile owes no more connect events. */
+	if (l->pub.header.type == NDK_OBJECT_TYPE_LISTENER)
+		c = swr_att_new(aa, NDK_OBJECT_TYPE_CONNECTOR,
+				&swr_att_conn_ops, &rp);
+	if (c == NULL) {
+		struct ndk_attach_req rq = { .op = NDK_ATT_CLOSE };
+
+		rq.h[0] = ev->handle;     /* closing it unanswered rejects */
+		swr_att_call(aa, &rq, &rp);
+		return;
+	}
+	((ndk_connect_event_fn)l->fn)(l->fn_ctx, &c->pub.conn);
+}
+
+static void
+att_ev_deliver(struct att_adapter *aa, const struct ndk_attach_ev *ev)
+{
+	struct att_obj *o = (struct att_obj *)(uintptr_t)ev->ctx;
+
+	switch (ev->kind) {
+	case NDK_ATT_EV_DONE:
+		((ndk_request_completion_fn)(uintptr_t)ev->fn)(
+			(void *)(uintptr_t)ev->ctx, ev->status);
+		break;
+	case NDK_ATT_EV_CONNECT:
+		att_ev_connect(aa, ev);
+		break;
+	case NDK_ATT_EV_DISCONNECT:
+		/* Not after the connector's close (NDK: at most once). */
+		if (o->pub.header.type == NDK_OBJECT_TYPE_CONNECTOR &&
+		    o->disc_fn != NULL)
+			((ndk_disconnect_event_fn)o->disc_fn)(
+				o->disc_ctx, (uint32_t)ev->status);
+		break;
+	case NDK_ATT_EV_CQ:
+		/* A closing CQ owes no more notifications. */
+		if (o->pub.header.type == NDK_OBJECT_TYPE_CQ && o->fn != NULL)
+			((ndk_cq_notify_fn)o->fn)(o->fn_ctx, ev->status);
+		break;
+	default:
+		NDK_LOG(ERR, "attach: unknown event %u from the daemon",
+			ev->kind);
+		break;
+	}
+}
+
+static void
+att_graves_free_list(struct att_obj *o)
+{
+	while (o != NULL) {
+		struct att_obj *n = o->next;
+
+		free(o);
+		o = n;
+	}
+}
+
+unsigned int
+swr_att_events(struct att_adapter *aa)
+{
+	struct ndk_attach_ev ev[ATT_EV_BURST];
+	struct att_obj *dead;
+	unsigned int total = 0, n;
+
+	if (aa->evq == NULL)
+		return 0;
+	/* Proxies closed before this drain: no event names them after it. */
+	dead = __atomic_load_n(&aa->grave, __ATOMIC_ACQUIRE);
+	if (dead == NULL && rte_ring_count(aa->evq->ring) == 0)
+		return 0;                 /* the common case: nothing to do */
+	/* One drainer at a time (the ring has a single consumer). */
+	if (__atomic_exchange_n(&aa->draining, 1, __ATOMIC_ACQUIRE) != 0)
+		return 0;
+	do {
+		n = rte_ring_sc_dequeue_burst_elem(aa->evq->ring, ev,
+						   sizeof(ev[0]), ATT_EV_BURST,
+						   NULL);
+		if (n == 0)
+			break;
+		__atomic_fetch_sub(&aa->evq->used, n, __ATOMIC_RELEASE);
+		for (unsigned int i = 0; i < n; i++)
+			att_ev_deliver(aa, &ev[i]);
+		total += n;
+	} while (n == ATT_EV_BURST);
+	if (dead != NULL && rte_ring_count(aa->evq->ring) == 0) {
+		struct att_obj **pp;
+
+		rte_spinlock_lock(&aa->cb_lock);
+		for (pp = &aa->grave; *pp != NULL && *pp != dead;
+		     pp = &(*pp)->next)
+			;
+		*pp = NULL;                /* cut the list at dead */
+		rte_spinlock_unlock(&aa->cb_lock);
+		att_graves_free_list(dead);
+	}
+	__atomic_store_n(&aa->draining, 0, __ATOMIC_RELEASE);
+	return total;
+}
+
+void
+swr_att_graves_free(struct att_adapter *aa)
+{
+	att_graves_free_list(aa->grave);
+	aa->grave = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* CQ with a notification callback                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Create an object whose events name its proxy (CQ with notification,
+ * listener): the proxy exists before the request, as its context.
+ */
+static ndk_status_t
+att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
+		 enum ndk_object_type type, const void *ops, void *fn,
+		 void *ctx, struct att_obj **out)
+{
+	struct ndk_attach_rep rp;
+	struct att_obj *o = calloc(1, sizeof(*o));
+	ndk_status_t st;
+
+	if (o == NULL)
+		return NDK_STATUS_NO_MEMORY;
+	rq->ctx = (uintptr_t)o;
+	st = swr_att_call(aa, rq, &rp);
+	if (!NDK_SUCCESS(st)) {
+		free(o);
+		return st;
+	}
+	ndk_object_header_init(&o->pub.header, type);
+	o->pub.pd.dispatch = ops;     /* { header, dispatch, ... } */
+	o->aa = aa;
+	o->h = rp.handle;
+	o->shared = (void *)(uintptr_t)rp.obj;
+	o->fn = fn;
+	o->fn_ctx = ctx;
+	swr_att_link(o);
+	*out = o;
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_att_create_cq(struct ndk_adapter *a, uint32_t depth,
+		  ndk_cq_notify_fn notify, void *ctx, struct ndk_cq **cq)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_CQ };
+
+	rq.u[0] = depth;
+	rq.u[1] = notify != NULL;     /* the daemon notifies by events */
+	return att_create_evobj(att_ad(a), &rq, NDK_OBJECT_TYPE_CQ,
+				&swr_att_cq_ops, (void *)notify, ctx,
+				(struct att_obj **)cq);
+}
+
+/*
+ * Arming runs at the daemon: swroce may find the arm satisfied at once
+ * and call the notification from inside the arm, which must happen in
+ * the process whose function pointer the CQ holds.
+ */
+void
+swr_att_cq_arm(struct ndk_cq *cq, uint32_t type)
+{
+	struct att_obj *o = att_obj(cq);
+	struct ndk_attach_req rq = { .op = NDK_ATT_CQ_ARM };
+	struct ndk_attach_rep rp;
+	ndk_status_t st;
+
+	if (o->fn == NULL)
+		return;                   /* nothing to notify */
+	rq.h[0] = o->h;
+	rq.u[0] = type;
+	st = swr_att_call(o->aa, &rq, &rp);
+	if (!NDK_SUCCESS(st))
+		NDK_LOG(ERR, "attach: arm CQ: %s", ndk_status_str(st));
+}
+
+/* ------------------------------------------------------------------ */
+/* Connector                                                           */
+/* ------------------------------------------------------------------ */
+
+static ndk_status_t
+att_conn_close(struct ndk_connector *c, ndk_close_completion_fn done,
+	       void *ctx)
+{
+	return swr_att_close(c, done, ctx);
+}
+
+/*
+ * A CM step: the daemon starts it and answers STATUS_PENDING (the
+ * completion then comes as an event) or fails it inline.
+ */
+static ndk_status_t
+att_conn_step(struct att_obj *o, struct ndk_attach_req *rq,
+	      ndk_request_completion_fn done, void *ctx)
+{
+	struct ndk_attach_rep rp;
+
+	if (done == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	rq->h[0] = o->h;
+	rq->cb = (uintptr_t)done;
+	rq->cb_ctx = (uintptr_t)ctx;
+	return swr_att_call(o->aa, rq, &rp);
+}
+
+static ndk_status_t
+att_connect(struct ndk_connector *c, struct ndk_qp *qp,
+	    const struct sockaddr_in *src, const struct sockaddr_in *dst,
+	    uint32_t ird, uint32_t ord, const void *pdata, uint32_t pdata_len,
+	    ndk_request_completion_fn done, void *ctx)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CONNECT };
+
+	if (qp->dispatch != &swr_att_qp_ops)
+		return NDK_STATUS_INVALID_HANDLE;
+	if (pdata_len > NDK_ATTACH_PDATA_MAX)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	rq.h[1] = att_obj(qp)->h;
+	rq.addr.src_ip = src->sin_addr.s_addr;
+	rq.addr.src_port = src->sin_port;
+	rq.addr.dst_ip = dst->sin_addr.s_addr;
+	rq.addr.dst_port = dst->sin_port;
+	rq.addr.pdata_len = pdata_len;
+	if (pdata_len != 0)
+		memcpy(rq.addr.pdata, pdata, pdata_len);
+	rq.u[0] = ird;
+	rq.u[1] = ord;
+	return att_conn_step(att_obj(c), &rq, done, ctx);
+}
+
+/* Remember the disconnect event; the daemon reserves its slot. */
+static void
+att_conn_disc(struct att_obj *o, struct ndk_attach_req *rq,
+	      ndk_disconnect_event_fn ev, void *ev_ctx)
+{
+	o->disc_fn = (void *)ev;
+	o->disc_ctx = ev_ctx;
+	rq->u[2] = ev != NULL;
+	rq->ctx = (uintptr_t)o;
+}
+
+static ndk_status_t
+att_complete_connect(struct ndk_connector *c, ndk_disconnect_event_fn ev,
+		     void *ev_ctx, ndk_request_completion_fn done, void *ctx)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_COMPLETE_CONNECT };
+
+	att_conn_disc(att_obj(c), &rq, ev, ev_ctx);
+	return att_conn_step(att_obj(c), &rq, done, ctx);
+}
+
+static ndk_status_t
+att_disconnect(struct ndk_connector *c, ndk_request_completion_fn done,
+	       void *ctx)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_DISCONNECT };
+
+	return att_conn_step(att_obj(c), &rq, done, ctx);
+}
+
+static ndk_status_t
+att_accept(struct ndk_connector *c, struct ndk_qp *qp, uint32_t ird,
+	   uint32_t ord, const void *pdata, uint32_t pdata_len,
+	   ndk_disconnect_event_fn ev, void *ev_ctx,
+	   ndk_request_completion_fn done, void *ctx)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_ACCEPT };
+
+	if (qp->dispatch != &swr_att_qp_ops)
+		return NDK_STATUS_INVALID_HANDLE;
+	if (pdata_len > NDK_ATTACH_DATA_MAX) {
+		NDK_LOG(ERR, "attach: Accept carries at most %u bytes of "
+			"private data attached (%u asked)",
+			NDK_ATTACH_DATA_MAX, pdata_len);
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	}
+	if (pdata_len != 0 && pdata == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	rq.h[1] = att_obj(qp)->h;
+	rq.u[0] = ird;
+	rq.u[1] = ord;
+	rq.data.len = pdata_len;
+	if (pdata_len != 0)
+		memcpy(rq.data.bytes, pdata, pdata_len);
+	att_conn_disc(att_obj(c), &rq, ev, ev_ctx);
+	return att_conn_step(att_obj(c), &rq, done, ctx);
+}
+
+static ndk_status_t
+att_reject(struct ndk_connector *c, const void *pdata, uint32_t pdata_len)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_REJECT };
+	struct ndk_attach_rep rp;
+
+	if (pdata_len > NDK_ATTACH_DATA_MAX) {
+		NDK_LOG(ERR, "attach: Reject carries at most %u bytes of "
+			"private data attached (%u asked)",
+			NDK_ATTACH_DATA_MAX, pdata_len);
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	}
+	if (pdata_len != 0 && pdata == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	rq.h[0] = att_obj(c)->h;
+	rq.data.len = pdata_len;
+	if (pdata_len != 0)
+		memcpy(rq.data.bytes, pdata, pdata_len);
+	return swr_att_call(att_obj(c)->aa, &rq, &rp);
+}
+
+static inline uint32_t
+att_min3(uint32_t a, uint32_t b, uint32_t c)
+{
+	return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
+static ndk_status_t
+att_conn_data(struct ndk_connector *c, uint32_t *ird, uint32_t *ord,
+	      void *pdata, uint32_t *pdata_len)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CONN_DATA };
+	struct ndk_attach_rep rp;
+	uint32_t want = pdata_len != NULL ? *pdata_len : 0;
+	ndk_status_t st;
+
+	rq.h[0] = att_obj(c)->h;
+	rq.u[0] = want;
+	st = swr_att_call(att_obj(c)->aa, &rq, &rp);
+	if (st != NDK_STATUS_SUCCESS && st != NDK_STATUS_BUFFER_TOO_SMALL)
+		return st;
+	if (ird != NULL)
+		*ird = rp.u[0];
+	if (ord != NULL)
+		*ord = rp.u[1];
+	if (pdata_len != NULL) {
+		if (pdata != NULL)
+			memcpy(pdata, rp.data.bytes, att_min3(want,
+			       rp.data.len, (uint32_t)sizeof(rp.data.bytes)));
+		*pdata_len = rp.data.len;
+	}
+	return st;
+}
+
+static ndk_status_t
+att_conn_addresses(struct ndk_connector *c, struct sockaddr_in *local,
+		   struct sockaddr_in *peer)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CONN_ADDR };
+	struct ndk_attach_rep rp;
+	ndk_status_t st;
+
+	rq.h[0] = att_obj(c)->h;
+	st = swr_att_call(att_obj(c)->aa, &rq, &rp);
+	if (!NDK_SUCCESS(st))
+		return st;
+	if (local != NULL) {
+		memset(local, 0, sizeof(*local));
+		local->sin_family = AF_INET;
+		local->sin_addr.s_addr = rp.addr.local_ip;
+		local->sin_port = rp.addr.local_port;
+	}
+	if (peer != NULL) {
+		memset(peer, 0, sizeof(*peer));
+		peer->sin_family = AF_INET;
+		peer->sin_addr.s_addr = rp.addr.peer_ip;
+		peer->sin_port = rp.addr.peer_port;
+	}
+	return NDK_STATUS_SUCCESS;
+}
+
+const struct ndk_connector_dispatch swr_att_conn_ops = {
+	.close = att_conn_close,
+	.connect = att_connect,
+	.complete_connect = att_complete_connect,
+	.accept = att_accept,
+	.reject = att_reject,
+	.get_connection_data = att_conn_data,
+	.get_addresses = att_conn_addresses,
+	.disconnect = att_disconnect,
+};
+
+/* ------------------------------------------------------------------ */
+/* Listener                                                            */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+swr_att_create_listener(struct ndk_adapter *a, ndk_connect_event_fn ev,
+			void *ctx, struct ndk_listener **l)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_LISTENER };
+
+	if (ev == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return att_create_evobj(att_ad(a), &rq, NDK_OBJECT_TYPE_LISTENER,
+				&att_lis_ops, (void *)ev, ctx,
+				(struct att_obj **)l);
+}
+
+static ndk_status_t
+att_lis_close(struct ndk_listener *l, ndk_close_completion_fn done,
+	      void *ctx)
+{
+	return swr_att_close(l, done, ctx);
+}
+
+static ndk_status_t
+att_listen(struct ndk_listener *l, const struct sockaddr_in *addr)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_LISTEN };
+	struct ndk_attach_rep rp;
+
+	rq.h[0] = att_obj(l)->h;
+	rq.addr.src_ip = addr->sin_addr.s_addr;
+	rq.addr.src_port = addr->sin_port;
+	return swr_att_call(att_obj(l)->aa, &rq, &rp);
+}
+
+static ndk_status_t
+att_lis_addr(struct ndk_listener *l, struct sockaddr_in *addr)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_LISTENER_ADDR };
+	struct ndk_attach_rep rp;
+	ndk_status_t st;
+
+	rq.h[0] = att_obj(l)->h;
+	st = swr_att_call(att_obj(l)->aa, &rq, &rp);
+	if (!NDK_SUCCESS(st))
+		return st;
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = rp.addr.local_ip;
+	addr->sin_port = rp.addr.local_port;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+att_lis_pause(struct ndk_listener *l, bool pause)
+{
+	struct ndk_attach_req rq = { .op = NDK_ATT_LISTENER_PAUSE };
+	struct ndk_attach_rep rp;
+
+	rq.h[0] = att_obj(l)->h;
+	rq.u[0] = pause;
+	return swr_att_call(att_obj(l)->aa, &rq, &rp);
+}
+
+static const struct ndk_listener_dispatch att_lis_ops = {
+	.close = att_lis_close,
+	.listen = att_listen,
+	.get_local_address = att_lis_addr,
+	.control_connect_events = att_lis_pause,
+};
