@@ -672,7 +672,7 @@ t_gone_backoff(void)
 	char d[200];
 	int rc = -1;
 
-	if (rcx_open(&x, 12, 3, f_gone) != 0)   /* ~16.8 ms, 3 retries */
+	if (rcx_open(&x, 12, 3, f_gone) != 0)   /* 16.78 ms, 3 retries */
 		return -1;
 	if (read_bufs(&x, &src, &dst) != 0)
 		goto out;
@@ -694,8 +694,12 @@ t_gone_backoff(void)
 		fprintf(stderr, "  FAIL: %s\n", d);
 		goto out;
 	}
-	/* 4 expiries: 3 retries, then giving up; 15 timeouts long at least. */
-	if (DELTA(&x, A, retransmit_timeouts) != 4 || t < 15 * 0.0168) {
+	/*
+	 * 4 expiries: 3 retries, then giving up; 15 timeouts long at least
+	 * (4.096 us << 12 each: the exact bound, a run can end right on it).
+	 */
+	if (DELTA(&x, A, retransmit_timeouts) != 4 ||
+	    t < 15 * 4.096e-6 * 4096) {
 		fprintf(stderr, "  FAIL: %" PRIu64 " timeouts in %.3f s\n",
 			DELTA(&x, A, retransmit_timeouts), t);
 		goto out;
