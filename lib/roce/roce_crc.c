@@ -14,7 +14,10 @@
  *    256-bit lanes, 128 bytes per step, for buffers of 256 bytes and more,
  *    then folded down to one 128-bit lane and finished as above. 512-bit
  *    registers are not used: DPDK's default SIMD width is 256 bits.
- * The implementation is chosen once at start-up from the CPU flags.
+ * The implementation is chosen once at start-up from the CPU flags. The
+ * folding variants also come as copy-and-CRC in one pass (the loops store
+ * what they load), and small packets get their ICRC header masks OR-ed
+ * into the registers instead of into a masked copy.
  */
 
 #include <stdint.h>
@@ -102,7 +105,7 @@ crc32_sw(uint32_t crc, const uint8_t *p, size_t len)
  * constants stored as reflect32(k) << 1 (33 bits) the product lands 32
  * positions lower, which the -32/+32 in the exponents compensates.
  * P = x^32 + 0x04C11DB7 (normal form). Values checked by the unit tests
- * against the table implementation on every length 0..4096.
+ * against the table implementation on every length 0..4200.
  */
 #define K_X544 0x154442bd4ull /* reflect32(x^544 mod P) << 1: fold by 4, lo */
 #define K_X480 0x1c6e41596ull /* reflect32(x^480 mod P) << 1: fold by 4, hi */
