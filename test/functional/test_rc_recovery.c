@@ -772,8 +772,12 @@ t_gone_backoff(void)
 		fprintf(stderr, "  FAIL: %s\n", d);
 		goto out;
 	}
-	/* 4 expiries: 3 retries, then giving up; 15 timeouts long at least. */
-	if (DELTA(&x, A, retransmit_timeouts) != 4 || t < 15 * 0.0168) {
+	/*
+	 * 4 expiries: 3 retries, then giving up; 1 + 2 + 4 + 8 = 15 timeouts
+	 * of 4.096 us << 12 long at least (5 % for TSC against clock).
+	 */
+	if (DELTA(&x, A, retransmit_timeouts) != 4 ||
+	    t < 0.95 * 15 * 4.096e-6 * 4096) {
 		fprintf(stderr, "  FAIL: %" PRIu64 " timeouts in %.3f s\n",
 			DELTA(&x, A, retransmit_timeouts), t);
 		goto out;
