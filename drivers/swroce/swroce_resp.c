@@ -323,14 +323,15 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 }
 
 /*
- * A duplicate READ (IBA 9.7.5.1.5 / C9-xx): re-execute it from the kept
- * resource that covers its PSN, also when the PSN lies inside an earlier
- * READ's response range (the requester asks again from its first missing
- * response, with VA and length moved on by as many MTUs). Replays re-check
- * the R_Key at every packet (swr_resp_tx) and go out before the later
- * READs' responses, which keep streaming: a requester that re-asks one
- * READ places them meanwhile; one that goes back N asks for them again
- * too, and each restarts from the PSN it names.
+ * A duplicate READ (IBA responder rules for duplicate RDMA READs):
+ * re-execute it from the kept resource that covers its PSN, also when the
+ * PSN lies inside an earlier READ's response range (the requester asks
+ * again from its first missing response, with VA and length moved on by
+ * as many MTUs). Replays re-check the R_Key at every packet
+ * (swr_resp_tx) and go out before the later READs' responses, which keep
+ * streaming: a requester that re-asks one READ places them meanwhile; one
+ * that goes back N asks for them again too, and each restarts from the
+ * PSN it names.
  * An honest duplicate never NAKs; one too old to replay, or whose VA and
  * length do not continue the kept READ, is dropped and counted.
  */
