@@ -83,21 +83,22 @@ device = net_memif0,role=client,socket=$tmp/memif.sock,bsize=8192
 ip = 10.9.0.2/24
 EOF
 
+daemon() {   # name: start ndk-roced -f name.conf, wait until it is ready
+	printf '$ %s -f %s.conf &\n' "$roced" "$1"
+	"$roced" -f "$tmp/$1.conf" > "$tmp/$1.log" 2>&1 &
+	pids+=($!)
+	last=$!
+	wait_line "$tmp/$1.log" 'ndk-roced: ready'
+	grep 'ndk-roced:' "$tmp/$1.log" | tail -2
+}
+
 say "Daemon B: the far end, echo service on 10.9.0.1 (memif server)"
-printf '$ %s -f b.conf &\n' "$roced"
-"$roced" -f "$tmp/b.conf" > "$tmp/b.log" 2>&1 &
-pids+=($!)
-b=$!
-wait_line "$tmp/b.log" 'ndk-roced: ready'
-grep 'ndk-roced:' "$tmp/b.log" | tail -2
+daemon b
+b=$last
 
 say "Daemon A: applications attach to it (hugepages, file prefix $pa)"
-printf '$ %s -f a.conf &\n' "$roced"
-"$roced" -f "$tmp/a.conf" > "$tmp/a.log" 2>&1 &
-pids+=($!)
-a=$!
-wait_line "$tmp/a.log" 'ndk-roced: ready'
-grep 'ndk-roced:' "$tmp/a.log" | tail -2
+daemon a
+a=$last
 
 app() {   # name count: roced-peer attached to A, orders on a FIFO
 	mkfifo "$tmp/$1.in"
