@@ -80,6 +80,7 @@ struct perf_opts {
 	unsigned int tx_depth;  /**< -t (0: default) */
 	unsigned int rx_depth;  /**< -r (0: default) */
 	unsigned int cq_mod;    /**< -Q (0: default) */
+	unsigned int post_list; /**< -l (0: not given, single posts) */
 	unsigned int mtu;       /**< -m bytes (0: the port's) */
 	int inline_size;        /**< -I (-1: default, 0) */
 	int gid_index;          /**< -x (-1: not given) */
@@ -136,6 +137,7 @@ struct perf_params {
 	unsigned int tx_depth;
 	unsigned int rx_depth;
 	unsigned int cq_mod;
+	unsigned int post_list; /**< requests per post list (1: single) */
 	unsigned int mtu;       /**< path MTU in bytes (after the exchange) */
 	int gid_index;
 	int inline_size;
