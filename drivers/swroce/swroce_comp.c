@@ -129,7 +129,8 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective)
 		last = ndk_roce_psn_add(wqe->first_psn, wqe->npkts - 1);
 		if (ndk_roce_psn_diff(psn, last) < 0)
 			break;
-		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+		if (swr_qp_retire_silent(qp, psn) == 0)
+			swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
 	}
 	if (ndk_roce_psn_diff(ndk_roce_psn_add(psn, 1), qp->una_psn) > 0)
 		swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));

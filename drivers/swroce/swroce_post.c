@@ -187,6 +187,17 @@ swr_frmr_pending(struct swr_qp *qp, uint32_t token)
 	return mr != NULL && mr->kind == SWR_MR_FRMR && mr->token_next == token;
 }
 
+/* Keep a posted SGE list in its WQE (one SGE: no memcpy call). */
+static inline void
+swr_sge_list_copy(struct ndk_sge *dst, const struct ndk_sge *sgl,
+		  uint32_t nsge)
+{
+	if (likely(nsge == 1))
+		dst[0] = sgl[0];
+	else if (nsge != 0)
+		memcpy(dst, sgl, nsge * sizeof(*sgl));
+}
+
 /* Check an SGE list: count, tokens, bounds, rights; sum the length. */
 static ndk_status_t
 swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
@@ -258,8 +269,7 @@ swr_post_data(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
 				   &total);
 		if (unlikely(st != NDK_STATUS_SUCCESS))
 			return swr_post_fail(qp, st);
-		if (nsge != 0)
-			memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+		swr_sge_list_copy(wqe->sge, sgl, nsge);
 		wqe->nsge = nsge;
 		wqe->length = total;
 	}
@@ -462,8 +472,7 @@ swr_post_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
 	wqe->ctx = ctx;
 	wqe->nsge = nsge;
 	wqe->length = total;
-	if (nsge != 0)
-		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+	swr_sge_list_copy(wqe->sge, sgl, nsge);
 	qp->rq_prod_priv++;
 	__atomic_store_n(&qp->rq_prod, qp->rq_prod_priv, __ATOMIC_RELEASE);
 	if (unlikely(state == NDK_QP_STATE_ERROR))

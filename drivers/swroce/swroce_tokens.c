@@ -109,7 +109,14 @@ swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
 	if (unlikely(mr->kind == SWR_MR_MW))
 		mr = mr->parent;
 	if (likely(mr->kind == SWR_MR_PLAIN)) {
-		ndk_roce_mbuf_copy_out(m, moff, (void *)(uintptr_t)va, len);
+		/* A payload in the first segment: no segment walk. */
+		if (likely(moff <= m->data_len && len <= m->data_len - moff))
+			memcpy((void *)(uintptr_t)va,
+			       rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						       moff), len);
+		else
+			ndk_roce_mbuf_copy_out(m, moff, (void *)(uintptr_t)va,
+					       len);
 		return;
 	}
 	off = va - mr->va + mr->fbo;
