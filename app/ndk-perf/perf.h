@@ -42,6 +42,10 @@ struct perf_test {
 /** Look a test up by name, with or without the "ib_" prefix. */
 const struct perf_test *perf_test_find(const char *name);
 
+/** BW raw phases by default (the best one is the baseline), and at most. */
+#define PERF_RAW_PHASES 3
+#define PERF_RAW_MAX_PHASES 10
+
 /** Raw-ethdev modes (perf_raw.c): the link's own figure for a test. */
 enum perf_raw_mode {
 	PERF_RAW_NONE = 0,
@@ -102,6 +106,7 @@ struct perf_opts {
 	bool stats;             /**< --stats: adapter counters at the end */
 	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
+	unsigned int raw_repeat; /**< --raw-repeat: BW raw phases (0: default) */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 	uint16_t queues;        /**< --queues: adapter queues (1) */
 };

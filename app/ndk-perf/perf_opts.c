@@ -31,6 +31,7 @@ enum {
 	OPT_RAW,
 	OPT_RAW_BASELINE,
 	OPT_RAW_FRAME,
+	OPT_RAW_REPEAT,
 	OPT_LOSS,
 	OPT_QUEUES,
 	OPT_ETHDEV,
@@ -73,6 +74,7 @@ static const struct option perf_lopts[] = {
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "raw-baseline", no_argument, NULL, OPT_RAW_BASELINE },
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
+	{ "raw-repeat", required_argument, NULL, OPT_RAW_REPEAT },
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
 	{ "ethdev", required_argument, NULL, OPT_ETHDEV },
@@ -137,6 +139,8 @@ perf_opts_usage(const char *prog)
 	       "ratio\n"
 	       "      --raw-frame=<n>     raw frames of n bytes instead of "
 	       "RoCE's\n"
+	       "      --raw-repeat=<n>    BW: n raw phases, the best one is "
+	       "the raw row (3)\n"
 	       "      --loss=<percent>    drop that share of the frames we "
 	       "receive (lib/netem)\n"
 	       "      --queues=<n>        adapter queues, 1 2 4 .. 16 (1); "
@@ -356,6 +360,11 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			return -1;
 		o->raw_frame = (uint32_t)v;
 		break;
+	case OPT_RAW_REPEAT:
+		if (parse_u64(arg, 1, PERF_RAW_MAX_PHASES, "Raw phases", &v) != 0)
+			return -1;
+		o->raw_repeat = (unsigned int)v;
+		break;
 	case OPT_LOSS: {
 		char *end;
 		double pct = strtod(arg, &end);
@@ -464,8 +473,9 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 			"not -a\n");
 		return -1;
 	}
-	if (o->raw_frame != 0 && o->raw == PERF_RAW_NONE) {
-		fprintf(stderr, " --raw-frame goes with --raw or "
+	if ((o->raw_frame != 0 || o->raw_repeat != 0) &&
+	    o->raw == PERF_RAW_NONE) {
+		fprintf(stderr, " --raw-frame and --raw-repeat go with --raw or "
 			"--raw-baseline\n");
 		return -1;
 	}
