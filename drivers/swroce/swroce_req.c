@@ -199,6 +199,19 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	return m;
 }
 
+/* True if swr_comp_tail() has something to retire at sq_tail. */
+static inline bool
+swr_comp_tail_due(const struct swr_qp *qp)
+{
+	const struct swr_swqe *wqe;
+
+	if (!swr_sq_tail_started(qp))
+		return false;
+	wqe = swr_swqe(qp, qp->sq_tail);
+	return swr_wr_is_local(wqe->op) ||
+		(wqe->op == SWR_WR_READ && wqe->rd_pkts == wqe->npkts);
+}
+
 unsigned int
 swr_req_run(struct swr_qp *qp, unsigned int quota)
 {
@@ -265,8 +278,13 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
 	}
-	/* Local operations with nothing ahead of them complete now. */
-	swr_comp_tail(qp);
+	/*
+	 * Local operations with nothing ahead of them complete now (and
+	 * READs placed in full); the common case, a SEND or WRITE waiting
+	 * for its ACK at the tail, costs a look at one WQE.
+	 */
+	if (swr_comp_tail_due(qp))
+		swr_comp_tail(qp);
 	return made;
 }
 
