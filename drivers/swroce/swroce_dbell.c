@@ -45,6 +45,9 @@ swr_db_drain(struct swr_queue *q, struct rte_ring *r)
 	struct swr_qp *qps[SWR_DB_BURST];
 	unsigned int n;
 
+	/* Most polls find no doorbell: one look at the ring's indexes. */
+	if (rte_ring_empty(r))
+		return 0;
 	n = rte_ring_sc_dequeue_burst(r, (void **)qps, SWR_DB_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++) {
 		struct swr_qp *qp = qps[i];
