@@ -43,7 +43,9 @@ SIDE=${SIDE:-client}
 CG_MEM="--no-huge -m 512 --file-prefix=cg$$"
 NATIVE_MEM="--in-memory"
 if [ "$SIDE" = server ]; then
-	COLLECT=swr_poll          # the server's work is all in its polls
+	# The server's work is all in its polls; COLLECT=bw_run_server takes
+	# a SEND receiver's whole loop (its CQ polls and receive re-posts).
+	COLLECT=${COLLECT:-swr_poll}
 	SUB=none
 else
 	COLLECT=bw_run_client
@@ -98,7 +100,7 @@ callgrind_annotate --inclusive=yes "$OUT/callgrind.out" 2>/dev/null |
 		printf "%10.1f data path\n", dp / n
 		for (i = 1; i <= k; i++) {
 			f = order[i]
-			if (f ~ /^(main|perf_bw_run|bw_run_client|perf_bw_compute|0x0*1ab70|\(below main\))$/ || f == c)
+			if (f ~ /^(main|perf_bw_run|bw_run_client|bw_run_server|bw_send_flow|perf_bw_compute|0x0*1ab70|\(below main\))$/ || f == c)
 				continue
 			if (ir[f] / n >= 5 && ir[f] < ir[c])
 				printf "%10.1f %s\n", ir[f] / n, f

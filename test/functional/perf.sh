@@ -6,7 +6,7 @@
 # two cases give the server a poller lcore), joined by a net_memif link,
 # exchanging QP data over TCP on 127.0.0.1 as perftest does. Every test
 # runs briefly with --verify at 64 B and 64 KiB, path MTU 1024 and 4096,
-# plus variants (-D, -a, -q, -I, -u, JSON, MAC by ARP, an ib_* link name),
+# plus variants (-D, -a, -q, -I, -l, -u, JSON, MAC by ARP, an ib_* link name),
 # and ndk-perf's raw-ethdev modes (--raw, --raw-baseline: frames counted,
 # ordered and checked byte for byte) and --loss. Both processes must exit
 # 0 and the client must print perftest's header (or the raw one) and a
