@@ -630,12 +630,8 @@ t_chain_middle_fails(void)
 	if (expect_chain_stats(c->qp[0], 5, 4, 2, 5, 3,
 			       "chain with a refused middle") != 0)
 		return -1;
-	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(sink);
-	ndk_pair_buf_free(dst);
-	ndk_pair_buf_free(rsrc);
-	ndk_pair_buf_free(rcv);
-	ndk_pair_conn_destroy(c);
+	conn_free_all(c, (struct ndk_pair_buf *const[]){ src, sink, dst, rsrc,
+							 rcv }, 5);
 	return 0;
 }
 

@@ -227,12 +227,8 @@ t_silent_slots(void)
 			    memcmp(rcv->data + (2 * k + 1) * sz,
 				   src->data + (k * 8 + 5) * sz, sz) == 0,
 			    "round %u: SEND data", k);
-	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(sink);
-	ndk_pair_buf_free(dst);
-	ndk_pair_buf_free(rsrc);
-	ndk_pair_buf_free(rcv);
-	ndk_pair_conn_destroy(c);
+	conn_free_all(c, (struct ndk_pair_buf *const[]){ src, sink, dst, rsrc,
+							 rcv }, 5);
 	return 0;
 }
 
