@@ -6,7 +6,9 @@
 # net_memif. Ir do not depend on the machine's load, unlike the bench.
 # SIDE=server valgrinds the server instead (everything under swr_poll, the
 # responder) against a native client; give a long ACK timeout (-u 22) so
-# the native client does not retransmit to the slow server.
+# the native client does not retransmit to the slow server. With
+# COLLECT=bw_run_server a SEND server's whole receive loop is collected
+# (its CQ polls and receive re-posts too).
 #
 #   devtools/callgrind.sh "write_bw -s 64 -n 200000" [OUT]
 #   devtools/callgrind.sh "write_bw -s 65536 -m 4096 -n 2000"
