@@ -256,44 +256,120 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 	p->payload_off = bth_off + op->hdr_len;
 	p->payload_len = tlen;
 
-	if (check_icrc) {
-		uint32_t icrc_off = l3 + ip_len - NDK_ROCE_ICRC_LEN;
-		uint8_t raw[NDK_ROCE_ICRC_LEN];
-		uint32_t wire;
-
-		if (icrc_off + NDK_ROCE_ICRC_LEN <= seg_len)
-			memcpy(raw, d + icrc_off, sizeof(raw));
-		else
-			ndk_roce_mbuf_copy_out(m, icrc_off, raw, sizeof(raw));
-		wire = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
-		       (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
-		if (wire != ndk_roce_icrc_mbuf(m, l3, icrc_off - l3))
-			return NDK_ROCE_PARSE_BAD_ICRC;
-	}
+	if (check_icrc && !ndk_roce_pkt_icrc_ok(p))
+		return NDK_ROCE_PARSE_BAD_ICRC;
 	return NDK_ROCE_PARSE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* ICRC of a parsed packet                                             */
+/* ------------------------------------------------------------------ */
+
+/* Offset of the ICRC in the packet (parse checked it is there). */
+static inline uint32_t
+pkt_icrc_off(const struct ndk_roce_pkt *p)
+{
+	return p->payload_off + p->payload_len + p->padcnt;
+}
+
+/* The ICRC as transmitted (little-endian wire bytes). */
+static uint32_t
+pkt_icrc_wire(const struct ndk_roce_pkt *p)
+{
+	const struct rte_mbuf *m = p->m;
+	uint32_t off = pkt_icrc_off(p);
+	uint8_t raw[NDK_ROCE_ICRC_LEN];
+
+	if (off + NDK_ROCE_ICRC_LEN <= m->data_len)
+		memcpy(raw, rte_pktmbuf_mtod_offset(m, const uint8_t *, off),
+		       sizeof(raw));
+	else
+		ndk_roce_mbuf_copy_out(m, off, raw, sizeof(raw));
+	return (uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
+	       (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+}
+
+bool
+ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p)
+{
+	return pkt_icrc_wire(p) == ndk_roce_icrc_mbuf(p->m, p->l3_off,
+		pkt_icrc_off(p) - p->l3_off);
+}
+
+uint32_t
+ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p)
+{
+	return ndk_roce_icrc_start(rte_pktmbuf_mtod_offset(p->m,
+		const uint8_t *, p->l3_off), p->payload_off - p->l3_off);
+}
+
+bool
+ndk_roce_pkt_icrc_end(const struct ndk_roce_pkt *p, uint32_t crc)
+{
+	if (p->padcnt != 0) {
+		uint8_t pad[4];
+
+		ndk_roce_mbuf_copy_out(p->m, p->payload_off + p->payload_len,
+				       pad, p->padcnt);
+		crc = ndk_roce_crc32_update(crc, pad, p->padcnt);
+	}
+	return ~crc == pkt_icrc_wire(p);
+}
+
+bool
+ndk_roce_pkt_copy_check(const struct ndk_roce_pkt *p, void *dst)
+{
+	uint32_t crc = ndk_roce_pkt_icrc_hdr(p);
+
+	crc = ndk_roce_crc32_copy_mbuf(crc, dst, p->m, p->payload_off,
+				       p->payload_len);
+	return ndk_roce_pkt_icrc_end(p, crc);
 }
 
 /* ------------------------------------------------------------------ */
 /* mbuf helpers                                                        */
 /* ------------------------------------------------------------------ */
 
-void
-ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, void *dst,
-		       uint32_t len)
+/*
+ * Copy @p len bytes at packet offset @p off to @p out, segment by segment,
+ * updating CRC-32 register @p crc with them if @p with_crc (a constant in
+ * each caller: inlined away).
+ */
+static inline uint32_t
+mbuf_copy(const struct rte_mbuf *m, uint32_t off, uint8_t *out, uint32_t len,
+	  uint32_t crc, bool with_crc)
 {
-	uint8_t *out = dst;
-
 	while (m != NULL && off >= m->data_len) {
 		off -= m->data_len;
 		m = m->next;
 	}
 	while (m != NULL && len > 0) {
 		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
+		const uint8_t *in = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							    off);
 
-		memcpy(out, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
+		if (with_crc)
+			crc = ndk_roce_crc32_copy(crc, out, in, n);
+		else
+			memcpy(out, in, n);
 		out += n;
 		len -= n;
 		off = 0;
 		m = m->next;
 	}
+	return crc;
+}
+
+void
+ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, void *dst,
+		       uint32_t len)
+{
+	mbuf_copy(m, off, dst, len, 0, false);
+}
+
+uint32_t
+ndk_roce_crc32_copy_mbuf(uint32_t crc, void *dst, const struct rte_mbuf *m,
+			 uint32_t off, uint32_t len)
+{
+	return mbuf_copy(m, off, dst, len, crc, true);
 }
