@@ -85,6 +85,7 @@ int test_udp_sport(void);
 
 /* Cases of test_roce_rx.c. */
 int test_icrc_copy_check(void);
+int test_rx_copy_speed(void);
 
 /* Cases of test_roce_cm.c. */
 int test_cm_capture(void);
