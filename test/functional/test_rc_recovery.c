@@ -53,7 +53,10 @@
 #define A NDK_PAIR_A
 #define B NDK_PAIR_B
 
-/* CORRUPT: flip a payload byte, or with x->psn_to set, rewrite the PSN. */
+/*
+ * CORRUPT: flip a payload byte, or with x->psn_to set rewrite the PSN, or
+ * with x->qpn_flip the destination QPN.
+ */
 enum verdict { PASS, DROP, HOLD, CORRUPT };
 
 struct rcx;
@@ -75,6 +78,7 @@ struct rcx {
 	unsigned int a_extra;         /* extra polls of A per step */
 	bool chain;                   /* B's frames to A in 2 KB segments */
 	uint32_t psn_to;              /* CORRUPT: new PSN offset + 1 (0: none) */
+	bool qpn_flip;                /* CORRUPT: a QPN that does not exist */
 	struct rte_mbuf *held[2][MAX_HELD];
 	unsigned int n_held[2];
 	struct ndk_adapter_stats s0[2];
@@ -82,6 +86,7 @@ struct rcx {
 
 static struct ndk_pair *g_pair;
 static struct rte_mempool *g_chain_pool;  /* 2 KB segments, as memif's */
+static bool g_qpn_flip;                   /* corrupted(): the QPN */
 
 /* Offset of a PSN from A's first request PSN. */
 static uint32_t
@@ -118,6 +123,11 @@ corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
 {
 	uint8_t *b;
 
+	if (x->qpn_flip) {
+		b = (uint8_t *)(uintptr_t)p->bth;
+		b[5] ^= 0x40;
+		return;
+	}
 	if (x->psn_to != 0) {
 		uint32_t psn = (x->psn0 + x->psn_to - 1) & NDK_ROCE_PSN_MASK;
 
@@ -884,6 +894,7 @@ corrupted(unsigned int n, uint32_t k, uint32_t psn_to, uint32_t drop_k,
 	x.arg = k;
 	x.arg2 = drop_k;
 	x.psn_to = psn_to;
+	x.qpn_flip = g_qpn_flip;
 	x.chain = true;
 	rc = transfer(&x, n, RD_LEN, false, NULL, 61 + k);
 	print_ctrs(&x);
@@ -896,7 +907,9 @@ corrupted(unsigned int n, uint32_t k, uint32_t psn_to, uint32_t drop_k,
 			       "ICRC errors found in the sink's pass");
 		TEST_ASSERT_EQ(DELTA(&x, A, rx_duplicate) +
 			       DELTA(&x, A, rx_ghost_resp) +
-			       DELTA(&x, A, rx_bad_length), 0,
+			       DELTA(&x, A, rx_bad_length) +
+			       DELTA(&x, A, rx_unknown_qpn) +
+			       DELTA(&x, A, rx_wrong_address), 0,
 			       "bad frame taken for a good one");
 		if (timeout)
 			TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) >= 1,
@@ -929,6 +942,16 @@ static int t_corrupt_psn_missing(void)
 {
 	return corrupted(2, 6, 5 + 1, 5 + 1, true, false);
 }
+/* Response 7's QPN names no QP: an ICRC error, not an unknown QPN. */
+static int t_corrupt_qpn(void)
+{
+	int rc;
+
+	g_qpn_flip = true;
+	rc = corrupted(1, 7, 0, 0, false, false);
+	g_qpn_flip = false;
+	return rc;
+}
 /* The last response of the last READ: only the timer can find it. */
 static int t_corrupt_last(void)
 {
@@ -952,6 +975,7 @@ static const struct ndk_test_case cases[] = {
 	{ "corrupt_payload", t_corrupt_payload },
 	{ "corrupt_psn_received", t_corrupt_psn_received },
 	{ "corrupt_psn_missing", t_corrupt_psn_missing },
+	{ "corrupt_qpn", t_corrupt_qpn },
 	{ "corrupt_last", t_corrupt_last },
 };
 
