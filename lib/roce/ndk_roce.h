@@ -565,6 +565,12 @@ uint32_t ndk_roce_crc32_copy_mbuf(uint32_t crc, void *dst,
 				  const struct rte_mbuf *m, uint32_t off,
 				  uint32_t len);
 
+/** ndk_roce_crc32_copy_mbuf() with a given implementation (tests). */
+uint32_t ndk_roce_crc32_copy_mbuf_impl(enum ndk_roce_crc_impl impl,
+				       uint32_t crc, void *dst,
+				       const struct rte_mbuf *m, uint32_t off,
+				       uint32_t len);
+
 /**
  * Copy @p len bytes at packet offset @p off (possibly spanning segments)
  * to @p dst. The range must lie inside the packet.

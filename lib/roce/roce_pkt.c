@@ -330,46 +330,23 @@ ndk_roce_pkt_copy_check(const struct ndk_roce_pkt *p, void *dst)
 /* mbuf helpers                                                        */
 /* ------------------------------------------------------------------ */
 
-/*
- * Copy @p len bytes at packet offset @p off to @p out, segment by segment,
- * updating CRC-32 register @p crc with them if @p with_crc (a constant in
- * each caller: inlined away).
- */
-static inline uint32_t
-mbuf_copy(const struct rte_mbuf *m, uint32_t off, uint8_t *out, uint32_t len,
-	  uint32_t crc, bool with_crc)
+void
+ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, void *dst,
+		       uint32_t len)
 {
+	uint8_t *out = dst;
+
 	while (m != NULL && off >= m->data_len) {
 		off -= m->data_len;
 		m = m->next;
 	}
 	while (m != NULL && len > 0) {
 		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
-		const uint8_t *in = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-							    off);
 
-		if (with_crc)
-			crc = ndk_roce_crc32_copy(crc, out, in, n);
-		else
-			memcpy(out, in, n);
+		memcpy(out, rte_pktmbuf_mtod_offset(m, const uint8_t *, off), n);
 		out += n;
 		len -= n;
 		off = 0;
 		m = m->next;
 	}
-	return crc;
-}
-
-void
-ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off, void *dst,
-		       uint32_t len)
-{
-	mbuf_copy(m, off, dst, len, 0, false);
-}
-
-uint32_t
-ndk_roce_crc32_copy_mbuf(uint32_t crc, void *dst, const struct rte_mbuf *m,
-			 uint32_t off, uint32_t len)
-{
-	return mbuf_copy(m, off, dst, len, crc, true);
 }

@@ -37,10 +37,12 @@ chain_byte(struct rte_mbuf *m, uint32_t off)
 
 /*
  * Copy the payload of @p p into @p dst in pieces of random size (as the
- * completer does for a sink of several SGEs or pages), checking the ICRC.
+ * completer does for a sink of several SGEs or pages), checking the ICRC,
+ * with CRC implementation @p impl.
  */
 static bool
-copy_check_pieces(const struct ndk_roce_pkt *p, uint8_t *dst)
+copy_check_pieces(const struct ndk_roce_pkt *p, uint8_t *dst,
+		  enum ndk_roce_crc_impl impl)
 {
 	uint32_t crc = ndk_roce_pkt_icrc_hdr(p), done = 0;
 
@@ -49,8 +51,9 @@ copy_check_pieces(const struct ndk_roce_pkt *p, uint8_t *dst)
 
 		if (rng() & 1)
 			n = p->payload_len - done;
-		crc = ndk_roce_crc32_copy_mbuf(crc, dst + done, p->m,
-					       p->payload_off + done, n);
+		crc = ndk_roce_crc32_copy_mbuf_impl(impl, crc, dst + done,
+						    p->m, p->payload_off + done,
+						    n);
 		done += n;
 	}
 	return ndk_roce_pkt_icrc_end(p, crc);
@@ -94,11 +97,19 @@ rx_one(const uint8_t *f, uint32_t len, uint32_t first, uint32_t chunk,
 			goto out;
 		}
 	}
-	memset(dst, 0, RX_GUARD + RX_MAX_PLEN + RX_GUARD);
-	ok_pieces = copy_check_pieces(&p, dst);
-	if (ok_pieces != ok || memcmp(dst, ref, p.payload_len) != 0) {
-		fprintf(stderr, "  FAIL: %s: in pieces %d\n", what, ok_pieces);
-		goto out;
+	/* Every implementation this CPU has, in pieces. */
+	for (int i = 0; i < NDK_ROCE_CRC_IMPL_MAX; i++) {
+		enum ndk_roce_crc_impl impl = (enum ndk_roce_crc_impl)i;
+
+		if (!ndk_roce_crc32_impl_supported(impl))
+			continue;
+		memset(dst, 0, RX_GUARD + RX_MAX_PLEN + RX_GUARD);
+		ok_pieces = copy_check_pieces(&p, dst, impl);
+		if (ok_pieces != ok || memcmp(dst, ref, p.payload_len) != 0) {
+			fprintf(stderr, "  FAIL: %s: %s in pieces: %d\n", what,
+				ndk_roce_crc32_impl_name(impl), ok_pieces);
+			goto out;
+		}
 	}
 	rc = 0;
 out:
