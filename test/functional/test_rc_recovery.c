@@ -53,11 +53,9 @@
 #define A NDK_PAIR_A
 #define B NDK_PAIR_B
 
-/*
- * CORRUPT: flip a payload byte, or with x->psn_to set rewrite the PSN, or
- * with x->qpn_flip the destination QPN.
- */
+/* CORRUPT: flip a payload byte, or rewrite the PSN or QPN (x->dmg). */
 enum verdict { PASS, DROP, HOLD, CORRUPT };
+#define DMG_QPN UINT32_MAX            /* x->dmg: a QPN that does not exist */
 
 struct rcx;
 /** Decide the fate of one RoCE frame side @p from transmitted. */
@@ -77,8 +75,7 @@ struct rcx {
 	uint32_t seen;                /* bit k: PSN offset k seen */
 	unsigned int a_extra;         /* extra polls of A per step */
 	bool chain;                   /* B's frames to A in 2 KB segments */
-	uint32_t psn_to;              /* CORRUPT: new PSN offset + 1 (0: none) */
-	bool qpn_flip;                /* CORRUPT: a QPN that does not exist */
+	uint32_t dmg;                 /* CORRUPT: PSN offset + 1, DMG_QPN, 0 */
 	struct rte_mbuf *held[2][MAX_HELD];
 	unsigned int n_held[2];
 	struct ndk_adapter_stats s0[2];
@@ -86,7 +83,6 @@ struct rcx {
 
 static struct ndk_pair *g_pair;
 static struct rte_mempool *g_chain_pool;  /* 2 KB segments, as memif's */
-static bool g_qpn_flip;                   /* corrupted(): the QPN */
 
 /* Offset of a PSN from A's first request PSN. */
 static uint32_t
@@ -121,26 +117,20 @@ sink_flags(void)
 static void
 corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
 {
-	uint8_t *b;
+	uint8_t *b = (uint8_t *)(uintptr_t)p->bth;
 
-	if (x->qpn_flip) {
-		b = (uint8_t *)(uintptr_t)p->bth;
+	if (x->dmg == DMG_QPN) {
 		b[5] ^= 0x40;
-		return;
-	}
-	if (x->psn_to != 0) {
-		uint32_t psn = (x->psn0 + x->psn_to - 1) & NDK_ROCE_PSN_MASK;
+	} else if (x->dmg != 0) {
+		uint32_t psn = (x->psn0 + x->dmg - 1) & NDK_ROCE_PSN_MASK;
 
-		b = (uint8_t *)(uintptr_t)p->bth;
 		b[9] = (uint8_t)(psn >> 16);
 		b[10] = (uint8_t)(psn >> 8);
 		b[11] = (uint8_t)psn;
-		return;
+	} else {	/* the frame is still flat here: one segment */
+		*rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off +
+					 p->payload_len / 2) ^= 0x20;
 	}
-	/* The frame is still flat here: one segment. */
-	b = rte_pktmbuf_mtod_offset(m, uint8_t *,
-				    p->payload_off + p->payload_len / 2);
-	*b ^= 0x20;
 }
 
 /* A copy of @p m in a chain of 2 KB segments (freed); @p m if none left. */
@@ -876,13 +866,13 @@ f_corrupt(struct rcx *x, int from, const struct ndk_roce_pkt *p)
 
 /*
  * @p n READs of 64 KiB, B's frames in 2 KB segments; the response at PSN
- * offset @p k corrupted: its payload, or (@p psn_to != 0) its PSN made
- * offset psn_to - 1; the one at @p drop_k - 1 lost (if @p drop_k).
+ * offset @p k corrupted as @p dmg says (struct rcx); the one at @p drop_k
+ * - 1 lost (if @p drop_k).
  * @p in_sink: the bad frame reached the sink (rx_icrc_read_sink);
  * @p timeout: the loss can only be found by the timer.
  */
 static int
-corrupted(unsigned int n, uint32_t k, uint32_t psn_to, uint32_t drop_k,
+corrupted(unsigned int n, uint32_t k, uint32_t dmg, uint32_t drop_k,
 	  bool in_sink, bool timeout)
 {
 	struct rcx x;
@@ -893,8 +883,7 @@ corrupted(unsigned int n, uint32_t k, uint32_t psn_to, uint32_t drop_k,
 		return -1;
 	x.arg = k;
 	x.arg2 = drop_k;
-	x.psn_to = psn_to;
-	x.qpn_flip = g_qpn_flip;
+	x.dmg = dmg;
 	x.chain = true;
 	rc = transfer(&x, n, RD_LEN, false, NULL, 61 + k);
 	print_ctrs(&x);
@@ -925,38 +914,15 @@ corrupted(unsigned int n, uint32_t k, uint32_t psn_to, uint32_t drop_k,
 }
 
 /* Response 5 of the first of 4 READs: garbage in the sink, read again. */
-static int t_corrupt_payload(void)
-{
-	return corrupted(4, 5, 0, 0, true, false);
-}
+static int t_corrupt_payload(void) { return corrupted(4, 5, 0, 0, 1, 0); }
 /* Response 10 of a READ claims PSN 3, received already: never placed. */
-static int t_corrupt_psn_received(void)
-{
-	return corrupted(2, 10, 3 + 1, 0, false, false);
-}
-/*
- * Response 5 lost, response 6 claims PSN 5: placed into the missing
- * range, found bad there, and that range read again.
- */
-static int t_corrupt_psn_missing(void)
-{
-	return corrupted(2, 6, 5 + 1, 5 + 1, true, false);
-}
+static int t_corrupt_psn_received(void) { return corrupted(2, 10, 4, 0, 0, 0); }
+/* Response 5 lost, 6 claims PSN 5: bad in the missing range, read again. */
+static int t_corrupt_psn_missing(void) { return corrupted(2, 6, 6, 6, 1, 0); }
 /* Response 7's QPN names no QP: an ICRC error, not an unknown QPN. */
-static int t_corrupt_qpn(void)
-{
-	int rc;
-
-	g_qpn_flip = true;
-	rc = corrupted(1, 7, 0, 0, false, false);
-	g_qpn_flip = false;
-	return rc;
-}
-/* The last response of the last READ: only the timer can find it. */
-static int t_corrupt_last(void)
-{
-	return corrupted(2, 2 * RD_PKTS - 1, 0, 0, true, true);
-}
+static int t_corrupt_qpn(void) { return corrupted(1, 7, DMG_QPN, 0, 0, 0); }
+/* PSN 31, the last response of the last READ: only the timer finds it. */
+static int t_corrupt_last(void) { return corrupted(2, 31, 0, 0, 1, 1); }
 
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
