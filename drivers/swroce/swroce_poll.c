@@ -450,7 +450,7 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	enum ndk_roce_parse_err err;
 	struct swr_qp *qp;
 	uint32_t state;
-	bool later;
+	bool later = false;
 
 	q->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
 	err = ndk_roce_parse(m, &p, false);
