@@ -627,6 +627,10 @@ ndk_roce_crc32_copy_mbuf_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 
 	if (!ndk_roce_crc32_impl_supported(impl))
 		impl = NDK_ROCE_CRC_TABLE;
+	m = crc_seg_at(m, &off);
+	if (m != NULL && off + len <= m->data_len)
+		return crc32_copy_fns[impl](crc, out, rte_pktmbuf_mtod_offset(m,
+					    const uint8_t *, off), len);
 #if defined(RTE_ARCH_X86_64)
 	if (impl == NDK_ROCE_CRC_VPCLMUL)
 		return crc32_vpclmul_copy_segs(crc, out, m, off, len);
@@ -649,6 +653,11 @@ uint32_t
 ndk_roce_crc32_copy_mbuf(uint32_t crc, void *dst, const struct rte_mbuf *m,
 			 uint32_t off, uint32_t len)
 {
+	/* One segment (the usual receive mbuf holds a whole frame). */
+	m = crc_seg_at(m, &off);
+	if (likely(m != NULL && off + len <= m->data_len))
+		return crc32_copy_impl(crc, dst, rte_pktmbuf_mtod_offset(m,
+				       const uint8_t *, off), len);
 	return ndk_roce_crc32_copy_mbuf_impl(crc32_impl_id, crc, dst, m, off,
 					     len);
 }
