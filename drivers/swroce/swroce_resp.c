@@ -139,10 +139,10 @@ swr_resp_recv_copy(struct swr_qp *qp, const struct swr_rwqe *wqe,
 
 		if (unlikely(mr == NULL))
 			return -EACCES;
-		swr_mr_copy_from_mbuf(mr, va, p->m, p->payload_off, len);
+		swr_mr_copy_from_mbuf(mr, va, p->m, p->payload_off, len, NULL);
 		return 0;
 	}
-	return swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off, p);
+	return swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off, p, NULL);
 }
 
 static void
@@ -272,7 +272,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;
 		}
 		swr_mr_copy_from_mbuf(mr, qp->wr_va, p->m, p->payload_off,
-				      plen);
+				      plen, NULL);
 	}
 	qp->wr_va += plen;
 	qp->wr_left -= plen;
