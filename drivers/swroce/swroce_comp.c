@@ -189,11 +189,9 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			qp->rnr_left--;
 		}
 		SWR_STAT(qp->q, rnr_waits);
-		qp->rto_deadline = 0;
-		qp->rnr_until = qp->q->now + swr_us_to_tsc(qp->ad,
-			ndk_roce_rnr_timer_us(syn & NDK_ROCE_AETH_VALUE_MASK));
-		if (qp->rnr_until == 0)
-			qp->rnr_until = 1;
+		swr_rnr_arm(qp, RTE_MAX(qp->q->now + swr_us_to_tsc(qp->ad,
+			ndk_roce_rnr_timer_us(syn & NDK_ROCE_AETH_VALUE_MASK)),
+			UINT64_C(1)));
 		return;
 	case NDK_ROCE_AETH_NAK:
 		break;

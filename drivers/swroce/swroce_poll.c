@@ -594,17 +594,35 @@ swr_service(struct swr_qp *qp, bool *idle)
 		if (swr_resp_busy(qp))
 			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
 	}
-	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
-		swr_req_timers(qp);
-		if (swr_qp_state(qp) == NDK_QP_STATE_ERROR) {
-			*idle = true;
-			return made;
-		}
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD)
 		made += swr_req_run(qp, SWR_QP_TX_QUOTA);
-	}
-	*idle = !swr_resp_busy(qp) &&
-		qp->sq_tail == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+	/*
+	 * Everything sent, or waiting for the RNR timer: only an answer (the
+	 * completer), a doorbell or a timer (the wheel) gives it work again.
+	 */
+	*idle = !swr_resp_busy(qp) && (qp->rnr_until != 0 ||
+		qp->req_idx == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE));
 	return made;
+}
+
+/* A QP's timer expired on the wheel: the requester decides what it means. */
+static void
+swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
+{
+	struct swr_queue *q = arg;
+	struct swr_qp *qp = container_of(nd, struct swr_qp, tm);
+	uint64_t due = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
+	uint32_t state;
+
+	if (due == 0)
+		return;                 /* disarmed since: nothing to do */
+	if (due > q->now) {
+		swr_tw_arm(&q->tw, nd, due);    /* moved later meanwhile */
+		return;
+	}
+	state = swr_qp_state(qp);
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD)
+		swr_req_timers(qp);
 }
 
 static unsigned int
@@ -616,6 +634,9 @@ swr_tx_engines(struct swr_queue *q)
 	for (unsigned int i = 0; i < n; i++) {
 		struct swr_qp *qp = q->active[i];
 		bool idle = false;
+
+		if (i + 1 < n)
+			rte_prefetch0(q->active[i + 1]);
 
 		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2)
 			made += swr_service(qp, &idle);
@@ -644,6 +665,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);
 		return 0;
 	}
+	q->last_now = q->now;
 	q->now = rte_rdtsc();
 	if (q->id == 0) {
 		ad->now = q->now;
@@ -654,6 +676,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
 	work += swr_rx(q);
+	work += swr_tw_advance(&q->tw, q->now, swr_qp_timer_fire, q);
 	work += swr_tx_engines(q);
 	if (q->id == 0) {
 		if (ad->held_ring != NULL)
@@ -701,6 +724,9 @@ int
 swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 {
 	char name[RTE_RING_NAMESIZE];
+	/* Wheel ticks of 1 << tick_shift TSC cycles: 1 to 2 microseconds. */
+	uint32_t tick_shift = rte_log2_u64(RTE_MAX(ad->tsc_hz / 1000000,
+						   UINT64_C(1)));
 
 	ad->q = rte_zmalloc_socket("ndk_swroce_q",
 				   sizeof(ad->q[0]) * ad->nb_queues,
@@ -709,6 +735,7 @@ swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 		return -ENOMEM;
 	for (uint16_t i = 0; i < ad->nb_queues; i++) {
 		struct swr_queue *q = &ad->q[i];
+		struct swr_tw_node **slots;
 
 		q->ad = ad;
 		q->id = i;
@@ -716,6 +743,13 @@ swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 		q->txq = i;
 		q->active = rte_zmalloc_socket(NULL, sizeof(q->active[0]) <<
 					       ad->qp_bits, 0, ad->socket_id);
+		slots = rte_zmalloc_socket(NULL, sizeof(slots[0]) <<
+					   SWR_TW_BITS, RTE_CACHE_LINE_SIZE,
+					   ad->socket_id);
+		if (slots == NULL)
+			return -ENOMEM;
+		q->now = q->last_now = rte_rdtsc();
+		swr_tw_init(&q->tw, slots, SWR_TW_BITS, tick_shift, q->now);
 		snprintf(name, sizeof(name), "ndkdb%u_%u", seq, i);
 		q->db_ring = rte_ring_create(name, 1u << ad->qp_bits,
 					     ad->socket_id,
@@ -768,6 +802,7 @@ swr_queues_fini(struct swr_adapter *ad)
 		swr_ring_flush_free(q->in_ring);
 		rte_ring_free(q->db_ring);
 		rte_free(q->active);
+		rte_free(q->tw.slot);
 	}
 	rte_free(ad->q);
 	ad->q = NULL;

@@ -49,6 +49,7 @@
 
 #include "ndk_provider.h"
 #include "ndk_roce.h"
+#include "swroce_timer.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -84,6 +85,8 @@
 #define SWR_RING_DESC 1024
 #define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
 #define SWR_INBOUND_RING 4096     /**< frames steered to a queue */
+/** log2 of a queue's timer wheel slots (ticks of ~1-2 us: a 16-32 ms lap). */
+#define SWR_TW_BITS 14
 
 /* ------------------------------------------------------------------ */
 /* Adapter                                                             */
@@ -130,8 +133,10 @@ struct swr_queue {
 
 	/* --- lcore-private (owner only) --- */
 	uint64_t now;             /**< TSC at the start of this poll */
+	uint64_t last_now;        /**< TSC at the start of the poll before */
 	uint32_t n_active;
-	struct swr_qp **active;   /**< QPs with work or timers */
+	struct swr_qp **active;   /**< QPs with something to send */
+	struct swr_tw tw;         /**< its QPs' RTO and RNR timers */
 	uint16_t tx_n;
 	/** The port refused a burst this poll: stage, retry at its end. */
 	bool tx_blocked;
@@ -574,7 +579,6 @@ struct swr_qp {
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	uint64_t rto_deadline;    /**< 0 = timer not armed */
-	uint64_t rto_seen;        /**< TSC of the last timer check */
 	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
@@ -604,6 +608,8 @@ struct swr_qp {
 	/* --- lcore bookkeeping --- */
 	bool in_active;
 	bool detached;
+	/** On qp->q->tw while rto_deadline or rnr_until is set (or was). */
+	struct swr_tw_node tm;
 
 	/* --- neighbour (lcore-private) --- */
 	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
@@ -798,7 +804,10 @@ int swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
 /** Requester: generate up to @p quota packets. @return packets made. */
 unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
 
-/** Requester: retransmission and RNR timers. */
+/**
+ * Requester: the QP's retransmission or RNR timer expired on its queue's
+ * wheel (swroce_poll.c): retry, back off, defer after a stall or give up.
+ */
 void swr_req_timers(struct swr_qp *qp);
 
 /** Requester: go back to the oldest unacknowledged PSN. */
@@ -940,8 +949,31 @@ void swr_stats_sum(const struct swr_adapter *ad,
 static inline void
 swr_rto_arm(struct swr_qp *qp)
 {
-	if (qp->rto_tsc != 0)
+	if (qp->rto_tsc != 0) {
 		qp->rto_deadline = qp->q->now + (qp->rto_tsc << qp->rto_backoff);
+		swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
+	}
+}
+
+/** Wait for the RNR timer until TSC @p until (not 0) before resending. */
+static inline void
+swr_rnr_arm(struct swr_qp *qp, uint64_t until)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = until;
+	swr_tw_arm(&qp->q->tw, &qp->tm, until);
+}
+
+/**
+ * Disarm both timers of @p qp and take it off its queue's wheel (QP reset,
+ * flush, destroy; the queue's owner or a control operation).
+ */
+static inline void
+swr_qp_timers_cancel(struct swr_qp *qp)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = 0;
+	swr_tw_cancel(&qp->q->tw, &qp->tm);
 }
 
 /** Microseconds to TSC ticks. */

@@ -154,8 +154,7 @@ swr_qp_flush_all(struct swr_qp *qp)
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;
-	qp->rto_deadline = 0;
-	qp->rnr_until = 0;
+	swr_qp_timers_cancel(qp);
 	prod = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE);
 	while (qp->rq_tail != prod)
 		swr_qp_complete_recv(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED,
@@ -233,6 +232,8 @@ swr_remove_active(struct swr_qp *qp)
 {
 	struct swr_queue *q = qp->q;
 
+	/* Off the wheel too: nothing of a QP reset or destroyed may fire. */
+	swr_qp_timers_cancel(qp);
 	if (!qp->in_active)
 		return;
 	for (uint32_t i = 0; i < q->n_active; i++) {
@@ -253,8 +254,6 @@ swr_qp_reset(struct swr_qp *qp)
 	qp->sq_prod_priv = qp->sq_prod;
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;
-	qp->rto_deadline = 0;
-	qp->rnr_until = 0;
 	__atomic_store_n(&qp->sq_done, qp->sq_tail, __ATOMIC_RELEASE);
 	qp->rq_tail = qp->rq_prod;
 	qp->rq_prod_priv = qp->rq_prod;
