@@ -614,6 +614,7 @@ swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
 	uint64_t due = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
 	uint32_t state;
 
+	SWR_STAT(q, qp_timer_fires);
 	if (due == 0)
 		return;                 /* disarmed since: nothing to do */
 	if (due > q->now) {
@@ -735,7 +736,7 @@ swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 		return -ENOMEM;
 	for (uint16_t i = 0; i < ad->nb_queues; i++) {
 		struct swr_queue *q = &ad->q[i];
-		struct swr_tw_node **slots;
+		void *tw_mem;
 
 		q->ad = ad;
 		q->id = i;
@@ -743,13 +744,12 @@ swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 		q->txq = i;
 		q->active = rte_zmalloc_socket(NULL, sizeof(q->active[0]) <<
 					       ad->qp_bits, 0, ad->socket_id);
-		slots = rte_zmalloc_socket(NULL, sizeof(slots[0]) <<
-					   SWR_TW_BITS, RTE_CACHE_LINE_SIZE,
-					   ad->socket_id);
-		if (slots == NULL)
+		tw_mem = rte_zmalloc_socket(NULL, swr_tw_mem_size(SWR_TW_BITS),
+					    RTE_CACHE_LINE_SIZE, ad->socket_id);
+		if (tw_mem == NULL)
 			return -ENOMEM;
 		q->now = q->last_now = rte_rdtsc();
-		swr_tw_init(&q->tw, slots, SWR_TW_BITS, tick_shift, q->now);
+		swr_tw_init(&q->tw, tw_mem, SWR_TW_BITS, tick_shift, q->now);
 		snprintf(name, sizeof(name), "ndkdb%u_%u", seq, i);
 		q->db_ring = rte_ring_create(name, 1u << ad->qp_bits,
 					     ad->socket_id,

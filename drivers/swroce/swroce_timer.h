@@ -22,6 +22,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -36,24 +37,34 @@ struct swr_tw_node {
 /** Expiry callback: @p nd is no longer armed and may be armed again. */
 typedef void (*swr_tw_fn)(struct swr_tw_node *nd, void *arg);
 
-/** A wheel of (mask + 1) slots. */
+/** A wheel of (mask + 1) slots, at least 64. */
 struct swr_tw {
 	struct swr_tw_node **slot; /**< list heads, mask + 1 of them */
+	uint64_t *occ;             /**< bit per slot: its list is not empty */
 	uint64_t mask;
 	uint64_t cur;              /**< first tick not yet visited */
 	uint32_t shift;            /**< tick = TSC >> shift */
 	uint32_t n;                /**< timers armed */
 };
 
+/** Bytes of memory a wheel of 1 << @p bits slots needs (swr_tw_init()). */
+static inline size_t
+swr_tw_mem_size(uint32_t bits)
+{
+	return (sizeof(struct swr_tw_node *) << bits) + ((size_t)1 << bits) / 8;
+}
+
 /**
- * Set up @p tw over @p slots (zeroed, 1 << @p bits heads) with ticks of
- * 1 << @p shift TSC cycles, starting at TSC @p now.
+ * Set up @p tw in @p mem (zeroed, swr_tw_mem_size(@p bits) bytes, 8-byte
+ * aligned; bits >= 6) with ticks of 1 << @p shift TSC cycles, starting at
+ * TSC @p now.
  */
 static inline void
-swr_tw_init(struct swr_tw *tw, struct swr_tw_node **slots, uint32_t bits,
-	    uint32_t shift, uint64_t now)
+swr_tw_init(struct swr_tw *tw, void *mem, uint32_t bits, uint32_t shift,
+	    uint64_t now)
 {
-	tw->slot = slots;
+	tw->slot = mem;
+	tw->occ = (uint64_t *)(tw->slot + ((size_t)1 << bits));
 	tw->mask = (UINT64_C(1) << bits) - 1;
 	tw->shift = shift;
 	tw->cur = now >> shift;
@@ -76,6 +87,7 @@ swr_tw_link(struct swr_tw *tw, struct swr_tw_node *nd, uint64_t when)
 	if ((int64_t)(when - tw->cur) < 0)
 		when = tw->cur;
 	h = &tw->slot[when & tw->mask];
+	tw->occ[(when & tw->mask) >> 6] |= UINT64_C(1) << (when & 63);
 	nd->when = when;
 	nd->next = *h;
 	if (nd->next != NULL)
@@ -89,8 +101,14 @@ swr_tw_link(struct swr_tw *tw, struct swr_tw_node *nd, uint64_t when)
 static inline void
 swr_tw_cancel(struct swr_tw *tw, struct swr_tw_node *nd)
 {
+	struct swr_tw_node **h;
+
 	if (nd->pprev == NULL)
 		return;
+	h = &tw->slot[nd->when & tw->mask];
+	if (nd->pprev == h && nd->next == NULL)  /* the slot's last one */
+		tw->occ[(nd->when & tw->mask) >> 6] &=
+			~(UINT64_C(1) << (nd->when & 63));
 	*nd->pprev = nd->next;
 	if (nd->next != NULL)
 		nd->next->pprev = nd->pprev;
@@ -136,14 +154,25 @@ swr_tw_advance(struct swr_tw *tw, uint64_t now, swr_tw_fn fn, void *arg)
 	if (tw->n == 0)
 		return 0;
 	stop = end - t > tw->mask ? t + tw->mask + 1 : end;
-	for (; t != stop; t++) {
-		struct swr_tw_node **h = &tw->slot[t & tw->mask];
-		struct swr_tw_node *list = *h;
+	while ((int64_t)(stop - t) > 0) {
+		uint64_t *w = &tw->occ[(t & tw->mask) >> 6];
+		uint64_t bits = *w >> (t & 63);
+		struct swr_tw_node **h;
+		struct swr_tw_node *list;
 
-		if (list == NULL)
+		if (bits == 0) {
+			t = (t | 63) + 1;       /* the next word's first tick */
 			continue;
+		}
+		t += (uint64_t)__builtin_ctzll(bits);
+		if ((int64_t)(stop - t) <= 0)
+			break;
+		h = &tw->slot[t & tw->mask];
+		list = *h;
 		/* Detach the slot; callbacks may cancel what is still on it. */
 		*h = NULL;
+		*w &= ~(UINT64_C(1) << (t & 63));
+		t++;
 		list->pprev = &list;
 		while (list != NULL) {
 			struct swr_tw_node *nd = list;

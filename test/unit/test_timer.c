@@ -36,7 +36,7 @@ struct tmr {
 	bool lazy;                /* re-arm itself if fired before deadline */
 };
 
-static struct swr_tw_node *slots[NSLOT];
+static uint64_t wmem[(NSLOT * sizeof(void *) + NSLOT / 8) / 8];
 static struct swr_tw tw;
 static struct tmr tm[MAX_T];
 static uint64_t now;
@@ -66,15 +66,28 @@ on_fire(struct swr_tw_node *nd, void *arg)
 	}
 }
 
+/* The occupancy bitmap says which slots hold timers, and nothing else. */
+static int
+occ_ok(void)
+{
+	for (uint32_t i = 0; i < NSLOT; i++) {
+		bool bit = (tw.occ[i >> 6] >> (i & 63)) & 1;
+
+		TEST_ASSERT_EQ(bit, tw.slot[i] != NULL, "slot %u", i);
+	}
+	return 0;
+}
+
 static void
 setup(uint64_t start, uint32_t shift)
 {
-	memset(slots, 0, sizeof(slots));
+	RTE_BUILD_BUG_ON(sizeof(wmem) != swr_tw_mem_size(BITS));
+	memset(wmem, 0, sizeof(wmem));
 	memset(tm, 0, sizeof(tm));
 	early = 0;
 	max_late = 0;
 	now = start;
-	swr_tw_init(&tw, slots, BITS, shift, start);
+	swr_tw_init(&tw, wmem, BITS, shift, start);
 }
 
 static void
@@ -174,6 +187,7 @@ t_cancel(void)
 	swr_tw_cancel(&tw, &tm[1].nd);          /* twice: nothing */
 	swr_tw_cancel(&tw, &tm[5].nd);          /* never armed: nothing */
 	TEST_ASSERT_EQ(tw.n, 2, "count");
+	TEST_ASSERT_EQ(occ_ok(), 0, "occupancy after cancels");
 	/* The one that fires first cancels the other of the same slot. */
 	tm[0].victim = &tm[2];
 	tm[2].victim = &tm[0];
@@ -268,6 +282,7 @@ t_long_pause(void)
 		arm(&tm[i], t0 + (uint64_t)i * lap / 50);   /* 20 laps */
 	TEST_ASSERT_EQ(advance_to(t0 + 10 * lap), 500, "after 10 laps");
 	TEST_ASSERT_EQ(tw.n, 500, "waiting");
+	TEST_ASSERT_EQ(occ_ok(), 0, "occupancy");
 	TEST_ASSERT_EQ(early, 0, "early");
 	TEST_ASSERT_EQ(advance_to(t0 + 30 * lap), 500, "after 30 laps");
 	TEST_ASSERT_EQ(tw.n, 0, "count after");
@@ -295,6 +310,8 @@ t_random(void)
 		} else {
 			advance_to(now + (uint64_t)(rand() % 40));
 		}
+		if (step % 1000 == 0 && occ_ok() != 0)
+			return -1;
 	}
 	/* At most a tick and a step late. */
 	TEST_ASSERT(max_late <= (1 << SHIFT) + 40, "late by %" PRIu64,
@@ -302,6 +319,7 @@ t_random(void)
 	run(now + 10 * (NSLOT << SHIFT), 1 << SHIFT);
 	TEST_ASSERT_EQ(early, 0, "early");
 	TEST_ASSERT_EQ(tw.n, 0, "armed after all deadlines");
+	TEST_ASSERT_EQ(occ_ok(), 0, "occupancy");
 	for (uint32_t i = 0; i < n; i++)
 		TEST_ASSERT(!tm[i].armed, "timer %u never fired", i);
 	return 0;
