@@ -502,13 +502,46 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	}
 }
 
+/*
+ * Prefetch the QP a frame names (its header was prefetched a frame
+ * earlier): the first line (number, state, address) and the requester's,
+ * which an ACK updates. Whatever the frame is, this only reads it and the
+ * QP table; a frame of no QP prefetches nothing useful, harmlessly.
+ */
+static inline void
+swr_rx_prefetch_qp(const struct swr_adapter *ad, const struct rte_mbuf *m)
+{
+	const uint8_t *bth = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						     NDK_ROCE_L2L4_LEN);
+	const struct swr_qp *qp;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < NDK_ROCE_L2L4_LEN + 8))
+		return;
+	qp = ad->qp_tbl[(((uint32_t)bth[5] << 16) | ((uint32_t)bth[6] << 8) |
+			 bth[7]) & ad->qp_mask];
+	if (qp == NULL)
+		return;
+	rte_prefetch0(qp);
+	rte_prefetch0(&qp->state);
+	rte_prefetch0(&qp->sq_tail);
+}
+
 /* Process a burst; frames reused for replies or handed over are NULL. */
 static void
 swr_rx_burst(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
+	if (n != 0)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[0], void *));
+	if (n > 1)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[1], void *));
+	if (n != 0)
+		swr_rx_prefetch_qp(q->ad, pkts[0]);
 	for (uint16_t i = 0; i < n; i++) {
+		/* Headers two frames ahead, the QP of the next one. */
+		if (i + 2 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));
 		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			swr_rx_prefetch_qp(q->ad, pkts[i + 1]);
 		swr_rx_one(q, &pkts[i]);
 	}
 	if (n != 0)
@@ -626,6 +659,16 @@ swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
 		swr_req_timers(qp);
 }
 
+/* The lines of a QP swr_service() reads first. */
+static inline void
+swr_service_prefetch(const struct swr_qp *qp)
+{
+	rte_prefetch0(&qp->state);
+	rte_prefetch0(&qp->sq_prod);
+	rte_prefetch0(&qp->sq_tail);
+	rte_prefetch0(&qp->ack_pending);
+}
+
 static unsigned int
 swr_tx_engines(struct swr_queue *q)
 {
@@ -637,7 +680,7 @@ swr_tx_engines(struct swr_queue *q)
 		bool idle = false;
 
 		if (i + 1 < n)
-			rte_prefetch0(q->active[i + 1]);
+			swr_service_prefetch(q->active[i + 1]);
 
 		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2)
 			made += swr_service(qp, &idle);
