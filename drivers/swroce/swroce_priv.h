@@ -85,8 +85,12 @@
 #define SWR_RING_DESC 1024
 #define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
 #define SWR_INBOUND_RING 4096     /**< frames steered to a queue */
-/** log2 of a queue's timer wheel slots (ticks of ~1-2 us: a 16-32 ms lap). */
-#define SWR_TW_BITS 14
+/**
+ * log2 of a queue's timer wheel slots: ticks of 1-2 us, a lap of 66-131 ms,
+ * longer than the default ACK timeout (67 ms), so that a QP's timer that
+ * moves later with every ACK comes off the wheel about once a timeout.
+ */
+#define SWR_TW_BITS 16
 
 /* ------------------------------------------------------------------ */
 /* Adapter                                                             */
