@@ -63,9 +63,26 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	uint64_t totscnt = 0, totccnt = 0, counted = 0;
 	struct perf_clock k;
 	bool done = false;
+	/*
+	 * The QPs that may have room to post: all at first, then those a
+	 * completion gave room (or the provider refused, full). Visiting
+	 * only those keeps the loop's cost per operation, not per QP: with
+	 * 4,096 QPs a pass over all of them touched 8,192 cache lines.
+	 */
+	uint32_t *ready = malloc(p->num_qps * (sizeof(*ready) + 1));
+	uint8_t *listed = (uint8_t *)(ready + p->num_qps);
+	uint32_t n_ready = p->num_qps;
+	int rc = -1;
 
-	for (unsigned int i = 0; i < p->num_qps; i++)
+	if (ready == NULL) {
+		fprintf(stderr, "Out of memory\n");
+		return -1;
+	}
+	for (unsigned int i = 0; i < p->num_qps; i++) {
 		c->qps[i].scnt = c->qps[i].ccnt = 0;
+		ready[i] = i;
+		listed[i] = 1;
+	}
 	if (p->verb == PERF_READ && c->o->verify)
 		for (unsigned int i = 0; i < p->num_qps; i++)
 			memset(c->qps[i].lbuf, 0, size);
@@ -75,8 +92,12 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	while (!done) {
 		uint64_t now;
 
-		for (unsigned int i = 0; i < p->num_qps; i++) {
+		uint32_t kept = 0;
+
+		for (uint32_t j = 0; j < n_ready; j++) {
+			unsigned int i = ready[j];
 			struct perf_qp *q = &c->qps[i];
+			bool full = false;
 
 			while ((dur || q->scnt < iters) &&
 			       q->scnt - q->ccnt < p->tx_depth) {
@@ -87,19 +108,26 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 				if (!dur)
 					c->tposted[totscnt] = rte_rdtsc();
 				st = bw_post(c, q, size, i, sig);
-				if (st == NDK_STATUS_NO_MORE_ENTRIES)
+				if (st == NDK_STATUS_NO_MORE_ENTRIES) {
+					full = true;
 					break;
+				}
 				if (st != NDK_STATUS_SUCCESS) {
 					fprintf(stderr, "Couldn't post send: "
 						"qp %u scnt=%llu: %s\n", i,
 						(unsigned long long)q->scnt,
 						ndk_status_str(st));
-					return -1;
+					goto out;
 				}
 				q->scnt++;
 				totscnt++;
 			}
+			if (full)
+				ready[kept++] = i;      /* try again next pass */
+			else
+				listed[i] = 0;          /* a completion relists it */
 		}
+		n_ready = kept;
 
 		uint32_t n = ndk_get_cq_results_ex(c->scq, r, BW_BURST);
 
@@ -111,7 +139,11 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 
 			if (r[j].status != NDK_STATUS_SUCCESS) {
 				perf_ndk_bad_completion("client", &r[j]);
-				return -1;
+				goto out;
+			}
+			if (!listed[v >> BW_CTX_SHIFT]) {
+				listed[v >> BW_CTX_SHIFT] = 1;
+				ready[n_ready++] = (uint32_t)(v >> BW_CTX_SHIFT);
 			}
 			totccnt += upto - q->ccnt;
 			if (!dur) {
@@ -139,7 +171,10 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 		perf_bw_compute(&c->p, c->tposted, c->tcompleted, tot,
 				p->no_peak, rep);
 	}
-	return 0;
+	rc = 0;
+out:
+	free(ready);
+	return rc;
 }
 
 /* SEND receiver of one size; its receives were posted before the sync. */
