@@ -504,9 +504,10 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 
 /*
  * Prefetch the QP a frame names (its header was prefetched a frame
- * earlier): the first line (number, state, address) and the requester's,
- * which an ACK updates. Whatever the frame is, this only reads it and the
- * QP table; a frame of no QP prefetches nothing useful, harmlessly.
+ * earlier): the first line (number), state and address, the requester's
+ * line (an ACK updates it) and the poller's bookkeeping line (CM flag,
+ * timer, responder's PSNs). Whatever the frame is, this only reads it and
+ * the QP table; a frame of no QP prefetches nothing useful, harmlessly.
  */
 static inline void
 swr_rx_prefetch_qp(const struct swr_adapter *ad, const struct rte_mbuf *m)
@@ -524,6 +525,7 @@ swr_rx_prefetch_qp(const struct swr_adapter *ad, const struct rte_mbuf *m)
 	rte_prefetch0(qp);
 	rte_prefetch0(&qp->state);
 	rte_prefetch0(&qp->sq_tail);
+	rte_prefetch0(&qp->in_active);
 }
 
 /* Process a burst; frames reused for replies or handed over are NULL. */

@@ -586,12 +586,29 @@ struct swr_qp {
 	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
+
+	/*
+	 * --- the poller's per-operation bookkeeping (lcore-private) ---
+	 * One cache line (the next after the requester's): what a poll, an
+	 * ACK or a request touches besides the requester's or responder's
+	 * own line, so that with thousands of QPs an operation misses as few
+	 * lines as possible (swr_qp_create() checks the layout).
+	 */
+	bool in_active;
+	bool detached;
+	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
+	bool ack_pending;         /**< responder */
+	bool rd_gap_valid;        /**< requester */
+	uint32_t rd_cnt;          /**< responder: resources still streaming */
 	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
-	bool rd_gap_valid;
+	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
+	struct swr_neigh *neigh;
+	/** On qp->q->tw while rto_deadline or rnr_until is set (or was). */
+	struct swr_tw_node tm;
+	uint32_t epsn;            /**< responder: expected request PSN */
+	uint32_t msn;
 
 	/* --- responder (lcore-private) --- */
-	uint32_t epsn;            /**< expected request PSN */
-	uint32_t msn;
 	bool seq_nak_sent;
 	uint8_t rcv_class;        /**< enum swr_rcv_class */
 	bool rcv_se;
@@ -600,28 +617,15 @@ struct swr_qp {
 	uint32_t wr_rkey;         /**< current WRITE */
 	uint64_t wr_va;
 	uint32_t wr_left;
-	bool ack_pending;
 	uint8_t ack_syndrome;
 	uint32_t ack_psn;
 	uint32_t rd_mask;         /**< read resource ring size - 1 */
 	uint32_t rd_head;         /**< next resource to allocate */
-	uint32_t rd_cnt;          /**< resources still streaming */
 	uint32_t rd_valid;        /**< resources kept for replay (<= ring) */
 	struct swr_rd_res *rd_res;
 
-	/* --- lcore bookkeeping --- */
-	bool in_active;
-	bool detached;
-	/** On qp->q->tw while rto_deadline or rnr_until is set (or was). */
-	struct swr_tw_node tm;
-
-	/* --- neighbour (lcore-private) --- */
-	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
-	struct swr_neigh *neigh;
-
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
-	bool cm_wait_rtu;         /**< accepted: first packet = RTU */
 
 	/* --- per-QP protocol events (lcore-private; swroce_info.c) --- */
 	struct ndk_qp_events ev;
