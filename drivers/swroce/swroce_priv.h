@@ -589,12 +589,12 @@ struct swr_qp {
 
 	/*
 	 * --- the poller's per-operation bookkeeping (lcore-private) ---
-	 * One cache line (the next after the requester's): what a poll, an
-	 * ACK or a request touches besides the requester's or responder's
-	 * own line, so that with thousands of QPs an operation misses as few
-	 * lines as possible (swr_qp_create() checks the layout).
+	 * One cache line of its own: what a poll, an ACK or a request
+	 * touches besides the requester's or responder's own lines, so that
+	 * with thousands of QPs an operation misses as few lines as possible
+	 * (swr_qp_create() checks that it stays one line).
 	 */
-	bool in_active;
+	bool in_active __rte_cache_aligned;
 	bool detached;
 	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
 	bool ack_pending;         /**< responder */

@@ -494,11 +494,9 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	uint32_t qpn;
 	int idx;
 
-	/* The poller's bookkeeping: the one line after the requester's. */
+	/* The poller's per-operation bookkeeping: one line. */
 #define SWR_QP_LINE(f) (offsetof(struct swr_qp, f) / RTE_CACHE_LINE_SIZE)
-	RTE_BUILD_BUG_ON(SWR_QP_LINE(in_active) != SWR_QP_LINE(sq_tail) + 1 ||
-			 SWR_QP_LINE(rnr_until) != SWR_QP_LINE(sq_tail) ||
-			 SWR_QP_LINE(tm) != SWR_QP_LINE(in_active) ||
+	RTE_BUILD_BUG_ON(SWR_QP_LINE(tm) != SWR_QP_LINE(in_active) ||
 			 SWR_QP_LINE(msn) != SWR_QP_LINE(in_active));
 #undef SWR_QP_LINE
 	if (rcq->ad != ad || icq->ad != ad || rq_depth == 0 ||
