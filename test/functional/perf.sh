@@ -198,6 +198,12 @@ run_case "write_lat -a" "write_lat -a -n 10 --verify" \
 	"write_lat -a -n 10 --verify" 8388608
 run_case "send_bw -q 4 -I 64" "send_bw -q 4 -s 64 -I 64 -n 500 --verify" \
 	"send_bw -q 4 -s 64 -I 64 -n 500 --verify" 64
+# Many QPs, few outstanding each: QPs leave the active list while they
+# wait for ACKs (timer wheel), the client posts to those a completion freed.
+a="write_bw -q 512 -s 64 -t 8 -Q 8 -n 40 --verify"
+run_case "write_bw -q 512 -t 8 -Q 8" "$a" "$a" 64
+a="read_bw -q 64 -s 4096 -t 4 -Q 2 -n 20 --verify"
+run_case "read_bw -q 64 -t 4 -Q 2" "$a" "$a" 4096
 CHECK="grep -q 'BW_average' $TMP/json.out && grep -q 'Gb/sec' \$co" \
 run_case "write_bw --report_gbits --out_json" "write_bw -s 4096 -n 100" \
 	"write_bw -s 4096 -n 100 --report_gbits --out_json \
