@@ -18,6 +18,8 @@
 # keeps the run with the fewest Ir per op. CG_OPTS adds valgrind options
 # (CG_OPTS=--cache-sim=yes: then callgrind_annotate --show=Ir,D1mr,DLmr
 # OUT/callgrind.out for the simulated cache misses).
+# ZC=1 puts the client's memif in zero-copy mode (zero-copy=yes with
+# --single-file-segments), as bench.sh's memif-zc set-up.
 # The client runs on --no-huge memory under valgrind; valgrind's CPU has
 # no VPCLMULQDQ, so the CRC runs on its 128-bit PCLMULQDQ path there.
 set -eu
@@ -38,6 +40,10 @@ cleanup() { [ -n "$SPID" ] && kill "$SPID" 2>/dev/null; rm -f "$SOCK"; }
 trap cleanup EXIT
 
 RUNS=${RUNS:-3}
+CZC="" CSEG=""
+if [ "${ZC:-0}" = 1 ]; then
+	CZC=",zero-copy=yes" CSEG="--single-file-segments"
+fi
 SIDE=${SIDE:-client}
 # The valgrinded side runs on --no-huge memory, the other on hugepages.
 CG_MEM="--no-huge -m 512 --file-prefix=cg$$"
@@ -67,8 +73,8 @@ for run in $(seq "$RUNS"); do
 		sleep 0.05
 	done
 	# shellcheck disable=SC2086
-	timeout 900 $CPRE $PERF -l 1 $EAL $CMEM \
-		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02 \
+	timeout 900 $CPRE $PERF -l 1 $EAL $CMEM $CSEG \
+		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02$CZC \
 		-- $ARGS --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1 \
 		>"$OUT/client.log" 2>&1
 	wait "$SPID" || true

@@ -82,11 +82,12 @@ swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
 
 int
 swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
-		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p)
+		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p,
+		      uint32_t *crc)
 {
 	SWR_SGE_WALK(qp, sge, nsge, off, p->payload_len, SWR_ACC_LOCAL_WRITE,
 		     swr_mr_copy_from_mbuf(mr_, va_, p->m,
-					   p->payload_off + done_, n_));
+					   p->payload_off + done_, n_, crc));
 }
 
 /* ------------------------------------------------------------------ */

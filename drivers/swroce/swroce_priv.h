@@ -387,10 +387,14 @@ void swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf,
 uint32_t swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
 			     uint32_t len, uint32_t crc);
 
-/** Copy @p len bytes at packet offset @p off of @p m into the region. */
+/**
+ * Copy @p len bytes at packet offset @p off of @p m into the region; if
+ * @p crc is not NULL, update that CRC-32 register with them in the same
+ * pass (ndk_roce_crc32_copy_mbuf()).
+ */
 void swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
 			   const struct rte_mbuf *m, uint32_t off,
-			   uint32_t len);
+			   uint32_t len, uint32_t *crc);
 
 /**
  * The FRMR or MW named by @p token in @p pd whatever its state (NULL if
@@ -800,10 +804,14 @@ int swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge,
 		    uint32_t nsge, uint32_t off, const void *src,
 		    uint32_t len);
 
-/** Same, copying straight from a received packet's payload. */
+/**
+ * Same, copying straight from a received packet's payload; a @p crc not
+ * NULL is updated with the payload as it is copied (a READ response's
+ * ICRC checked in the copy's pass, see swroce_comp.c).
+ */
 int swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
 			  uint32_t nsge, uint32_t off,
-			  const struct ndk_roce_pkt *p);
+			  const struct ndk_roce_pkt *p, uint32_t *crc);
 
 /* ------------------------------------------------------------------ */
 /* Engines                                                             */
@@ -834,8 +842,12 @@ bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
  */
 void swr_comp_tail(struct swr_qp *qp);
 
-/** Completer: an ACK, NAK or READ response for @p qp. */
-void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+/**
+ * Completer: an ACK, NAK or READ response for @p qp; @p icrc_todo: its
+ * ICRC is not checked yet (READ responses: checked as they are placed).
+ */
+void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+		 bool icrc_todo);
 
 /** Responder: a request packet for @p qp. */
 void swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);

@@ -160,7 +160,7 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	if (p->payload_len != 0 &&
 	    swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, qp->rcv_off,
-				  p) != 0) {
+				  p, NULL) != 0) {
 		swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_OP, p->psn,
 			       NDK_STATUS_ACCESS_VIOLATION, NDK_PERR_LOC_PROT);
 		return;
@@ -237,7 +237,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;
 		}
 		swr_mr_copy_from_mbuf(mr, qp->wr_va, p->m, p->payload_off,
-				      plen);
+				      plen, NULL);
 	}
 	qp->wr_va += plen;
 	qp->wr_left -= plen;

@@ -21,7 +21,11 @@
  *   or WRITE packet: PSN sequence NAK and go-back-N at once;
  * - timers: a process that was not polled for longer than the timeout does
  *   not time out (rto_deferred); a peer that is gone still ends the READ
- *   in STATUS_IO_TIMEOUT, after timeouts that double.
+ *   in STATUS_IO_TIMEOUT, after timeouts that double;
+ * - corrupted READ responses (their ICRC is checked as they are copied into
+ *   the sink), in memif-like chains of 2 KB segments: a bad payload, a
+ *   PSN turned into an already received one or into the missing one, the
+ *   last frame of a READ: every READ completes with exact data.
  */
 
 #include <inttypes.h>
@@ -49,7 +53,9 @@
 #define A NDK_PAIR_A
 #define B NDK_PAIR_B
 
-enum verdict { PASS, DROP, HOLD };
+/* CORRUPT: flip a payload byte, or rewrite the PSN or QPN (x->dmg). */
+enum verdict { PASS, DROP, HOLD, CORRUPT };
+#define DMG_QPN UINT32_MAX            /* x->dmg: a QPN that does not exist */
 
 struct rcx;
 /** Decide the fate of one RoCE frame side @p from transmitted. */
@@ -68,12 +74,15 @@ struct rcx {
 	uint32_t hits;                /* frames the case acted on */
 	uint32_t seen;                /* bit k: PSN offset k seen */
 	unsigned int a_extra;         /* extra polls of A per step */
+	bool chain;                   /* B's frames to A in 2 KB segments */
+	uint32_t dmg;                 /* CORRUPT: PSN offset + 1, DMG_QPN, 0 */
 	struct rte_mbuf *held[2][MAX_HELD];
 	unsigned int n_held[2];
 	struct ndk_adapter_stats s0[2];
 };
 
 static struct ndk_pair *g_pair;
+static struct rte_mempool *g_chain_pool;  /* 2 KB segments, as memif's */
 
 /* Offset of a PSN from A's first request PSN. */
 static uint32_t
@@ -104,6 +113,38 @@ sink_flags(void)
 		 NDK_MR_FLAG_RDMA_READ_SINK);
 }
 
+/* Damage frame @p m as the case says (its ICRC stays the old one). */
+static void
+corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
+{
+	uint8_t *b = (uint8_t *)(uintptr_t)p->bth;
+
+	if (x->dmg == DMG_QPN) {
+		b[5] ^= 0x40;
+	} else if (x->dmg != 0) {
+		uint32_t psn = (x->psn0 + x->dmg - 1) & NDK_ROCE_PSN_MASK;
+
+		b[9] = (uint8_t)(psn >> 16);
+		b[10] = (uint8_t)(psn >> 8);
+		b[11] = (uint8_t)psn;
+	} else {	/* the frame is still flat here: one segment */
+		*rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off +
+					 p->payload_len / 2) ^= 0x20;
+	}
+}
+
+/* A copy of @p m in a chain of 2 KB segments (freed); @p m if none left. */
+static struct rte_mbuf *
+rechain(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, g_chain_pool, 0, UINT32_MAX);
+
+	if (c == NULL)
+		return m;
+	rte_pktmbuf_free(m);
+	return c;
+}
+
 /* Pass what side @p from transmitted through the filter. */
 static void
 filter_side(struct rcx *x, int from)
@@ -121,6 +162,12 @@ filter_side(struct rcx *x, int from)
 		if (x->filter != NULL &&
 		    ndk_roce_parse(in[i], &p, false) == NDK_ROCE_PARSE_OK)
 			v = x->filter(x, from, &p);
+		if (v == CORRUPT) {
+			corrupt(x, in[i], &p);
+			v = PASS;
+		}
+		if (x->chain && from == B && v != DROP)
+			in[i] = rechain(in[i]);
 		if (v == HOLD && x->n_held[from] < MAX_HELD)
 			x->held[from][x->n_held[from]++] = in[i];
 		else if (v == PASS)
@@ -790,6 +837,93 @@ out:
 	return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Corrupted READ responses                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * B's response at PSN offset arg: corrupted (first transmission); at
+ * offset arg2 - 1 (if arg2): dropped (first transmission).
+ */
+static enum verdict
+f_corrupt(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+
+	if (from != B || !(p->op->flags & NDK_ROCE_OPF_READ))
+		return PASS;
+	if (k == x->arg && !(x->seen & 1)) {
+		x->seen |= 1;
+		x->hits++;
+		return CORRUPT;
+	}
+	if (x->arg2 != 0 && k == x->arg2 - 1 && !(x->seen & 2)) {
+		x->seen |= 2;
+		return DROP;
+	}
+	return PASS;
+}
+
+/*
+ * @p n READs of 64 KiB, B's frames in 2 KB segments; the response at PSN
+ * offset @p k corrupted as @p dmg says (struct rcx); the one at @p drop_k
+ * - 1 lost (if @p drop_k).
+ * @p in_sink: the bad frame reached the sink (rx_icrc_read_sink);
+ * @p timeout: the loss can only be found by the timer.
+ */
+static int
+corrupted(unsigned int n, uint32_t k, uint32_t dmg, uint32_t drop_k,
+	  bool in_sink, bool timeout)
+{
+	struct rcx x;
+	int rc;
+
+	/* ~4 ms when the timer is the way back, else ~268 ms. */
+	if (rcx_open(&x, timeout ? 10 : 16, 7, f_corrupt) != 0)
+		return -1;
+	x.arg = k;
+	x.arg2 = drop_k;
+	x.dmg = dmg;
+	x.chain = true;
+	rc = transfer(&x, n, RD_LEN, false, NULL, 61 + k);
+	print_ctrs(&x);
+	if (rc == 0)
+		rc = check_healthy(&x);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 1, "frames corrupted");
+		TEST_ASSERT_EQ(DELTA(&x, A, rx_icrc_errors), 1, "ICRC errors");
+		TEST_ASSERT_EQ(DELTA(&x, A, rx_icrc_read_sink), in_sink ? 1 : 0,
+			       "ICRC errors found in the sink's pass");
+		TEST_ASSERT_EQ(DELTA(&x, A, rx_duplicate) +
+			       DELTA(&x, A, rx_ghost_resp) +
+			       DELTA(&x, A, rx_bad_length) +
+			       DELTA(&x, A, rx_unknown_qpn) +
+			       DELTA(&x, A, rx_wrong_address), 0,
+			       "bad frame taken for a good one");
+		if (timeout)
+			TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) >= 1,
+				    "no timeout");
+		else
+			TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) == 0 &&
+				    DELTA(&x, A, read_gap_retries) >= 1,
+				    "not re-read at once");
+	}
+	x.chain = false;
+	rcx_close(&x);
+	return rc;
+}
+
+/* Response 5 of the first of 4 READs: garbage in the sink, read again. */
+static int t_corrupt_payload(void) { return corrupted(4, 5, 0, 0, 1, 0); }
+/* Response 10 of a READ claims PSN 3, received already: never placed. */
+static int t_corrupt_psn_received(void) { return corrupted(2, 10, 4, 0, 0, 0); }
+/* Response 5 lost, 6 claims PSN 5: bad in the missing range, read again. */
+static int t_corrupt_psn_missing(void) { return corrupted(2, 6, 6, 6, 1, 0); }
+/* Response 7's QPN names no QP: an ICRC error, not an unknown QPN. */
+static int t_corrupt_qpn(void) { return corrupted(1, 7, DMG_QPN, 0, 0, 0); }
+/* PSN 31, the last response of the last READ: only the timer finds it. */
+static int t_corrupt_last(void) { return corrupted(2, 31, 0, 0, 1, 1); }
+
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
 	{ "mid_range_replay", t_mid_range_replay },
@@ -804,6 +938,11 @@ static const struct ndk_test_case cases[] = {
 	{ "lost_write_packet", t_lost_write_packet },
 	{ "stall_no_timeout", t_stall_no_timeout },
 	{ "gone_backoff", t_gone_backoff },
+	{ "corrupt_payload", t_corrupt_payload },
+	{ "corrupt_psn_received", t_corrupt_psn_received },
+	{ "corrupt_psn_missing", t_corrupt_psn_missing },
+	{ "corrupt_qpn", t_corrupt_qpn },
+	{ "corrupt_last", t_corrupt_last },
 };
 
 int
@@ -818,13 +957,17 @@ main(int argc, char **argv)
 	if (ndk_test_eal_init("test_func_rc_recovery", "0-1", NULL) != 0)
 		return 1;
 	g_pair = ndk_pair_create(&pc);
-	if (g_pair == NULL) {
+	g_chain_pool = rte_pktmbuf_pool_create("rcx_chain", 8191, 256, 0,
+					       2048 + RTE_PKTMBUF_HEADROOM,
+					       SOCKET_ID_ANY);
+	if (g_pair == NULL || g_chain_pool == NULL) {
 		fprintf(stderr, "pair\n");
 		rte_eal_cleanup();
 		return 1;
 	}
 	rc = ndk_test_run("rc_recovery", cases, RTE_DIM(cases), argc, argv);
 	ndk_pair_destroy(g_pair);
+	rte_mempool_free(g_chain_pool);
 	rte_eal_cleanup();
 	return rc;
 }
