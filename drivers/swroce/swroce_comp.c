@@ -34,6 +34,15 @@ swr_psn_prev(uint32_t psn)
 	return ndk_roce_psn_add(psn, NDK_ROCE_PSN_MASK);
 }
 
+/* Wait for the RNR timer until TSC @p until (not 0) before resending. */
+static void
+swr_rnr_arm(struct swr_qp *qp, uint64_t until)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = until;
+	swr_tw_arm(&qp->q->tw, &qp->tm, until);
+}
+
 /* The oldest unacknowledged PSN moved: reset retries and the timer. */
 static void
 swr_comp_progress(struct swr_qp *qp, uint32_t una)

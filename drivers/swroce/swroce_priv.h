@@ -85,11 +85,9 @@
 #define SWR_RING_DESC 1024
 #define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
 #define SWR_INBOUND_RING 4096     /**< frames steered to a queue */
-/**
- * log2 of a queue's timer wheel slots: ticks of 1-2 us, a lap of 66-131 ms,
- * longer than the default ACK timeout (67 ms), so that a QP's timer that
- * moves later with every ACK comes off the wheel about once a timeout.
- */
+/** log2 of a queue's timer wheel slots: 1-2 us ticks, a lap of 66-131 ms
+ *  (> the default ACK timeout: a timer re-armed later by every ACK comes
+ *  off the wheel about once a timeout). */
 #define SWR_TW_BITS 16
 
 /* ------------------------------------------------------------------ */
@@ -591,13 +589,9 @@ struct swr_qp {
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 
-	/*
-	 * --- the poller's per-operation bookkeeping (lcore-private) ---
-	 * One cache line of its own: what a poll, an ACK or a request
-	 * touches besides the requester's or responder's own lines, so that
-	 * with thousands of QPs an operation misses as few lines as possible
-	 * (swr_qp_create() checks that it stays one line).
-	 */
+	/* --- the poller's per-operation bookkeeping (lcore-private): one
+	 * line besides the requester's and responder's, so that with many
+	 * QPs an operation misses few (swr_qp_create() checks it) --- */
 	bool in_active __rte_cache_aligned;
 	bool detached;
 	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
@@ -964,7 +958,8 @@ void swr_stats_sum(const struct swr_adapter *ad,
 
 /**
  * Arm the retransmission timer: the QP's timeout, doubled for every
- * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings).
+ * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings),
+ * on the queue's wheel (the one place that sets rto_deadline).
  */
 static inline void
 swr_rto_arm(struct swr_qp *qp)
@@ -975,26 +970,6 @@ swr_rto_arm(struct swr_qp *qp)
 	}
 }
 
-/** Wait for the RNR timer until TSC @p until (not 0) before resending. */
-static inline void
-swr_rnr_arm(struct swr_qp *qp, uint64_t until)
-{
-	qp->rto_deadline = 0;
-	qp->rnr_until = until;
-	swr_tw_arm(&qp->q->tw, &qp->tm, until);
-}
-
-/**
- * Disarm both timers of @p qp and take it off its queue's wheel (QP reset,
- * flush, destroy; the queue's owner or a control operation).
- */
-static inline void
-swr_qp_timers_cancel(struct swr_qp *qp)
-{
-	qp->rto_deadline = 0;
-	qp->rnr_until = 0;
-	swr_tw_cancel(&qp->q->tw, &qp->tm);
-}
 
 /** Microseconds to TSC ticks. */
 static inline uint64_t

@@ -18,6 +18,18 @@
 /* Completions and the error state (polling thread)                    */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Disarm both timers of @p qp and take it off its queue's wheel (QP reset,
+ * flush, destroy; the queue's owner or a control operation).
+ */
+static void
+swr_qp_timers_cancel(struct swr_qp *qp)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = 0;
+	swr_tw_cancel(&qp->q->tw, &qp->tm);
+}
+
 static const enum ndk_operation_type swr_wr_type[] = {
 	[SWR_WR_SEND] = NDK_OP_SEND,
 	[SWR_WR_WRITE] = NDK_OP_WRITE,
