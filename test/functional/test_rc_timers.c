@@ -10,7 +10,8 @@
  *   end in IO_TIMEOUT / RETRY_EXCEEDED (the later WRITEs flushed), exactly
  *   retry_cnt + 1 timeouts each; the others complete with their data in
  *   place and no timeout at all;
- * - a QP destroyed while its timer is armed: nothing fires afterwards.
+ * - a QP destroyed while its timer is armed: nothing fires afterwards;
+ *   before that, waiting for its ACK, it is off the active list.
  *
  * NDK_TEST_QUEUES=2: two queues per adapter (a wheel each), crossed.
  * Nothing depends on speed: a stall is deferred by the engine, not
@@ -291,6 +292,9 @@ t_destroy_armed(void)
 	while (CTR(A, tx_packets) - tx0 < NOPS && ndk_pair_now() < end)
 		step();
 	TEST_ASSERT(CTR(A, tx_packets) - tx0 >= NOPS, "not sent");
+	/* Waiting for its ACK only: off the active list, nothing to poll. */
+	TEST_ASSERT_EQ(ndk_adapter_poll(g_pair->ad[A]), 0,
+		       "a QP that waits for its ACK is still polled");
 	fires0 = CTR(A, qp_timer_fires);
 	to0 = CTR(A, retransmit_timeouts);
 	ndk_pair_conn_destroy(c);
