@@ -56,7 +56,9 @@ bw_post(struct perf_ctx *c, struct perf_qp *q, uint64_t size, unsigned int qi,
  * in its tx_depth: each list is one chain, every request but the last
  * with DEFER (one doorbell per list). One request in cq_mod is signaled
  * (a countdown, no division), and the very last of an iterations run.
- * @return 0, or -1 on a post error (printed).
+ * @return 0 when the QP has no room left (a completion will give it room),
+ *   1 when the provider refused a post (queue full: try again next pass),
+ *   or -1 on a post error (printed).
  */
 static int
 bw_post_lists(struct perf_ctx *c, unsigned int qi, uint64_t size,
@@ -87,7 +89,7 @@ bw_post_lists(struct perf_ctx *c, unsigned int qi, uint64_t size,
 			st = bw_post(c, q, size, qi, flags);
 			/* A failed post released the chain's first part. */
 			if (st == NDK_STATUS_NO_MORE_ENTRIES)
-				return 0;
+				return 1;
 			if (st != NDK_STATUS_SUCCESS) {
 				fprintf(stderr, "Couldn't post send: qp %u "
 					"scnt=%llu: %s\n", qi,
@@ -116,10 +118,26 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	uint64_t totscnt = 0, totccnt = 0, counted = 0;
 	struct perf_clock k;
 	bool done = false;
+	/*
+	 * The QPs that may have room to post: all at first, then those a
+	 * completion gave room (or the provider refused, full). Visiting
+	 * only those keeps the loop's cost per operation, not per QP: with
+	 * 4,096 QPs a pass over all of them touched 8,192 cache lines.
+	 */
+	uint32_t *ready = malloc(p->num_qps * (sizeof(*ready) + 1));
+	uint8_t *listed = (uint8_t *)(ready + p->num_qps);
+	uint32_t n_ready = p->num_qps;
+	int rc = -1;
 
+	if (ready == NULL) {
+		fprintf(stderr, "Out of memory\n");
+		return -1;
+	}
 	for (unsigned int i = 0; i < p->num_qps; i++) {
 		c->qps[i].scnt = c->qps[i].ccnt = 0;
 		c->qps[i].sig_left = p->cq_mod;
+		ready[i] = i;
+		listed[i] = 1;
 	}
 	if (p->verb == PERF_READ && c->o->verify)
 		for (unsigned int i = 0; i < p->num_qps; i++)
@@ -130,9 +148,20 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	while (!done) {
 		uint64_t now;
 
-		for (unsigned int i = 0; i < p->num_qps; i++)
-			if (bw_post_lists(c, i, size, &totscnt) != 0)
-				return -1;
+		uint32_t kept = 0;
+
+		for (uint32_t j = 0; j < n_ready; j++) {
+			unsigned int i = ready[j];
+			int full = bw_post_lists(c, i, size, &totscnt);
+
+			if (full < 0)
+				goto out;
+			if (full)
+				ready[kept++] = i;      /* try again next pass */
+			else
+				listed[i] = 0;          /* a completion relists it */
+		}
+		n_ready = kept;
 
 		uint32_t n = ndk_get_cq_results_ex(c->scq, r, BW_BURST);
 
@@ -144,7 +173,11 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 
 			if (r[j].status != NDK_STATUS_SUCCESS) {
 				perf_ndk_bad_completion("client", &r[j]);
-				return -1;
+				goto out;
+			}
+			if (!listed[v >> BW_CTX_SHIFT]) {
+				listed[v >> BW_CTX_SHIFT] = 1;
+				ready[n_ready++] = (uint32_t)(v >> BW_CTX_SHIFT);
 			}
 			totccnt += upto - q->ccnt;
 			if (!dur) {
@@ -172,7 +205,10 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 		perf_bw_compute(&c->p, c->tposted, c->tcompleted, tot,
 				p->no_peak, rep);
 	}
-	return 0;
+	rc = 0;
+out:
+	free(ready);
+	return rc;
 }
 
 /* SEND receiver of one size; its receives were posted before the sync. */

@@ -34,6 +34,15 @@ swr_psn_prev(uint32_t psn)
 	return ndk_roce_psn_add(psn, NDK_ROCE_PSN_MASK);
 }
 
+/* Wait for the RNR timer until TSC @p until (not 0) before resending. */
+static void
+swr_rnr_arm(struct swr_qp *qp, uint64_t until)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = until;
+	swr_tw_arm(&qp->q->tw, &qp->tm, until);
+}
+
 /* The oldest unacknowledged PSN moved: reset retries and the timer. */
 static void
 swr_comp_progress(struct swr_qp *qp, uint32_t una)
@@ -203,11 +212,9 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			qp->rnr_left--;
 		}
 		SWR_STAT(qp->q, rnr_waits);
-		qp->rto_deadline = 0;
-		qp->rnr_until = qp->q->now + swr_us_to_tsc(qp->ad,
-			ndk_roce_rnr_timer_us(syn & NDK_ROCE_AETH_VALUE_MASK));
-		if (qp->rnr_until == 0)
-			qp->rnr_until = 1;
+		swr_rnr_arm(qp, RTE_MAX(qp->q->now + swr_us_to_tsc(qp->ad,
+			ndk_roce_rnr_timer_us(syn & NDK_ROCE_AETH_VALUE_MASK)),
+			UINT64_C(1)));
 		return;
 	case NDK_ROCE_AETH_NAK:
 		break;

@@ -536,13 +536,48 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	}
 }
 
+/*
+ * Prefetch the QP a frame names (its header was prefetched a frame
+ * earlier): the first line (number), state and address, the requester's
+ * line (an ACK updates it) and the poller's bookkeeping line (CM flag,
+ * timer, responder's PSNs). Whatever the frame is, this only reads it and
+ * the QP table; a frame of no QP prefetches nothing useful, harmlessly.
+ */
+static inline void
+swr_rx_prefetch_qp(const struct swr_adapter *ad, const struct rte_mbuf *m)
+{
+	const uint8_t *bth = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						     NDK_ROCE_L2L4_LEN);
+	const struct swr_qp *qp;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < NDK_ROCE_L2L4_LEN + 8))
+		return;
+	qp = ad->qp_tbl[(((uint32_t)bth[5] << 16) | ((uint32_t)bth[6] << 8) |
+			 bth[7]) & ad->qp_mask];
+	if (qp == NULL)
+		return;
+	rte_prefetch0(qp);
+	rte_prefetch0(&qp->state);
+	rte_prefetch0(&qp->sq_tail);
+	rte_prefetch0(&qp->in_active);
+}
+
 /* Process a burst; frames reused for replies or handed over are NULL. */
 static void
 swr_rx_burst(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
+	if (n != 0)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[0], void *));
+	if (n > 1)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[1], void *));
+	if (n != 0)
+		swr_rx_prefetch_qp(q->ad, pkts[0]);
 	for (uint16_t i = 0; i < n; i++) {
+		/* Headers two frames ahead, the QP of the next one. */
+		if (i + 2 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));
 		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+			swr_rx_prefetch_qp(q->ad, pkts[i + 1]);
 		swr_rx_one(q, &pkts[i]);
 	}
 	if (n != 0)
@@ -628,17 +663,46 @@ swr_service(struct swr_qp *qp, bool *idle)
 		if (swr_resp_busy(qp))
 			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
 	}
-	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
-		swr_req_timers(qp);
-		if (swr_qp_state(qp) == NDK_QP_STATE_ERROR) {
-			*idle = true;
-			return made;
-		}
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD)
 		made += swr_req_run(qp, SWR_QP_TX_QUOTA);
-	}
-	*idle = !swr_resp_busy(qp) &&
-		qp->sq_tail == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+	/*
+	 * Everything sent, or waiting for the RNR timer: only an answer (the
+	 * completer), a doorbell or a timer (the wheel) gives it work again.
+	 */
+	*idle = !swr_resp_busy(qp) && (qp->rnr_until != 0 ||
+		qp->req_idx == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE));
 	return made;
+}
+
+/* A QP's timer expired on the wheel: the requester decides what it means. */
+static void
+swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
+{
+	struct swr_queue *q = arg;
+	struct swr_qp *qp = container_of(nd, struct swr_qp, tm);
+	uint64_t due = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
+	uint32_t state;
+
+	SWR_STAT(q, qp_timer_fires);
+	if (due == 0)
+		return;                 /* disarmed since: nothing to do */
+	if (due > q->now) {
+		swr_tw_arm(&q->tw, nd, due);    /* moved later meanwhile */
+		return;
+	}
+	state = swr_qp_state(qp);
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD)
+		swr_req_timers(qp);
+}
+
+/* The lines of a QP swr_service() reads first. */
+static inline void
+swr_service_prefetch(const struct swr_qp *qp)
+{
+	rte_prefetch0(&qp->state);
+	rte_prefetch0(&qp->sq_prod);
+	rte_prefetch0(&qp->sq_tail);
+	rte_prefetch0(&qp->ack_pending);
 }
 
 static unsigned int
@@ -650,6 +714,9 @@ swr_tx_engines(struct swr_queue *q)
 	for (unsigned int i = 0; i < n; i++) {
 		struct swr_qp *qp = q->active[i];
 		bool idle = false;
+
+		if (i + 1 < n)
+			swr_service_prefetch(q->active[i + 1]);
 
 		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2)
 			made += swr_service(qp, &idle);
@@ -678,6 +745,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);
 		return 0;
 	}
+	q->last_now = q->now;
 	q->now = rte_rdtsc();
 	if (q->id == 0) {
 		ad->now = q->now;
@@ -688,6 +756,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
 	work += swr_rx(q);
+	work += swr_tw_advance(&q->tw, q->now, swr_qp_timer_fire, q);
 	work += swr_tx_engines(q);
 	if (q->id == 0) {
 		if (ad->held_ring != NULL)
@@ -735,6 +804,9 @@ int
 swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 {
 	char name[RTE_RING_NAMESIZE];
+	/* Wheel ticks of 1 << tick_shift TSC cycles: 1 to 2 microseconds. */
+	uint32_t tick_shift = rte_log2_u64(RTE_MAX(ad->tsc_hz / 1000000,
+						   UINT64_C(1)));
 
 	ad->q = rte_zmalloc_socket("ndk_swroce_q",
 				   sizeof(ad->q[0]) * ad->nb_queues,
@@ -743,6 +815,7 @@ swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 		return -ENOMEM;
 	for (uint16_t i = 0; i < ad->nb_queues; i++) {
 		struct swr_queue *q = &ad->q[i];
+		void *tw_mem;
 
 		q->ad = ad;
 		q->id = i;
@@ -750,6 +823,12 @@ swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 		q->txq = i;
 		q->active = rte_zmalloc_socket(NULL, sizeof(q->active[0]) <<
 					       ad->qp_bits, 0, ad->socket_id);
+		tw_mem = rte_zmalloc_socket(NULL, swr_tw_mem_size(SWR_TW_BITS),
+					    RTE_CACHE_LINE_SIZE, ad->socket_id);
+		if (tw_mem == NULL)
+			return -ENOMEM;
+		q->now = q->last_now = rte_rdtsc();
+		swr_tw_init(&q->tw, tw_mem, SWR_TW_BITS, tick_shift, q->now);
 		snprintf(name, sizeof(name), "ndkdb%u_%u", seq, i);
 		q->db_ring = rte_ring_create(name, 1u << ad->qp_bits,
 					     ad->socket_id,
@@ -802,6 +881,7 @@ swr_queues_fini(struct swr_adapter *ad)
 		swr_ring_flush_free(q->in_ring);
 		rte_ring_free(q->db_ring);
 		rte_free(q->active);
+		rte_free(q->tw.slot);
 	}
 	rte_free(ad->q);
 	ad->q = NULL;

@@ -49,6 +49,7 @@
 
 #include "ndk_provider.h"
 #include "ndk_roce.h"
+#include "swroce_timer.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -84,6 +85,10 @@
 #define SWR_RING_DESC 1024
 #define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
 #define SWR_INBOUND_RING 4096     /**< frames steered to a queue */
+/** log2 of a queue's timer wheel slots: 1-2 us ticks, a lap of 66-131 ms
+ *  (> the default ACK timeout: a timer re-armed later by every ACK comes
+ *  off the wheel about once a timeout). */
+#define SWR_TW_BITS 16
 
 /* ------------------------------------------------------------------ */
 /* Adapter                                                             */
@@ -130,8 +135,10 @@ struct swr_queue {
 
 	/* --- lcore-private (owner only) --- */
 	uint64_t now;             /**< TSC at the start of this poll */
+	uint64_t last_now;        /**< TSC at the start of the poll before */
 	uint32_t n_active;
-	struct swr_qp **active;   /**< QPs with work or timers */
+	struct swr_qp **active;   /**< QPs with something to send */
+	struct swr_tw tw;         /**< its QPs' RTO and RNR timers */
 	uint16_t tx_n;
 	/** The port refused a burst this poll: stage, retry at its end. */
 	bool tx_blocked;
@@ -608,16 +615,28 @@ struct swr_qp {
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	uint64_t rto_deadline;    /**< 0 = timer not armed */
-	uint64_t rto_seen;        /**< TSC of the last timer check */
 	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
+
+	/* --- the poller's per-operation bookkeeping (lcore-private): one
+	 * line besides the requester's and responder's, so that with many
+	 * QPs an operation misses few (swr_qp_create() checks it) --- */
+	bool in_active __rte_cache_aligned;
+	bool detached;
+	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
+	bool ack_pending;         /**< responder */
+	bool rd_gap_valid;        /**< requester */
+	uint32_t rd_cnt;          /**< responder: resources still streaming */
 	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
-	bool rd_gap_valid;
+	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
+	struct swr_neigh *neigh;
+	/** On qp->q->tw while rto_deadline or rnr_until is set (or was). */
+	struct swr_tw_node tm;
+	uint32_t epsn;            /**< responder: expected request PSN */
+	uint32_t msn;
 
 	/* --- responder (lcore-private) --- */
-	uint32_t epsn;            /**< expected request PSN */
-	uint32_t msn;
 	bool seq_nak_sent;
 	uint8_t rcv_class;        /**< enum swr_rcv_class */
 	bool rcv_se;
@@ -626,26 +645,15 @@ struct swr_qp {
 	uint32_t wr_rkey;         /**< current WRITE */
 	uint64_t wr_va;
 	uint32_t wr_left;
-	bool ack_pending;
 	uint8_t ack_syndrome;
 	uint32_t ack_psn;
 	uint32_t rd_mask;         /**< read resource ring size - 1 */
 	uint32_t rd_head;         /**< next resource to allocate */
-	uint32_t rd_cnt;          /**< resources still streaming */
 	uint32_t rd_valid;        /**< resources kept for replay (<= ring) */
 	struct swr_rd_res *rd_res;
 
-	/* --- lcore bookkeeping --- */
-	bool in_active;
-	bool detached;
-
-	/* --- neighbour (lcore-private) --- */
-	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
-	struct swr_neigh *neigh;
-
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
-	bool cm_wait_rtu;         /**< accepted: first packet = RTU */
 
 	/* --- per-QP protocol events (lcore-private; swroce_info.c) --- */
 	struct ndk_qp_events ev;
@@ -844,7 +852,10 @@ int swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
 /** Requester: generate up to @p quota packets. @return packets made. */
 unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
 
-/** Requester: retransmission and RNR timers. */
+/**
+ * Requester: the QP's retransmission or RNR timer expired on its queue's
+ * wheel (swroce_poll.c): retry, back off, defer after a stall or give up.
+ */
 void swr_req_timers(struct swr_qp *qp);
 
 /** Requester: go back to the oldest unacknowledged PSN. */
@@ -985,14 +996,18 @@ void swr_stats_sum(const struct swr_adapter *ad,
 
 /**
  * Arm the retransmission timer: the QP's timeout, doubled for every
- * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings).
+ * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings),
+ * on the queue's wheel (the one place that sets rto_deadline).
  */
 static inline void
 swr_rto_arm(struct swr_qp *qp)
 {
-	if (qp->rto_tsc != 0)
+	if (qp->rto_tsc != 0) {
 		qp->rto_deadline = qp->q->now + (qp->rto_tsc << qp->rto_backoff);
+		swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
+	}
 }
+
 
 /** Microseconds to TSC ticks. */
 static inline uint64_t

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_malloc.h>
@@ -16,6 +17,18 @@
 /* ------------------------------------------------------------------ */
 /* Completions and the error state (polling thread)                    */
 /* ------------------------------------------------------------------ */
+
+/*
+ * Disarm both timers of @p qp and take it off its queue's wheel (QP reset,
+ * flush, destroy; the queue's owner or a control operation).
+ */
+static void
+swr_qp_timers_cancel(struct swr_qp *qp)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = 0;
+	swr_tw_cancel(&qp->q->tw, &qp->tm);
+}
 
 static const enum ndk_operation_type swr_wr_type[] = {
 	[SWR_WR_SEND] = NDK_OP_SEND,
@@ -182,8 +195,7 @@ swr_qp_flush_all(struct swr_qp *qp)
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;
-	qp->rto_deadline = 0;
-	qp->rnr_until = 0;
+	swr_qp_timers_cancel(qp);
 	prod = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE);
 	while (qp->rq_tail != prod)
 		swr_qp_complete_recv(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED,
@@ -261,6 +273,8 @@ swr_remove_active(struct swr_qp *qp)
 {
 	struct swr_queue *q = qp->q;
 
+	/* Off the wheel too: nothing of a QP reset or destroyed may fire. */
+	swr_qp_timers_cancel(qp);
 	if (!qp->in_active)
 		return;
 	for (uint32_t i = 0; i < q->n_active; i++) {
@@ -281,8 +295,6 @@ swr_qp_reset(struct swr_qp *qp)
 	qp->sq_prod_priv = qp->sq_prod;
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;
-	qp->rto_deadline = 0;
-	qp->rnr_until = 0;
 	__atomic_store_n(&qp->sq_done, qp->sq_tail, __ATOMIC_RELEASE);
 	qp->rq_tail = qp->rq_prod;
 	qp->rq_prod_priv = qp->rq_prod;
@@ -522,6 +534,11 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	uint32_t qpn;
 	int idx;
 
+	/* The poller's per-operation bookkeeping: one line. */
+#define SWR_QP_LINE(f) (offsetof(struct swr_qp, f) / RTE_CACHE_LINE_SIZE)
+	RTE_BUILD_BUG_ON(SWR_QP_LINE(tm) != SWR_QP_LINE(in_active) ||
+			 SWR_QP_LINE(msn) != SWR_QP_LINE(in_active));
+#undef SWR_QP_LINE
 	if (rcq->ad != ad || icq->ad != ad || rq_depth == 0 ||
 	    iq_depth == 0 || rq_depth > info->max_receive_queue_depth ||
 	    iq_depth > info->max_initiator_queue_depth ||

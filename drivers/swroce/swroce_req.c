@@ -346,9 +346,9 @@ void
 swr_req_timers(struct swr_qp *qp)
 {
 	uint64_t now = qp->q->now;
-	uint64_t gap = now - qp->rto_seen;
+	/* The queue's polls, not this QP's visits: it is off the active list. */
+	uint64_t gap = now - qp->q->last_now;
 
-	qp->rto_seen = now;
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)
 			return;

@@ -444,6 +444,8 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(read_resp_ahead, "READ responses placed while an older READ waited") \
 	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
 	X(rnr_waits, "RNR back-offs taken") \
+	X(qp_timer_fires, "QP timers (RTO, RNR) taken off a queue's timer " \
+		"wheel: expiries, ones moved later and ones disarmed since") \
 	X(qp_errors, "QPs moved to the error state") \
 	X(wqe_completed, "work requests completed (incl. flushed)") \
 	X(wqe_flushed, "work requests completed with STATUS_CANCELLED") \

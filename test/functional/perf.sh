@@ -214,6 +214,12 @@ CHECK="grep -q '^ QP counters: 800 posted, 700 with DEFER, 100 chains' \$co" \
 run_case "send_bw -q 2 -l 8 -Q 4" "$a" "$a" 4096
 a="read_bw -s 65536 -m 4096 -l 4 -n 40 --verify"
 MEMIF=",bsize=8192" run_case "read_bw -l 4 -s 65536" "$a" "$a" 65536
+# Many QPs, few outstanding each: QPs leave the active list while they
+# wait for ACKs (timer wheel), the client posts to those a completion freed.
+a="write_bw -q 512 -s 64 -t 8 -Q 8 -n 40 --verify"
+run_case "write_bw -q 512 -t 8 -Q 8" "$a" "$a" 64
+a="read_bw -q 64 -s 4096 -t 4 -Q 2 -n 20 --verify"
+run_case "read_bw -q 64 -t 4 -Q 2" "$a" "$a" 4096
 CHECK="grep -q 'BW_average' $TMP/json.out && grep -q 'Gb/sec' \$co" \
 run_case "write_bw --report_gbits --out_json" "write_bw -s 4096 -n 100" \
 	"write_bw -s 4096 -n 100 --report_gbits --out_json \
