@@ -37,14 +37,19 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 			qp->req_psn = una;
 		}
 	}
+	swr_rtt_progress(qp, una);
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
 	qp->rto_backoff = 0;
 	qp->rto_defers = 0;
-	if (una != qp->req_psn)
+	qp->rto_adapt_shift = 0;
+	if (una != qp->req_psn) {
+		qp->rto_start = qp->q->now;
 		swr_rto_arm(qp);
-	else
+	} else {
 		qp->rto_deadline = 0;
+		qp->rto_start = 0;
+	}
 }
 
 /*
@@ -311,6 +316,9 @@ swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;
 		}
 		SWR_STAT(qp->q, read_resp_ahead);
+		/* The first answer of a timed READ ends its RTT sample. */
+		if (k == 0)
+			swr_rtt_progress(qp, ndk_roce_psn_add(p->psn, 1));
 		/*
 		 * The last READ in flight has all its responses: nothing more
 		 * will come to reveal that the re-read at the tail was lost

@@ -49,6 +49,7 @@
 
 #include "ndk_provider.h"
 #include "ndk_roce.h"
+#include "ndk_roce_rtt.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -71,6 +72,8 @@
 #define SWR_ACKREQ_EVERY 32
 /** Doublings of the retransmission timeout on timeouts in a row. */
 #define SWR_RTO_MAX_BACKOFF 3
+/** Doublings of the adaptive timeout on adaptive expiries in a row. */
+#define SWR_RTO_MAX_ADAPT_SHIFT 10
 /** Expiries in a row re-armed because this side was not polled. */
 #define SWR_RTO_MAX_DEFERS 8
 /** Packets one QP may generate per poll before the next QP's turn. */
@@ -156,6 +159,11 @@ struct swr_adapter {
 	struct rte_mempool *mp;
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
+
+	/* --- adaptive retransmission (ndk_adapter_set_adaptive_rto();
+	 *     written by the control path, read by pollers, atomic) --- */
+	uint32_t rto_adaptive;    /**< 1: on (the default) */
+	uint64_t rto_floor_tsc;   /**< smallest adaptive timeout */
 
 	struct swr_queue *q;      /**< nb_queues queues */
 
@@ -577,6 +585,13 @@ struct swr_qp {
 	uint64_t rto_seen;        /**< TSC of the last timer check */
 	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
+	uint8_t rto_adapt_shift;  /**< adaptive expiries in a row (shift) */
+	bool rtt_active;          /**< an RTT sample is being timed */
+	uint32_t rtt_psn;         /**< ... ending when una_psn passes it */
+	uint64_t rtt_t0;          /**< ... sent at this TSC */
+	uint64_t rto_start;       /**< TSC the wait for progress began
+				   *  (0 = none): full timeout from here */
+	struct ndk_roce_rtt rtt;  /**< answers' round-trip time, TSC */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
 	bool rd_gap_valid;
@@ -933,15 +948,97 @@ void swr_own_all(struct swr_adapter *ad);
 void swr_stats_sum(const struct swr_adapter *ad,
 		   struct ndk_adapter_stats *out);
 
+/** The full local ACK timeout now: doubled per timeout in a row. */
+static inline uint64_t
+swr_rto_full(const struct swr_qp *qp)
+{
+	return qp->rto_tsc << qp->rto_backoff;
+}
+
+/** Adaptive retransmission on (ndk_adapter_set_adaptive_rto()). */
+static inline bool
+swr_rto_adaptive(const struct swr_qp *qp)
+{
+	return __atomic_load_n(&qp->ad->rto_adaptive, __ATOMIC_RELAXED) != 0;
+}
+
 /**
- * Arm the retransmission timer: the QP's timeout, doubled for every
- * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings).
+ * The retransmission timeout to arm: with adaptive retransmission
+ * (ndk_adapter_set_adaptive_rto()) clamp(SRTT + 4 RTTVAR, floor, the QP's
+ * timeout), doubled per adaptive expiry in a row; otherwise (or before
+ * any RTT sample) the full local ACK timeout. Never above the full one.
+ */
+static inline uint64_t
+swr_rto_value(const struct swr_qp *qp)
+{
+	uint64_t full = swr_rto_full(qp), v;
+
+	if (!swr_rto_adaptive(qp))
+		return full;
+	v = ndk_roce_rtt_rto(&qp->rtt, __atomic_load_n(&qp->ad->rto_floor_tsc,
+				__ATOMIC_RELAXED), qp->rto_tsc);
+	v <<= qp->rto_adapt_shift;
+	return v < full ? v : full;
+}
+
+/**
+ * Arm the retransmission timer. Strict (adaptive retransmission off): the
+ * full local ACK timeout from now. Adaptive: swr_rto_value() from now,
+ * but no later than a full local ACK timeout after the wait for progress
+ * began (rto_start), which swr_req_timers() counts against retry_cnt.
  */
 static inline void
 swr_rto_arm(struct swr_qp *qp)
 {
-	if (qp->rto_tsc != 0)
-		qp->rto_deadline = qp->q->now + (qp->rto_tsc << qp->rto_backoff);
+	uint64_t now = qp->q->now, end;
+
+	if (qp->rto_tsc == 0)
+		return;
+	if (qp->rto_start == 0)
+		qp->rto_start = now;
+	if (!swr_rto_adaptive(qp)) {
+		qp->rto_deadline = now + swr_rto_full(qp);
+		return;
+	}
+	end = qp->rto_start + swr_rto_full(qp);
+	qp->rto_deadline = now + swr_rto_value(qp);
+	if (qp->rto_deadline > end)
+		qp->rto_deadline = end;
+	if (qp->rto_deadline == 0)
+		qp->rto_deadline = 1;
+}
+
+/**
+ * Start timing an RTT sample on the first transmission of @p psn (Karn:
+ * never on a retransmission, i.e. a PSN below psn_max), unless one is
+ * being timed. Its end: una_psn passing @p psn (swr_rtt_progress()).
+ */
+static inline void
+swr_rtt_start(struct swr_qp *qp, uint32_t psn)
+{
+	if (qp->rtt_active || ndk_roce_psn_diff(psn, qp->psn_max) < 0)
+		return;
+	qp->rtt_active = true;
+	qp->rtt_psn = psn;
+	qp->rtt_t0 = qp->q->now;
+}
+
+/** The requests from @p psn on are sent again: a sample there is void. */
+static inline void
+swr_rtt_void_from(struct swr_qp *qp, uint32_t psn)
+{
+	if (qp->rtt_active && ndk_roce_psn_diff(qp->rtt_psn, psn) >= 0)
+		qp->rtt_active = false;
+}
+
+/** Everything before @p una is answered: end the sample if it passed. */
+static inline void
+swr_rtt_progress(struct swr_qp *qp, uint32_t una)
+{
+	if (qp->rtt_active && ndk_roce_psn_diff(una, qp->rtt_psn) > 0) {
+		qp->rtt_active = false;
+		ndk_roce_rtt_sample(&qp->rtt, qp->q->now - qp->rtt_t0);
+	}
 }
 
 /** Microseconds to TSC ticks. */

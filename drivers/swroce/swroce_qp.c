@@ -155,6 +155,7 @@ swr_qp_flush_all(struct swr_qp *qp)
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;
 	qp->rto_deadline = 0;
+	qp->rto_start = 0;
 	qp->rnr_until = 0;
 	prod = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE);
 	while (qp->rq_tail != prod)
@@ -254,6 +255,7 @@ swr_qp_reset(struct swr_qp *qp)
 	qp->req_pkt = 0;
 	qp->rd_outstanding = 0;
 	qp->rto_deadline = 0;
+	qp->rto_start = 0;
 	qp->rnr_until = 0;
 	__atomic_store_n(&qp->sq_done, qp->sq_tail, __ATOMIC_RELEASE);
 	qp->rq_tail = qp->rq_prod;
@@ -343,6 +345,9 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->pkts_since_ackreq = 0;
 		qp->rto_backoff = 0;
 		qp->rto_defers = 0;
+		qp->rto_adapt_shift = 0;
+		qp->rtt_active = false;
+		memset(&qp->rtt, 0, sizeof(qp->rtt));
 	} else if (to == NDK_QP_STATE_ERROR) {
 		swr_qp_flush_all(qp);   /* asked for: not counted as an error */
 		return NDK_STATUS_SUCCESS;

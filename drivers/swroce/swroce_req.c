@@ -185,6 +185,7 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
 		uint32_t idx = qp->req_idx;
+		uint32_t psn = qp->req_psn;
 		struct rte_mbuf *m;
 		bool bad = false;
 
@@ -231,6 +232,9 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 					     NDK_PERR_LOC_PROT);
 			break;
 		}
+		/* Time the answer to a READ or an AckReq packet sent once. */
+		if (wqe->op == SWR_WR_READ || qp->pkts_since_ackreq == 0)
+			swr_rtt_start(qp, psn);
 		if (ndk_roce_psn_diff(qp->req_psn, qp->psn_max) > 0)
 			qp->psn_max = qp->req_psn;
 		if (qp->rto_deadline == 0)
@@ -256,6 +260,7 @@ swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe)
 		return false;
 	qp->q->stats.retransmit_packets += wqe->npkts - wqe->rd_pkts;
 	qp->ev.retransmit_packets += wqe->npkts - wqe->rd_pkts;
+	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, wqe->rd_pkts));
 	swr_pkt_send(qp, m);
 	return true;
 }
@@ -278,6 +283,7 @@ swr_req_rewind(struct swr_qp *qp)
 	n = (uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn), 0);
 	qp->q->stats.retransmit_packets += n;
 	qp->ev.retransmit_packets += n;
+	swr_rtt_void_from(qp, qp->una_psn);
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;
@@ -295,6 +301,69 @@ swr_req_give_up(struct swr_qp *qp, uint32_t perr)
 	if (swr_sq_tail_started(qp))
 		swr_qp_complete_send(qp, NDK_STATUS_IO_TIMEOUT, perr);
 	swr_qp_to_error(qp);
+}
+
+/*
+ * Which loss a timer expiry stands for (counters, and a debug trace):
+ * only losses that nothing after them reveals should ever get here.
+ */
+static void
+swr_rto_classify(struct swr_qp *qp, bool adaptive)
+{
+	const struct swr_swqe *wqe;
+	const char *what;
+
+	if (!swr_sq_tail_started(qp))
+		return;
+	wqe = swr_swqe(qp, qp->sq_tail);
+	if (wqe->op != SWR_WR_READ) {
+		SWR_STAT(qp->q, rto_ack_missing);
+		what = "ACK of a SEND/WRITE missing";
+	} else if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn) {
+		SWR_STAT(qp->q, rto_read_reread);
+		what = "gap re-read (or its answer) lost";
+	} else if (wqe->rd_pkts == 0) {
+		SWR_STAT(qp->q, rto_read_unanswered);
+		what = "READ unanswered";
+	} else {
+		SWR_STAT(qp->q, rto_read_tail);
+		what = "READ tail responses lost";
+	}
+	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, %u READs "
+		"out): %s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
+		qp->una_psn, wqe->rd_pkts, wqe->npkts, qp->rd_outstanding,
+		what);
+}
+
+/*
+ * An adaptive expiry (before the full local ACK timeout): retransmit
+ * without spending a retry. The READ at the tail is asked again alone,
+ * from its first missing response, as for a gap (the READs after it keep
+ * streaming); anything else goes back N.
+ */
+static void
+swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	/* Not polled for longer than it: the answer may be waiting. */
+	if (gap > swr_rto_value(qp)) {
+		SWR_STAT(qp->q, adaptive_deferred);
+		swr_rto_arm(qp);
+		return;
+	}
+	swr_rto_classify(qp, true);
+	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
+	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
+		qp->rto_adapt_shift++;
+	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
+	    qp->req_idx != qp->sq_tail && swr_req_reread(qp, wqe)) {
+		qp->rd_gap_valid = true;
+		qp->rd_gap_psn = qp->una_psn;
+		swr_rto_arm(qp);
+		return;
+	}
+	swr_req_rewind(qp);
 }
 
 void
@@ -315,6 +384,12 @@ swr_req_timers(struct swr_qp *qp)
 		return;
 	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
 		qp->rto_deadline = 0;    /* nothing outstanding */
+		qp->rto_start = 0;
+		return;
+	}
+	/* Early: the adaptive timeout, not yet the QP's. */
+	if (swr_rto_adaptive(qp) && now - qp->rto_start < swr_rto_full(qp)) {
+		swr_req_adaptive_expiry(qp, gap);
 		return;
 	}
 	/*
@@ -327,9 +402,11 @@ swr_req_timers(struct swr_qp *qp)
 	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
 		qp->rto_defers++;
 		SWR_STAT(qp->q, rto_deferred);
+		qp->rto_start = now;
 		swr_rto_arm(qp);
 		return;
 	}
+	swr_rto_classify(qp, false);
 	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
 	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
 		if (qp->retry_left == 0) {
@@ -341,5 +418,6 @@ swr_req_timers(struct swr_qp *qp)
 	/* Timeouts in a row at this PSN wait longer (reset on progress). */
 	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
 		qp->rto_backoff++;
+	qp->rto_start = now;            /* the next full timeout from here */
 	swr_req_rewind(qp);
 }
