@@ -102,6 +102,8 @@ struct perf_opts {
 	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
+	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
+	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
 	uint16_t queues;        /**< --queues: adapter queues (1) */
 };
 
