@@ -74,6 +74,12 @@ struct rcx {
 };
 
 static struct ndk_pair *g_pair;
+/*
+ * Adaptive retransmission in the cases that follow (rcx_open): off for the
+ * ones that count the QP's own timeouts (strict IB timer, as before it
+ * existed), on for the adaptive_* ones.
+ */
+static bool g_adaptive;
 
 /* Offset of a PSN from A's first request PSN. */
 static uint32_t
@@ -192,6 +198,10 @@ rcx_open(struct rcx *x, uint8_t timeout, uint8_t retry_cnt, filter_fn f)
 
 	memset(x, 0, sizeof(*x));
 	x->pair = g_pair;
+	for (int s = 0; s < 2; s++)
+		TEST_ASSERT_EQ(ndk_adapter_set_adaptive_rto(g_pair->ad[s],
+				g_adaptive, 0), NDK_STATUS_SUCCESS,
+			       "adaptive retransmission mode");
 	x->c = ndk_pair_conn_create(g_pair, &o, NULL);
 	TEST_ASSERT(x->c != NULL, "connection");
 	x->psn0 = x->c->sq_psn[A];
@@ -444,9 +454,17 @@ mid_range(uint32_t late)
 	if (rc == 0)
 		rc = check_healthy(&x);
 	if (rc == 0) {
+		/*
+		 * Strict: the QP's timeout asked again; adaptive: an early
+		 * retransmission did, and the QP's timeout never expired.
+		 */
+		uint64_t early = DELTA(&x, A, adaptive_retransmits);
+		uint64_t full = DELTA(&x, A, retransmit_timeouts);
+
+		TEST_ASSERT((g_adaptive ? early : full) >= 1, "no timeout");
+		TEST_ASSERT_EQ(g_adaptive ? full : early, 0,
+			       "wrong kind of timeout");
 		/* The replay started at the missing PSN, not at the READ's. */
-		TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) >= 1,
-			    "no timeout");
 		TEST_ASSERT_EQ(DELTA(&x, B, read_dup_ignored), 0,
 			       "duplicate ignored");
 		TEST_ASSERT_EQ(x.hits, 9, "originals lost or late");
@@ -463,6 +481,19 @@ mid_range(uint32_t late)
 
 static int t_mid_range_replay(void) { return mid_range(0); }
 static int t_mid_range_late(void) { return mid_range(1); }
+
+static int
+t_adaptive_mid_range(void)
+{
+	int rc;
+
+	g_adaptive = true;
+	rc = mid_range(0);
+	if (rc == 0)
+		rc = mid_range(1);
+	g_adaptive = false;
+	return rc;
+}
 
 /* ------------------------------------------------------------------ */
 /* One lost frame: asked again at once                                 */
@@ -740,7 +771,7 @@ f_gone(struct rcx *x, int from, const struct ndk_roce_pkt *p)
  * retries, the timeouts doubling (1 + 2 + 4 + 8 timeouts at least).
  */
 static int
-t_gone_backoff(void)
+gone_backoff(void)
 {
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_result_ex r;
@@ -782,10 +813,152 @@ t_gone_backoff(void)
 			DELTA(&x, A, retransmit_timeouts), t);
 		goto out;
 	}
+	/*
+	 * Adaptive: early retransmissions between the timeouts spent no
+	 * retry (the dead peer is found as late as with the strict timer,
+	 * not earlier); strict: none.
+	 */
+	if (g_adaptive ? DELTA(&x, A, adaptive_retransmits) == 0 :
+	    DELTA(&x, A, adaptive_retransmits) != 0) {
+		fprintf(stderr, "  FAIL: %" PRIu64 " adaptive retransmissions"
+			"\n", DELTA(&x, A, adaptive_retransmits));
+		goto out;
+	}
 	rc = 0;
 out:
 	ndk_pair_buf_free(src);
 	ndk_pair_buf_free(dst);
+	rcx_close(&x);
+	return rc;
+}
+
+static int t_gone_backoff(void) { return gone_backoff(); }
+
+static int
+t_adaptive_gone(void)
+{
+	int rc;
+
+	g_adaptive = true;
+	rc = gone_backoff();
+	g_adaptive = false;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Adaptive retransmission: losses nothing after them reveals          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Drop the first frame B sends at PSN offset arg: a READ response, or,
+ * with arg2 1, an ACK (of the last WRITE).
+ */
+static enum verdict
+f_tail(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	bool ack = p->opcode == NDK_ROCE_OP_RC_ACK;
+
+	if (from != B || x->hits != 0 || ack != (x->arg2 == 1) ||
+	    rel(x, p->psn) != x->arg)
+		return PASS;
+	x->hits++;
+	return DROP;
+}
+
+/*
+ * 4 READs (or WRITEs, @p write) of 64 KiB; B's last response (or its ACK
+ * of the WRITEs) lost once: nothing after it shows the loss, only a timer
+ * does. Adaptive: an early retransmission, never the QP's 4.3 s timeout;
+ * strict (4.2 ms timeout here): the QP's timeout, no early one.
+ */
+static int
+tail(bool adaptive, bool write)
+{
+	struct rcx x;
+	int rc;
+
+	g_adaptive = adaptive;
+	rc = rcx_open(&x, adaptive ? 20 : 10, 7, f_tail);
+	g_adaptive = false;
+	if (rc != 0)
+		return -1;
+	x.arg = 4 * RD_PKTS - 1;
+	x.arg2 = write ? 1 : 0;
+	rc = transfer(&x, 4, RD_LEN, write, NULL, 41 + write);
+	print_ctrs(&x);
+	if (rc == 0)
+		rc = check_healthy(&x);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 1, "frames dropped");
+		if (adaptive) {
+			TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+				       "full timeouts");
+			TEST_ASSERT(DELTA(&x, A, adaptive_retransmits) >= 1,
+				    "no adaptive retransmission");
+		} else {
+			TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) >= 1,
+				    "no timeout");
+			TEST_ASSERT_EQ(DELTA(&x, A, adaptive_retransmits), 0,
+				       "adaptive retransmissions when off");
+		}
+		/* The expiry was classified as what it was. */
+		TEST_ASSERT((write ? DELTA(&x, A, rto_ack_missing) :
+			     DELTA(&x, A, rto_read_tail)) >= 1,
+			    "expiry class");
+		/* And the QP goes on. */
+		rc = transfer(&x, 4, RD_LEN, write, NULL, 45 + write);
+	}
+	rcx_close(&x);
+	return rc;
+}
+
+static int t_adaptive_read_tail(void) { return tail(true, false); }
+static int t_adaptive_write_ack(void) { return tail(true, true); }
+static int t_strict_read_tail(void) { return tail(false, false); }
+static int t_strict_write_ack(void) { return tail(false, true); }
+
+/*
+ * The answers of a QP's own requests: with adaptive retransmission on,
+ * ndk_qp_query_info() shows an RTT sample and a timeout below the QP's
+ * (clamped: at least the floor); off, the QP's own timeout.
+ */
+static int
+t_adaptive_info(void)
+{
+	struct ndk_qp_info qi;
+	struct rcx x;
+	int rc;
+
+	g_adaptive = true;
+	rc = rcx_open(&x, 20, 7, NULL);
+	g_adaptive = false;
+	if (rc != 0)
+		return -1;
+	rc = transfer(&x, 4, RD_LEN, false, NULL, 51);
+	if (rc == 0) {
+		/* A floor of 1 s: clamped to it (below the 4.3 s timeout). */
+		TEST_ASSERT_EQ(ndk_adapter_set_adaptive_rto(g_pair->ad[A],
+				true, 1000000), NDK_STATUS_SUCCESS, "floor");
+		TEST_ASSERT_EQ(ndk_qp_query_info(g_pair->ad[A],
+				x.c->qp[A]->qpn, &qi), NDK_STATUS_SUCCESS,
+			       "query");
+		printf("    srtt %u ns, rto %" PRIu64 " ns\n", qi.srtt_ns,
+		       qi.rto_ns);
+		TEST_ASSERT(qi.srtt_ns != 0, "no RTT sample");
+		TEST_ASSERT(qi.rto_ns >= 950000000ull &&
+			    qi.rto_ns <= 1050000000ull, "floor not applied");
+		TEST_ASSERT_EQ(ndk_adapter_set_adaptive_rto(g_pair->ad[A],
+				false, 0), NDK_STATUS_SUCCESS, "off");
+		TEST_ASSERT_EQ(ndk_qp_query_info(g_pair->ad[A],
+				x.c->qp[A]->qpn, &qi), NDK_STATUS_SUCCESS,
+			       "query");
+		/* 4.096 us << 20 (5 % for TSC against ns). */
+		TEST_ASSERT(qi.rto_ns >= 4080000000ull &&
+			    qi.rto_ns <= 4510000000ull, "strict timeout");
+		TEST_ASSERT_EQ(ndk_adapter_set_adaptive_rto(g_pair->ad[A],
+				true, 2000000), NDK_STATUS_INVALID_PARAMETER,
+			       "floor above 1 s accepted");
+	}
 	rcx_close(&x);
 	return rc;
 }
@@ -804,6 +977,13 @@ static const struct ndk_test_case cases[] = {
 	{ "lost_write_packet", t_lost_write_packet },
 	{ "stall_no_timeout", t_stall_no_timeout },
 	{ "gone_backoff", t_gone_backoff },
+	{ "adaptive_mid_range", t_adaptive_mid_range },
+	{ "adaptive_read_tail", t_adaptive_read_tail },
+	{ "adaptive_write_ack", t_adaptive_write_ack },
+	{ "strict_read_tail", t_strict_read_tail },
+	{ "strict_write_ack", t_strict_write_ack },
+	{ "adaptive_gone", t_adaptive_gone },
+	{ "adaptive_info", t_adaptive_info },
 };
 
 int
