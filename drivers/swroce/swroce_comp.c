@@ -216,8 +216,19 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		 * from there (go-back-N from an earlier PSN); a NAK behind
 		 * the oldest unacknowledged PSN is an old one.
 		 */
-		if (swr_comp_acked(qp, swr_psn_prev(psn), false))
+		if (swr_comp_acked(qp, swr_psn_prev(psn), false)) {
+			/*
+			 * A re-read already asked for that gap (once per gap)
+			 * and nothing went back: but the NAK says requests
+			 * were lost too, and the responder NAKs once. Go back
+			 * N now, or they wait for the timer.
+			 */
+			if (qp->req_idx != qp->sq_tail) {
+				SWR_STAT(qp->q, nak_seq_rewinds);
+				swr_req_rewind(qp);
+			}
 			return;
+		}
 		if (psn != qp->una_psn) {
 			SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
 			return;

@@ -330,9 +330,14 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
 		what = "READ tail responses lost";
 	}
 	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, %u READs "
-		"out): %s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
+		"out, %u WQEs sent, %d PSNs past it, next %u/%u, gap %d@%d): "
+		"%s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
 		qp->una_psn, wqe->rd_pkts, wqe->npkts, qp->rd_outstanding,
-		what);
+		qp->req_idx - qp->sq_tail,
+		ndk_roce_psn_diff(qp->psn_max, qp->una_psn),
+		swr_swqe(qp, qp->sq_tail + 1)->rd_pkts,
+		swr_swqe(qp, qp->sq_tail + 1)->npkts, qp->rd_gap_valid,
+		ndk_roce_psn_diff(qp->rd_gap_psn, qp->una_psn), what);
 }
 
 /*

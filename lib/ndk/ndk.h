@@ -474,6 +474,8 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 		"(before the QP's ACK timeout; no retry spent)") \
 	X(adaptive_deferred, "adaptive expiries re-armed: this side was not " \
 		"polled") \
+	X(nak_seq_rewinds, "sequence NAKs that went back N although a gap " \
+		"re-read was pending (they used to be ignored)") \
 	X(rto_read_tail, "timer expiries (adaptive or not) with the oldest " \
 		"READ's last responses missing and nothing after to show it") \
 	X(rto_read_reread, "timer expiries after a gap re-read: the re-read " \

@@ -834,6 +834,75 @@ out:
 
 static int t_gone_backoff(void) { return gone_backoff(); }
 
+/* ------------------------------------------------------------------ */
+/* A sequence NAK while a gap re-read is pending                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * B's response 5 (of READ 0) lost; A's request of READ 4 (PSN 64) lost;
+ * A's re-read of READ 0 held until B has sent its sequence NAK, so that
+ * the NAK reaches A while the re-read is pending.
+ */
+static enum verdict
+f_nak_gap(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+	bool rd_req = p->opcode == NDK_ROCE_OP_RC_READ_REQUEST;
+
+	if (from == B && k == 5 && !rd_req && !(x->seen & 1)) {
+		x->seen |= 1;
+		x->hits++;
+		return DROP;
+	}
+	if (from == A && rd_req && k == 4 * RD_PKTS && !(x->seen & 2)) {
+		x->seen |= 2;
+		x->hits++;
+		return DROP;
+	}
+	if (from == A && rd_req && k == 5 && x->phase == 0)
+		return HOLD;
+	/* B's sequence NAK (it follows READs 0..3's responses). */
+	if (from == B && p->opcode == NDK_ROCE_OP_RC_ACK && k == 4 * RD_PKTS &&
+	    x->phase == 0)
+		x->phase = 1;
+	return PASS;
+}
+
+/* The NAK is on its way to A: now let the re-read go to B. */
+static void
+tick_nak_gap(struct rcx *x)
+{
+	if (x->phase == 1) {
+		x->phase = 2;
+		release(x, A);
+	}
+}
+
+static int
+t_nak_during_gap(void)
+{
+	struct rcx x;
+	int rc;
+
+	/* Strict 268 ms timer: it must not be what recovers. */
+	if (rcx_open(&x, 16, 7, f_nak_gap) != 0)
+		return -1;
+	rc = transfer(&x, 8, RD_LEN, false, tick_nak_gap, 61);
+	print_ctrs(&x);
+	if (rc == 0)
+		rc = check_healthy(&x);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 2, "frames dropped");
+		TEST_ASSERT_EQ(x.phase, 2, "NAK before the re-read");
+		TEST_ASSERT(DELTA(&x, A, nak_seq_rewinds) >= 1,
+			    "NAK ignored during the gap");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "timeouts");
+	}
+	rcx_close(&x);
+	return rc;
+}
+
 static int
 t_adaptive_gone(void)
 {
@@ -977,6 +1046,7 @@ static const struct ndk_test_case cases[] = {
 	{ "lost_write_packet", t_lost_write_packet },
 	{ "stall_no_timeout", t_stall_no_timeout },
 	{ "gone_backoff", t_gone_backoff },
+	{ "nak_during_gap", t_nak_during_gap },
 	{ "adaptive_mid_range", t_adaptive_mid_range },
 	{ "adaptive_read_tail", t_adaptive_read_tail },
 	{ "adaptive_write_ack", t_adaptive_write_ack },
