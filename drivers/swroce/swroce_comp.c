@@ -42,7 +42,10 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 	qp->rd_gap_valid = false;
 	qp->rto_backoff = 0;
 	qp->rto_defers = 0;
-	qp->rto_adapt_shift = 0;
+	/* All that was out at the last adaptive expiry is answered. */
+	if (qp->rto_adapt_shift != 0 &&
+	    ndk_roce_psn_diff(una, qp->rto_adapt_psn) >= 0)
+		qp->rto_adapt_shift = 0;
 	if (una != qp->req_psn) {
 		qp->rto_start = qp->q->now;
 		swr_rto_arm(qp);

@@ -585,7 +585,9 @@ struct swr_qp {
 	uint64_t rto_seen;        /**< TSC of the last timer check */
 	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
-	uint8_t rto_adapt_shift;  /**< adaptive expiries in a row (shift) */
+	uint8_t rto_adapt_shift;  /**< adaptive back-off (shift), undone by
+				   *  an RTT sample or progress to: */
+	uint32_t rto_adapt_psn;   /**< psn_max at the last adaptive expiry */
 	bool rtt_active;          /**< an RTT sample is being timed */
 	uint32_t rtt_psn;         /**< ... ending when una_psn passes it */
 	uint64_t rtt_t0;          /**< ... sent at this TSC */
@@ -1031,12 +1033,19 @@ swr_rtt_void_from(struct swr_qp *qp, uint32_t psn)
 		qp->rtt_active = false;
 }
 
-/** Everything before @p una is answered: end the sample if it passed. */
+/**
+ * Everything before @p una is answered: end the sample if it passed. A
+ * valid sample undoes the adaptive back-off; so does progress past all
+ * that was out at the last adaptive expiry (swr_comp_progress()), but not
+ * any progress (Karn: the answers to retransmitted requests may be the
+ * originals', which the timeout was too short for).
+ */
 static inline void
 swr_rtt_progress(struct swr_qp *qp, uint32_t una)
 {
 	if (qp->rtt_active && ndk_roce_psn_diff(una, qp->rtt_psn) > 0) {
 		qp->rtt_active = false;
+		qp->rto_adapt_shift = 0;
 		ndk_roce_rtt_sample(&qp->rtt, qp->q->now - qp->rtt_t0);
 	}
 }

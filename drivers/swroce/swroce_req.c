@@ -361,6 +361,7 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
 	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
 		qp->rto_adapt_shift++;
+	qp->rto_adapt_psn = qp->psn_max;
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
 	    qp->req_idx != qp->sq_tail && swr_req_reread(qp, wqe)) {
 		qp->rd_gap_valid = true;

@@ -147,10 +147,13 @@ t_karn(void)
 	swr_rtt_start(qp, 10);
 	TEST_ASSERT(qp->rtt_active, "first transmission not timed");
 	qp->q->now += 5000;
+	qp->rto_adapt_shift = 3;            /* backed off meanwhile */
 	swr_rtt_progress(qp, 10);           /* not past it yet */
 	TEST_ASSERT(qp->rtt_active && qp->rtt.srtt == 0, "early end");
+	TEST_ASSERT_EQ(qp->rto_adapt_shift, 3, "back-off undone early");
 	swr_rtt_progress(qp, 11);
 	TEST_ASSERT_EQ(qp->rtt.srtt, 5000, "sample");
+	TEST_ASSERT_EQ(qp->rto_adapt_shift, 0, "back-off kept after a sample");
 	TEST_ASSERT(!qp->rtt_active, "still timing");
 	/* A retransmission (PSN below psn_max) is never timed. */
 	qp->psn_max = 20;
