@@ -334,6 +334,13 @@ swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		if (k == 0)
 			swr_rtt_progress(qp, ndk_roce_psn_add(p->psn, 1));
 		/*
+		 * The peer is answering: the re-read's answer queues behind
+		 * these. The adaptive timer counts from the last of them (the
+		 * full timeout still from the last progress, rto_start).
+		 */
+		if (swr_rto_adaptive(qp))
+			swr_rto_arm(qp);
+		/*
 		 * The last READ in flight has all its responses: nothing more
 		 * will come to reveal that the re-read at the tail was lost
 		 * (the request or its first response). Ask once more.
