@@ -372,22 +372,12 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 	swr_req_rewind(qp);
 }
 
-void
-swr_req_timers(struct swr_qp *qp)
+/* The retransmission timer expired (@p gap: ticks since the last check). */
+static __rte_noinline void
+swr_req_expired(struct swr_qp *qp, uint64_t gap)
 {
 	uint64_t now = qp->q->now;
-	uint64_t gap = now - qp->rto_seen;
 
-	qp->rto_seen = now;
-	if (qp->rnr_until != 0) {
-		if (now < qp->rnr_until)
-			return;
-		qp->rnr_until = 0;
-		swr_req_rewind(qp);
-		return;
-	}
-	if (qp->rto_deadline == 0 || now < qp->rto_deadline)
-		return;
 	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
 		qp->rto_deadline = 0;    /* nothing outstanding */
 		qp->rto_start = 0;
@@ -426,4 +416,23 @@ swr_req_timers(struct swr_qp *qp)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
 	swr_req_rewind(qp);
+}
+
+void
+swr_req_timers(struct swr_qp *qp)
+{
+	uint64_t now = qp->q->now;
+	uint64_t gap = now - qp->rto_seen;
+
+	qp->rto_seen = now;
+	if (qp->rnr_until != 0) {
+		if (now < qp->rnr_until)
+			return;
+		qp->rnr_until = 0;
+		swr_req_rewind(qp);
+		return;
+	}
+	if (qp->rto_deadline == 0 || now < qp->rto_deadline)
+		return;
+	swr_req_expired(qp, gap);
 }
