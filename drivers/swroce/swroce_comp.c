@@ -46,6 +46,16 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 	if (qp->rto_adapt_shift != 0 &&
 	    ndk_roce_psn_diff(una, qp->rto_adapt_psn) >= 0)
 		qp->rto_adapt_shift = 0;
+	if (unlikely(qp->rto_probe != 0)) {
+		/* The probe was answered: what is still missing goes again. */
+		int32_t n = ndk_roce_psn_diff(qp->psn_max, qp->req_psn);
+
+		qp->rto_probe = 0;
+		if (n > 0) {
+			qp->q->stats.retransmit_packets += (uint32_t)n;
+			qp->ev.retransmit_packets += (uint32_t)n;
+		}
+	}
 	if (una != qp->req_psn) {
 		qp->rto_start = qp->q->now;
 		swr_rto_arm(qp);

@@ -588,6 +588,9 @@ struct swr_qp {
 	uint8_t rto_adapt_shift;  /**< adaptive back-off (shift), undone by
 				   *  an RTT sample or progress to: */
 	uint32_t rto_adapt_psn;   /**< psn_max at the last adaptive expiry */
+	/** Adaptive expiry of a SEND/WRITE: 1 = send one probe (the packet
+	 *  at una_psn, AckReq) and nothing more until an answer, 2 = sent */
+	uint8_t rto_probe;
 	bool rtt_active;          /**< an RTT sample is being timed */
 	uint32_t rtt_psn;         /**< ... ending when una_psn passes it */
 	uint64_t rtt_t0;          /**< ... sent at this TSC */

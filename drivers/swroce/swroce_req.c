@@ -118,7 +118,8 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		swr_write_ops[pos];
 	bool se = last && is_send &&
 		(wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
-	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY;
+	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY ||
+		qp->rto_probe != 0;
 	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 	uint8_t *payload;
@@ -180,9 +181,10 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
 
-	if (qp->rnr_until != 0)
+	if (qp->rnr_until != 0 || qp->rto_probe > 1)
 		return 0;
-	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0) {
+	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0 &&
+	       qp->rto_probe < 2) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
 		uint32_t idx = qp->req_idx;
 		uint32_t psn = qp->req_psn;
@@ -241,6 +243,8 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 			swr_rto_arm(qp);
 		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
+		if (unlikely(qp->rto_probe != 0))
+			qp->rto_probe = 2;      /* the probe: wait for its answer */
 	}
 	/* Local operations with nothing ahead of them complete now. */
 	swr_comp_tail(qp);
@@ -291,6 +295,7 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->rd_outstanding = 0;
 	qp->pkts_since_ackreq = 0;
 	qp->rto_deadline = 0;
+	qp->rto_probe = 0;
 	swr_qp_activate(qp);
 }
 
@@ -344,7 +349,12 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
  * An adaptive expiry (before the full local ACK timeout): retransmit
  * without spending a retry. The READ at the tail is asked again alone,
  * from its first missing response, as for a gap (the READs after it keep
- * streaming); anything else goes back N.
+ * streaming). A SEND or WRITE sends one probe, the packet at una_psn with
+ * AckReq (a tail loss probe): a responder that has it all re-ACKs the
+ * duplicate with its latest PSN, one that missed it takes it and ACKs;
+ * either answer is progress, after which the requester goes on from the
+ * PSN after the acknowledged one (go-back-N only of what is missing). A
+ * spurious expiry so costs one packet, not the window.
  */
 static void
 swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
@@ -367,6 +377,18 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		qp->rd_gap_valid = true;
 		qp->rd_gap_psn = qp->una_psn;
 		swr_rto_arm(qp);
+		return;
+	}
+	if (swr_sq_tail_started(qp) && wqe->op != SWR_WR_READ) {
+		uint64_t before = qp->ev.retransmit_packets;
+
+		swr_req_rewind(qp);
+		/* One packet goes now; the rest when the answer shows it. */
+		qp->q->stats.retransmit_packets -= qp->ev.retransmit_packets -
+			before;
+		qp->ev.retransmit_packets = before;
+		SWR_QP_STAT(qp, retransmit_packets, retransmit_packets);
+		qp->rto_probe = 1;
 		return;
 	}
 	swr_req_rewind(qp);

@@ -920,13 +920,20 @@ t_adaptive_gone(void)
 
 /*
  * Drop the first frame B sends at PSN offset arg: a READ response, or,
- * with arg2 1, an ACK (of the last WRITE).
+ * with arg2 1, an ACK (of the last WRITE); with arg2 2 the first frame A
+ * sends at arg (the last WRITE packet).
  */
 static enum verdict
 f_tail(struct rcx *x, int from, const struct ndk_roce_pkt *p)
 {
 	bool ack = p->opcode == NDK_ROCE_OP_RC_ACK;
 
+	if (x->arg2 == 2) {
+		if (from != A || x->hits != 0 || rel(x, p->psn) != x->arg)
+			return PASS;
+		x->hits++;
+		return DROP;
+	}
 	if (from != B || x->hits != 0 || ack != (x->arg2 == 1) ||
 	    rel(x, p->psn) != x->arg)
 		return PASS;
@@ -941,7 +948,7 @@ f_tail(struct rcx *x, int from, const struct ndk_roce_pkt *p)
  * strict (4.2 ms timeout here): the QP's timeout, no early one.
  */
 static int
-tail(bool adaptive, bool write)
+tail(bool adaptive, bool write, bool data)
 {
 	struct rcx x;
 	int rc;
@@ -952,7 +959,7 @@ tail(bool adaptive, bool write)
 	if (rc != 0)
 		return -1;
 	x.arg = 4 * RD_PKTS - 1;
-	x.arg2 = write ? 1 : 0;
+	x.arg2 = data ? 2 : write ? 1 : 0;
 	rc = transfer(&x, 4, RD_LEN, write, NULL, 41 + write);
 	print_ctrs(&x);
 	if (rc == 0)
@@ -970,6 +977,20 @@ tail(bool adaptive, bool write)
 			TEST_ASSERT_EQ(DELTA(&x, A, adaptive_retransmits), 0,
 				       "adaptive retransmissions when off");
 		}
+		/*
+		 * A SEND/WRITE's adaptive expiry sends one probe (the packet
+		 * at the oldest unacknowledged PSN), not the window: with
+		 * the ACK lost, B sees it as its only duplicate; with the
+		 * last packet lost, the probe's answer asks for that one.
+		 */
+		if (adaptive && write) {
+			TEST_ASSERT(DELTA(&x, B, rx_duplicate) <= 1,
+				    "window sent again: %" PRIu64 " dups",
+				    DELTA(&x, B, rx_duplicate));
+			TEST_ASSERT(DELTA(&x, A, retransmit_packets) <=
+				    (data ? 2u : 1u), "retransmitted %" PRIu64,
+				    DELTA(&x, A, retransmit_packets));
+		}
 		/* The expiry was classified as what it was. */
 		TEST_ASSERT((write ? DELTA(&x, A, rto_ack_missing) :
 			     DELTA(&x, A, rto_read_tail)) >= 1,
@@ -981,10 +1002,11 @@ tail(bool adaptive, bool write)
 	return rc;
 }
 
-static int t_adaptive_read_tail(void) { return tail(true, false); }
-static int t_adaptive_write_ack(void) { return tail(true, true); }
-static int t_strict_read_tail(void) { return tail(false, false); }
-static int t_strict_write_ack(void) { return tail(false, true); }
+static int t_adaptive_read_tail(void) { return tail(true, false, false); }
+static int t_adaptive_write_ack(void) { return tail(true, true, false); }
+static int t_adaptive_write_tail(void) { return tail(true, true, true); }
+static int t_strict_read_tail(void) { return tail(false, false, false); }
+static int t_strict_write_ack(void) { return tail(false, true, false); }
 
 /*
  * The answers of a QP's own requests: with adaptive retransmission on,
@@ -1050,6 +1072,7 @@ static const struct ndk_test_case cases[] = {
 	{ "adaptive_mid_range", t_adaptive_mid_range },
 	{ "adaptive_read_tail", t_adaptive_read_tail },
 	{ "adaptive_write_ack", t_adaptive_write_ack },
+	{ "adaptive_write_tail", t_adaptive_write_tail },
 	{ "strict_read_tail", t_strict_read_tail },
 	{ "strict_write_ack", t_strict_write_ack },
 	{ "adaptive_gone", t_adaptive_gone },
