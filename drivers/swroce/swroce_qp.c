@@ -346,6 +346,7 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->rto_backoff = 0;
 		qp->rto_defers = 0;
 		qp->rto_adapt_shift = 0;
+		qp->rto_probe = 0;
 		qp->rtt_active = false;
 		memset(&qp->rtt, 0, sizeof(qp->rtt));
 	} else if (to == NDK_QP_STATE_ERROR) {
