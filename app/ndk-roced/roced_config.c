@@ -952,10 +952,12 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 		const struct roced_port_cfg *p = &cfg->ports[i];
 
 		fprintf(f, "port %s: device %s%s, ip %s/%u, mtu %u, queues %u"
-			", adaptive_rto %s, lcore ", p->name, p->device,
-			p->pci ? " (PCI)" : "", roced_ip_str(p->ipv4, ip),
-			p->prefix_len, p->mtu, p->queues,
-			p->strict_rto ? "off" : "on");
+			", adaptive_rto %s (floor %u us), lcore ", p->name,
+			p->device, p->pci ? " (PCI)" : "",
+			roced_ip_str(p->ipv4, ip), p->prefix_len, p->mtu,
+			p->queues, p->strict_rto ? "off" : "on",
+			p->rto_floor_us != 0 ? p->rto_floor_us :
+			NDK_ADAPTIVE_RTO_FLOOR_US);
 		if (p->lcore < 0)
 			fprintf(f, "first worker\n");
 		for (unsigned int k = 0; k < p->n_lcores; k++)
