@@ -81,6 +81,18 @@ static struct ndk_pair *g_pair;
  */
 static bool g_adaptive;
 
+/* Case @p fn with adaptive retransmission on. */
+static int
+with_adaptive(int (*fn)(void))
+{
+	int rc;
+
+	g_adaptive = true;
+	rc = fn();
+	g_adaptive = false;
+	return rc;
+}
+
 /* Offset of a PSN from A's first request PSN. */
 static uint32_t
 rel(const struct rcx *x, uint32_t psn)
@@ -483,17 +495,14 @@ static int t_mid_range_replay(void) { return mid_range(0); }
 static int t_mid_range_late(void) { return mid_range(1); }
 
 static int
-t_adaptive_mid_range(void)
+mid_range_both(void)
 {
-	int rc;
+	int rc = mid_range(0);
 
-	g_adaptive = true;
-	rc = mid_range(0);
-	if (rc == 0)
-		rc = mid_range(1);
-	g_adaptive = false;
-	return rc;
+	return rc != 0 ? rc : mid_range(1);
 }
+
+static int t_adaptive_mid_range(void) { return with_adaptive(mid_range_both); }
 
 /* ------------------------------------------------------------------ */
 /* One lost frame: asked again at once                                 */
@@ -763,16 +772,7 @@ static int t_stall_no_timeout(void) { return stall_no_timeout(); }
  * timeout still spends no retry (the full expiry is deferred as before);
  * an adaptive expiry may happen on a slow machine, which costs none.
  */
-static int
-t_adaptive_stall(void)
-{
-	int rc;
-
-	g_adaptive = true;
-	rc = stall_no_timeout();
-	g_adaptive = false;
-	return rc;
-}
+static int t_adaptive_stall(void) { return with_adaptive(stall_no_timeout); }
 
 /* Everything B sends is lost. */
 static enum verdict
@@ -921,16 +921,7 @@ t_nak_during_gap(void)
 	return rc;
 }
 
-static int
-t_adaptive_gone(void)
-{
-	int rc;
-
-	g_adaptive = true;
-	rc = gone_backoff();
-	g_adaptive = false;
-	return rc;
-}
+static int t_adaptive_gone(void) { return with_adaptive(gone_backoff); }
 
 /* ------------------------------------------------------------------ */
 /* Adaptive retransmission: losses nothing after them reveals          */
