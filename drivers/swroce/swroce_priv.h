@@ -15,6 +15,7 @@
  *   swroce_mr.c       protection domains, memory regions, token lookup
  *   swroce_qp.c       QP create/close/modify, posting, flush, error handling
  *   swroce_req.c      requester: WQE -> request packets, retransmission
+ *                     (timer values and RTT sampling in swroce_rto.h)
  *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
  *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
  *   swroce_neigh.c    ARP and ICMP echo (declarations in swroce_neigh.h)
@@ -953,106 +954,6 @@ void swr_own_all(struct swr_adapter *ad);
 void swr_stats_sum(const struct swr_adapter *ad,
 		   struct ndk_adapter_stats *out);
 
-/** The full local ACK timeout now: doubled per timeout in a row. */
-static inline uint64_t
-swr_rto_full(const struct swr_qp *qp)
-{
-	return qp->rto_tsc << qp->rto_backoff;
-}
-
-/** Adaptive retransmission on (ndk_adapter_set_adaptive_rto()). */
-static inline bool
-swr_rto_adaptive(const struct swr_qp *qp)
-{
-	return __atomic_load_n(&qp->ad->rto_adaptive, __ATOMIC_RELAXED) != 0;
-}
-
-/**
- * The retransmission timeout to arm: with adaptive retransmission
- * (ndk_adapter_set_adaptive_rto()) clamp(SRTT + 4 RTTVAR, floor, the QP's
- * timeout), doubled per adaptive expiry in a row; otherwise (or before
- * any RTT sample) the full local ACK timeout. Never above the full one.
- */
-static inline uint64_t
-swr_rto_value(const struct swr_qp *qp)
-{
-	uint64_t full = swr_rto_full(qp), v;
-
-	if (!swr_rto_adaptive(qp))
-		return full;
-	v = ndk_roce_rtt_rto(&qp->rtt, __atomic_load_n(&qp->ad->rto_floor_tsc,
-				__ATOMIC_RELAXED), qp->rto_tsc);
-	v <<= qp->rto_adapt_shift;
-	return v < full ? v : full;
-}
-
-/**
- * Arm the retransmission timer. Strict (adaptive retransmission off): the
- * full local ACK timeout from now. Adaptive: swr_rto_value() from now,
- * but no later than a full local ACK timeout after the wait for progress
- * began (rto_start), which swr_req_timers() counts against retry_cnt.
- */
-static inline void
-swr_rto_arm(struct swr_qp *qp)
-{
-	uint64_t now = qp->q->now, end;
-
-	if (qp->rto_tsc == 0)
-		return;
-	if (qp->rto_start == 0)
-		qp->rto_start = now;
-	if (!swr_rto_adaptive(qp)) {
-		qp->rto_deadline = now + swr_rto_full(qp);
-		return;
-	}
-	end = qp->rto_start + swr_rto_full(qp);
-	qp->rto_deadline = now + swr_rto_value(qp);
-	if (qp->rto_deadline > end)
-		qp->rto_deadline = end;
-	if (qp->rto_deadline == 0)
-		qp->rto_deadline = 1;
-}
-
-/**
- * Start timing an RTT sample on the first transmission of @p psn (Karn:
- * never on a retransmission, i.e. a PSN below psn_max), unless one is
- * being timed. Its end: una_psn passing @p psn (swr_rtt_progress()).
- */
-static inline void
-swr_rtt_start(struct swr_qp *qp, uint32_t psn)
-{
-	if (qp->rtt_active || ndk_roce_psn_diff(psn, qp->psn_max) < 0)
-		return;
-	qp->rtt_active = true;
-	qp->rtt_psn = psn;
-	qp->rtt_t0 = qp->q->now;
-}
-
-/** The requests from @p psn on are sent again: a sample there is void. */
-static inline void
-swr_rtt_void_from(struct swr_qp *qp, uint32_t psn)
-{
-	if (qp->rtt_active && ndk_roce_psn_diff(qp->rtt_psn, psn) >= 0)
-		qp->rtt_active = false;
-}
-
-/**
- * Everything before @p una is answered: end the sample if it passed. A
- * valid sample undoes the adaptive back-off; so does progress past all
- * that was out at the last adaptive expiry (swr_comp_progress()), but not
- * any progress (Karn: the answers to retransmitted requests may be the
- * originals', which the timeout was too short for).
- */
-static inline void
-swr_rtt_progress(struct swr_qp *qp, uint32_t una)
-{
-	if (qp->rtt_active && ndk_roce_psn_diff(una, qp->rtt_psn) > 0) {
-		qp->rtt_active = false;
-		qp->rto_adapt_shift = 0;
-		ndk_roce_rtt_sample(&qp->rtt, qp->q->now - qp->rtt_t0);
-	}
-}
-
 /** Microseconds to TSC ticks. */
 static inline uint64_t
 swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
@@ -1061,6 +962,7 @@ swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
 }
 
 #include "swroce_neigh.h"
+#include "swroce_rto.h"
 
 /** Stage a finished frame for transmission on queue 0 (swroce_poll.c). */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
