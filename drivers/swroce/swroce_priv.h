@@ -954,6 +954,35 @@ void swr_own_all(struct swr_adapter *ad);
 void swr_stats_sum(const struct swr_adapter *ad,
 		   struct ndk_adapter_stats *out);
 
+#include "swroce_rto.h"
+
+/**
+ * Arm the retransmission timer. Strict (adaptive retransmission off): the
+ * full local ACK timeout from now. Adaptive: swr_rto_value() from now,
+ * but no later than a full local ACK timeout after the wait for progress
+ * began (rto_start), which swr_req_timers() counts against retry_cnt.
+ */
+static inline void
+swr_rto_arm(struct swr_qp *qp)
+{
+	uint64_t now = qp->q->now, end;
+
+	if (qp->rto_tsc == 0)
+		return;
+	if (qp->rto_start == 0)
+		qp->rto_start = now;
+	if (!swr_rto_adaptive(qp)) {
+		qp->rto_deadline = now + swr_rto_full(qp);
+		return;
+	}
+	end = qp->rto_start + swr_rto_full(qp);
+	qp->rto_deadline = now + swr_rto_value(qp);
+	if (qp->rto_deadline > end)
+		qp->rto_deadline = end;
+	if (qp->rto_deadline == 0)
+		qp->rto_deadline = 1;
+}
+
 /** Microseconds to TSC ticks. */
 static inline uint64_t
 swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
@@ -962,7 +991,6 @@ swr_us_to_tsc(const struct swr_adapter *ad, uint64_t us)
 }
 
 #include "swroce_neigh.h"
-#include "swroce_rto.h"
 
 /** Stage a finished frame for transmission on queue 0 (swroce_poll.c). */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);

@@ -5,7 +5,8 @@
 /*
  * swroce retransmission timer values and RTT sampling (adaptive
  * retransmission, ndk_adapter_set_adaptive_rto()): inlines for the
- * requester and completer, included by swroce_priv.h. Where the timers are
+ * requester and completer, included by swroce_priv.h (whose swr_rto_arm()
+ * arms the deadline with them). Where the timers are
  * kept and visited is swroce_poll.c's; the expiry decision is
  * swr_req_timers() (swroce_req.c).
  */
@@ -41,33 +42,6 @@ swr_rto_value(const struct swr_qp *qp)
 				__ATOMIC_RELAXED), qp->rto_tsc);
 	v <<= qp->rto_adapt_shift;
 	return v < full ? v : full;
-}
-
-/**
- * Arm the retransmission timer. Strict (adaptive retransmission off): the
- * full local ACK timeout from now. Adaptive: swr_rto_value() from now,
- * but no later than a full local ACK timeout after the wait for progress
- * began (rto_start), which swr_req_timers() counts against retry_cnt.
- */
-static inline void
-swr_rto_arm(struct swr_qp *qp)
-{
-	uint64_t now = qp->q->now, end;
-
-	if (qp->rto_tsc == 0)
-		return;
-	if (qp->rto_start == 0)
-		qp->rto_start = now;
-	if (!swr_rto_adaptive(qp)) {
-		qp->rto_deadline = now + swr_rto_full(qp);
-		return;
-	}
-	end = qp->rto_start + swr_rto_full(qp);
-	qp->rto_deadline = now + swr_rto_value(qp);
-	if (qp->rto_deadline > end)
-		qp->rto_deadline = end;
-	if (qp->rto_deadline == 0)
-		qp->rto_deadline = 1;
 }
 
 /**
