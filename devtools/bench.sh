@@ -18,7 +18,7 @@
 #   devtools/bench.sh [FIGURE ...]      (default: all)
 #
 # Environment: RUNS (3), SECS (4: -D seconds per phase), LAT_ITERS
-# (100000), BSIZE (2048, memif's default buffer size; 8192 keeps MTU 4096
+# (100000), POST_LIST (16: write64 and send64's -l), BSIZE (2048, memif's default buffer size; 8192 keeps MTU 4096
 # frames in one buffer, see doc/performance.md), BUILD (build), OUT
 # (bench-out/<date>).
 # Figures: read64k read64k-zc write64 send64 frame64 readlat qps4096
@@ -33,6 +33,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 SECS=${SECS:-4}
 LAT_ITERS=${LAT_ITERS:-100000}
+POST_LIST=${POST_LIST:-16}
 BSIZE=${BSIZE:-2048}
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench-out/$(date +%Y%m%d-%H%M%S)}
@@ -123,12 +124,14 @@ fig_read64k_zc() {
 		"--single-file-segments" ",zero-copy=yes"
 }
 
+# 64 B operations in post lists of POST_LIST (16: one doorbell per list,
+# CQ moderation 16), as perftest's -l; POST_LIST=1 posts them one by one.
 fig_write64() {
-	bw_figure write64 5 Mops/s "write_bw -s 64 -D $SECS"
+	bw_figure write64 5 Mops/s "write_bw -s 64 -D $SECS -l $POST_LIST"
 }
 
 fig_send64() {
-	bw_figure send64 5 Mops/s "send_bw -s 64 -D $SECS"
+	bw_figure send64 5 Mops/s "send_bw -s 64 -D $SECS -l $POST_LIST"
 }
 
 # The link's 64-byte frame rate (no RoCE phase).

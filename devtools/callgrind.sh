@@ -6,7 +6,9 @@
 # net_memif. Ir do not depend on the machine's load, unlike the bench.
 # SIDE=server valgrinds the server instead (everything under swr_poll, the
 # responder) against a native client; give a long ACK timeout (-u 22) so
-# the native client does not retransmit to the slow server.
+# the native client does not retransmit to the slow server. With
+# COLLECT=bw_run_server a SEND server's whole receive loop is collected
+# (its CQ polls and receive re-posts too).
 #
 #   devtools/callgrind.sh "write_bw -s 64 -n 200000" [OUT]
 #   devtools/callgrind.sh "write_bw -s 65536 -m 4096 -n 2000"
@@ -18,6 +20,8 @@
 # keeps the run with the fewest Ir per op. CG_OPTS adds valgrind options
 # (CG_OPTS=--cache-sim=yes: then callgrind_annotate --show=Ir,D1mr,DLmr
 # OUT/callgrind.out for the simulated cache misses).
+# ZC=1 puts the client's memif in zero-copy mode (zero-copy=yes with
+# --single-file-segments), as bench.sh's memif-zc set-up.
 # The client runs on --no-huge memory under valgrind; valgrind's CPU has
 # no VPCLMULQDQ, so the CRC runs on its 128-bit PCLMULQDQ path there.
 set -eu
@@ -38,12 +42,18 @@ cleanup() { [ -n "$SPID" ] && kill "$SPID" 2>/dev/null; rm -f "$SOCK"; }
 trap cleanup EXIT
 
 RUNS=${RUNS:-3}
+CZC="" CSEG=""
+if [ "${ZC:-0}" = 1 ]; then
+	CZC=",zero-copy=yes" CSEG="--single-file-segments"
+fi
 SIDE=${SIDE:-client}
 # The valgrinded side runs on --no-huge memory, the other on hugepages.
 CG_MEM="--no-huge -m 512 --file-prefix=cg$$"
 NATIVE_MEM="--in-memory"
 if [ "$SIDE" = server ]; then
-	COLLECT=swr_poll          # the server's work is all in its polls
+	# The server's work is all in its polls; COLLECT=bw_run_server takes
+	# a SEND receiver's whole loop (its CQ polls and receive re-posts).
+	COLLECT=${COLLECT:-swr_poll}
 	SUB=none
 else
 	COLLECT=bw_run_client
@@ -67,8 +77,8 @@ for run in $(seq "$RUNS"); do
 		sleep 0.05
 	done
 	# shellcheck disable=SC2086
-	timeout 900 $CPRE $PERF -l 1 $EAL $CMEM \
-		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02 \
+	timeout 900 $CPRE $PERF -l 1 $EAL $CMEM $CSEG \
+		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02$CZC \
 		-- $ARGS --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1 \
 		>"$OUT/client.log" 2>&1
 	wait "$SPID" || true
@@ -98,7 +108,7 @@ callgrind_annotate --inclusive=yes "$OUT/callgrind.out" 2>/dev/null |
 		printf "%10.1f data path\n", dp / n
 		for (i = 1; i <= k; i++) {
 			f = order[i]
-			if (f ~ /^(main|perf_bw_run|bw_run_client|perf_bw_compute|0x0*1ab70|\(below main\))$/ || f == c)
+			if (f ~ /^(main|perf_bw_run|bw_run_client|bw_run_server|bw_send_flow|perf_bw_compute|0x0*1ab70|\(below main\))$/ || f == c)
 				continue
 			if (ir[f] / n >= 5 && ir[f] < ir[c])
 				printf "%10.1f %s\n", ir[f] / n, f

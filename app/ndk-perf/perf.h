@@ -42,6 +42,10 @@ struct perf_test {
 /** Look a test up by name, with or without the "ib_" prefix. */
 const struct perf_test *perf_test_find(const char *name);
 
+/** BW raw phases by default (the best one is the baseline), and at most. */
+#define PERF_RAW_PHASES 3
+#define PERF_RAW_MAX_PHASES 10
+
 /** Raw-ethdev modes (perf_raw.c): the link's own figure for a test. */
 enum perf_raw_mode {
 	PERF_RAW_NONE = 0,
@@ -80,6 +84,7 @@ struct perf_opts {
 	unsigned int tx_depth;  /**< -t (0: default) */
 	unsigned int rx_depth;  /**< -r (0: default) */
 	unsigned int cq_mod;    /**< -Q (0: default) */
+	unsigned int post_list; /**< -l (0: not given, single posts) */
 	unsigned int mtu;       /**< -m bytes (0: the port's) */
 	int inline_size;        /**< -I (-1: default, 0) */
 	int gid_index;          /**< -x (-1: not given) */
@@ -101,6 +106,7 @@ struct perf_opts {
 	bool stats;             /**< --stats: adapter counters at the end */
 	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
+	unsigned int raw_repeat; /**< --raw-repeat: BW raw phases (0: default) */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
 	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
@@ -138,6 +144,7 @@ struct perf_params {
 	unsigned int tx_depth;
 	unsigned int rx_depth;
 	unsigned int cq_mod;
+	unsigned int post_list; /**< requests per post list (1: single) */
 	unsigned int mtu;       /**< path MTU in bytes (after the exchange) */
 	int gid_index;
 	int inline_size;

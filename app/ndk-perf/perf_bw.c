@@ -2,10 +2,13 @@
 
 /*
  * Bandwidth tests (ib_send_bw, ib_write_bw, ib_read_bw): the client keeps
- * up to tx_depth requests outstanding per QP, one completion per cq_mod of
- * them (the others SILENT_SUCCESS), and timestamps every post and every
- * completion point for the average and peak bandwidth. The SEND server
- * keeps rx_depth receives posted and times first to last receive.
+ * up to tx_depth requests outstanding per QP, posted in lists of post_list
+ * (-l: DEFER on all but the last of a list, one doorbell per list), one
+ * completion per cq_mod of them (the others SILENT_SUCCESS), and
+ * timestamps every post and every completion point for the average and
+ * peak bandwidth. The SEND server keeps rx_depth receives posted (posting
+ * a burst of completions' receives again at once) and times first to last
+ * receive.
  *
  * After the run, as perftest 4.5 does:
  *  - WRITE/READ: the server only waits: one handshake when the client is
@@ -28,17 +31,14 @@
 
 static ndk_status_t
 bw_post(struct perf_ctx *c, struct perf_qp *q, uint64_t size, unsigned int qi,
-	bool signaled)
+	uint32_t flags)
 {
 	struct ndk_sge sge = {
 		.va = q->lbuf, .length = (uint32_t)size, .token = q->ltoken,
 	};
 	void *ctx = (void *)(uintptr_t)(((uint64_t)qi << BW_CTX_SHIFT) |
 					 (q->scnt + 1));
-	uint32_t flags = signaled ? 0 : NDK_OP_FLAG_SILENT_SUCCESS;
 
-	if (c->p.verb != PERF_READ && size <= (uint64_t)c->p.inline_size)
-		flags |= NDK_OP_FLAG_INLINE;
 	switch (c->p.verb) {
 	case PERF_SEND:
 		return ndk_send(q->qp, ctx, &sge, 1, flags);
@@ -49,6 +49,59 @@ bw_post(struct perf_ctx *c, struct perf_qp *q, uint64_t size, unsigned int qi,
 		return ndk_read(q->qp, ctx, &sge, 1, q->rem.vaddr,
 				q->rem.rkey, flags);
 	}
+}
+
+/*
+ * Post whole lists of p->post_list requests on QP @p qi while they fit
+ * in its tx_depth: each list is one chain, every request but the last
+ * with DEFER (one doorbell per list). One request in cq_mod is signaled
+ * (a countdown, no division), and the very last of an iterations run.
+ * @return 0, or -1 on a post error (printed).
+ */
+static int
+bw_post_lists(struct perf_ctx *c, unsigned int qi, uint64_t size,
+	      uint64_t *totscnt)
+{
+	const struct perf_params *p = &c->p;
+	const bool dur = p->duration != 0;
+	const uint64_t iters = p->iters;
+	const unsigned int list = p->post_list;
+	struct perf_qp *q = &c->qps[qi];
+	uint32_t base = NDK_OP_FLAG_SILENT_SUCCESS;
+
+	if (p->verb != PERF_READ && size <= (uint64_t)p->inline_size)
+		base |= NDK_OP_FLAG_INLINE;
+	while ((dur || q->scnt < iters) &&
+	       q->scnt - q->ccnt + list <= p->tx_depth) {
+		for (unsigned int k = 0; k < list && (dur || q->scnt < iters);
+		     k++) {
+			uint32_t flags = base;
+			ndk_status_t st;
+
+			if (q->sig_left == 1 || (!dur && q->scnt + 1 == iters))
+				flags &= ~NDK_OP_FLAG_SILENT_SUCCESS;
+			if (k + 1 < list)
+				flags |= NDK_OP_FLAG_DEFER;
+			if (!dur)
+				c->tposted[*totscnt] = rte_rdtsc();
+			st = bw_post(c, q, size, qi, flags);
+			/* A failed post released the chain's first part. */
+			if (st == NDK_STATUS_NO_MORE_ENTRIES)
+				return 0;
+			if (st != NDK_STATUS_SUCCESS) {
+				fprintf(stderr, "Couldn't post send: qp %u "
+					"scnt=%llu: %s\n", qi,
+					(unsigned long long)q->scnt,
+					ndk_status_str(st));
+				return -1;
+			}
+			if (--q->sig_left == 0)
+				q->sig_left = p->cq_mod;
+			q->scnt++;
+			(*totscnt)++;
+		}
+	}
+	return 0;
 }
 
 /* Client side of one size. Fills *rep. */
@@ -64,8 +117,10 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	struct perf_clock k;
 	bool done = false;
 
-	for (unsigned int i = 0; i < p->num_qps; i++)
+	for (unsigned int i = 0; i < p->num_qps; i++) {
 		c->qps[i].scnt = c->qps[i].ccnt = 0;
+		c->qps[i].sig_left = p->cq_mod;
+	}
 	if (p->verb == PERF_READ && c->o->verify)
 		for (unsigned int i = 0; i < p->num_qps; i++)
 			memset(c->qps[i].lbuf, 0, size);
@@ -75,31 +130,9 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	while (!done) {
 		uint64_t now;
 
-		for (unsigned int i = 0; i < p->num_qps; i++) {
-			struct perf_qp *q = &c->qps[i];
-
-			while ((dur || q->scnt < iters) &&
-			       q->scnt - q->ccnt < p->tx_depth) {
-				bool sig = (q->scnt + 1) % p->cq_mod == 0 ||
-					(!dur && q->scnt + 1 == iters);
-				ndk_status_t st;
-
-				if (!dur)
-					c->tposted[totscnt] = rte_rdtsc();
-				st = bw_post(c, q, size, i, sig);
-				if (st == NDK_STATUS_NO_MORE_ENTRIES)
-					break;
-				if (st != NDK_STATUS_SUCCESS) {
-					fprintf(stderr, "Couldn't post send: "
-						"qp %u scnt=%llu: %s\n", i,
-						(unsigned long long)q->scnt,
-						ndk_status_str(st));
-					return -1;
-				}
-				q->scnt++;
-				totscnt++;
-			}
-		}
+		for (unsigned int i = 0; i < p->num_qps; i++)
+			if (bw_post_lists(c, i, size, &totscnt) != 0)
+				return -1;
 
 		uint32_t n = ndk_get_cq_results_ex(c->scq, r, BW_BURST);
 
@@ -152,6 +185,7 @@ bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	const uint64_t tot = dur ? 0 : iters * p->num_qps;
 	struct ndk_result_ex r[BW_BURST];
 	uint64_t rcnt = 0, counted = 0, t_first = 0, t_last = 0;
+	struct perf_qp *touched[BW_BURST];
 	struct perf_clock k;
 	bool done = false;
 
@@ -160,6 +194,7 @@ bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	while (!done) {
 		uint32_t n = ndk_get_cq_results_ex(c->rcq, r, BW_BURST);
 		uint64_t now = rte_rdtsc();
+		unsigned int nt = 0;
 
 		if (n != 0 && rcnt == 0)
 			t_first = now;
@@ -183,8 +218,18 @@ bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 			rcnt++;
 			if (dur && k.phase == PERF_PHASE_SAMPLE)
 				counted++;
-			if ((dur || q->rcnt + p->rx_depth <= iters) &&
-			    perf_post_recvs(c, q, size, 1) != 0)
+			if (q->rpend++ == 0)
+				touched[nt++] = q;
+		}
+		/* Post the burst's receives again, QP by QP, in one go. */
+		for (unsigned int t = 0; t < nt; t++) {
+			struct perf_qp *q = touched[t];
+			uint64_t m = q->rpend;
+
+			q->rpend = 0;
+			if (!dur)
+				m = RTE_MIN(m, iters - q->rposted);
+			if (m != 0 && perf_post_recvs(c, q, size, m) != 0)
 				return -1;
 		}
 		if (n != 0)
@@ -237,6 +282,8 @@ bw_send_flow(struct perf_ctx *c)
 						c->p.iters);
 
 				q->rcnt = 0;
+				q->rposted = 0;
+				q->rpend = 0;
 				if (perf_post_recvs(c, q, size, n) != 0)
 					return -1;
 			}

@@ -79,8 +79,13 @@ perf_params_init(struct perf_ctx *c)
 	p->duration = o->duration;
 	p->margin = o->margin >= 0 ? o->margin : o->duration / 4;
 	p->num_qps = o->num_qps;
+	p->post_list = o->post_list > 1 ? o->post_list : 1;
+	/* Whole post lists: the default count rounded up to a multiple. */
+	if (o->iters == 0)
+		p->iters = RTE_ALIGN_MUL_CEIL(p->iters, p->post_list);
 	p->tx_depth = o->tx_depth != 0 ? o->tx_depth :
-		bw ? PERF_DEF_TX_BW : PERF_DEF_TX_LAT;
+		bw ? RTE_MAX((unsigned int)PERF_DEF_TX_BW, p->post_list) :
+		PERF_DEF_TX_LAT;
 	if (bw && !dur && p->tx_depth > p->iters)
 		p->tx_depth = (unsigned int)p->iters;
 	p->rx_depth = 1;
@@ -97,6 +102,13 @@ perf_params_init(struct perf_ctx *c)
 	p->cq_mod = 1;
 	if (bw) {
 		p->cq_mod = o->cq_mod != 0 ? o->cq_mod : PERF_DEF_CQ_MOD;
+		if (p->post_list > 1 && o->cq_mod == 0) {
+			/* perftest: one completion per list by default. */
+			p->cq_mod = p->post_list;
+			perf_print_line();
+			printf("Post List requested - CQ moderation will be the "
+			       "size of the post list\n");
+		}
 		if (p->cq_mod > p->tx_depth)
 			p->cq_mod = p->tx_depth;
 	}

@@ -456,6 +456,28 @@ perf_ndk_print_stats(const struct perf_ctx *c)
 		       (unsigned long long)ns.seen,
 		       (unsigned long long)ns.dropped);
 	}
+	if (c->qps != NULL) {
+		struct ndk_qp_stats q, sum;
+
+		memset(&sum, 0, sizeof(sum));
+		for (unsigned int i = 0; i < c->p.num_qps; i++) {
+			if (c->qps[i].qp == NULL)
+				continue;
+			ndk_qp_get_stats(c->qps[i].qp, &q);
+			sum.posted += q.posted;
+			sum.deferred += q.deferred;
+			sum.chains += q.chains;
+			sum.chain_requests += q.chain_requests;
+			sum.chain_max = RTE_MAX(sum.chain_max, q.chain_max);
+		}
+		printf(" QP counters: %llu posted, %llu with DEFER, %llu chains "
+		       "of %llu requests (longest %llu)\n",
+		       (unsigned long long)sum.posted,
+		       (unsigned long long)sum.deferred,
+		       (unsigned long long)sum.chains,
+		       (unsigned long long)sum.chain_requests,
+		       (unsigned long long)sum.chain_max);
+	}
 	printf(" Adapter counters (non-zero):\n");
 #define PERF_STAT_(f, d) \
 	if (s.f != 0) \

@@ -30,7 +30,9 @@ struct perf_qp {
 	uint64_t scnt;            /**< requests posted */
 	uint64_t ccnt;            /**< requests known complete */
 	uint64_t rcnt;            /**< receives completed */
-	uint64_t rposted;         /**< receives posted */
+	uint64_t rposted;         /**< receives posted (this size) */
+	uint32_t sig_left;        /**< requests until the next signaled one */
+	uint32_t rpend;           /**< receives to post again (SEND server) */
 };
 
 /** Pollers: one per worker lcore, each over a share of the queues. */

@@ -31,6 +31,7 @@ enum {
 	OPT_RAW,
 	OPT_RAW_BASELINE,
 	OPT_RAW_FRAME,
+	OPT_RAW_REPEAT,
 	OPT_LOSS,
 	OPT_STRICT_RTO,
 	OPT_RTO_FLOOR,
@@ -48,6 +49,7 @@ static const struct option perf_lopts[] = {
 	{ "tx-depth", required_argument, NULL, 't' },
 	{ "rx-depth", required_argument, NULL, 'r' },
 	{ "cq-mod", required_argument, NULL, 'Q' },
+	{ "post_list", required_argument, NULL, 'l' },
 	{ "mtu", required_argument, NULL, 'm' },
 	{ "inline_size", required_argument, NULL, 'I' },
 	{ "gid-index", required_argument, NULL, 'x' },
@@ -74,6 +76,7 @@ static const struct option perf_lopts[] = {
 	{ "raw", no_argument, NULL, OPT_RAW },
 	{ "raw-baseline", no_argument, NULL, OPT_RAW_BASELINE },
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
+	{ "raw-repeat", required_argument, NULL, OPT_RAW_REPEAT },
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "strict-timeout", no_argument, NULL, OPT_STRICT_RTO },
 	{ "rto-floor", required_argument, NULL, OPT_RTO_FLOOR },
@@ -105,6 +108,9 @@ perf_opts_usage(const char *prog)
 	       "  -t, --tx-depth=<dep>    outstanding sends (BW 128, LAT 1)\n"
 	       "  -r, --rx-depth=<dep>    receives posted (SEND, 512)\n"
 	       "  -Q, --cq-mod=<n>        one completion per n sends (100)\n"
+	       "  -l, --post_list=<n>     post lists of n requests (BW): n-1 "
+	       "with DEFER, one\n"
+	       "                          doorbell per list; -Q defaults to n\n"
 	       "  -m, --mtu=<mtu>         256..4096 (default from the port MTU)\n"
 	       "  -I, --inline_size=<n>   inline sends/writes up to n bytes\n"
 	       "  -o, --outs=<num>        outstanding READs (adapter max)\n"
@@ -137,6 +143,8 @@ perf_opts_usage(const char *prog)
 	       "ratio\n"
 	       "      --raw-frame=<n>     raw frames of n bytes instead of "
 	       "RoCE's\n"
+	       "      --raw-repeat=<n>    BW: n raw phases, the best one is "
+	       "the raw row (3)\n"
 	       "      --loss=<percent>    drop that share of the frames we "
 	       "receive (lib/netem)\n"
 	       "      --strict-timeout    no adaptive retransmission: only the "
@@ -234,6 +242,11 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		if (parse_u64(arg, 1, 1024, "CQ moderation", &v) != 0)
 			return -1;
 		o->cq_mod = (unsigned int)v;
+		break;
+	case 'l':
+		if (parse_u64(arg, 1, 4096, "Post list", &v) != 0)
+			return -1;
+		o->post_list = (unsigned int)v;
 		break;
 	case 'm':
 		if (parse_u64(arg, 256, 4096, "MTU", &v) != 0)
@@ -356,6 +369,11 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			return -1;
 		o->raw_frame = (uint32_t)v;
 		break;
+	case OPT_RAW_REPEAT:
+		if (parse_u64(arg, 1, PERF_RAW_MAX_PHASES, "Raw phases", &v) != 0)
+			return -1;
+		o->raw_repeat = (unsigned int)v;
+		break;
 	case OPT_LOSS: {
 		char *end;
 		double pct = strtod(arg, &end);
@@ -431,7 +449,7 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv,
-				 "s:an:D:f:q:t:r:Q:m:I:x:o:u:p:d:i:c:FNRbhV",
+				 "s:an:D:f:q:t:r:Q:l:m:I:x:o:u:p:d:i:c:FNRbhV",
 				 perf_lopts, NULL)) != -1) {
 		if (ch == 'h') {
 			perf_opts_usage(prog);
@@ -472,8 +490,9 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 			"not -a\n");
 		return -1;
 	}
-	if (o->raw_frame != 0 && o->raw == PERF_RAW_NONE) {
-		fprintf(stderr, " --raw-frame goes with --raw or "
+	if ((o->raw_frame != 0 || o->raw_repeat != 0) &&
+	    o->raw == PERF_RAW_NONE) {
+		fprintf(stderr, " --raw-frame and --raw-repeat go with --raw or "
 			"--raw-baseline\n");
 		return -1;
 	}
@@ -492,6 +511,27 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 		fprintf(stderr, " Attached to ndk-roced (a secondary process), "
 			"the daemon owns the port: no --raw, --raw-baseline or "
 			"--loss\n");
+		return -1;
+	}
+	if (o->post_list > 1 && o->test->kind != PERF_BW) {
+		fprintf(stderr, " Post list is supported in BW tests only\n");
+		return -1;
+	}
+	if (o->post_list > 1 && o->cq_mod != 0 &&
+	    o->post_list % o->cq_mod != 0) {
+		fprintf(stderr, " Post list size must be a multiple of CQ "
+			"moderation\n");
+		return -1;
+	}
+	if (o->post_list > 1 && o->iters != 0 && o->iters % o->post_list != 0) {
+		fprintf(stderr, " Number of iterations must be a multiple of "
+			"post list size\n");
+		return -1;
+	}
+	if (o->post_list > 1 && o->tx_depth != 0 &&
+	    o->tx_depth < o->post_list) {
+		fprintf(stderr, " Tx depth must be at least the post list "
+			"size\n");
 		return -1;
 	}
 	if (o->margin >= 0 && o->duration != 0 &&

@@ -116,6 +116,8 @@ perf_print_test_info(const struct perf_params *p)
 	printf(" ibv_wr* API     : OFF\n");
 	if (client)
 		printf(" TX depth        : %u\n", p->tx_depth);
+	if (p->post_list > 1)
+		printf(" Post List       : %u\n", p->post_list);
 	if (p->verb == PERF_SEND && p->server)
 		printf(" RX depth        : %u\n", p->rx_depth);
 	if (p->kind == PERF_BW)
@@ -241,6 +243,8 @@ json_test_info(FILE *f, const struct perf_params *p)
 	fprintf(f, "ibv_wr_API: OFF,\n");
 	if (!p->server)
 		fprintf(f, "TX_depth : %u,\n", p->tx_depth);
+	if (p->post_list > 1)
+		fprintf(f, "Post_List: %u,\n", p->post_list);
 	if (p->verb == PERF_SEND && p->server)
 		fprintf(f, "RX_depth: %u,\n", p->rx_depth);
 	if (p->kind == PERF_BW)

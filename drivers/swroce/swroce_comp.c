@@ -11,6 +11,19 @@
  * responses of later READs that arrive meanwhile are placed in their
  * buffers (each READ in its own PSN order) and those READs complete, in
  * order, once the tail does. A PSN sequence NAK or a timeout goes back N.
+ *
+ * READ responses arrive with their ICRC unchecked (swr_rx_one): the next
+ * response of the READ at the tail is copied into that READ's sink in the
+ * same pass as its ICRC is computed (one pass over the payload instead of
+ * two), before anything about the QP changes; any other response is only
+ * checked. A mismatch drops the frame as a check before the copy would:
+ * the sink then holds garbage where that response goes, but that range is
+ * the READ's first missing one (only the tail's next response is placed
+ * this way), which nothing accepted yet and which the READ must still
+ * receive whole before it completes, so there is nothing to roll back: the
+ * frame counts as lost and the READ asks again from there (a gap re-read
+ * or the timer). A corrupted PSN that points at data already received
+ * never reaches the sink: that frame is a duplicate, checked and dropped.
  */
 
 #include "swroce_priv.h"
@@ -147,7 +160,8 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective)
 		last = ndk_roce_psn_add(wqe->first_psn, wqe->npkts - 1);
 		if (ndk_roce_psn_diff(psn, last) < 0)
 			break;
-		swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+		if (swr_qp_retire_silent(qp, psn) == 0)
+			swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
 	}
 	if (ndk_roce_psn_diff(ndk_roce_psn_add(psn, 1), qp->una_psn) > 0)
 		swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
@@ -281,14 +295,10 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 }
 
-/*
- * Place response @p p as packet @p k of READ @p wqe (its next one).
- * @return 0 placed; 1 not the response asked for (dropped, the timer or a
- * re-read asks again); -1 the sink is no longer accessible.
- */
-static int
-swr_comp_read_place(struct swr_qp *qp, struct swr_swqe *wqe,
-		    const struct ndk_roce_pkt *p, uint32_t k)
+/* True if @p p has the opcode and length of packet @p k of READ @p wqe. */
+static bool
+swr_comp_read_fits(const struct swr_qp *qp, const struct swr_swqe *wqe,
+		   const struct ndk_roce_pkt *p, uint32_t k)
 {
 	static const uint8_t want[4] = {
 		NDK_ROCE_OP_RC_READ_RESP_FIRST, NDK_ROCE_OP_RC_READ_RESP_MIDDLE,
@@ -297,14 +307,28 @@ swr_comp_read_place(struct swr_qp *qp, struct swr_swqe *wqe,
 	unsigned int pos = k == 0 ? (wqe->npkts == 1 ? 3 : 0) :
 		(k + 1 == wqe->npkts ? 2 : 1);
 	uint32_t off = k << qp->pmtu_shift;
-	uint32_t plen = RTE_MIN(qp->pmtu, wqe->length - off);
 
-	if (p->opcode != want[pos] || p->payload_len != plen) {
+	return p->opcode == want[pos] &&
+		p->payload_len == RTE_MIN(qp->pmtu, wqe->length - off);
+}
+
+/*
+ * Place response @p p as packet @p k of READ @p wqe (its next one); if
+ * @p copied, its payload is in the sink already (swr_comp_icrc()).
+ * @return 0 placed; 1 not the response asked for (dropped, the timer or a
+ * re-read asks again); -1 the sink is no longer accessible.
+ */
+static int
+swr_comp_read_place(struct swr_qp *qp, struct swr_swqe *wqe,
+		    const struct ndk_roce_pkt *p, uint32_t k, bool copied)
+{
+	if (!swr_comp_read_fits(qp, wqe, p, k)) {
 		SWR_STAT(qp->q, rx_bad_length);
 		return 1;
 	}
-	if (plen != 0 && swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off,
-					       p) != 0)
+	if (!copied && p->payload_len != 0 &&
+	    swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge,
+				  k << qp->pmtu_shift, p, NULL) != 0)
 		return -1;
 	wqe->rd_pkts++;
 	return 0;
@@ -335,7 +359,7 @@ swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		if (w->op != SWR_WR_READ)
 			break;
 		if ((uint32_t)k != w->rd_pkts ||
-		    swr_comp_read_place(qp, w, p, (uint32_t)k) != 0) {
+		    swr_comp_read_place(qp, w, p, (uint32_t)k, false) != 0) {
 			SWR_STAT(qp->q, rx_duplicate);
 			return;
 		}
@@ -386,8 +410,79 @@ swr_comp_stream_passed(const struct swr_qp *qp)
 	return false;
 }
 
+/*
+ * The READ whose next response @p p is, if it is the READ the tail reaches
+ * (after the WQEs swr_comp_read_resp() would retire first) and @p p its
+ * next response by PSN, opcode and length: where swr_comp_read_resp()
+ * would place it. NULL otherwise (or when unsure: local operations). Looks
+ * only: nothing changes.
+ */
+static struct swr_swqe *
+swr_comp_read_target(const struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = qp->sq_tail; i != prod; i++) {
+		struct swr_swqe *w = swr_swqe(qp, i);
+
+		if (!w->started || swr_wr_is_local(w->op))
+			return NULL;
+		if (w->op == SWR_WR_READ) {
+			if (w->rd_pkts == w->npkts)
+				continue;       /* placed ahead: completes */
+			if (p->psn != ndk_roce_psn_add(w->first_psn,
+						       w->rd_pkts) ||
+			    !swr_comp_read_fits(qp, w, p, w->rd_pkts))
+				return NULL;
+			return w;
+		}
+		/* A SEND or WRITE before: implicitly acknowledged, or not. */
+		if (ndk_roce_psn_diff(p->psn, ndk_roce_psn_add(w->first_psn,
+					w->npkts - 1)) <= 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The ICRC of READ response @p p (not checked on receive). If it is the
+ * next response of the READ at the tail, its payload goes into that
+ * READ's sink in the same pass (*copied: where). false: the ICRC does not
+ * match (counted; drop the frame, nothing else changes).
+ */
+static bool
+swr_comp_icrc(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+	      const struct swr_swqe **copied)
+{
+	struct swr_swqe *w = swr_comp_read_target(qp, p);
+
+	*copied = NULL;
+	if (w != NULL && p->payload_len != 0) {
+		uint32_t crc = ndk_roce_pkt_icrc_hdr(p);
+
+		if (swr_sge_copy_from_pkt(qp, w->sge, w->nsge,
+					  w->rd_pkts << qp->pmtu_shift, p,
+					  &crc) == 0) {
+			if (likely(ndk_roce_pkt_icrc_end(p, crc))) {
+				*copied = w;
+				return true;
+			}
+			/* The sink's first missing range holds garbage. */
+			SWR_STAT(qp->q, rx_icrc_read_sink);
+			SWR_STAT(qp->q, rx_icrc_errors);
+			return false;
+		}
+		/* The sink is gone: the check alone decides, as before. */
+	}
+	if (likely(ndk_roce_pkt_icrc_ok(p)))
+		return true;
+	SWR_STAT(qp->q, rx_icrc_errors);
+	return false;
+}
+
 static void
-swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+		   const struct swr_swqe *copied)
 {
 	uint32_t psn = p->psn;
 	struct swr_swqe *wqe;
@@ -437,7 +532,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			swr_comp_read_ahead(qp, p);
 		return;
 	}
-	rc = swr_comp_read_place(qp, wqe, p, k);
+	rc = swr_comp_read_place(qp, wqe, p, k, wqe == copied);
 	if (rc > 0)
 		return;
 	if (rc < 0) {
@@ -488,17 +583,24 @@ swr_comp_tail(struct swr_qp *qp)
 }
 
 void
-swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p, bool icrc_todo)
 {
+	const struct swr_swqe *copied = NULL;
+
 	if (ndk_roce_psn_diff(p->psn, qp->psn_max) >= 0) {
 		/* Answers something never sent. */
-		SWR_STAT(qp->q, rx_ghost_resp);
+		if (icrc_todo && !ndk_roce_pkt_icrc_ok(p))
+			SWR_STAT(qp->q, rx_icrc_errors);
+		else
+			SWR_STAT(qp->q, rx_ghost_resp);
 		return;
 	}
+	if (icrc_todo && !swr_comp_icrc(qp, p, &copied))
+		return;
 	if (p->opcode == NDK_ROCE_OP_RC_ACK)
 		swr_comp_ack(qp, p);
 	else if (p->op->flags & NDK_ROCE_OPF_READ)
-		swr_comp_read_resp(qp, p);
+		swr_comp_read_resp(qp, p, copied);
 	else
 		SWR_STAT(qp->q, rx_ghost_resp); /* atomics: never asked */
 }

@@ -49,42 +49,7 @@ mr_of(struct ndk_mr *m)
 	return (struct swr_mr *)m;
 }
 
-/* ------------------------------------------------------------------ */
-/* Lookup (fast path)                                                  */
-/* ------------------------------------------------------------------ */
-
-__rte_hot struct swr_mr *
-swr_mr_lookup(struct swr_adapter *ad, const struct swr_pd *pd,
-	      uint32_t token, uint64_t va, uint64_t len, uint32_t access)
-{
-	struct swr_mr *mr = __atomic_load_n(&ad->mr_tbl[token & ad->mr_mask].mr,
-					    __ATOMIC_ACQUIRE);
-
-	/* The token check also refuses stale generations, 0 and ~0. */
-	if (unlikely(mr == NULL || mr->token != token))
-		return NULL;
-	if (unlikely(__atomic_load_n(&mr->state, __ATOMIC_ACQUIRE) !=
-		     SWR_MR_VALID))
-		return NULL;
-	if (unlikely(mr->pd != pd || (mr->access & access) != access))
-		return NULL;
-	if (unlikely(mr->kind == SWR_MR_MW)) {
-		const struct swr_mr *parent = mr->parent;
-
-		/* A window serves remote access only, while its MR lives. */
-		if (!(access & (SWR_ACC_REMOTE_READ | SWR_ACC_REMOTE_WRITE)) ||
-		    __atomic_load_n(&parent->state, __ATOMIC_ACQUIRE) !=
-		    SWR_MR_VALID || parent->token != mr->parent_token)
-			return NULL;
-	}
-	if (len == 0)
-		return mr;
-	/* [va, va + len) inside [mr->va, mr->va + mr->len), overflow-safe. */
-	if (unlikely(va < mr->va || len > mr->len ||
-		     va - mr->va > mr->len - len))
-		return NULL;
-	return mr;
-}
+/* The lookup of the fast path is inline: swr_mr_lookup() in swroce_priv.h. */
 
 /* ------------------------------------------------------------------ */
 /* PD                                                                  */

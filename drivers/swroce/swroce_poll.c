@@ -417,6 +417,30 @@ swr_cm_qp_rx_ctl(struct swr_adapter *ad __rte_unused, void *arg)
 	return NDK_STATUS_SUCCESS;
 }
 
+/*
+ * READ responses (to this side's requests) keep their ICRC unchecked until
+ * the completer places them: it checks the ICRC while it copies the
+ * payload into the READ's sink (swroce_comp.c). Everything else is checked
+ * on receive, before anything acts on it.
+ */
+static inline bool
+swr_rx_icrc_later(const struct ndk_roce_pkt *p)
+{
+	return (p->op->flags & (NDK_ROCE_OPF_READ | NDK_ROCE_OPF_REQ)) ==
+		NDK_ROCE_OPF_READ;
+}
+
+/*
+ * Count a frame dropped before it reached a QP in @p ctr, or in
+ * rx_icrc_errors if its ICRC (not checked yet) does not match.
+ */
+#define SWR_RX_DROP(q, p, later, ctr) do { \
+	if ((later) && !ndk_roce_pkt_icrc_ok(p)) \
+		SWR_STAT(q, rx_icrc_errors); \
+	else \
+		SWR_STAT(q, ctr); \
+} while (0)
+
 static void
 swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 {
@@ -426,9 +450,15 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	enum ndk_roce_parse_err err;
 	struct swr_qp *qp;
 	uint32_t state;
+	bool later = false;
 
 	q->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
-	err = ndk_roce_parse(m, &p, true);
+	err = ndk_roce_parse(m, &p, false);
+	if (likely(err == NDK_ROCE_PARSE_OK)) {
+		later = swr_rx_icrc_later(&p);
+		if (!later && unlikely(!ndk_roce_pkt_icrc_ok(&p)))
+			err = NDK_ROCE_PARSE_BAD_ICRC;
+	}
 	switch (err) {
 	case NDK_ROCE_PARSE_OK:
 		break;
@@ -450,7 +480,7 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		return;
 	}
 	if (unlikely(p.dip != ad->ipv4)) {
-		SWR_STAT(q, rx_wrong_address);
+		SWR_RX_DROP(q, &p, later, rx_wrong_address);
 		return;
 	}
 	if (unlikely(swr_qpn_queue(ad, p.qpn) != q->id)) {
@@ -466,26 +496,30 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	}
 	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
 		/* UC, other UD and CNP are not served. */
-		SWR_STAT(q, rx_bad_opcode);
+		SWR_RX_DROP(q, &p, later, rx_bad_opcode);
 		return;
 	}
 	qp = swr_qp_lookup(ad, p.qpn);
 	if (unlikely(qp == NULL)) {
-		SWR_STAT(q, rx_unknown_qpn);
+		SWR_RX_DROP(q, &p, later, rx_unknown_qpn);
 		return;
 	}
 	state = swr_qp_state(qp);
 	if (unlikely(state < NDK_QP_STATE_RTR ||
 		     state == NDK_QP_STATE_ERROR)) {
-		SWR_STAT(q, rx_qp_state);
+		SWR_RX_DROP(q, &p, later, rx_qp_state);
 		return;
 	}
 	if (unlikely(p.sip != qp->attr.dest_ip)) {
-		SWR_STAT(q, rx_wrong_address);
+		SWR_RX_DROP(q, &p, later, rx_wrong_address);
 		return;
 	}
 	if (unlikely(__atomic_load_n(&qp->cm_wait_rtu, __ATOMIC_RELAXED))) {
 		/* The peer uses it: RTU implied (CM state is queue 0's). */
+		if (later && !ndk_roce_pkt_icrc_ok(&p)) {
+			SWR_STAT(q, rx_icrc_errors);
+			return;
+		}
 		if (q->id == 0)
 			swr_cm_qp_rx(qp);
 		else
@@ -495,10 +529,10 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		swr_resp_rx(qp, &p);
 	} else {
 		if (unlikely(state == NDK_QP_STATE_RTR)) {
-			SWR_STAT(q, rx_qp_state);
+			SWR_RX_DROP(q, &p, later, rx_qp_state);
 			return;
 		}
-		swr_comp_rx(qp, &p);
+		swr_comp_rx(qp, &p, later);
 	}
 }
 

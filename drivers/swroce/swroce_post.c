@@ -82,11 +82,12 @@ swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
 
 int
 swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
-		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p)
+		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p,
+		      uint32_t *crc)
 {
 	SWR_SGE_WALK(qp, sge, nsge, off, p->payload_len, SWR_ACC_LOCAL_WRITE,
 		     swr_mr_copy_from_mbuf(mr_, va_, p->m,
-					   p->payload_off + done_, n_));
+					   p->payload_off + done_, n_, crc));
 }
 
 /* ------------------------------------------------------------------ */
@@ -127,10 +128,11 @@ swr_post_fail(struct swr_qp *qp, ndk_status_t st)
 
 /*
  * Claim the next send-queue slot for a request with @flags (each checked
- * against @allowed). @return the WQE, or NULL with *st set (the deferred
+ * against @allowed). This, the SGE check and swr_post_data() are inlined
+ * into each post call: the per-request path of 64 B operations. @return the WQE, or NULL with *st set (the deferred
  * chain already released).
  */
-static struct swr_swqe *
+static __rte_always_inline struct swr_swqe *
 swr_sq_reserve(struct swr_qp *qp, uint32_t flags, uint32_t allowed,
 	       ndk_status_t *st)
 {
@@ -187,8 +189,19 @@ swr_frmr_pending(struct swr_qp *qp, uint32_t token)
 	return mr != NULL && mr->kind == SWR_MR_FRMR && mr->token_next == token;
 }
 
+/* Keep a posted SGE list in its WQE (one SGE: no memcpy call). */
+static inline void
+swr_sge_list_copy(struct ndk_sge *dst, const struct ndk_sge *sgl,
+		  uint32_t nsge)
+{
+	if (likely(nsge == 1))
+		dst[0] = sgl[0];
+	else if (nsge != 0)
+		memcpy(dst, sgl, nsge * sizeof(*sgl));
+}
+
 /* Check an SGE list: count, tokens, bounds, rights; sum the length. */
-static ndk_status_t
+static __rte_always_inline ndk_status_t
 swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
 	      uint32_t max, uint32_t access, uint32_t *total)
 {
@@ -236,14 +249,14 @@ swr_fill_inline(struct swr_qp *qp, struct swr_swqe *wqe,
 	return NDK_STATUS_SUCCESS;
 }
 
-static ndk_status_t
+static __rte_always_inline ndk_status_t
 swr_post_data(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
 	      const struct ndk_sge *sgl, uint32_t nsge, uint64_t raddr,
 	      uint32_t rkey, uint32_t flags, uint32_t allowed)
 {
 	struct swr_swqe *wqe;
 	uint32_t total = 0;
-	ndk_status_t st;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
 
 	wqe = swr_sq_reserve(qp, flags, allowed, &st);
 	if (unlikely(wqe == NULL))
@@ -258,8 +271,7 @@ swr_post_data(struct swr_qp *qp, enum swr_wr_op op, void *ctx,
 				   &total);
 		if (unlikely(st != NDK_STATUS_SUCCESS))
 			return swr_post_fail(qp, st);
-		if (nsge != 0)
-			memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+		swr_sge_list_copy(wqe->sge, sgl, nsge);
 		wqe->nsge = nsge;
 		wqe->length = total;
 	}
@@ -334,7 +346,7 @@ swr_post_fast_register(struct ndk_qp *q, void *ctx, struct ndk_mr *m,
 	struct swr_mr *mr = (struct swr_mr *)m;
 	uint32_t acc = swr_acc_from_op_flags(flags);
 	struct swr_swqe *wqe;
-	ndk_status_t st;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
 
 	wqe = swr_sq_reserve(qp, flags, SWR_FR_FLAGS, &st);
 	if (unlikely(wqe == NULL))
@@ -371,7 +383,7 @@ swr_post_invalidate(struct ndk_qp *q, void *ctx,
 	struct swr_qp *qp = swr_qp_of(q);
 	struct swr_mr *reg;
 	struct swr_swqe *wqe;
-	ndk_status_t st;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
 
 	wqe = swr_sq_reserve(qp, flags, SWR_LOCAL_FLAGS, &st);
 	if (unlikely(wqe == NULL))
@@ -401,7 +413,7 @@ swr_post_bind(struct ndk_qp *q, void *ctx, struct ndk_mr *m,
 	uint32_t acc = swr_acc_from_op_flags(flags);
 	struct swr_swqe *wqe;
 	struct swr_mw *mw;
-	ndk_status_t st;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
 
 	wqe = swr_sq_reserve(qp, flags, SWR_BIND_FLAGS, &st);
 	if (unlikely(wqe == NULL))
@@ -446,7 +458,7 @@ swr_post_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
 	uint32_t state = swr_qp_state(qp);
 	struct swr_rwqe *wqe;
 	uint32_t total;
-	ndk_status_t st;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
 
 	if (unlikely(state == NDK_QP_STATE_RESET))
 		return NDK_STATUS_CONNECTION_INVALID;
@@ -462,8 +474,7 @@ swr_post_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
 	wqe->ctx = ctx;
 	wqe->nsge = nsge;
 	wqe->length = total;
-	if (nsge != 0)
-		memcpy(wqe->sge, sgl, nsge * sizeof(*sgl));
+	swr_sge_list_copy(wqe->sge, sgl, nsge);
 	qp->rq_prod_priv++;
 	__atomic_store_n(&qp->rq_prod, qp->rq_prod_priv, __ATOMIC_RELEASE);
 	if (unlikely(state == NDK_QP_STATE_ERROR))

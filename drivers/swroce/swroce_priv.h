@@ -387,10 +387,14 @@ void swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf,
 uint32_t swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
 			     uint32_t len, uint32_t crc);
 
-/** Copy @p len bytes at packet offset @p off of @p m into the region. */
+/**
+ * Copy @p len bytes at packet offset @p off of @p m into the region; if
+ * @p crc is not NULL, update that CRC-32 register with them in the same
+ * pass (ndk_roce_crc32_copy_mbuf()).
+ */
 void swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
 			   const struct rte_mbuf *m, uint32_t off,
-			   uint32_t len);
+			   uint32_t len, uint32_t *crc);
 
 /**
  * The FRMR or MW named by @p token in @p pd whatever its state (NULL if
@@ -426,12 +430,42 @@ swr_acc_from_op_flags(uint32_t flags)
  * Find the valid region named by @p token in @p pd that covers
  * [va, va + len) with every right in @p access (SWR_ACC_* bits).
  * Zero @p len only checks the token. Safe on the polling thread and on
- * application threads.
+ * application threads. Inline: it runs for every SGE posted and every
+ * chunk copied, and @p access is a constant at most call sites.
  * @return the region or NULL.
  */
-struct swr_mr *swr_mr_lookup(struct swr_adapter *ad, const struct swr_pd *pd,
-			     uint32_t token, uint64_t va, uint64_t len,
-			     uint32_t access);
+static inline struct swr_mr *
+swr_mr_lookup(struct swr_adapter *ad, const struct swr_pd *pd,
+	      uint32_t token, uint64_t va, uint64_t len, uint32_t access)
+{
+	struct swr_mr *mr = __atomic_load_n(&ad->mr_tbl[token & ad->mr_mask].mr,
+					    __ATOMIC_ACQUIRE);
+
+	/* The token check also refuses stale generations, 0 and ~0. */
+	if (unlikely(mr == NULL || mr->token != token))
+		return NULL;
+	if (unlikely(__atomic_load_n(&mr->state, __ATOMIC_ACQUIRE) !=
+		     SWR_MR_VALID))
+		return NULL;
+	if (unlikely(mr->pd != pd || (mr->access & access) != access))
+		return NULL;
+	if (unlikely(mr->kind == SWR_MR_MW)) {
+		const struct swr_mr *parent = mr->parent;
+
+		/* A window serves remote access only, while its MR lives. */
+		if (!(access & (SWR_ACC_REMOTE_READ | SWR_ACC_REMOTE_WRITE)) ||
+		    __atomic_load_n(&parent->state, __ATOMIC_ACQUIRE) !=
+		    SWR_MR_VALID || parent->token != mr->parent_token)
+			return NULL;
+	}
+	if (len == 0)
+		return mr;
+	/* [va, va + len) inside [mr->va, mr->va + mr->len), overflow-safe. */
+	if (unlikely(va < mr->va || len > mr->len ||
+		     va - mr->va > mr->len - len))
+		return NULL;
+	return mr;
+}
 
 ndk_status_t swr_pd_create(struct ndk_adapter *adapter, struct ndk_pd **pd);
 
@@ -787,6 +821,14 @@ swr_sq_tail_local_done(const struct swr_qp *qp)
 	return swr_wr_is_local(wqe->op) && wqe->started;
 }
 
+/**
+ * Retire, from sq_tail on, the run of fully sent SENDs and WRITEs posted
+ * with SILENT_SUCCESS that PSN @p psn acknowledges: no CQ entries, one
+ * store freeing their slots (polling thread).
+ * @return how many were retired (0: the WQE at sq_tail is not one).
+ */
+uint32_t swr_qp_retire_silent(struct swr_qp *qp, uint32_t psn);
+
 /** Retire the WQE at sq_tail with @p status (polling thread). */
 void swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status,
 			  uint32_t perr);
@@ -807,10 +849,14 @@ int swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge,
 		    uint32_t nsge, uint32_t off, const void *src,
 		    uint32_t len);
 
-/** Same, copying straight from a received packet's payload. */
+/**
+ * Same, copying straight from a received packet's payload; a @p crc not
+ * NULL is updated with the payload as it is copied (a READ response's
+ * ICRC checked in the copy's pass, see swroce_comp.c).
+ */
 int swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
 			  uint32_t nsge, uint32_t off,
-			  const struct ndk_roce_pkt *p);
+			  const struct ndk_roce_pkt *p, uint32_t *crc);
 
 /* ------------------------------------------------------------------ */
 /* Engines                                                             */
@@ -838,8 +884,12 @@ bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
  */
 void swr_comp_tail(struct swr_qp *qp);
 
-/** Completer: an ACK, NAK or READ response for @p qp. */
-void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+/**
+ * Completer: an ACK, NAK or READ response for @p qp; @p icrc_todo: its
+ * ICRC is not checked yet (READ responses: checked as they are placed).
+ */
+void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+		 bool icrc_todo);
 
 /** Responder: a request packet for @p qp. */
 void swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);

@@ -77,6 +77,34 @@ swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status, uint32_t perr)
 	SWR_STAT(qp->q, wqe_completed);
 }
 
+uint32_t
+swr_qp_retire_silent(struct swr_qp *qp, uint32_t psn)
+{
+	uint32_t prod = __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE);
+	uint32_t tail = qp->sq_tail, n;
+
+	/* Fully sent, acknowledged SENDs and WRITEs without a CQ entry. */
+	while (tail != qp->req_idx && tail != prod) {
+		const struct swr_swqe *wqe = swr_swqe(qp, tail);
+
+		if (!wqe->started || wqe->op == SWR_WR_READ ||
+		    swr_wr_is_local(wqe->op) ||
+		    !(wqe->flags & NDK_OP_FLAG_SILENT_SUCCESS) ||
+		    ndk_roce_psn_diff(psn, ndk_roce_psn_add(wqe->first_psn,
+							   wqe->npkts - 1)) < 0)
+			break;
+		tail++;
+	}
+	n = tail - qp->sq_tail;
+	if (n == 0)
+		return 0;
+	/* Free the slots: one store for the run. */
+	qp->sq_tail = tail;
+	__atomic_store_n(&qp->sq_done, tail, __ATOMIC_RELEASE);
+	qp->q->stats.wqe_completed += n;
+	return n;
+}
+
 void
 swr_qp_complete_flushed(struct swr_qp *qp)
 {

@@ -11,6 +11,7 @@
  * as their ICRC.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "swroce_priv.h"
@@ -37,6 +38,32 @@ swr_pkt_pos(uint32_t k, uint32_t n)
 	if (k == 0)
 		return 0;
 	return k + 1 == n ? 2 : 1;
+}
+
+/*
+ * swr_sge_copy_out() for a small payload: one SGE holding all of it in a
+ * plain region (the common small message) is copied here, with the same
+ * region check; anything else takes the general walk.
+ */
+static inline int
+swr_sge_copy_out_small(struct swr_qp *qp, const struct ndk_sge *sge,
+		       uint32_t nsge, uint32_t off, void *dst, uint32_t len)
+{
+	if (likely(nsge == 1 && off <= sge->length &&
+		   len <= sge->length - off && len != 0)) {
+		uint64_t va = (uintptr_t)sge->va + off;
+		const struct swr_mr *mr = swr_mr_lookup(qp->ad, qp->pd,
+							sge->token, va, len, 0);
+
+		if (unlikely(mr == NULL))
+			return -EACCES;
+		if (likely(mr->kind == SWR_MR_PLAIN))
+			memcpy(dst, (const void *)(uintptr_t)va, len);
+		else
+			swr_mr_copy(mr, va, dst, len, false);
+		return 0;
+	}
+	return swr_sge_copy_out(qp, sge, nsge, off, dst, len);
 }
 
 static inline uint32_t
@@ -157,8 +184,8 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	} else {
 		if (wqe->nsge == 0) {
 			memcpy(payload, wqe->inline_data + off, plen);
-		} else if (swr_sge_copy_out(qp, wqe->sge, wqe->nsge, off,
-					    payload, plen) != 0) {
+		} else if (swr_sge_copy_out_small(qp, wqe->sge, wqe->nsge, off,
+						  payload, plen) != 0) {
 			rte_pktmbuf_free(m);
 			*bad = true;
 			return NULL;
@@ -171,6 +198,19 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		qp->req_idx++;
 	}
 	return m;
+}
+
+/* True if swr_comp_tail() has something to retire at sq_tail. */
+static inline bool
+swr_comp_tail_due(const struct swr_qp *qp)
+{
+	const struct swr_swqe *wqe;
+
+	if (!swr_sq_tail_started(qp))
+		return false;
+	wqe = swr_swqe(qp, qp->sq_tail);
+	return swr_wr_is_local(wqe->op) ||
+		(wqe->op == SWR_WR_READ && wqe->rd_pkts == wqe->npkts);
 }
 
 unsigned int
@@ -246,8 +286,13 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		if (unlikely(qp->rto_probe != 0))
 			qp->rto_probe = 2;      /* the probe: wait for its answer */
 	}
-	/* Local operations with nothing ahead of them complete now. */
-	swr_comp_tail(qp);
+	/*
+	 * Local operations with nothing ahead of them complete now (and
+	 * READs placed in full); the common case, a SEND or WRITE waiting
+	 * for its ACK at the tail, costs a look at one WQE.
+	 */
+	if (swr_comp_tail_due(qp))
+		swr_comp_tail(qp);
 	return made;
 }
 

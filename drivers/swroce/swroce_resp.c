@@ -13,6 +13,7 @@
  * remote operational errors are fatal (NAK, QP to ERROR).
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "swroce_priv.h"
@@ -117,6 +118,33 @@ swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	return 0;
 }
 
+/*
+ * Place a SEND's payload at offset @p off of the receive @p wqe: one SGE
+ * holding all of it (the common case) is checked and copied here, any
+ * other list takes the general walk. Same checks either way.
+ */
+static inline int
+swr_resp_recv_copy(struct swr_qp *qp, const struct swr_rwqe *wqe,
+		   uint32_t off, const struct ndk_roce_pkt *p)
+{
+	const struct ndk_sge *sge = &wqe->sge[0];
+	uint32_t len = p->payload_len;
+
+	if (likely(wqe->nsge == 1 && off <= sge->length &&
+		   len <= sge->length - off)) {
+		uint64_t va = (uintptr_t)sge->va + off;
+		const struct swr_mr *mr = swr_mr_lookup(qp->ad, qp->pd,
+							sge->token, va, len,
+							SWR_ACC_LOCAL_WRITE);
+
+		if (unlikely(mr == NULL))
+			return -EACCES;
+		swr_mr_copy_from_mbuf(mr, va, p->m, p->payload_off, len, NULL);
+		return 0;
+	}
+	return swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off, p, NULL);
+}
+
 static void
 swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
@@ -159,8 +187,7 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		return;
 	}
 	if (p->payload_len != 0 &&
-	    swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, qp->rcv_off,
-				  p) != 0) {
+	    swr_resp_recv_copy(qp, wqe, qp->rcv_off, p) != 0) {
 		swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_OP, p->psn,
 			       NDK_STATUS_ACCESS_VIOLATION, NDK_PERR_LOC_PROT);
 		return;
@@ -187,6 +214,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	uint32_t flags = p->op->flags;
 	uint32_t plen = p->payload_len;
+	const struct swr_mr *mr = NULL;
 
 	if (flags & NDK_ROCE_OPF_IMMDT) {
 		/* WRITE with immediate consumes a receive NDK never has. */
@@ -208,12 +236,15 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 				       p->psn, NDK_STATUS_SUCCESS, 0);
 			return;
 		}
-		if (len != 0 && swr_mr_lookup(qp->ad, qp->pd, qp->wr_rkey,
-					      qp->wr_va, len,
-					      SWR_ACC_REMOTE_WRITE) == NULL) {
-			swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS, p->psn,
-				       NDK_STATUS_SUCCESS, 0);
-			return;
+		if (len != 0) {
+			mr = swr_mr_lookup(qp->ad, qp->pd, qp->wr_rkey,
+					   qp->wr_va, len,
+					   SWR_ACC_REMOTE_WRITE);
+			if (mr == NULL) {
+				swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS,
+					       p->psn, NDK_STATUS_SUCCESS, 0);
+				return;
+			}
 		}
 		/* Still not placed: the check below finds the region. */
 		if (!(flags & NDK_ROCE_OPF_LAST))
@@ -227,17 +258,21 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		}
 	}
 	if (plen != 0) {
-		/* The token is checked again on every packet. */
-		const struct swr_mr *mr = swr_mr_lookup(qp->ad, qp->pd,
-			qp->wr_rkey, qp->wr_va, plen, SWR_ACC_REMOTE_WRITE);
-
+		/*
+		 * The token is checked again on every later packet; the first
+		 * one's range lies inside the whole message's, just checked.
+		 */
+		if (!(flags & NDK_ROCE_OPF_FIRST))
+			mr = swr_mr_lookup(qp->ad, qp->pd, qp->wr_rkey,
+					   qp->wr_va, plen,
+					   SWR_ACC_REMOTE_WRITE);
 		if (mr == NULL) {
 			swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS, p->psn,
 				       NDK_STATUS_SUCCESS, 0);
 			return;
 		}
 		swr_mr_copy_from_mbuf(mr, qp->wr_va, p->m, p->payload_off,
-				      plen);
+				      plen, NULL);
 	}
 	qp->wr_va += plen;
 	qp->wr_left -= plen;

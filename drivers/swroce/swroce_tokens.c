@@ -100,16 +100,31 @@ swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
 	return crc;
 }
 
+static inline void
+swr_copy_from_mbuf(void *dst, const struct rte_mbuf *m, uint32_t moff,
+		   uint32_t len, uint32_t *crc)
+{
+	if (crc != NULL)
+		*crc = ndk_roce_crc32_copy_mbuf(*crc, dst, m, moff, len);
+	else if (likely(moff <= m->data_len && len <= m->data_len - moff))
+		/* A payload in the first segment: no segment walk. */
+		memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, moff),
+		       len);
+	else
+		ndk_roce_mbuf_copy_out(m, moff, dst, len);
+}
+
 void
 swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
-		      const struct rte_mbuf *m, uint32_t moff, uint32_t len)
+		      const struct rte_mbuf *m, uint32_t moff, uint32_t len,
+		      uint32_t *crc)
 {
 	uint64_t off;
 
 	if (unlikely(mr->kind == SWR_MR_MW))
 		mr = mr->parent;
 	if (likely(mr->kind == SWR_MR_PLAIN)) {
-		ndk_roce_mbuf_copy_out(m, moff, (void *)(uintptr_t)va, len);
+		swr_copy_from_mbuf((void *)(uintptr_t)va, m, moff, len, crc);
 		return;
 	}
 	off = va - mr->va + mr->fbo;
@@ -117,8 +132,9 @@ swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
 		uint32_t in = off & PAGE_MASK;
 		uint32_t n = RTE_MIN(len, NDK_PAGE_SIZE - in);
 
-		ndk_roce_mbuf_copy_out(m, moff, (uint8_t *)(uintptr_t)
-				       mr->pages[off >> PAGE_SHIFT] + in, n);
+		swr_copy_from_mbuf((uint8_t *)(uintptr_t)
+				   mr->pages[off >> PAGE_SHIFT] + in, m, moff,
+				   n, crc);
 		moff += n;
 		off += n;
 		len -= n;

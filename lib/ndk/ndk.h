@@ -441,6 +441,8 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(rx_bad_header, "bad IPv4/UDP/BTH headers (dropped)") \
 	X(rx_bad_opcode, "undefined or unsupported opcodes (dropped)") \
 	X(rx_icrc_errors, "ICRC mismatches (dropped)") \
+	X(rx_icrc_read_sink, "of those, READ responses found bad while " \
+		"copied into their READ's sink (not accepted: read again)") \
 	X(rx_wrong_address, "not addressed to this adapter (dropped)") \
 	X(rx_unknown_qpn, "destination QP does not exist (dropped)") \
 	X(rx_qp_state, "QP not in a state to accept the packet (dropped)") \

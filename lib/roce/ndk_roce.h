@@ -521,6 +521,56 @@ ndk_roce_pkt_ext(const struct ndk_roce_pkt *p, uint8_t off)
 	return (const uint8_t *)p->bth + off;
 }
 
+/** True if the ICRC of a parsed packet matches (parse(..., true) checks it). */
+bool ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p);
+
+/*
+ * Checking the ICRC while the payload is copied out (one pass over it): a
+ * receiver that parsed without the check starts with
+ * ndk_roce_pkt_icrc_hdr(), continues with ndk_roce_crc32_copy_mbuf() over
+ * the payload in order (in as many pieces as its destination needs) and
+ * ends with ndk_roce_pkt_icrc_end(). The destination holds the payload
+ * before the packet is known to be intact: only memory the receiver owns
+ * and may hold garbage until it accepts the packet may be used.
+ */
+
+/**
+ * The ICRC register of parsed packet @p p after its headers (masked IPv4,
+ * UDP, BTH and extension headers, up to the payload).
+ */
+uint32_t ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p);
+
+/**
+ * Finish the check: @p crc is the register after the headers and the
+ * whole payload; the pad bytes are added here.
+ * @return true if the packet's ICRC matches.
+ */
+bool ndk_roce_pkt_icrc_end(const struct ndk_roce_pkt *p, uint32_t crc);
+
+/**
+ * Copy the payload of @p p to @p dst (payload_len bytes) and check the
+ * ICRC in the same pass.
+ * @return true if the ICRC matches; false: @p dst holds the (corrupted)
+ * payload anyway.
+ */
+bool ndk_roce_pkt_copy_check(const struct ndk_roce_pkt *p, void *dst);
+
+/**
+ * Copy @p len bytes at packet offset @p off (possibly spanning segments)
+ * to @p dst and update CRC-32 register @p crc with them in the same pass,
+ * as ndk_roce_mbuf_copy_out() then ndk_roce_crc32_update() would.
+ * @return the updated register.
+ */
+uint32_t ndk_roce_crc32_copy_mbuf(uint32_t crc, void *dst,
+				  const struct rte_mbuf *m, uint32_t off,
+				  uint32_t len);
+
+/** ndk_roce_crc32_copy_mbuf() with a given implementation (tests). */
+uint32_t ndk_roce_crc32_copy_mbuf_impl(enum ndk_roce_crc_impl impl,
+				       uint32_t crc, void *dst,
+				       const struct rte_mbuf *m, uint32_t off,
+				       uint32_t len);
+
 /**
  * Copy @p len bytes at packet offset @p off (possibly spanning segments)
  * to @p dst. The range must lie inside the packet.

@@ -117,6 +117,17 @@ crc32_sw(uint32_t crc, const uint8_t *p, size_t len)
 
 #define K_X1056 0x1e88ef372ull /* reflect32(x^1056 mod P) << 1: 4 x 256, lo */
 #define K_X992 0x14a7fe880ull  /* reflect32(x^992 mod P) << 1: 4 x 256, hi */
+/* The segment holding packet offset *off of @p m; *off: offset in it. */
+static inline const struct rte_mbuf *
+crc_seg_at(const struct rte_mbuf *m, uint32_t *off)
+{
+	while (m != NULL && *off >= m->data_len) {
+		*off -= m->data_len;
+		m = m->next;
+	}
+	return m;
+}
+
 #define K_X288 0x0f1da05aaull  /* reflect32(x^288 mod P) << 1: 1 x 256, lo */
 #define K_X224 0x15a546366ull  /* reflect32(x^224 mod P) << 1: 1 x 256, hi */
 
@@ -169,18 +180,16 @@ crc_load16(const uint8_t *p, uint8_t *dst, size_t off)
 
 /*
  * Fold the rest of the buffer into the 128-bit lane @p x0 (the register
- * already XORed in; the 16 bytes before @p are message bytes), 16 bytes
- * at a time, then a shorter tail with one regrouping fold, and reduce it
- * to 32 bits.
+ * already XORed in; the 16 bytes before @p are readable, message bytes
+ * or not), 16 bytes at a time, then a shorter tail with one regrouping
+ * fold. @return the 128-bit remainder (crc32_pclmul_reduce() makes the
+ * register of it; folding more bytes into it continues the CRC).
  */
 __attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
-static inline uint32_t
-crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
+static inline __m128i
+crc32_pclmul_tail(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
-	const __m128i k64 = _mm_set_epi64x(0, K_X64);
-	const __m128i kb = _mm_set_epi64x(K_POLY, K_MU);
-	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
 	__m128i t;
 
 	while (len >= 16) {
@@ -211,6 +220,19 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
 		t = _mm_blendv_epi8(last, _mm_shuffle_epi8(x0, shr), shl);
 		x0 = fold128(_mm_shuffle_epi8(x0, shl), k1, t);
 	}
+	return x0;
+}
+
+/* The register of 128-bit remainder @p x0. */
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_pclmul_reduce(__m128i x0)
+{
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	const __m128i k64 = _mm_set_epi64x(0, K_X64);
+	const __m128i kb = _mm_set_epi64x(K_POLY, K_MU);
+	const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
+	__m128i t;
 
 	/*
 	 * Remainder R (128 bits); the register wanted is R * x^32 mod P.
@@ -230,23 +252,28 @@ crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
 
 __attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
 static inline uint32_t
-crc32_pclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
+crc32_pclmul_finish(__m128i x0, const uint8_t *p, size_t len, uint8_t *dst)
+{
+	return crc32_pclmul_reduce(crc32_pclmul_tail(x0, p, len, dst));
+}
+
+/*
+ * Fold @p len >= 16 bytes into a 128-bit remainder, @p init XORed into the
+ * first 16 (the register in its low 32 bits, or what folds an earlier
+ * remainder over those 16 bytes: crc_carry()).
+ */
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline __m128i
+crc32_pclmul_fold(__m128i init, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m128i k4 = _mm_set_epi64x(K_X480, K_X544);
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
 	__m128i x0, x1, x2, x3;
 
-	if (len < 16) {
-		if (dst != NULL)
-			memcpy(dst, p, len);
-		return crc32_sw(crc, p, len);
-	}
-
-	/* The register XORed into the first 32 message bits. */
-	x0 = _mm_xor_si128(crc_load16(p, dst, 0), _mm_cvtsi32_si128((int)crc));
+	x0 = _mm_xor_si128(crc_load16(p, dst, 0), init);
 	if (len < PCLMUL_MIN_LEN)
-		return crc32_pclmul_finish(x0, p + 16, len - 16,
-					   dst != NULL ? dst + 16 : NULL);
+		return crc32_pclmul_tail(x0, p + 16, len - 16,
+					 dst != NULL ? dst + 16 : NULL);
 
 	x1 = crc_load16(p, dst, 16);
 	x2 = crc_load16(p, dst, 32);
@@ -271,7 +298,21 @@ crc32_pclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 	x0 = fold128(x0, k1, x1);
 	x0 = fold128(x0, k1, x2);
 	x0 = fold128(x0, k1, x3);
-	return crc32_pclmul_finish(x0, p, len, dst);
+	return crc32_pclmul_tail(x0, p, len, dst);
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_pclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
+{
+	if (len < 16) {
+		if (dst != NULL)
+			memcpy(dst, p, len);
+		return crc32_sw(crc, p, len);
+	}
+	/* The register XORed into the first 32 message bits. */
+	return crc32_pclmul_reduce(crc32_pclmul_fold(
+		_mm_cvtsi32_si128((int)crc), p, len, dst));
 }
 
 __attribute__((target("pclmul,ssse3,sse4.1")))
@@ -311,9 +352,10 @@ crc_load32(const uint8_t *p, uint8_t *dst, size_t off)
 	return v;
 }
 
+/* crc32_pclmul_fold() on 256-bit lanes (@p len >= 16). */
 __attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1"), always_inline))
-static inline uint32_t
-crc32_vpclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
+static inline __m128i
+crc32_vpclmul_fold(__m128i init, const uint8_t *p, size_t len, uint8_t *dst)
 {
 	const __m256i k4 = _mm256_set_epi64x(K_X992, K_X1056, K_X992, K_X1056);
 	const __m256i k1 = _mm256_set_epi64x(K_X224, K_X288, K_X224, K_X288);
@@ -322,10 +364,10 @@ crc32_vpclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 	__m128i x0;
 
 	if (len < VPCLMUL_MIN_LEN)
-		return crc32_pclmul_body(crc, p, len, dst);
+		return crc32_pclmul_fold(init, p, len, dst);
 
-	y0 = _mm256_xor_si256(crc_load32(p, dst, 0),
-			      _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)crc));
+	y0 = _mm256_xor_si256(crc_load32(p, dst, 0), _mm256_inserti128_si256(
+		_mm256_setzero_si256(), init, 0));
 	y1 = crc_load32(p, dst, 32);
 	y2 = crc_load32(p, dst, 64);
 	y3 = crc_load32(p, dst, 96);
@@ -360,7 +402,17 @@ crc32_vpclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 	/* Its two 128-bit halves into one, then as the 128-bit variant. */
 	x0 = fold128(_mm256_castsi256_si128(y0), k128,
 		     _mm256_extracti128_si256(y0, 1));
-	return crc32_pclmul_finish(x0, p, len, dst);
+	return crc32_pclmul_tail(x0, p, len, dst);
+}
+
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+crc32_vpclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
+{
+	if (len < VPCLMUL_MIN_LEN)
+		return crc32_pclmul_body(crc, p, len, dst);
+	return crc32_pclmul_reduce(crc32_vpclmul_fold(
+		_mm_cvtsi32_si128((int)crc), p, len, dst));
 }
 
 __attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
@@ -404,6 +456,58 @@ icrc_small_pclmul(uint32_t seed, const uint8_t *p, size_t len)
 	return crc32_pclmul_finish(x0, p + 48, len - 48, NULL);
 }
 
+/* XOR this into the next 16 bytes to fold remainder @p v over them. */
+__attribute__((target("pclmul,sse4.1"), always_inline))
+static inline __m128i
+crc_carry(__m128i v)
+{
+	return fold128(v, _mm_set_epi64x(K_X96, K_X160), _mm_setzero_si128());
+}
+
+/*
+ * Copy and CRC of @p len bytes at packet offset @p off of chain @p m with
+ * folding variant FOLD: one 128-bit remainder carried from segment to
+ * segment and reduced once at the end (not once per segment). Pieces
+ * shorter than 16 bytes are folded from a bounce buffer: the regrouping
+ * tail reads the 16 bytes that end at the piece's end.
+ */
+#define CRC_COPY_SEGS(name, tgt, FOLD) \
+__attribute__((target(tgt))) \
+static uint32_t \
+name(uint32_t crc, uint8_t *out, const struct rte_mbuf *m, uint32_t off, \
+     uint32_t len) \
+{ \
+	__m128i v = _mm_setzero_si128(); \
+	bool folded = false; \
+	\
+	for (m = crc_seg_at(m, &off); m != NULL && len > 0; \
+	     m = m->next, off = 0) { \
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len); \
+		const uint8_t *in = rte_pktmbuf_mtod_offset(m, \
+			const uint8_t *, off); \
+		uint8_t b_[16]; \
+		\
+		if (n >= 16) { \
+			v = FOLD(folded ? crc_carry(v) : \
+				 _mm_cvtsi32_si128((int)crc), in, n, out); \
+			folded = true; \
+		} else if (folded) { \
+			memcpy(b_ + 16 - n, in, n); \
+			v = crc32_pclmul_tail(v, b_ + 16 - n, n, out); \
+		} else { \
+			memcpy(out, in, n); \
+			crc = crc32_sw(crc, in, n); \
+		} \
+		out += n; \
+		len -= n; \
+	} \
+	return folded ? crc32_pclmul_reduce(v) : crc; \
+}
+
+CRC_COPY_SEGS(crc32_pclmul_copy_segs, "pclmul,ssse3,sse4.1",
+	      crc32_pclmul_fold)
+CRC_COPY_SEGS(crc32_vpclmul_copy_segs, "vpclmulqdq,avx2,pclmul,ssse3,sse4.1",
+	      crc32_vpclmul_fold)
 #endif /* RTE_ARCH_X86_64 */
 
 static uint32_t
@@ -512,6 +616,50 @@ ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc, void *dst,
 	if (!ndk_roce_crc32_impl_supported(impl))
 		impl = NDK_ROCE_CRC_TABLE;
 	return crc32_copy_fns[impl](crc, dst, src, len);
+}
+
+uint32_t
+ndk_roce_crc32_copy_mbuf_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
+			      void *dst, const struct rte_mbuf *m, uint32_t off,
+			      uint32_t len)
+{
+	uint8_t *out = dst;
+
+	if (!ndk_roce_crc32_impl_supported(impl))
+		impl = NDK_ROCE_CRC_TABLE;
+	m = crc_seg_at(m, &off);
+	if (m != NULL && off + len <= m->data_len)
+		return crc32_copy_fns[impl](crc, out, rte_pktmbuf_mtod_offset(m,
+					    const uint8_t *, off), len);
+#if defined(RTE_ARCH_X86_64)
+	if (impl == NDK_ROCE_CRC_VPCLMUL)
+		return crc32_vpclmul_copy_segs(crc, out, m, off, len);
+	if (impl == NDK_ROCE_CRC_PCLMUL)
+		return crc32_pclmul_copy_segs(crc, out, m, off, len);
+#endif
+	for (m = crc_seg_at(m, &off); m != NULL && len > 0;
+	     m = m->next, off = 0) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
+
+		crc = crc32_copy_fns[impl](crc, out, rte_pktmbuf_mtod_offset(m,
+					   const uint8_t *, off), n);
+		out += n;
+		len -= n;
+	}
+	return crc;
+}
+
+uint32_t
+ndk_roce_crc32_copy_mbuf(uint32_t crc, void *dst, const struct rte_mbuf *m,
+			 uint32_t off, uint32_t len)
+{
+	/* One segment (the usual receive mbuf holds a whole frame). */
+	m = crc_seg_at(m, &off);
+	if (likely(m != NULL && off + len <= m->data_len))
+		return crc32_copy_impl(crc, dst, rte_pktmbuf_mtod_offset(m,
+				       const uint8_t *, off), len);
+	return ndk_roce_crc32_copy_mbuf_impl(crc32_impl_id, crc, dst, m, off,
+					     len);
 }
 
 uint32_t

@@ -256,21 +256,74 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 	p->payload_off = bth_off + op->hdr_len;
 	p->payload_len = tlen;
 
-	if (check_icrc) {
-		uint32_t icrc_off = l3 + ip_len - NDK_ROCE_ICRC_LEN;
-		uint8_t raw[NDK_ROCE_ICRC_LEN];
-		uint32_t wire;
-
-		if (icrc_off + NDK_ROCE_ICRC_LEN <= seg_len)
-			memcpy(raw, d + icrc_off, sizeof(raw));
-		else
-			ndk_roce_mbuf_copy_out(m, icrc_off, raw, sizeof(raw));
-		wire = (uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
-		       (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
-		if (wire != ndk_roce_icrc_mbuf(m, l3, icrc_off - l3))
-			return NDK_ROCE_PARSE_BAD_ICRC;
-	}
+	if (check_icrc && !ndk_roce_pkt_icrc_ok(p))
+		return NDK_ROCE_PARSE_BAD_ICRC;
 	return NDK_ROCE_PARSE_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* ICRC of a parsed packet                                             */
+/* ------------------------------------------------------------------ */
+
+/* Offset of the ICRC in the packet (parse checked it is there). */
+static inline uint32_t
+pkt_icrc_off(const struct ndk_roce_pkt *p)
+{
+	return p->payload_off + p->payload_len + p->padcnt;
+}
+
+/* The ICRC as transmitted (little-endian wire bytes). */
+static uint32_t
+pkt_icrc_wire(const struct ndk_roce_pkt *p)
+{
+	const struct rte_mbuf *m = p->m;
+	uint32_t off = pkt_icrc_off(p);
+	uint8_t raw[NDK_ROCE_ICRC_LEN];
+
+	if (off + NDK_ROCE_ICRC_LEN <= m->data_len)
+		memcpy(raw, rte_pktmbuf_mtod_offset(m, const uint8_t *, off),
+		       sizeof(raw));
+	else
+		ndk_roce_mbuf_copy_out(m, off, raw, sizeof(raw));
+	return (uint32_t)raw[0] | (uint32_t)raw[1] << 8 |
+	       (uint32_t)raw[2] << 16 | (uint32_t)raw[3] << 24;
+}
+
+bool
+ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p)
+{
+	return pkt_icrc_wire(p) == ndk_roce_icrc_mbuf(p->m, p->l3_off,
+		pkt_icrc_off(p) - p->l3_off);
+}
+
+uint32_t
+ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p)
+{
+	return ndk_roce_icrc_start(rte_pktmbuf_mtod_offset(p->m,
+		const uint8_t *, p->l3_off), p->payload_off - p->l3_off);
+}
+
+bool
+ndk_roce_pkt_icrc_end(const struct ndk_roce_pkt *p, uint32_t crc)
+{
+	if (p->padcnt != 0) {
+		uint8_t pad[4];
+
+		ndk_roce_mbuf_copy_out(p->m, p->payload_off + p->payload_len,
+				       pad, p->padcnt);
+		crc = ndk_roce_crc32_update(crc, pad, p->padcnt);
+	}
+	return ~crc == pkt_icrc_wire(p);
+}
+
+bool
+ndk_roce_pkt_copy_check(const struct ndk_roce_pkt *p, void *dst)
+{
+	uint32_t crc = ndk_roce_pkt_icrc_hdr(p);
+
+	crc = ndk_roce_crc32_copy_mbuf(crc, dst, p->m, p->payload_off,
+				       p->payload_len);
+	return ndk_roce_pkt_icrc_end(p, crc);
 }
 
 /* ------------------------------------------------------------------ */

@@ -6,7 +6,7 @@
 # two cases give the server a poller lcore), joined by a net_memif link,
 # exchanging QP data over TCP on 127.0.0.1 as perftest does. Every test
 # runs briefly with --verify at 64 B and 64 KiB, path MTU 1024 and 4096,
-# plus variants (-D, -a, -q, -I, -u, JSON, MAC by ARP, an ib_* link name),
+# plus variants (-D, -a, -q, -I, -l, -u, JSON, MAC by ARP, an ib_* link name),
 # and ndk-perf's raw-ethdev modes (--raw, --raw-baseline: frames counted,
 # ordered and checked byte for byte) and --loss. Both processes must exit
 # 0 and the client must print perftest's header (or the raw one) and a
@@ -88,7 +88,9 @@ wait_listen() {
 }
 
 # Ports: a block of our own, away from perftest's 18515.
-port_base=$((20000 + ($$ % 2000) * 10))
+# Below the kernel's ephemeral range (32768 on): a port there may be held
+# by any outgoing connection on the host ("Couldn't listen to port").
+port_base=$((20000 + ($$ % 1270) * 10))
 case_no=0
 
 # run_pair "SERVER ARGS" "CLIENT ARGS" [PROGRAM]
@@ -198,6 +200,20 @@ run_case "write_lat -a" "write_lat -a -n 10 --verify" \
 	"write_lat -a -n 10 --verify" 8388608
 run_case "send_bw -q 4 -I 64" "send_bw -q 4 -s 64 -I 64 -n 500 --verify" \
 	"send_bw -q 4 -s 64 -I 64 -n 500 --verify" 64
+# Post lists (-l): chains of 16 requests, 15 with DEFER and one doorbell
+# each, every byte checked; a list not a multiple of the CQ moderation
+# (several QPs, SEND's receiver posting a burst's receives at once); a
+# READ list of multi-frame messages.
+for t in write_bw send_bw read_bw; do
+	a="$t -s 64 -l 16 -n 1600 --verify --stats"
+	CHECK="grep -q '^ Post List       : 16' \$co && grep -q '^ QP counters: 1600 posted, 1500 with DEFER, 100 chains of 1600 requests (longest 16)' \$co" \
+	run_case "$t -l 16" "$a" "$a" 64
+done
+a="send_bw -s 4096 -m 1024 -q 2 -l 8 -Q 4 -r 64 -n 400 --verify --stats"
+CHECK="grep -q '^ QP counters: 800 posted, 700 with DEFER, 100 chains' \$co" \
+run_case "send_bw -q 2 -l 8 -Q 4" "$a" "$a" 4096
+a="read_bw -s 65536 -m 4096 -l 4 -n 40 --verify"
+MEMIF=",bsize=8192" run_case "read_bw -l 4 -s 65536" "$a" "$a" 65536
 CHECK="grep -q 'BW_average' $TMP/json.out && grep -q 'Gb/sec' \$co" \
 run_case "write_bw --report_gbits --out_json" "write_bw -s 4096 -n 100" \
 	"write_bw -s 4096 -n 100 --report_gbits --out_json \
@@ -233,7 +249,7 @@ a="read_bw -s 65536 -m 4096 -n 100 --raw --verify"
 MEMIF=",bsize=8192" run_case "read_bw --raw -m 4096 (bsize 8192)" "$a" "$a" \
 	65536
 # Raw first, then the test on the same port, then the ratio line.
-CHECK="grep -q '^ RoCE/raw: BW average' \$co && grep -q '^ RoCE/raw:' \$so" \
+CHECK="grep -q '^ RoCE/raw: BW average' \$co && grep -q '^ RoCE/raw:' \$so && grep -q '^ raw phases: best of 3 by frame rate' \$co" \
 run_case "write_bw --raw-baseline" "write_bw -s 4096 -n 200 --raw-baseline \
 	--verify" "write_bw -s 4096 -n 200 --raw-baseline --verify" 4096
 CHECK="grep -q '^ RoCE-raw: t_typical' \$co" run_case "read_lat --raw-baseline" \
@@ -278,6 +294,11 @@ refused() {
 refused -R rdma_cm write_bw -R
 # perftest's -u 0 means no timeout; ours cannot express it.
 refused "-u 0" "QP timeout should be between 1 and 31" write_bw -u 0
+# perftest's post list rules.
+refused "-l 3 -Q 2" "Post list size must be a multiple of CQ moderation" \
+	write_bw -l 3 -Q 2
+refused "-l 16 -n 100" "multiple of post list size" write_bw -l 16 -n 100
+refused "-l with a LAT test" "BW tests only" write_lat -l 4
 
 echo "($(($(date +%s) - start)) s)"
 echo "perf: $passed passed, $failed failed, $skipped skipped"

@@ -13,10 +13,11 @@
 #include "rcx_common.h"
 
 struct ndk_pair *g_pair;
+struct rte_mempool *g_chain_pool;
 /*
  * Adaptive retransmission in the cases that follow (rcx_open): off for the
  * ones that count the QP's own timeouts (strict IB timer, as before it
- * existed), on for the adaptive_* ones.
+ * existed), on for the adaptive ones.
  */
 bool g_adaptive;
 
@@ -58,6 +59,38 @@ sink_flags(void)
 		 NDK_MR_FLAG_RDMA_READ_SINK);
 }
 
+/* Damage frame @p m as the case says (its ICRC stays the old one). */
+static void
+corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
+{
+	uint8_t *b = (uint8_t *)(uintptr_t)p->bth;
+
+	if (x->dmg == DMG_QPN) {
+		b[5] ^= 0x40;
+	} else if (x->dmg != 0) {
+		uint32_t psn = (x->psn0 + x->dmg - 1) & NDK_ROCE_PSN_MASK;
+
+		b[9] = (uint8_t)(psn >> 16);
+		b[10] = (uint8_t)(psn >> 8);
+		b[11] = (uint8_t)psn;
+	} else {	/* the frame is still flat here: one segment */
+		*rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off +
+					 p->payload_len / 2) ^= 0x20;
+	}
+}
+
+/* A copy of @p m in a chain of 2 KB segments (freed); @p m if none left. */
+static struct rte_mbuf *
+rechain(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(m, g_chain_pool, 0, UINT32_MAX);
+
+	if (c == NULL)
+		return m;
+	rte_pktmbuf_free(m);
+	return c;
+}
+
 /* Pass what side @p from transmitted through the filter. */
 static void
 filter_side(struct rcx *x, int from)
@@ -75,6 +108,12 @@ filter_side(struct rcx *x, int from)
 		if (x->filter != NULL &&
 		    ndk_roce_parse(in[i], &p, false) == NDK_ROCE_PARSE_OK)
 			v = x->filter(x, from, &p);
+		if (v == CORRUPT) {
+			corrupt(x, in[i], &p);
+			v = PASS;
+		}
+		if (x->chain && from == B && v != DROP)
+			in[i] = rechain(in[i]);
 		if (v == HOLD && x->n_held[from] < MAX_HELD)
 			x->held[from][x->n_held[from]++] = in[i];
 		else if (v == PASS)
@@ -309,13 +348,17 @@ rcx_main(const char *prog, const char *suite,
 	if (ndk_test_eal_init(prog, "0-1", NULL) != 0)
 		return 1;
 	g_pair = ndk_pair_create(&pc);
-	if (g_pair == NULL) {
+	g_chain_pool = rte_pktmbuf_pool_create("rcx_chain", 8191, 256, 0,
+					       2048 + RTE_PKTMBUF_HEADROOM,
+					       SOCKET_ID_ANY);
+	if (g_pair == NULL || g_chain_pool == NULL) {
 		fprintf(stderr, "pair\n");
 		rte_eal_cleanup();
 		return 1;
 	}
 	rc = ndk_test_run(suite, cases, n, argc, argv);
 	ndk_pair_destroy(g_pair);
+	rte_mempool_free(g_chain_pool);
 	rte_eal_cleanup();
 	return rc;
 }

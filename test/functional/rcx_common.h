@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "ndk.h"
 #include "ndk_pair.h"
@@ -30,7 +31,9 @@
 #define A NDK_PAIR_A
 #define B NDK_PAIR_B
 
-enum verdict { PASS, DROP, HOLD };
+/* CORRUPT: flip a payload byte, or rewrite the PSN or QPN (x->dmg). */
+enum verdict { PASS, DROP, HOLD, CORRUPT };
+#define DMG_QPN UINT32_MAX            /* x->dmg: a QPN that does not exist */
 
 struct rcx;
 /** Decide the fate of one RoCE frame side @p from transmitted. */
@@ -49,12 +52,15 @@ struct rcx {
 	uint32_t hits;                /* frames the case acted on */
 	uint32_t seen;                /* bit k: PSN offset k seen */
 	unsigned int a_extra;         /* extra polls of A per step */
+	bool chain;                   /* B's frames to A in 2 KB segments */
+	uint32_t dmg;                 /* CORRUPT: PSN offset + 1, DMG_QPN, 0 */
 	struct rte_mbuf *held[2][MAX_HELD];
 	unsigned int n_held[2];
 	struct ndk_adapter_stats s0[2];
 };
 
 extern struct ndk_pair *g_pair;
+extern struct rte_mempool *g_chain_pool;  /* 2 KB segments, as memif's */
 /*
  * Adaptive retransmission in the cases that follow (rcx_open): off for the
  * ones that count the QP's own timeouts (strict IB timer, as before it

@@ -513,6 +513,128 @@ t_failed_post_releases(void)
 	return 0;
 }
 
+/*
+ * A mixed chain whose middle request fails validation when posted (its
+ * local token names no region): the failing post releases the requests
+ * ahead of it (NDK's deferral rule), which complete in order; the failed
+ * one never completes; the consumer's chain goes on after it, and the
+ * requests posted next, the last without DEFER, complete in order too.
+ */
+static int
+t_chain_middle_fails(void)
+{
+	static const enum ndk_operation_type want[] = {
+		NDK_OP_WRITE, NDK_OP_SEND, NDK_OP_READ, NDK_OP_WRITE,
+		NDK_OP_SEND,
+	};
+	const uint32_t D = NDK_OP_FLAG_DEFER;
+	struct ndk_pair_buf *src, *sink, *dst, *rsrc, *rcv;
+	struct ndk_adapter_stats a0, b0;
+	struct ndk_result_ex r[8];
+	struct ndk_pair_conn *c;
+	struct ndk_pair *p;
+	struct ndk_sge s;
+	ndk_status_t st;
+	uint32_t n;
+	char d[200];
+	int rc = dconn(&p, &c, NULL);
+
+	if (rc != 0)
+		return rc;
+	src = ndk_pair_buf_alloc(p, c->pd[0], 4096, 0);
+	sink = ndk_pair_buf_alloc(p, c->pd[0], 4096, read_sink_flags(p));
+	dst = ndk_pair_buf_alloc(p, c->pd[1], 4096,
+				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+	rsrc = ndk_pair_buf_alloc(p, c->pd[1], 4096,
+				  NDK_MR_FLAG_ALLOW_REMOTE_READ);
+	rcv = ndk_pair_buf_alloc(p, c->pd[1], 2 * 4096,
+				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(src && sink && dst && rsrc && rcv, "buffers");
+	ndk_pair_fill(src->data, 4096, 0xA1);
+	ndk_pair_fill(rsrc->data, 4096, 0xA2);
+	for (int i = 0; i < 2; i++) {
+		s = ndk_pair_sge(rcv, (size_t)i * 4096, 4096);
+		TEST_ASSERT_EQ(ndk_receive(c->qp[1], (void *)(uintptr_t)
+					   (0x300 + i), &s, 1),
+			       NDK_STATUS_SUCCESS, "receive %d", i);
+	}
+	ndk_pair_stats(p, 0, &a0);
+	ndk_pair_stats(p, 1, &b0);
+	s = ndk_pair_sge(src, 0, 512);
+	st = ndk_write(c->qp[0], (void *)1, &s, 1, ndk_pair_raddr(dst, 0),
+		       dst->rtoken, D);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "WRITE 1");
+	s = ndk_pair_sge(src, 512, 512);
+	st = ndk_send(c->qp[0], (void *)2, &s, 1, D);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "SEND 2");
+	s = ndk_pair_sge(sink, 0, 1024);
+	st = ndk_read(c->qp[0], (void *)3, &s, 1, ndk_pair_raddr(rsrc, 0),
+		      rsrc->rtoken, D);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "READ 3");
+	ndk_pair_sleep_ms(HOLD_MS);
+	if (nothing_sent(p, &a0, &b0, "held chain") != 0)
+		return -1;
+
+	/* The middle of the consumer's chain: a token naming nothing. */
+	s = ndk_pair_sge(src, 1024, 512);
+	s.token = 0;
+	st = ndk_write(c->qp[0], (void *)99, &s, 1,
+		       ndk_pair_raddr(dst, 1024), dst->rtoken, D);
+	printf("  WRITE with a bad local token, DEFER: %s\n",
+	       ndk_status_str(st));
+	TEST_ASSERT_EQ(st, NDK_STATUS_ACCESS_VIOLATION, "bad WRITE");
+	n = ndk_pair_wait(c->icq[0], r, 3, WAIT_S);
+	TEST_ASSERT_EQ(n, 3, "completions of the part released");
+
+	/* The chain goes on: more deferred, then its end. */
+	s = ndk_pair_sge(src, 2048, 512);
+	st = ndk_write(c->qp[0], (void *)4, &s, 1, ndk_pair_raddr(dst, 2048),
+		       dst->rtoken, D);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "WRITE 4");
+	s = ndk_pair_sge(src, 2560, 512);
+	st = ndk_send(c->qp[0], (void *)5, &s, 1, 0);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "SEND 5");
+	TEST_ASSERT_EQ(ndk_pair_wait(c->icq[0], r + 3, 2, WAIT_S), 2,
+		       "completions of the rest");
+	for (uint32_t i = 0; i < RTE_DIM(want); i++) {
+		ndk_pair_result_str(&r[i], d, sizeof(d));
+		TEST_ASSERT(r[i].status == NDK_STATUS_SUCCESS &&
+			    r[i].type == want[i] &&
+			    r[i].request_context == (void *)(uintptr_t)(i + 1),
+			    "completion %u: want %s: %s", i,
+			    ndk_pair_op_str(want[i]), d);
+	}
+	ndk_pair_sleep_ms(20);
+	if (expect_none(c->icq[0], "the failed post") != 0)
+		return -1;
+	TEST_ASSERT_EQ(ndk_pair_wait(c->rcq[1], r, 2, WAIT_S), 2, "receives");
+	for (int i = 0; i < 2; i++)
+		TEST_ASSERT(r[i].status == NDK_STATUS_SUCCESS &&
+			    r[i].bytes_transferred == 512 &&
+			    r[i].request_context ==
+			    (void *)(uintptr_t)(0x300 + i),
+			    "receive %d: %s", i,
+			    ndk_pair_result_str(&r[i], d, sizeof(d)));
+	TEST_ASSERT(memcmp(dst->data, src->data, 512) == 0 &&
+		    memcmp(dst->data + 2048, src->data + 2048, 512) == 0,
+		    "WRITE data");
+	TEST_ASSERT(all_zero(dst->data + 1024, 512),
+		    "the refused WRITE's target was written");
+	TEST_ASSERT(memcmp(rcv->data, src->data + 512, 512) == 0 &&
+		    memcmp(rcv->data + 4096, src->data + 2560, 512) == 0,
+		    "SEND data");
+	TEST_ASSERT(memcmp(sink->data, rsrc->data, 1024) == 0, "READ data");
+	TEST_ASSERT_EQ(tok_qp_state(c->qp[0]), NDK_QP_STATE_RTS,
+		       "QP A after the refused post");
+	/* Five accepted, four deferred; chains of 3 (released) and 2. */
+	if (expect_chain_stats(c->qp[0], 5, 4, 2, 5, 3,
+			       "chain with a refused middle") != 0)
+		return -1;
+	conn_free_all(c, (struct ndk_pair_buf *const[]){ src, sink, dst, rsrc,
+							 rcv }, 5);
+	return 0;
+}
+
 static int
 t_flush_releases(void)
 {
@@ -589,6 +711,7 @@ static const struct ndk_test_case cases[] = {
 	{ "chain_mixed", t_chain_mixed },
 	{ "chain_local_error", t_chain_local_error },
 	{ "failed_post_releases", t_failed_post_releases },
+	{ "chain_middle_fails", t_chain_middle_fails },
 	{ "flush_releases", t_flush_releases },
 };
 

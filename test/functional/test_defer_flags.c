@@ -118,6 +118,120 @@ t_silent_success(void)
 	return 0;
 }
 
+/*
+ * Chains that fill a queue of 8 with mixed requests, silent but the last
+ * in odd rounds, all silent in even ones: an ACK retires a run of silent
+ * SENDs and WRITEs at once (without completions), a silent READ only once
+ * its data is placed. Every round must find the whole queue free again
+ * (after an all-silent round, once the ACKs came: no completion says so).
+ */
+static int
+t_silent_slots(void)
+{
+	static const enum ndk_operation_type ops[8] = {
+		NDK_OP_WRITE, NDK_OP_WRITE, NDK_OP_SEND, NDK_OP_WRITE,
+		NDK_OP_READ, NDK_OP_SEND, NDK_OP_WRITE, NDK_OP_WRITE,
+	};
+	struct ndk_pair_conn_opts o = {
+		.rq_depth = 64, .sq_depth = 8, .cq_depth = 256,
+	};
+	const uint32_t rounds = 4, sz = 256;
+	struct ndk_pair_buf *src, *sink, *dst, *rsrc, *rcv;
+	struct ndk_result_ex r[4];
+	struct ndk_pair_conn *c;
+	struct ndk_pair *p;
+	struct ndk_sge s;
+	ndk_status_t st;
+	uint32_t nrecv = 0;
+	int rc = dconn(&p, &c, &o);
+
+	if (rc != 0)
+		return rc;
+	src = ndk_pair_buf_alloc(p, c->pd[0], rounds * 8 * sz, 0);
+	sink = ndk_pair_buf_alloc(p, c->pd[0], rounds * sz, read_sink_flags(p));
+	dst = ndk_pair_buf_alloc(p, c->pd[1], rounds * 8 * sz,
+				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+	rsrc = ndk_pair_buf_alloc(p, c->pd[1], rounds * sz,
+				  NDK_MR_FLAG_ALLOW_REMOTE_READ);
+	rcv = ndk_pair_buf_alloc(p, c->pd[1], rounds * 2 * sz,
+				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(src && sink && dst && rsrc && rcv, "buffers");
+	ndk_pair_fill(src->data, rounds * 8 * sz, 0x61);
+	ndk_pair_fill(rsrc->data, rounds * sz, 0x62);
+	for (uint32_t i = 0; i < rounds * 2; i++) {
+		s = ndk_pair_sge(rcv, i * sz, sz);
+		TEST_ASSERT_EQ(ndk_receive(c->qp[1], NULL, &s, 1),
+			       NDK_STATUS_SUCCESS, "receive %u", i);
+	}
+	for (uint32_t k = 0; k < rounds; k++) {
+		for (uint32_t i = 0; i < 8; i++) {
+			uint32_t off = (k * 8 + i) * sz;
+			uint32_t fl = i < 7 ? NDK_OP_FLAG_DEFER |
+				NDK_OP_FLAG_SILENT_SUCCESS :
+				k % 2 == 0 ? NDK_OP_FLAG_SILENT_SUCCESS : 0;
+			void *ctx = (void *)(uintptr_t)(k * 8 + i + 1);
+			double end = ndk_pair_now() + WAIT_S;
+
+			s = ndk_pair_sge(src, off, sz);
+		again:
+			if (ops[i] == NDK_OP_WRITE) {
+				st = ndk_write(c->qp[0], ctx, &s, 1,
+					       ndk_pair_raddr(dst, off),
+					       dst->rtoken, fl);
+			} else if (ops[i] == NDK_OP_SEND) {
+				st = ndk_send(c->qp[0], ctx, &s, 1, fl);
+			} else {
+				s = ndk_pair_sge(sink, k * sz, sz);
+				st = ndk_read(c->qp[0], ctx, &s, 1,
+					      ndk_pair_raddr(rsrc, k * sz),
+					      rsrc->rtoken, fl);
+			}
+			/*
+			 * After an all-silent round: until its ACKs came
+			 * (a refused post releases the chain so far).
+			 */
+			if (st == NDK_STATUS_NO_MORE_ENTRIES &&
+			    ndk_pair_now() < end) {
+				ndk_pair_sleep_ms(1);
+				goto again;
+			}
+			TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS,
+				       "round %u, request %u: %s", k, i,
+				       ndk_status_str(st));
+		}
+		if (k % 2 == 1 &&
+		    expect_ok(c->icq[0], NDK_OP_WRITE,
+			      (void *)(uintptr_t)(k * 8 + 8),
+			      "the signalled last WRITE") != 0)
+			return -1;
+		nrecv += ndk_pair_wait(c->rcq[1], r, 2, WAIT_S);
+	}
+	ndk_pair_sleep_ms(30);
+	if (expect_none(c->icq[0], "silent requests") != 0)
+		return -1;
+	TEST_ASSERT_EQ(nrecv, rounds * 2, "receives");
+	TEST_ASSERT(memcmp(sink->data, rsrc->data, rounds * sz) == 0,
+		    "READ data");
+	for (uint32_t k = 0; k < rounds; k++)
+		for (uint32_t i = 0; i < 8; i++) {
+			uint32_t off = (k * 8 + i) * sz;
+
+			if (ops[i] == NDK_OP_WRITE)
+				TEST_ASSERT(memcmp(dst->data + off,
+						   src->data + off, sz) == 0,
+					    "round %u: WRITE %u data", k, i);
+		}
+	for (uint32_t k = 0; k < rounds; k++)
+		TEST_ASSERT(memcmp(rcv->data + 2 * k * sz,
+				   src->data + (k * 8 + 2) * sz, sz) == 0 &&
+			    memcmp(rcv->data + (2 * k + 1) * sz,
+				   src->data + (k * 8 + 5) * sz, sz) == 0,
+			    "round %u: SEND data", k);
+	conn_free_all(c, (struct ndk_pair_buf *const[]){ src, sink, dst, rsrc,
+							 rcv }, 5);
+	return 0;
+}
+
 #define FENCE_LEN (256u * 1024)
 
 static int
@@ -459,6 +573,7 @@ t_tx_bursts(void)
 
 static const struct ndk_test_case cases[] = {
 	{ "silent_success", t_silent_success },
+	{ "silent_slots", t_silent_slots },
 	{ "read_fence", t_read_fence },
 	{ "solicit_events", t_solicit_events },
 	{ "tx_bursts", t_tx_bursts },

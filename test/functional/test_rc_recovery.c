@@ -21,7 +21,11 @@
  *   or WRITE packet: PSN sequence NAK and go-back-N at once;
  * - timers: a process that was not polled for longer than the timeout does
  *   not time out (rto_deferred); a peer that is gone still ends the READ
- *   in STATUS_IO_TIMEOUT, after timeouts that double.
+ *   in STATUS_IO_TIMEOUT, after timeouts that double;
+ * - corrupted READ responses (their ICRC is checked as they are copied into
+ *   the sink), in memif-like chains of 2 KB segments: a bad payload, a
+ *   PSN turned into an already received one or into the missing one, the
+ *   last frame of a READ: every READ completes with exact data.
  *
  * The cases run with the strict IB timer (adaptive retransmission off);
  * the adaptive_* variants repeat some with it on (an early retransmission
@@ -453,15 +457,6 @@ out:
 	return rc;
 }
 
-static int t_stall_no_timeout(void) { return stall_no_timeout(); }
-
-/*
- * The same with adaptive retransmission: a stall longer than the QP's
- * timeout still spends no retry (the full expiry is deferred as before);
- * an adaptive expiry may happen on a slow machine, which costs none.
- */
-static int t_adaptive_stall(void) { return with_adaptive(stall_no_timeout); }
-
 /* Everything B sends is lost. */
 static enum verdict
 f_gone(struct rcx *x, int from, const struct ndk_roce_pkt *p)
@@ -538,9 +533,97 @@ out:
 	return rc;
 }
 
+static int t_stall_no_timeout(void) { return stall_no_timeout(); }
+static int t_adaptive_stall(void) { return with_adaptive(stall_no_timeout); }
 static int t_gone_backoff(void) { return gone_backoff(); }
-
 static int t_adaptive_gone(void) { return with_adaptive(gone_backoff); }
+
+/* ------------------------------------------------------------------ */
+/* Corrupted READ responses                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * B's response at PSN offset arg: corrupted (first transmission); at
+ * offset arg2 - 1 (if arg2): dropped (first transmission).
+ */
+static enum verdict
+f_corrupt(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+
+	if (from != B || !(p->op->flags & NDK_ROCE_OPF_READ))
+		return PASS;
+	if (k == x->arg && !(x->seen & 1)) {
+		x->seen |= 1;
+		x->hits++;
+		return CORRUPT;
+	}
+	if (x->arg2 != 0 && k == x->arg2 - 1 && !(x->seen & 2)) {
+		x->seen |= 2;
+		return DROP;
+	}
+	return PASS;
+}
+
+/*
+ * @p n READs of 64 KiB, B's frames in 2 KB segments; the response at PSN
+ * offset @p k corrupted as @p dmg says (struct rcx); the one at @p drop_k
+ * - 1 lost (if @p drop_k).
+ * @p in_sink: the bad frame reached the sink (rx_icrc_read_sink);
+ * @p timeout: the loss can only be found by the timer.
+ */
+static int
+corrupted(unsigned int n, uint32_t k, uint32_t dmg, uint32_t drop_k,
+	  bool in_sink, bool timeout)
+{
+	struct rcx x;
+	int rc;
+
+	/* ~4 ms when the timer is the way back, else ~268 ms. */
+	if (rcx_open(&x, timeout ? 10 : 16, 7, f_corrupt) != 0)
+		return -1;
+	x.arg = k;
+	x.arg2 = drop_k;
+	x.dmg = dmg;
+	x.chain = true;
+	rc = transfer(&x, n, RD_LEN, false, NULL, 61 + k);
+	print_ctrs(&x);
+	if (rc == 0)
+		rc = check_healthy(&x);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 1, "frames corrupted");
+		TEST_ASSERT_EQ(DELTA(&x, A, rx_icrc_errors), 1, "ICRC errors");
+		TEST_ASSERT_EQ(DELTA(&x, A, rx_icrc_read_sink), in_sink ? 1 : 0,
+			       "ICRC errors found in the sink's pass");
+		TEST_ASSERT_EQ(DELTA(&x, A, rx_duplicate) +
+			       DELTA(&x, A, rx_ghost_resp) +
+			       DELTA(&x, A, rx_bad_length) +
+			       DELTA(&x, A, rx_unknown_qpn) +
+			       DELTA(&x, A, rx_wrong_address), 0,
+			       "bad frame taken for a good one");
+		if (timeout)
+			TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) >= 1,
+				    "no timeout");
+		else
+			TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) == 0 &&
+				    DELTA(&x, A, read_gap_retries) >= 1,
+				    "not re-read at once");
+	}
+	x.chain = false;
+	rcx_close(&x);
+	return rc;
+}
+
+/* Response 5 of the first of 4 READs: garbage in the sink, read again. */
+static int t_corrupt_payload(void) { return corrupted(4, 5, 0, 0, 1, 0); }
+/* Response 10 of a READ claims PSN 3, received already: never placed. */
+static int t_corrupt_psn_received(void) { return corrupted(2, 10, 4, 0, 0, 0); }
+/* Response 5 lost, 6 claims PSN 5: bad in the missing range, read again. */
+static int t_corrupt_psn_missing(void) { return corrupted(2, 6, 6, 6, 1, 0); }
+/* Response 7's QPN names no QP: an ICRC error, not an unknown QPN. */
+static int t_corrupt_qpn(void) { return corrupted(1, 7, DMG_QPN, 0, 0, 0); }
+/* PSN 31, the last response of the last READ: only the timer finds it. */
+static int t_corrupt_last(void) { return corrupted(2, 31, 0, 0, 1, 1); }
 
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
@@ -559,6 +642,11 @@ static const struct ndk_test_case cases[] = {
 	{ "gone_backoff", t_gone_backoff },
 	{ "adaptive_mid_range", t_adaptive_mid_range },
 	{ "adaptive_gone", t_adaptive_gone },
+	{ "corrupt_payload", t_corrupt_payload },
+	{ "corrupt_psn_received", t_corrupt_psn_received },
+	{ "corrupt_psn_missing", t_corrupt_psn_missing },
+	{ "corrupt_qpn", t_corrupt_qpn },
+	{ "corrupt_last", t_corrupt_last },
 };
 
 int

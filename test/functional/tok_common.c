@@ -660,3 +660,12 @@ expect_in_order(struct ndk_cq *cq, uint32_t n, enum ndk_operation_type type,
 	}
 	return 0;
 }
+
+void
+conn_free_all(struct ndk_pair_conn *c, struct ndk_pair_buf *const *b,
+	      unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		ndk_pair_buf_free(b[i]);
+	ndk_pair_conn_destroy(c);
+}

@@ -275,4 +275,8 @@ int expect_chain_stats(struct ndk_qp *qp, uint64_t posted, uint64_t deferred,
 int expect_in_order(struct ndk_cq *cq, uint32_t n, enum ndk_operation_type type,
 		    uintptr_t req0, int64_t bytes, const char *what);
 
+/** Free the @p n buffers of @p b, then the connection @p c. */
+void conn_free_all(struct ndk_pair_conn *c, struct ndk_pair_buf *const *b,
+		   unsigned int n);
+
 #endif /* TOK_COMMON_H */

@@ -768,6 +768,8 @@ static const struct ndk_test_case cases[] = {
 	{ "capture_silent_host", test_capture_silent_host },
 	{ "capture_multiseg", test_capture_multiseg },
 	{ "icrc_lengths", test_icrc_lengths },
+	{ "icrc_copy_check", test_icrc_copy_check },
+	{ "rx_copy_speed", test_rx_copy_speed },
 	{ "l2l4_template", test_l2l4_template },
 	{ "build_parse_roundtrip", test_build_parse_roundtrip },
 	{ "parse_errors", test_parse_errors },

@@ -83,6 +83,10 @@ int test_parse_fuzz(void);
 int test_parse_err_str(void);
 int test_udp_sport(void);
 
+/* Cases of test_roce_rx.c. */
+int test_icrc_copy_check(void);
+int test_rx_copy_speed(void);
+
 /* Cases of test_roce_cm.c. */
 int test_cm_capture(void);
 int test_cm_fields(void);
