@@ -108,6 +108,8 @@ struct perf_opts {
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
 	unsigned int raw_repeat; /**< --raw-repeat: BW raw phases (0: default) */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
+	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
+	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
 	uint16_t queues;        /**< --queues: adapter queues (1) */
 };
 

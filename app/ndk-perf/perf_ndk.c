@@ -117,6 +117,12 @@ perf_ndk_open(struct perf_ctx *c)
 		return -1;
 	}
 	ndk_query_adapter_info(c->ad, &c->info, &isz);
+	st = ndk_adapter_set_adaptive_rto(c->ad, !c->o->strict_rto,
+					  c->o->rto_floor_us);
+	if (st != NDK_STATUS_SUCCESS &&
+	    (c->o->strict_rto || c->o->rto_floor_us != 0))
+		fprintf(stderr, " Adaptive retransmission not set: %s\n",
+			ndk_status_str(st));
 	return 0;
 }
 
@@ -479,6 +485,19 @@ perf_ndk_print_stats(const struct perf_ctx *c)
 		       (unsigned long long)s.f, d);
 	NDK_ADAPTER_COUNTERS(PERF_STAT_)
 #undef PERF_STAT_
+	if (c->qps != NULL && c->qps[0].qp != NULL) {
+		struct ndk_qp_info qi;
+
+		if (ndk_qp_query_info(c->ad, c->qps[0].qp->qpn, &qi) ==
+		    NDK_STATUS_SUCCESS)
+			printf(" First QP: srtt %.1f us, retransmission timeout "
+			       "%.1f us, adaptive_retransmits %llu, "
+			       "retransmit_timeouts %llu\n", qi.srtt_ns / 1e3,
+			       qi.rto_ns / 1e3, (unsigned long long)
+			       qi.events.adaptive_retransmits,
+			       (unsigned long long)
+			       qi.events.retransmit_timeouts);
+	}
 	fflush(stdout);
 }
 

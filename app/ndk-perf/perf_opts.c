@@ -33,6 +33,8 @@ enum {
 	OPT_RAW_FRAME,
 	OPT_RAW_REPEAT,
 	OPT_LOSS,
+	OPT_STRICT_RTO,
+	OPT_RTO_FLOOR,
 	OPT_QUEUES,
 	OPT_ETHDEV,
 };
@@ -76,6 +78,8 @@ static const struct option perf_lopts[] = {
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
 	{ "raw-repeat", required_argument, NULL, OPT_RAW_REPEAT },
 	{ "loss", required_argument, NULL, OPT_LOSS },
+	{ "strict-timeout", no_argument, NULL, OPT_STRICT_RTO },
+	{ "rto-floor", required_argument, NULL, OPT_RTO_FLOOR },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
 	{ "ethdev", required_argument, NULL, OPT_ETHDEV },
 	{ NULL, 0, NULL, 0 },
@@ -143,6 +147,11 @@ perf_opts_usage(const char *prog)
 	       "the raw row (3)\n"
 	       "      --loss=<percent>    drop that share of the frames we "
 	       "receive (lib/netem)\n"
+	       "      --strict-timeout    no adaptive retransmission: only the "
+	       "QP's ACK\n"
+	       "                          timeout (-u) retransmits\n"
+	       "      --rto-floor=<us>    smallest adaptive retransmission "
+	       "timeout (50)\n"
 	       "      --queues=<n>        adapter queues, 1 2 4 .. 16 (1); "
 	       "QPs spread over\n"
 	       "                          them, one poller per worker lcore "
@@ -377,6 +386,14 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		o->loss_ppm = (uint32_t)(pct * 10000 + 0.5);
 		break;
 	}
+	case OPT_STRICT_RTO:
+		o->strict_rto = true;
+		break;
+	case OPT_RTO_FLOOR:
+		if (parse_u64(arg, 1, 1000000, "RTO floor", &v) != 0)
+			return -1;
+		o->rto_floor_us = (uint32_t)v;
+		break;
 	case OPT_QUEUES:
 		if (parse_u64(arg, 1, 16, "Queues", &v) != 0)
 			return -1;

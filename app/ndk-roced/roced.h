@@ -74,6 +74,10 @@ struct roced_port_cfg {
 	int lcores[ROCED_MAX_QUEUES];
 	uint16_t queues;             /**< queues = N: adapter queues (1) */
 	uint8_t mac[6];              /**< all-zero: the port's own */
+	/** adaptive_rto = off: strict IB local ACK timeout only (on). */
+	bool strict_rto;
+	/** rto_floor_us = N: smallest adaptive timeout (0: provider's). */
+	uint32_t rto_floor_us;
 	char where[ROCED_DEV_LEN];   /**< "file:line" or "--port" for errors */
 };
 

@@ -259,9 +259,19 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 			    ROCED_MAX_QUEUES);
 	} else if (strcmp(key, "mac") == 0)
 		set_mac(p, where, val);
+	else if (strcmp(key, "adaptive_rto") == 0) {
+		if (strcmp(val, "on") == 0)
+			p->strict_rto = false;
+		else if (strcmp(val, "off") == 0)
+			p->strict_rto = true;
+		else
+			die(where, "adaptive_rto '%s': on or off", val);
+	} else if (strcmp(key, "rto_floor_us") == 0)
+		p->rto_floor_us = need_u32(where, "rto_floor_us", val, 1,
+					   1000000);
 	else
 		die(where, "unknown port key '%s' (device, ip, netmask, mtu, "
-		    "lcore, queues, mac)", key);
+		    "lcore, queues, mac, adaptive_rto, rto_floor_us)", key);
 }
 
 static void
@@ -662,6 +672,7 @@ usage(FILE *f)
 "                        net_memif0,ip=10.0.0.1/24[,mtu=4096][,lcore=1]\n"
 "                        [,mac=02:00:00:00:00:01][,netmask=24]\n"
 "                        [,queues=2][,lcore=1:2] (an lcore per queue)\n"
+"                        [,adaptive_rto=on|off][,rto_floor_us=50]\n"
 "      --max-qp N        QPs per adapter (also --max-cq, --max-mr)\n"
 "      --max-cq N\n"
 "      --max-mr N\n"
@@ -941,9 +952,12 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 		const struct roced_port_cfg *p = &cfg->ports[i];
 
 		fprintf(f, "port %s: device %s%s, ip %s/%u, mtu %u, queues %u"
-			", lcore ", p->name, p->device, p->pci ? " (PCI)" : "",
+			", adaptive_rto %s (floor %u us), lcore ", p->name,
+			p->device, p->pci ? " (PCI)" : "",
 			roced_ip_str(p->ipv4, ip), p->prefix_len, p->mtu,
-			p->queues);
+			p->queues, p->strict_rto ? "off" : "on",
+			p->rto_floor_us != 0 ? p->rto_floor_us :
+			NDK_ADAPTIVE_RTO_FLOOR_US);
 		if (p->lcore < 0)
 			fprintf(f, "first worker\n");
 		for (unsigned int k = 0; k < p->n_lcores; k++)

@@ -118,6 +118,11 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 		return st == NDK_STATUS_INVALID_PARAMETER ? -EINVAL : -ENODEV;
 	}
 	ndk_query_adapter_info(p->ad, &p->info, &size);
+	st = ndk_adapter_set_adaptive_rto(p->ad, !c->strict_rto,
+					  c->rto_floor_us);
+	if (st != NDK_STATUS_SUCCESS)
+		ROCED_LOG(WARNING, "%s: adaptive retransmission not set: %s",
+			  c->where, ndk_status_str(st));
 	if ((p->info.mac[0] | p->info.mac[1] | p->info.mac[2] |
 	     p->info.mac[3] | p->info.mac[4] | p->info.mac[5]) == 0)
 		ROCED_LOG(WARNING, "%s: port %s has no MAC address (net_ring):"

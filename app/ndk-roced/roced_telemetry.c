@@ -210,6 +210,10 @@ qp_fill(const char *adapter, const struct ndk_qp_info *q,
 	rte_tel_data_add_dict_u64(d, "naks_rcvd", q->events.naks_rcvd);
 	rte_tel_data_add_dict_u64(d, "rnr_naks_sent", q->events.rnr_naks_sent);
 	rte_tel_data_add_dict_u64(d, "rnr_naks_rcvd", q->events.rnr_naks_rcvd);
+	rte_tel_data_add_dict_u64(d, "adaptive_retransmits",
+				  q->events.adaptive_retransmits);
+	rte_tel_data_add_dict_u64(d, "srtt_ns", q->srtt_ns);
+	rte_tel_data_add_dict_u64(d, "rto_ns", q->rto_ns);
 }
 
 /* All ports, or the one named by @p params. */

@@ -235,6 +235,19 @@ swr_alloc_buffer(struct ndk_adapter *adapter, size_t len, size_t align,
 
 static void swr_close(struct ndk_adapter *adapter);
 
+/* Pollers read both with relaxed loads at their next timer arming. */
+static ndk_status_t
+swr_set_adaptive_rto(struct ndk_adapter *adapter, bool enable,
+		     uint32_t floor_us)
+{
+	struct swr_adapter *ad = swr_adapter_of(adapter);
+
+	__atomic_store_n(&ad->rto_floor_tsc, swr_us_to_tsc(ad, floor_us),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ad->rto_adaptive, enable ? 1 : 0, __ATOMIC_RELAXED);
+	return NDK_STATUS_SUCCESS;
+}
+
 static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.query_adapter_info = swr_query_info,
 	.create_cq = swr_cq_create,
@@ -250,6 +263,7 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.qp_list = swr_info_qp_list,
 	.qp_query_info = swr_info_qp_query,
 	.alloc_buffer = swr_alloc_buffer,
+	.set_adaptive_rto = swr_set_adaptive_rto,
 };
 
 static int
@@ -477,6 +491,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->ipv4 = cfg->ipv4;
 	ad->max_path_mtu = cfg->max_path_mtu != 0 ? cfg->max_path_mtu : 4096;
 	ad->tsc_hz = rte_get_tsc_hz();
+	ad->rto_adaptive = 1;
+	ad->rto_floor_tsc = swr_us_to_tsc(ad, NDK_ADAPTIVE_RTO_FLOOR_US);
 	rte_spinlock_init(&ad->obj_lock);
 
 	/* QP table: index 0 and 1 stay reserved for QPN 0 and 1. */

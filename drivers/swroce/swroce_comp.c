@@ -59,14 +59,32 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 			qp->req_psn = una;
 		}
 	}
+	swr_rtt_progress(qp, una);
 	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
 	qp->rto_backoff = 0;
 	qp->rto_defers = 0;
-	if (una != qp->req_psn)
+	/* All that was out at the last adaptive expiry is answered. */
+	if (qp->rto_adapt_shift != 0 &&
+	    ndk_roce_psn_diff(una, qp->rto_adapt_psn) >= 0)
+		qp->rto_adapt_shift = 0;
+	if (unlikely(qp->rto_probe != 0)) {
+		/* The probe was answered: what is still missing goes again. */
+		int32_t n = ndk_roce_psn_diff(qp->psn_max, qp->req_psn);
+
+		qp->rto_probe = 0;
+		if (n > 0) {
+			qp->q->stats.retransmit_packets += (uint32_t)n;
+			qp->ev.retransmit_packets += (uint32_t)n;
+		}
+	}
+	if (una != qp->req_psn) {
+		qp->rto_start = qp->q->now;
 		swr_rto_arm(qp);
-	else
+	} else {
 		qp->rto_deadline = 0;
+		qp->rto_start = 0;
+	}
 }
 
 /*
@@ -232,8 +250,19 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		 * from there (go-back-N from an earlier PSN); a NAK behind
 		 * the oldest unacknowledged PSN is an old one.
 		 */
-		if (swr_comp_acked(qp, swr_psn_prev(psn), false))
+		if (swr_comp_acked(qp, swr_psn_prev(psn), false)) {
+			/*
+			 * A re-read already asked for that gap (once per gap)
+			 * and nothing went back: but the NAK says requests
+			 * were lost too, and the responder NAKs once. Go back
+			 * N now, or they wait for the timer.
+			 */
+			if (qp->req_idx != qp->sq_tail) {
+				SWR_STAT(qp->q, nak_seq_rewinds);
+				swr_req_rewind(qp);
+			}
 			return;
+		}
 		if (psn != qp->una_psn) {
 			SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
 			return;
@@ -342,6 +371,16 @@ swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;
 		}
 		SWR_STAT(qp->q, read_resp_ahead);
+		/* The first answer of a timed READ ends its RTT sample. */
+		if (k == 0)
+			swr_rtt_progress(qp, ndk_roce_psn_add(p->psn, 1));
+		/*
+		 * The peer is answering: the re-read's answer queues behind
+		 * these. The adaptive timer counts from the last of them (the
+		 * full timeout still from the last progress, rto_start).
+		 */
+		if (swr_rto_adaptive(qp))
+			swr_rto_arm(qp);
 		/*
 		 * The last READ in flight has all its responses: nothing more
 		 * will come to reveal that the re-read at the tail was lost

@@ -84,6 +84,10 @@ swr_info_query_ctl(struct swr_adapter *ad, void *arg)
 		qp->rq_tail;
 	i->reads_outstanding = qp->rd_outstanding;
 	i->events = qp->ev;
+	i->srtt_ns = (uint32_t)RTE_MIN(qp->rtt.srtt * 1000000000.0 /
+				       ad->tsc_hz, (double)UINT32_MAX);
+	i->rto_ns = qp->rto_tsc == 0 ? 0 : (uint64_t)
+		(swr_rto_value(qp) * 1000000000.0 / ad->tsc_hz);
 	return NDK_STATUS_SUCCESS;
 }
 

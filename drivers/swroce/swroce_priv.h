@@ -15,6 +15,7 @@
  *   swroce_mr.c       protection domains, memory regions, token lookup
  *   swroce_qp.c       QP create/close/modify, posting, flush, error handling
  *   swroce_req.c      requester: WQE -> request packets, retransmission
+ *                     (timer values and RTT sampling in swroce_rto.h)
  *   swroce_comp.c     completer: ACK/NAK and READ responses -> completions
  *   swroce_resp.c     responder: requests -> placement, READ responses, ACKs
  *   swroce_neigh.c    ARP and ICMP echo (declarations in swroce_neigh.h)
@@ -50,6 +51,7 @@
 #include "ndk_provider.h"
 #include "ndk_roce.h"
 #include "swroce_timer.h"
+#include "ndk_roce_rtt.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -72,6 +74,8 @@
 #define SWR_ACKREQ_EVERY 32
 /** Doublings of the retransmission timeout on timeouts in a row. */
 #define SWR_RTO_MAX_BACKOFF 3
+/** Doublings of the adaptive timeout on adaptive expiries in a row. */
+#define SWR_RTO_MAX_ADAPT_SHIFT 10
 /** Expiries in a row re-armed because this side was not polled. */
 #define SWR_RTO_MAX_DEFERS 8
 /** Packets one QP may generate per poll before the next QP's turn. */
@@ -163,6 +167,11 @@ struct swr_adapter {
 	struct rte_mempool *mp;
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
+
+	/* --- adaptive retransmission (ndk_adapter_set_adaptive_rto();
+	 *     written by the control path, read by pollers, atomic) --- */
+	uint32_t rto_adaptive;    /**< 1: on (the default) */
+	uint64_t rto_floor_tsc;   /**< smallest adaptive timeout */
 
 	struct swr_queue *q;      /**< nb_queues queues */
 
@@ -617,6 +626,18 @@ struct swr_qp {
 	uint64_t rto_deadline;    /**< 0 = timer not armed */
 	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
 	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
+	uint8_t rto_adapt_shift;  /**< adaptive back-off (shift), undone by
+				   *  an RTT sample or progress to: */
+	uint32_t rto_adapt_psn;   /**< psn_max at the last adaptive expiry */
+	/** Adaptive expiry of a SEND/WRITE: 1 = send one probe (the packet
+	 *  at una_psn, AckReq) and nothing more until an answer, 2 = sent */
+	uint8_t rto_probe;
+	bool rtt_active;          /**< an RTT sample is being timed */
+	uint32_t rtt_psn;         /**< ... ending when una_psn passes it */
+	uint64_t rtt_t0;          /**< ... sent at this TSC */
+	uint64_t rto_start;       /**< TSC the wait for progress began
+				   *  (0 = none): full timeout from here */
+	struct ndk_roce_rtt rtt;  /**< answers' round-trip time, TSC */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 
 	/* --- the poller's per-operation bookkeeping (lcore-private): one
@@ -994,18 +1015,35 @@ void swr_own_all(struct swr_adapter *ad);
 void swr_stats_sum(const struct swr_adapter *ad,
 		   struct ndk_adapter_stats *out);
 
+#include "swroce_rto.h"
+
 /**
- * Arm the retransmission timer: the QP's timeout, doubled for every
- * timeout in a row at the same PSN (up to SWR_RTO_MAX_BACKOFF doublings),
- * on the queue's wheel (the one place that sets rto_deadline).
+ * Arm the retransmission timer on the queue's wheel (the one place that
+ * sets rto_deadline). Strict (adaptive retransmission off): the full local
+ * ACK timeout from now. Adaptive: swr_rto_value() from now, but no later
+ * than a full local ACK timeout after the wait for progress began
+ * (rto_start), which swr_req_timers() counts against retry_cnt.
  */
 static inline void
 swr_rto_arm(struct swr_qp *qp)
 {
-	if (qp->rto_tsc != 0) {
-		qp->rto_deadline = qp->q->now + (qp->rto_tsc << qp->rto_backoff);
-		swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
+	uint64_t now = qp->q->now, end;
+
+	if (qp->rto_tsc == 0)
+		return;
+	if (qp->rto_start == 0)
+		qp->rto_start = now;
+	if (!swr_rto_adaptive(qp)) {
+		qp->rto_deadline = now + swr_rto_full(qp);
+	} else {
+		end = qp->rto_start + swr_rto_full(qp);
+		qp->rto_deadline = now + swr_rto_value(qp);
+		if (qp->rto_deadline > end)
+			qp->rto_deadline = end;
+		if (qp->rto_deadline == 0)
+			qp->rto_deadline = 1;
 	}
+	swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
 }
 
 

@@ -26,6 +26,7 @@ static void
 swr_qp_timers_cancel(struct swr_qp *qp)
 {
 	qp->rto_deadline = 0;
+	qp->rto_start = 0;
 	qp->rnr_until = 0;
 	swr_tw_cancel(&qp->q->tw, &qp->tm);
 }
@@ -383,6 +384,10 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->pkts_since_ackreq = 0;
 		qp->rto_backoff = 0;
 		qp->rto_defers = 0;
+		qp->rto_adapt_shift = 0;
+		qp->rto_probe = 0;
+		qp->rtt_active = false;
+		memset(&qp->rtt, 0, sizeof(qp->rtt));
 	} else if (to == NDK_QP_STATE_ERROR) {
 		swr_qp_flush_all(qp);   /* asked for: not counted as an error */
 		return NDK_STATUS_SUCCESS;

@@ -145,7 +145,8 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		swr_write_ops[pos];
 	bool se = last && is_send &&
 		(wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
-	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY;
+	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY ||
+		qp->rto_probe != 0;
 	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 	uint8_t *payload;
@@ -220,11 +221,13 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
 
-	if (qp->rnr_until != 0)
+	if (qp->rnr_until != 0 || qp->rto_probe > 1)
 		return 0;
-	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0) {
+	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0 &&
+	       qp->rto_probe < 2) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
 		uint32_t idx = qp->req_idx;
+		uint32_t psn = qp->req_psn;
 		struct rte_mbuf *m;
 		bool bad = false;
 
@@ -271,12 +274,17 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 					     NDK_PERR_LOC_PROT);
 			break;
 		}
+		/* Time the answer to a READ or an AckReq packet sent once. */
+		if (wqe->op == SWR_WR_READ || qp->pkts_since_ackreq == 0)
+			swr_rtt_start(qp, psn);
 		if (ndk_roce_psn_diff(qp->req_psn, qp->psn_max) > 0)
 			qp->psn_max = qp->req_psn;
 		if (qp->rto_deadline == 0)
 			swr_rto_arm(qp);
 		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
+		if (unlikely(qp->rto_probe != 0))
+			qp->rto_probe = 2;      /* the probe: wait for its answer */
 	}
 	/*
 	 * Local operations with nothing ahead of them complete now (and
@@ -301,6 +309,7 @@ swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe)
 		return false;
 	qp->q->stats.retransmit_packets += wqe->npkts - wqe->rd_pkts;
 	qp->ev.retransmit_packets += wqe->npkts - wqe->rd_pkts;
+	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, wqe->rd_pkts));
 	swr_pkt_send(qp, m);
 	return true;
 }
@@ -323,6 +332,7 @@ swr_req_rewind(struct swr_qp *qp)
 	n = (uint32_t)RTE_MAX(ndk_roce_psn_diff(qp->req_psn, qp->una_psn), 0);
 	qp->q->stats.retransmit_packets += n;
 	qp->ev.retransmit_packets += n;
+	swr_rtt_void_from(qp, qp->una_psn);
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;
@@ -330,6 +340,7 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->rd_outstanding = 0;
 	qp->pkts_since_ackreq = 0;
 	qp->rto_deadline = 0;
+	qp->rto_probe = 0;
 	swr_qp_activate(qp);
 }
 
@@ -340,6 +351,138 @@ swr_req_give_up(struct swr_qp *qp, uint32_t perr)
 	if (swr_sq_tail_started(qp))
 		swr_qp_complete_send(qp, NDK_STATUS_IO_TIMEOUT, perr);
 	swr_qp_to_error(qp);
+}
+
+/*
+ * Which loss a timer expiry stands for (counters, and a debug trace):
+ * only losses that nothing after them reveals should ever get here.
+ */
+static void
+swr_rto_classify(struct swr_qp *qp, bool adaptive)
+{
+	const struct swr_swqe *wqe;
+	const char *what;
+
+	if (!swr_sq_tail_started(qp))
+		return;
+	wqe = swr_swqe(qp, qp->sq_tail);
+	if (wqe->op != SWR_WR_READ) {
+		SWR_STAT(qp->q, rto_ack_missing);
+		what = "ACK of a SEND/WRITE missing";
+	} else if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn) {
+		SWR_STAT(qp->q, rto_read_reread);
+		what = "gap re-read (or its answer) lost";
+	} else if (wqe->rd_pkts == 0) {
+		SWR_STAT(qp->q, rto_read_unanswered);
+		what = "READ unanswered";
+	} else {
+		SWR_STAT(qp->q, rto_read_tail);
+		what = "READ tail responses lost";
+	}
+	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, %u READs "
+		"out, %u WQEs sent, %d PSNs past it, next %u/%u, gap %d@%d): "
+		"%s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
+		qp->una_psn, wqe->rd_pkts, wqe->npkts, qp->rd_outstanding,
+		qp->req_idx - qp->sq_tail,
+		ndk_roce_psn_diff(qp->psn_max, qp->una_psn),
+		swr_swqe(qp, qp->sq_tail + 1)->rd_pkts,
+		swr_swqe(qp, qp->sq_tail + 1)->npkts, qp->rd_gap_valid,
+		ndk_roce_psn_diff(qp->rd_gap_psn, qp->una_psn), what);
+}
+
+/*
+ * An adaptive expiry (before the full local ACK timeout): retransmit
+ * without spending a retry. The READ at the tail is asked again alone,
+ * from its first missing response, as for a gap (the READs after it keep
+ * streaming). A SEND or WRITE sends one probe, the packet at una_psn with
+ * AckReq (a tail loss probe): a responder that has it all re-ACKs the
+ * duplicate with its latest PSN, one that missed it takes it and ACKs;
+ * either answer is progress, after which the requester goes on from the
+ * PSN after the acknowledged one (go-back-N only of what is missing). A
+ * spurious expiry so costs one packet, not the window.
+ */
+static void
+swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	/* Not polled for longer than it: the answer may be waiting. */
+	if (gap > swr_rto_value(qp)) {
+		SWR_STAT(qp->q, adaptive_deferred);
+		swr_rto_arm(qp);
+		return;
+	}
+	swr_rto_classify(qp, true);
+	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
+	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
+		qp->rto_adapt_shift++;
+	qp->rto_adapt_psn = qp->psn_max;
+	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
+	    qp->req_idx != qp->sq_tail && swr_req_reread(qp, wqe)) {
+		qp->rd_gap_valid = true;
+		qp->rd_gap_psn = qp->una_psn;
+		swr_rto_arm(qp);
+		return;
+	}
+	if (swr_sq_tail_started(qp) && wqe->op != SWR_WR_READ) {
+		uint64_t before = qp->ev.retransmit_packets;
+
+		swr_req_rewind(qp);
+		/* One packet goes now; the rest when the answer shows it. */
+		qp->q->stats.retransmit_packets -= qp->ev.retransmit_packets -
+			before;
+		qp->ev.retransmit_packets = before;
+		SWR_QP_STAT(qp, retransmit_packets, retransmit_packets);
+		qp->rto_probe = 1;
+		return;
+	}
+	swr_req_rewind(qp);
+}
+
+/* The retransmission timer expired (@p gap: ticks since the last check). */
+static __rte_noinline void
+swr_req_expired(struct swr_qp *qp, uint64_t gap)
+{
+	uint64_t now = qp->q->now;
+
+	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
+		qp->rto_deadline = 0;    /* nothing outstanding */
+		qp->rto_start = 0;
+		return;
+	}
+	/* Early: the adaptive timeout, not yet the QP's. */
+	if (swr_rto_adaptive(qp) && now - qp->rto_start < swr_rto_full(qp)) {
+		swr_req_adaptive_expiry(qp, gap);
+		return;
+	}
+	/*
+	 * Not looked at for longer than the timeout: this lcore was
+	 * descheduled (or the machine stalled both sides). The answers may be
+	 * waiting in our receive queue, or the peer stalled with us: give it
+	 * a full timeout from now rather than spend a retry. Bounded, so a
+	 * peer that is gone still ends the QP.
+	 */
+	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
+		qp->rto_defers++;
+		SWR_STAT(qp->q, rto_deferred);
+		qp->rto_start = now;
+		swr_rto_arm(qp);
+		return;
+	}
+	swr_rto_classify(qp, false);
+	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
+	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
+		if (qp->retry_left == 0) {
+			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);
+			return;
+		}
+		qp->retry_left--;
+	}
+	/* Timeouts in a row at this PSN wait longer (reset on progress). */
+	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
+		qp->rto_backoff++;
+	qp->rto_start = now;            /* the next full timeout from here */
+	swr_req_rewind(qp);
 }
 
 void
@@ -358,33 +501,5 @@ swr_req_timers(struct swr_qp *qp)
 	}
 	if (qp->rto_deadline == 0 || now < qp->rto_deadline)
 		return;
-	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
-		qp->rto_deadline = 0;    /* nothing outstanding */
-		return;
-	}
-	/*
-	 * Not looked at for longer than the timeout: this lcore was
-	 * descheduled (or the machine stalled both sides). The answers may be
-	 * waiting in our receive queue, or the peer stalled with us: give it
-	 * a full timeout from now rather than spend a retry. Bounded, so a
-	 * peer that is gone still ends the QP.
-	 */
-	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
-		qp->rto_defers++;
-		SWR_STAT(qp->q, rto_deferred);
-		swr_rto_arm(qp);
-		return;
-	}
-	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
-	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
-		if (qp->retry_left == 0) {
-			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);
-			return;
-		}
-		qp->retry_left--;
-	}
-	/* Timeouts in a row at this PSN wait longer (reset on progress). */
-	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
-		qp->rto_backoff++;
-	swr_req_rewind(qp);
+	swr_req_expired(qp, gap);
 }

@@ -118,6 +118,20 @@ ndk_adapter_health(struct ndk_adapter *adapter)
 	return adapter->dispatch->health(adapter);
 }
 
+ndk_status_t
+ndk_adapter_set_adaptive_rto(struct ndk_adapter *adapter, bool enable,
+			     uint32_t floor_us)
+{
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (floor_us > 1000000)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (adapter->dispatch->set_adaptive_rto == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return adapter->dispatch->set_adaptive_rto(adapter, enable,
+			floor_us == 0 ? NDK_ADAPTIVE_RTO_FLOOR_US : floor_us);
+}
+
 void
 ndk_adapter_release(struct ndk_adapter *adapter)
 {

@@ -352,6 +352,35 @@ ndk_status_t ndk_adapter_free_buffer(struct ndk_adapter *adapter, void *buf);
  */
 ndk_status_t ndk_adapter_health(struct ndk_adapter *adapter);
 
+/** Default floor of the adaptive retransmission timeout, microseconds. */
+#define NDK_ADAPTIVE_RTO_FLOOR_US 50
+
+/**
+ * Adaptive retransmission (on by default, as ConnectX's lossy-RoCE
+ * "adaptive retransmission"): each QP keeps a smoothed round-trip time
+ * of its requests' answers (SRTT and RTTVAR after RFC 6298, sampled only
+ * from requests sent once) and retransmits when no answer came for
+ * clamp(SRTT + 4 RTTVAR, @p floor_us, the QP's local ACK timeout),
+ * doubling on expiries in a row, instead of waiting the full local ACK
+ * timeout. An early retransmission is a duplicate the responder
+ * tolerates (IB RC) and spends no retry: the QP still fails with
+ * RETRY_EXCEEDED only after retry_cnt + 1 expiries of the full local ACK
+ * timeout without progress, so a dead peer is detected as before.
+ * Counted in adapter counter adaptive_retransmits and QP event
+ * adaptive_retransmits; ndk_qp_query_info() shows srtt_ns and rto_ns.
+ *
+ * @param enable false: strict IB behaviour, the local ACK timeout alone.
+ * @param floor_us smallest adaptive timeout (1 to 1000000); 0 selects
+ *   NDK_ADAPTIVE_RTO_FLOOR_US.
+ * @return STATUS_SUCCESS (applies to every QP of the adapter from their
+ *   next timer arming), STATUS_INVALID_HANDLE, STATUS_INVALID_PARAMETER
+ *   (@p floor_us too large), or STATUS_NOT_SUPPORTED (the provider has no
+ *   such timer, e.g. an attached application: the daemon's port
+ *   configuration decides).
+ */
+ndk_status_t ndk_adapter_set_adaptive_rto(struct ndk_adapter *adapter,
+					  bool enable, uint32_t floor_us);
+
 /**
  * NdkQueryAdapterInfo: copy the adapter's limits.
  * @param size in: size of @p info; out: bytes written (or needed).
@@ -443,6 +472,20 @@ void ndk_adapter_release(struct ndk_adapter *adapter);
 	X(read_gap_retries, "READs re-asked at once for lost responses") \
 	X(read_resp_ahead, "READ responses placed while an older READ waited") \
 	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
+	X(adaptive_retransmits, "early retransmissions by the adaptive timer " \
+		"(before the QP's ACK timeout; no retry spent)") \
+	X(adaptive_deferred, "adaptive expiries re-armed: this side was not " \
+		"polled") \
+	X(nak_seq_rewinds, "sequence NAKs that went back N although a gap " \
+		"re-read was pending (they used to be ignored)") \
+	X(rto_read_tail, "timer expiries (adaptive or not) with the oldest " \
+		"READ's last responses missing and nothing after to show it") \
+	X(rto_read_reread, "timer expiries after a gap re-read: the re-read " \
+		"or its responses were lost") \
+	X(rto_read_unanswered, "timer expiries with no response at all for " \
+		"the oldest READ") \
+	X(rto_ack_missing, "timer expiries with the oldest SEND or WRITE " \
+		"unacknowledged") \
 	X(rnr_waits, "RNR back-offs taken") \
 	X(qp_timer_fires, "QP timers (RTO, RNR) taken off a queue's timer " \
 		"wheel: expiries, ones moved later and ones disarmed since") \

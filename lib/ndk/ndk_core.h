@@ -66,6 +66,9 @@ struct ndk_adapter_dispatch {
 	ndk_status_t (*free_buffer)(struct ndk_adapter *adapter, void *buf);
 	/* NULL: always healthy. */
 	ndk_status_t (*health)(struct ndk_adapter *adapter);
+	/* NULL: not supported (ndk_adapter_set_adaptive_rto()). */
+	ndk_status_t (*set_adaptive_rto)(struct ndk_adapter *adapter,
+					 bool enable, uint32_t floor_us);
 };
 
 /** NDK_CQ_DISPATCH. */

@@ -35,6 +35,9 @@ struct ndk_qp_events {
 	uint64_t naks_rcvd;
 	uint64_t rnr_naks_sent;  /**< RNR NAKs sent (no receive posted) */
 	uint64_t rnr_naks_rcvd;  /**< RNR NAKs received (peer not ready) */
+	/** Early retransmissions by the adaptive timer (before the local ACK
+	 * timeout; they spend no retry). */
+	uint64_t adaptive_retransmits;
 };
 
 /**
@@ -61,8 +64,14 @@ struct ndk_qp_info {
 	uint32_t rq_outstanding;
 	/** RDMA READs sent and not yet completed (against ORD). */
 	uint32_t reads_outstanding;
-	uint32_t reserved_;      /**< zero */
+	/** Smoothed round-trip time of the requester's answers in ns (0: no
+	 * sample yet), see ndk_adapter_set_adaptive_rto(). */
+	uint32_t srtt_ns;
 	struct ndk_qp_events events; /**< protocol events */
+	/** The retransmission timeout the requester arms now, in ns: the
+	 * adaptive one (SRTT + 4 RTTVAR, clamped) or the local ACK timeout
+	 * (adaptive retransmission off, or no sample yet); 0 = none. */
+	uint64_t rto_ns;
 };
 
 /**

@@ -26,6 +26,12 @@
  *   the sink), in memif-like chains of 2 KB segments: a bad payload, a
  *   PSN turned into an already received one or into the missing one, the
  *   last frame of a READ: every READ completes with exact data.
+ *
+ * The cases run with the strict IB timer (adaptive retransmission off);
+ * the adaptive_* variants repeat some with it on (an early retransmission
+ * instead of the timeout; the dead peer found as late as before). The
+ * harness is rcx_common.c; test_rc_adaptive.c has the losses nothing
+ * after them reveals.
  */
 
 #include <inttypes.h>
@@ -44,346 +50,7 @@
 #include "ndk_roce.h"
 #include "ndk_test.h"
 
-#define WAIT_S 60.0
-#define MTU 4096
-#define RD_LEN 65536                  /* 16 response frames */
-#define RD_PKTS (RD_LEN / MTU)
-#define MAX_OPS 48
-#define MAX_HELD 2048
-#define A NDK_PAIR_A
-#define B NDK_PAIR_B
-
-/* CORRUPT: flip a payload byte, or rewrite the PSN or QPN (x->dmg). */
-enum verdict { PASS, DROP, HOLD, CORRUPT };
-#define DMG_QPN UINT32_MAX            /* x->dmg: a QPN that does not exist */
-
-struct rcx;
-/** Decide the fate of one RoCE frame side @p from transmitted. */
-typedef enum verdict (*filter_fn)(struct rcx *x, int from,
-				  const struct ndk_roce_pkt *p);
-
-/** One case's state. */
-struct rcx {
-	struct ndk_pair *pair;
-	struct ndk_pair_conn *c;
-	filter_fn filter;
-	int phase;
-	uint32_t psn0;                /* A's first request PSN */
-	uint32_t arg;                 /* case parameter */
-	uint32_t arg2;                /* second one (0: none) */
-	uint32_t hits;                /* frames the case acted on */
-	uint32_t seen;                /* bit k: PSN offset k seen */
-	unsigned int a_extra;         /* extra polls of A per step */
-	bool chain;                   /* B's frames to A in 2 KB segments */
-	uint32_t dmg;                 /* CORRUPT: PSN offset + 1, DMG_QPN, 0 */
-	struct rte_mbuf *held[2][MAX_HELD];
-	unsigned int n_held[2];
-	struct ndk_adapter_stats s0[2];
-};
-
-static struct ndk_pair *g_pair;
-static struct rte_mempool *g_chain_pool;  /* 2 KB segments, as memif's */
-
-/* Offset of a PSN from A's first request PSN. */
-static uint32_t
-rel(const struct rcx *x, uint32_t psn)
-{
-	return (psn - x->psn0) & NDK_ROCE_PSN_MASK;
-}
-
-/* Counter @p field of side @p s, moved since the case began. */
-#define DELTA(x, s, field) (ctr_now((x), (s))->field - (x)->s0[s].field)
-
-static const struct ndk_adapter_stats *
-ctr_now(const struct rcx *x, int side)
-{
-	static struct ndk_adapter_stats st[2];
-
-	ndk_pair_stats(x->pair, side, &st[side]);
-	return &st[side];
-}
-
-/* MR flags of a READ destination. */
-static uint32_t
-sink_flags(void)
-{
-	return NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
-		((g_pair->info[A].adapter_flags &
-		  NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED) ? 0 :
-		 NDK_MR_FLAG_RDMA_READ_SINK);
-}
-
-/* Damage frame @p m as the case says (its ICRC stays the old one). */
-static void
-corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
-{
-	uint8_t *b = (uint8_t *)(uintptr_t)p->bth;
-
-	if (x->dmg == DMG_QPN) {
-		b[5] ^= 0x40;
-	} else if (x->dmg != 0) {
-		uint32_t psn = (x->psn0 + x->dmg - 1) & NDK_ROCE_PSN_MASK;
-
-		b[9] = (uint8_t)(psn >> 16);
-		b[10] = (uint8_t)(psn >> 8);
-		b[11] = (uint8_t)psn;
-	} else {	/* the frame is still flat here: one segment */
-		*rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off +
-					 p->payload_len / 2) ^= 0x20;
-	}
-}
-
-/* A copy of @p m in a chain of 2 KB segments (freed); @p m if none left. */
-static struct rte_mbuf *
-rechain(struct rte_mbuf *m)
-{
-	struct rte_mbuf *c = rte_pktmbuf_copy(m, g_chain_pool, 0, UINT32_MAX);
-
-	if (c == NULL)
-		return m;
-	rte_pktmbuf_free(m);
-	return c;
-}
-
-/* Pass what side @p from transmitted through the filter. */
-static void
-filter_side(struct rcx *x, int from)
-{
-	struct rte_ring *ring = ndk_pair_rx_ring(x->pair, 1 - from);
-	static struct rte_mbuf *in[4096], *out[4096];
-	unsigned int n, k = 0;
-
-	/* Take them all first: the ones let through go back to this ring. */
-	n = rte_ring_dequeue_burst(ring, (void **)in, RTE_DIM(in), NULL);
-	for (unsigned int i = 0; i < n; i++) {
-		struct ndk_roce_pkt p;
-		enum verdict v = PASS;
-
-		if (x->filter != NULL &&
-		    ndk_roce_parse(in[i], &p, false) == NDK_ROCE_PARSE_OK)
-			v = x->filter(x, from, &p);
-		if (v == CORRUPT) {
-			corrupt(x, in[i], &p);
-			v = PASS;
-		}
-		if (x->chain && from == B && v != DROP)
-			in[i] = rechain(in[i]);
-		if (v == HOLD && x->n_held[from] < MAX_HELD)
-			x->held[from][x->n_held[from]++] = in[i];
-		else if (v == PASS)
-			out[k++] = in[i];
-		else
-			rte_pktmbuf_free(in[i]);
-	}
-	/* Nobody else touches the ring now: what we took fits back. */
-	if (k != 0 && rte_ring_enqueue_burst(ring, (void **)out, k, NULL) != k)
-		abort();
-}
-
-/* Deliver the frames held from side @p from (in order), ahead of new ones. */
-static void
-release(struct rcx *x, int from)
-{
-	struct rte_ring *ring = ndk_pair_rx_ring(x->pair, 1 - from);
-	unsigned int n = x->n_held[from];
-
-	if (n != 0 && rte_ring_enqueue_burst(ring, (void **)x->held[from], n,
-					     NULL) != n)
-		abort();
-	x->n_held[from] = 0;
-}
-
-static void
-drop_held(struct rcx *x, int from)
-{
-	rte_pktmbuf_free_bulk(x->held[from], x->n_held[from]);
-	x->n_held[from] = 0;
-}
-
-/* One round: A polls (1 + a_extra times), its frames pass the filter, then B's. */
-static void
-step(struct rcx *x)
-{
-	for (unsigned int i = 0; i <= x->a_extra; i++) {
-		ndk_adapter_poll(x->pair->ad[A]);
-		filter_side(x, A);
-	}
-	ndk_adapter_poll(x->pair->ad[B]);
-	filter_side(x, B);
-}
-
-/* Step until @p n completions arrive on A's initiator CQ. */
-static uint32_t
-pump(struct rcx *x, struct ndk_result_ex *r, uint32_t n, double secs,
-     void (*tick)(struct rcx *))
-{
-	double end = ndk_pair_now() + secs;
-	uint32_t got = 0;
-
-	while (got < n && ndk_pair_now() < end) {
-		step(x);
-		if (tick != NULL)
-			tick(x);
-		got += ndk_get_cq_results_ex(x->c->icq[A], r + got, n - got);
-	}
-	return got;
-}
-
-static int
-rcx_open(struct rcx *x, uint8_t timeout, uint8_t retry_cnt, filter_fn f)
-{
-	struct ndk_pair_conn_opts o = {
-		.rq_depth = 64, .sq_depth = 64, .timeout = timeout,
-		.retry_cnt = retry_cnt, .rnr_retry = 7,
-	};
-
-	memset(x, 0, sizeof(*x));
-	x->pair = g_pair;
-	x->c = ndk_pair_conn_create(g_pair, &o, NULL);
-	TEST_ASSERT(x->c != NULL, "connection");
-	x->psn0 = x->c->sq_psn[A];
-	x->filter = f;
-	ndk_pair_stats(g_pair, A, &x->s0[A]);
-	ndk_pair_stats(g_pair, B, &x->s0[B]);
-	return 0;
-}
-
-static void
-rcx_close(struct rcx *x)
-{
-	for (int s = 0; s < 2; s++)
-		drop_held(x, s);
-	/* Let both sides settle before the connection goes. */
-	x->filter = NULL;
-	for (int i = 0; i < 100; i++)
-		step(x);
-	if (x->c != NULL)
-		ndk_pair_conn_destroy(x->c);
-	x->c = NULL;
-}
-
-/* Every counter that moved, per side. */
-static void
-print_ctrs(const struct rcx *x)
-{
-	static const struct {
-		const char *name;
-		size_t off;
-	} ctrs[] = {
-#define RCX_CTR_(f, d) { #f, offsetof(struct ndk_adapter_stats, f) },
-		NDK_ADAPTER_COUNTERS(RCX_CTR_)
-#undef RCX_CTR_
-	};
-
-	for (int s = 0; s < 2; s++) {
-		const uint8_t *now = (const uint8_t *)ctr_now(x, s);
-		const uint8_t *then = (const uint8_t *)&x->s0[s];
-
-		printf("    %c:", s == A ? 'A' : 'B');
-		for (size_t i = 0; i < RTE_DIM(ctrs); i++) {
-			uint64_t a, b;
-
-			memcpy(&a, now + ctrs[i].off, sizeof(a));
-			memcpy(&b, then + ctrs[i].off, sizeof(b));
-			if (a != b && strncmp(ctrs[i].name, "tx_", 3) != 0 &&
-			    strncmp(ctrs[i].name, "rx_packets", 10) != 0 &&
-			    strncmp(ctrs[i].name, "rx_bytes", 8) != 0)
-				printf(" %s %" PRIu64, ctrs[i].name, a - b);
-		}
-		printf("\n");
-	}
-}
-
-/* No side failed a QP or NAKed anything fatal. */
-static int
-check_healthy(const struct rcx *x)
-{
-	TEST_ASSERT_EQ(DELTA(x, A, qp_errors) + DELTA(x, B, qp_errors), 0,
-		       "QPs went to ERROR");
-	TEST_ASSERT_EQ(DELTA(x, B, nak_inv_sent) + DELTA(x, B, nak_access_sent)
-		       + DELTA(x, B, nak_op_sent), 0, "fatal NAKs sent");
-	TEST_ASSERT_EQ(DELTA(x, B, rx_qp_state), 0, "B dropped packets");
-	return 0;
-}
-
-/*
- * @p n READs (or WRITEs) of @p len bytes each, A from B (A to B), all
- * posted at once; every completion and every byte checked.
- */
-static int
-transfer(struct rcx *x, unsigned int n, size_t len, bool write,
-	 void (*tick)(struct rcx *), uint32_t seed)
-{
-	struct ndk_result_ex r[MAX_OPS];
-	struct ndk_pair_buf *src, *dst;
-	char d[200];
-	uint32_t got;
-	long bad;
-	int rc = -1;
-
-	src = ndk_pair_buf_alloc(x->pair, x->c->pd[write ? A : B], n * len,
-				 write ? 0 : NDK_MR_FLAG_ALLOW_REMOTE_READ);
-	dst = ndk_pair_buf_alloc(x->pair, x->c->pd[write ? B : A], n * len,
-				 write ? NDK_MR_FLAG_ALLOW_REMOTE_WRITE :
-				 sink_flags());
-	if (src == NULL || dst == NULL) {
-		fprintf(stderr, "  FAIL: buffers\n");
-		goto out;
-	}
-	ndk_pair_fill(src->data, n * len, seed);
-	for (unsigned int i = 0; i < n; i++) {
-		struct ndk_sge s;
-		ndk_status_t st;
-
-		if (write) {
-			s = ndk_pair_sge(src, i * len, (uint32_t)len);
-			st = ndk_write(x->c->qp[A], (void *)(uintptr_t)(i + 1),
-				       &s, 1, ndk_pair_raddr(dst, i * len),
-				       dst->rtoken, 0);
-		} else {
-			s = ndk_pair_sge(dst, i * len, (uint32_t)len);
-			st = ndk_read(x->c->qp[A], (void *)(uintptr_t)(i + 1),
-				      &s, 1, ndk_pair_raddr(src, i * len),
-				      src->rtoken, 0);
-		}
-		if (st != NDK_STATUS_SUCCESS) {
-			fprintf(stderr, "  FAIL: post %u: %s\n", i,
-				ndk_status_str(st));
-			goto out;
-		}
-	}
-	got = pump(x, r, n, WAIT_S, tick);
-	for (uint32_t i = 0; i < got; i++) {
-		ndk_pair_result_str(&r[i], d, sizeof(d));
-		if (r[i].status != NDK_STATUS_SUCCESS ||
-		    r[i].request_context != (void *)(uintptr_t)(i + 1)) {
-			fprintf(stderr, "  FAIL: completion %u: %s\n", i, d);
-			goto out;
-		}
-	}
-	if (got != n) {
-		fprintf(stderr, "  FAIL: %u of %u completions in %.0f s\n",
-			got, n, WAIT_S);
-		goto out;
-	}
-	bad = ndk_pair_check(dst->data, n * len, seed);
-	if (bad >= 0) {
-		fprintf(stderr, "  FAIL: byte %ld (op %ld) wrong\n", bad,
-			bad / (long)len);
-		goto out;
-	}
-	if (!ndk_pair_buf_guards_ok(src) || !ndk_pair_buf_guards_ok(dst)) {
-		fprintf(stderr, "  FAIL: guards\n");
-		goto out;
-	}
-	rc = 0;
-out:
-	if (rc != 0)
-		print_ctrs(x);
-	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(dst);
-	return rc;
-}
+#include "rcx_common.h"
 
 /* ------------------------------------------------------------------ */
 /* Stalled responses: duplicates of READs whose originals arrive late  */
@@ -491,9 +158,17 @@ mid_range(uint32_t late)
 	if (rc == 0)
 		rc = check_healthy(&x);
 	if (rc == 0) {
+		/*
+		 * Strict: the QP's timeout asked again; adaptive: an early
+		 * retransmission did, and the QP's timeout never expired.
+		 */
+		uint64_t early = DELTA(&x, A, adaptive_retransmits);
+		uint64_t full = DELTA(&x, A, retransmit_timeouts);
+
+		TEST_ASSERT((g_adaptive ? early : full) >= 1, "no timeout");
+		TEST_ASSERT_EQ(g_adaptive ? full : early, 0,
+			       "wrong kind of timeout");
 		/* The replay started at the missing PSN, not at the READ's. */
-		TEST_ASSERT(DELTA(&x, A, retransmit_timeouts) >= 1,
-			    "no timeout");
 		TEST_ASSERT_EQ(DELTA(&x, B, read_dup_ignored), 0,
 			       "duplicate ignored");
 		TEST_ASSERT_EQ(x.hits, 9, "originals lost or late");
@@ -510,6 +185,16 @@ mid_range(uint32_t late)
 
 static int t_mid_range_replay(void) { return mid_range(0); }
 static int t_mid_range_late(void) { return mid_range(1); }
+
+static int
+mid_range_both(void)
+{
+	int rc = mid_range(0);
+
+	return rc != 0 ? rc : mid_range(1);
+}
+
+static int t_adaptive_mid_range(void) { return with_adaptive(mid_range_both); }
 
 /* ------------------------------------------------------------------ */
 /* One lost frame: asked again at once                                 */
@@ -729,7 +414,7 @@ sleep_ms(unsigned int ms)
  * A's timer expired meanwhile, but it must not count a timeout for it.
  */
 static int
-t_stall_no_timeout(void)
+stall_no_timeout(void)
 {
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_result_ex r;
@@ -787,7 +472,7 @@ f_gone(struct rcx *x, int from, const struct ndk_roce_pkt *p)
  * retries, the timeouts doubling (1 + 2 + 4 + 8 timeouts at least).
  */
 static int
-t_gone_backoff(void)
+gone_backoff(void)
 {
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_result_ex r;
@@ -829,6 +514,17 @@ t_gone_backoff(void)
 			DELTA(&x, A, retransmit_timeouts), t);
 		goto out;
 	}
+	/*
+	 * Adaptive: early retransmissions between the timeouts spent no
+	 * retry (the dead peer is found as late as with the strict timer,
+	 * not earlier); strict: none.
+	 */
+	if (g_adaptive ? DELTA(&x, A, adaptive_retransmits) == 0 :
+	    DELTA(&x, A, adaptive_retransmits) != 0) {
+		fprintf(stderr, "  FAIL: %" PRIu64 " adaptive retransmissions"
+			"\n", DELTA(&x, A, adaptive_retransmits));
+		goto out;
+	}
 	rc = 0;
 out:
 	ndk_pair_buf_free(src);
@@ -836,6 +532,11 @@ out:
 	rcx_close(&x);
 	return rc;
 }
+
+static int t_stall_no_timeout(void) { return stall_no_timeout(); }
+static int t_adaptive_stall(void) { return with_adaptive(stall_no_timeout); }
+static int t_gone_backoff(void) { return gone_backoff(); }
+static int t_adaptive_gone(void) { return with_adaptive(gone_backoff); }
 
 /* ------------------------------------------------------------------ */
 /* Corrupted READ responses                                            */
@@ -937,7 +638,10 @@ static const struct ndk_test_case cases[] = {
 	{ "lost_read_request", t_lost_read_request },
 	{ "lost_write_packet", t_lost_write_packet },
 	{ "stall_no_timeout", t_stall_no_timeout },
+	{ "adaptive_stall_no_timeout", t_adaptive_stall },
 	{ "gone_backoff", t_gone_backoff },
+	{ "adaptive_mid_range", t_adaptive_mid_range },
+	{ "adaptive_gone", t_adaptive_gone },
 	{ "corrupt_payload", t_corrupt_payload },
 	{ "corrupt_psn_received", t_corrupt_psn_received },
 	{ "corrupt_psn_missing", t_corrupt_psn_missing },
@@ -948,26 +652,6 @@ static const struct ndk_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	struct ndk_pair_config pc = {
-		.max_path_mtu = MTU,
-		.no_pollers = true,
-	};
-	int rc;
-
-	if (ndk_test_eal_init("test_func_rc_recovery", "0-1", NULL) != 0)
-		return 1;
-	g_pair = ndk_pair_create(&pc);
-	g_chain_pool = rte_pktmbuf_pool_create("rcx_chain", 8191, 256, 0,
-					       2048 + RTE_PKTMBUF_HEADROOM,
-					       SOCKET_ID_ANY);
-	if (g_pair == NULL || g_chain_pool == NULL) {
-		fprintf(stderr, "pair\n");
-		rte_eal_cleanup();
-		return 1;
-	}
-	rc = ndk_test_run("rc_recovery", cases, RTE_DIM(cases), argc, argv);
-	ndk_pair_destroy(g_pair);
-	rte_mempool_free(g_chain_pool);
-	rte_eal_cleanup();
-	return rc;
+	return rcx_main("test_func_rc_recovery", "rc_recovery", cases,
+			RTE_DIM(cases), argc, argv);
 }

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Unit tests of adaptive retransmission's arithmetic: the RTT estimator
+ * (lib/roce/ndk_roce_rtt.h: RFC 6298 with shifts, clamping) against a
+ * floating-point reference, and swroce's sampling rules (Karn: no sample
+ * from a retransmitted PSN; a retransmission voids the sample it covers)
+ * and timer value (adaptive, doubling, capped by the full timeout; the
+ * QP's timeout alone when off) on a QP set up by hand. No NIC.
+ */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eal.h>
+
+#include "ndk_roce_rtt.h"
+#include "ndk_test.h"
+#include "swroce_priv.h"
+
+/* RFC 6298 in doubles: what the shifts must track. */
+struct ref_rtt {
+	double srtt, rttvar;
+	int n;
+};
+
+static void
+ref_sample(struct ref_rtt *e, double r)
+{
+	if (e->n++ == 0) {
+		e->srtt = r;
+		e->rttvar = r / 2;
+		return;
+	}
+	e->rttvar = 0.75 * e->rttvar + 0.25 * fabs(e->srtt - r);
+	e->srtt = 0.875 * e->srtt + 0.125 * r;
+}
+
+static int
+t_first_sample(void)
+{
+	struct ndk_roce_rtt e = { 0, 0 };
+
+	/* Nothing known: the ceiling (the QP's own timeout). */
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 10, 1000000), 1000000, "empty");
+	ndk_roce_rtt_sample(&e, 1000);
+	TEST_ASSERT_EQ(e.srtt, 1000, "srtt = R");
+	TEST_ASSERT_EQ(e.rttvar, 500, "rttvar = R/2");
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 10, 1000000), 3000, "R + 4 R/2");
+	/* A zero sample still leaves a valid estimate. */
+	memset(&e, 0, sizeof(e));
+	ndk_roce_rtt_sample(&e, 0);
+	TEST_ASSERT(e.srtt != 0, "zero sample makes srtt 0");
+	return 0;
+}
+
+static int
+t_clamp(void)
+{
+	struct ndk_roce_rtt e = { 0, 0 };
+
+	ndk_roce_rtt_sample(&e, 100);                /* rto 300 */
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 1000, 5000), 1000, "floor");
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 10, 200), 200, "ceiling");
+	/* Floor above the ceiling (a tiny QP timeout): the ceiling. */
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 1000, 200), 200, "crossed");
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 10, 5000), 300, "inside");
+	return 0;
+}
+
+static int
+t_converge(void)
+{
+	struct ndk_roce_rtt e = { 0, 0 };
+
+	for (int i = 0; i < 200; i++)
+		ndk_roce_rtt_sample(&e, 80000);
+	/* Constant samples: SRTT the sample, RTTVAR down to (near) 0. */
+	TEST_ASSERT(e.srtt >= 79990 && e.srtt <= 80000, "srtt %llu",
+		    (unsigned long long)e.srtt);
+	TEST_ASSERT(e.rttvar <= 8, "rttvar %llu",
+		    (unsigned long long)e.rttvar);
+	TEST_ASSERT(ndk_roce_rtt_rto(&e, 1000, UINT64_MAX) <= 80040, "rto");
+	return 0;
+}
+
+static int
+t_reference(void)
+{
+	struct ndk_roce_rtt e = { 0, 0 };
+	struct ref_rtt r = { 0, 0, 0 };
+	uint64_t x = 88172645463325252ull;
+
+	/* Noisy samples around 2.5M ticks (~1 ms at 2.5 GHz), then a step. */
+	for (int i = 0; i < 2000; i++) {
+		uint64_t s;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		s = (i < 1000 ? 2500000 : 9000000) + x % 1000000;
+		ndk_roce_rtt_sample(&e, s);
+		ref_sample(&r, (double)s);
+		if (fabs((double)e.srtt - r.srtt) > 0.001 * r.srtt ||
+		    fabs((double)e.rttvar - r.rttvar) > 0.01 * r.rttvar + 16)
+			TEST_FAIL("sample %d: srtt %llu/%.0f rttvar %llu/%.0f",
+				  i, (unsigned long long)e.srtt, r.srtt,
+				  (unsigned long long)e.rttvar, r.rttvar);
+	}
+	/* Huge values: no overflow in SRTT + 4 RTTVAR. */
+	memset(&e, 0, sizeof(e));
+	ndk_roce_rtt_sample(&e, 1ull << 58);
+	TEST_ASSERT_EQ(ndk_roce_rtt_rto(&e, 1, UINT64_MAX),
+		       (1ull << 58) * 3, "large");
+	return 0;
+}
+
+/* A QP with just what the timer helpers read. */
+static struct swr_adapter g_ad;
+static struct swr_queue g_q;
+static struct swr_qp g_qp;
+
+static struct swr_qp *
+qp_init(bool adaptive)
+{
+	memset(&g_ad, 0, sizeof(g_ad));
+	memset(&g_q, 0, sizeof(g_q));
+	memset(&g_qp, 0, sizeof(g_qp));
+	g_ad.rto_adaptive = adaptive;
+	g_ad.rto_floor_tsc = 100;
+	g_qp.ad = &g_ad;
+	g_qp.q = &g_q;
+	g_qp.rto_tsc = 100000;       /* the QP's local ACK timeout */
+	g_q.now = 1000000;
+	return &g_qp;
+}
+
+static int
+t_karn(void)
+{
+	struct swr_qp *qp = qp_init(true);
+
+	/* First transmission of PSN 10 (psn_max 10): timed. */
+	qp->psn_max = 10;
+	swr_rtt_start(qp, 10);
+	TEST_ASSERT(qp->rtt_active, "first transmission not timed");
+	qp->q->now += 5000;
+	qp->rto_adapt_shift = 3;            /* backed off meanwhile */
+	swr_rtt_progress(qp, 10);           /* not past it yet */
+	TEST_ASSERT(qp->rtt_active && qp->rtt.srtt == 0, "early end");
+	TEST_ASSERT_EQ(qp->rto_adapt_shift, 3, "back-off undone early");
+	swr_rtt_progress(qp, 11);
+	TEST_ASSERT_EQ(qp->rtt.srtt, 5000, "sample");
+	TEST_ASSERT_EQ(qp->rto_adapt_shift, 0, "back-off kept after a sample");
+	TEST_ASSERT(!qp->rtt_active, "still timing");
+	/* A retransmission (PSN below psn_max) is never timed. */
+	qp->psn_max = 20;
+	swr_rtt_start(qp, 12);
+	TEST_ASSERT(!qp->rtt_active, "retransmission timed");
+	/* A sample voided by a retransmission from its PSN or before. */
+	swr_rtt_start(qp, 20);
+	TEST_ASSERT(qp->rtt_active, "new PSN not timed");
+	swr_rtt_void_from(qp, 21);          /* after it: stays */
+	TEST_ASSERT(qp->rtt_active, "voided by a later retransmission");
+	swr_rtt_void_from(qp, 15);
+	TEST_ASSERT(!qp->rtt_active, "not voided");
+	qp->q->now += 1000000;
+	swr_rtt_progress(qp, 30);
+	TEST_ASSERT_EQ(qp->rtt.srtt, 5000, "voided sample taken");
+	/* One sample at a time: a second start does not move the first. */
+	qp->psn_max = 30;
+	swr_rtt_start(qp, 30);
+	qp->psn_max = 31;
+	qp->q->now += 10;
+	swr_rtt_start(qp, 31);
+	TEST_ASSERT_EQ(qp->rtt_psn, 30, "sample replaced");
+	return 0;
+}
+
+static int
+t_timer_value(void)
+{
+	struct swr_qp *qp = qp_init(true);
+	uint64_t now = qp->q->now;
+
+	/* No sample: the QP's timeout. */
+	TEST_ASSERT_EQ(swr_rto_value(qp), 100000, "no sample");
+	ndk_roce_rtt_sample(&qp->rtt, 1000);        /* 3000 */
+	TEST_ASSERT_EQ(swr_rto_value(qp), 3000, "adaptive");
+	qp->rto_adapt_shift = 3;
+	TEST_ASSERT_EQ(swr_rto_value(qp), 24000, "doubled");
+	qp->rto_adapt_shift = 10;
+	TEST_ASSERT_EQ(swr_rto_value(qp), 100000, "capped by the timeout");
+	/* Armed: early, but never past a full timeout after rto_start. */
+	qp->rto_adapt_shift = 0;
+	qp->rto_start = now - 99000;
+	swr_rto_arm(qp);
+	TEST_ASSERT_EQ(qp->rto_deadline, now + 1000, "capped deadline");
+	qp->rto_start = 0;
+	swr_rto_arm(qp);
+	TEST_ASSERT_EQ(qp->rto_start, now, "wait not started");
+	TEST_ASSERT_EQ(qp->rto_deadline, now + 3000, "deadline");
+	/* Off: the QP's timeout (doubled by its back-off), from now. */
+	g_ad.rto_adaptive = 0;
+	qp->rto_backoff = 1;
+	TEST_ASSERT_EQ(swr_rto_value(qp), 200000, "strict");
+	qp->rto_start = now - 199999;
+	swr_rto_arm(qp);
+	TEST_ASSERT_EQ(qp->rto_deadline, now + 200000, "strict deadline");
+	return 0;
+}
+
+static const struct ndk_test_case cases[] = {
+	{ "first_sample", t_first_sample },
+	{ "clamp", t_clamp },
+	{ "converge", t_converge },
+	{ "reference", t_reference },
+	{ "karn", t_karn },
+	{ "timer_value", t_timer_value },
+};
+
+int
+main(int argc, char **argv)
+{
+	int rc;
+
+	/* Only for the test runner's TSC timings. */
+	if (ndk_test_eal_init("test_unit_rtt", "0", NULL) < 0)
+		return 1;
+	rc = ndk_test_run("rtt_unit", cases, RTE_DIM(cases), argc, argv);
+	rte_eal_cleanup();
+	return rc;
+}
