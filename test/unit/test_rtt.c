@@ -117,10 +117,13 @@ t_reference(void)
 	return 0;
 }
 
-/* A QP with just what the timer helpers read. */
+/* A QP with just what the timer helpers read, on a small timer wheel. */
+#define RTT_TW_BITS 6
 static struct swr_adapter g_ad;
 static struct swr_queue g_q;
 static struct swr_qp g_qp;
+static uint64_t g_tw_mem[((sizeof(struct swr_tw_node *) << RTT_TW_BITS) +
+			 (1u << RTT_TW_BITS) / 8) / sizeof(uint64_t)];
 
 static struct swr_qp *
 qp_init(bool adaptive)
@@ -134,6 +137,9 @@ qp_init(bool adaptive)
 	g_qp.q = &g_q;
 	g_qp.rto_tsc = 100000;       /* the QP's local ACK timeout */
 	g_q.now = 1000000;
+	RTE_BUILD_BUG_ON(sizeof(g_tw_mem) != swr_tw_mem_size(RTT_TW_BITS));
+	memset(g_tw_mem, 0, sizeof(g_tw_mem));
+	swr_tw_init(&g_q.tw, g_tw_mem, RTT_TW_BITS, 10, g_q.now);
 	return &g_qp;
 }
 
@@ -209,6 +215,8 @@ t_timer_value(void)
 	qp->rto_start = now - 199999;
 	swr_rto_arm(qp);
 	TEST_ASSERT_EQ(qp->rto_deadline, now + 200000, "strict deadline");
+	/* Every arm above put the QP's node on the queue's wheel. */
+	TEST_ASSERT(swr_tw_armed(&qp->tm), "deadline not on the wheel");
 	return 0;
 }
 
