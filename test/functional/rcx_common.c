@@ -91,51 +91,70 @@ rechain(struct rte_mbuf *m)
 	return c;
 }
 
-/* Pass what side @p from transmitted through the filter. */
+/*
+ * The ring adapter (1 - @p from) receives queue @p k's frames from side
+ * @p from in (NDK_TEST_QUEUES=2: one per queue; frames for a QP of
+ * another queue are steered on by the receiving adapter).
+ */
+static struct rte_ring *
+rx_ring(const struct rcx *x, int from, uint16_t k)
+{
+	return x->pair->ring_q[from][k];
+}
+
+/* Pass what side @p from transmitted through the filter, queue by queue. */
 static void
 filter_side(struct rcx *x, int from)
 {
-	struct rte_ring *ring = ndk_pair_rx_ring(x->pair, 1 - from);
 	static struct rte_mbuf *in[4096], *out[4096];
-	unsigned int n, k = 0;
 
-	/* Take them all first: the ones let through go back to this ring. */
-	n = rte_ring_dequeue_burst(ring, (void **)in, RTE_DIM(in), NULL);
-	for (unsigned int i = 0; i < n; i++) {
-		struct ndk_roce_pkt p;
-		enum verdict v = PASS;
+	for (uint16_t q = 0; q < x->pair->nb_queues; q++) {
+		struct rte_ring *ring = rx_ring(x, from, q);
+		unsigned int n, k = 0;
 
-		if (x->filter != NULL &&
-		    ndk_roce_parse(in[i], &p, false) == NDK_ROCE_PARSE_OK)
-			v = x->filter(x, from, &p);
-		if (v == CORRUPT) {
-			corrupt(x, in[i], &p);
-			v = PASS;
+		/* Take them all first: those let through go back to this ring. */
+		n = rte_ring_dequeue_burst(ring, (void **)in, RTE_DIM(in), NULL);
+		for (unsigned int i = 0; i < n; i++) {
+			struct ndk_roce_pkt p;
+			enum verdict v = PASS;
+
+			if (x->filter != NULL &&
+			    ndk_roce_parse(in[i], &p, false) ==
+			    NDK_ROCE_PARSE_OK)
+				v = x->filter(x, from, &p);
+			if (v == CORRUPT) {
+				corrupt(x, in[i], &p);
+				v = PASS;
+			}
+			if (x->chain && from == B && v != DROP)
+				in[i] = rechain(in[i]);
+			if (v == HOLD && x->n_held[from] < MAX_HELD) {
+				x->held_q[from][x->n_held[from]] = (uint8_t)q;
+				x->held[from][x->n_held[from]++] = in[i];
+			} else if (v == PASS) {
+				out[k++] = in[i];
+			} else {
+				rte_pktmbuf_free(in[i]);
+			}
 		}
-		if (x->chain && from == B && v != DROP)
-			in[i] = rechain(in[i]);
-		if (v == HOLD && x->n_held[from] < MAX_HELD)
-			x->held[from][x->n_held[from]++] = in[i];
-		else if (v == PASS)
-			out[k++] = in[i];
-		else
-			rte_pktmbuf_free(in[i]);
+		/* Nobody else touches the ring now: what we took fits back. */
+		if (k != 0 &&
+		    rte_ring_enqueue_burst(ring, (void **)out, k, NULL) != k)
+			abort();
 	}
-	/* Nobody else touches the ring now: what we took fits back. */
-	if (k != 0 && rte_ring_enqueue_burst(ring, (void **)out, k, NULL) != k)
-		abort();
 }
 
-/* Deliver the frames held from side @p from (in order), ahead of new ones. */
+/*
+ * Deliver the frames held from side @p from, in order, ahead of new ones,
+ * each to the ring of the queue it was taken from.
+ */
 void
 release(struct rcx *x, int from)
 {
-	struct rte_ring *ring = ndk_pair_rx_ring(x->pair, 1 - from);
-	unsigned int n = x->n_held[from];
-
-	if (n != 0 && rte_ring_enqueue_burst(ring, (void **)x->held[from], n,
-					     NULL) != n)
-		abort();
+	for (unsigned int i = 0; i < x->n_held[from]; i++)
+		if (rte_ring_enqueue(rx_ring(x, from, x->held_q[from][i]),
+				     x->held[from][i]) != 0)
+			abort();
 	x->n_held[from] = 0;
 }
 
@@ -343,7 +362,15 @@ rcx_main(const char *prog, const char *suite,
 		.max_path_mtu = MTU,
 		.no_pollers = true,
 	};
+	const char *nq = getenv("NDK_TEST_QUEUES");
 	int rc;
+
+	/* NDK_TEST_QUEUES=2: two queues per adapter, crossed (the QPs of a
+	 * connection on different queues, every frame steered once). */
+	if (nq != NULL) {
+		pc.nb_queues = (uint16_t)atoi(nq);
+		pc.cross_queues = true;
+	}
 
 	if (ndk_test_eal_init(prog, "0-1", NULL) != 0)
 		return 1;

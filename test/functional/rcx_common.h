@@ -55,6 +55,7 @@ struct rcx {
 	bool chain;                   /* B's frames to A in 2 KB segments */
 	uint32_t dmg;                 /* CORRUPT: PSN offset + 1, DMG_QPN, 0 */
 	struct rte_mbuf *held[2][MAX_HELD];
+	uint8_t held_q[2][MAX_HELD];  /* the queue each was taken from */
 	unsigned int n_held[2];
 	struct ndk_adapter_stats s0[2];
 };
