@@ -590,19 +590,19 @@ swr_comp_tail(struct swr_qp *qp)
 }
 
 void
-swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p, bool icrc_todo)
+swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p, bool icrc_unchecked)
 {
 	const struct swr_swqe *copied = NULL;
 
 	if (ndk_roce_psn_diff(p->psn, qp->psn_max) >= 0) {
 		/* Answers something never sent. */
-		if (icrc_todo && !ndk_roce_pkt_icrc_ok(p))
+		if (icrc_unchecked && !ndk_roce_pkt_icrc_ok(p))
 			SWR_STAT(qp->q, rx_icrc_errors);
 		else
 			SWR_STAT(qp->q, rx_ghost_resp);
 		return;
 	}
-	if (icrc_todo && !swr_comp_icrc(qp, p, &copied))
+	if (icrc_unchecked && !swr_comp_icrc(qp, p, &copied))
 		return;
 	if (p->opcode == NDK_ROCE_OP_RC_ACK)
 		swr_comp_ack(qp, p);

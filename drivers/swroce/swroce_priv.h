@@ -713,11 +713,11 @@ bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
 void swr_comp_tail(struct swr_qp *qp);
 
 /**
- * Completer: an ACK, NAK or READ response for @p qp; @p icrc_todo: its
+ * Completer: an ACK, NAK or READ response for @p qp; @p icrc_unchecked: its
  * ICRC is not checked yet (READ responses: checked as they are placed).
  */
 void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p,
-		 bool icrc_todo);
+		 bool icrc_unchecked);
 
 /** Responder: a request packet for @p qp. */
 void swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
