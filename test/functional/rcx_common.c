@@ -389,3 +389,13 @@ rcx_main(const char *prog, const char *suite,
 	rte_eal_cleanup();
 	return rc;
 }
+
+int
+transfer_checked(struct rcx *x, unsigned int n, size_t len, bool write,
+		 void (*tick)(struct rcx *), uint32_t seed)
+{
+	int rc = transfer(x, n, len, write, tick, seed);
+
+	print_ctrs(x);
+	return rc != 0 ? rc : check_healthy(x);
+}

@@ -102,6 +102,9 @@ int check_healthy(const struct rcx *x);
  */
 int transfer(struct rcx *x, unsigned int n, size_t len, bool write,
 	     void (*tick)(struct rcx *), uint32_t seed);
+/* transfer(), then the counters printed and check_healthy(). */
+int transfer_checked(struct rcx *x, unsigned int n, size_t len, bool write,
+		     void (*tick)(struct rcx *), uint32_t seed);
 /* EAL, the adapter pair (no pollers), the cases, clean-up. */
 int rcx_main(const char *prog, const char *suite,
 	     const struct ndk_test_case *cases, size_t n, int argc,

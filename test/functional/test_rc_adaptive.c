@@ -73,10 +73,7 @@ t_nak_during_gap(void)
 	/* Strict 268 ms timer: it must not be what recovers. */
 	if (rcx_open(&x, 16, 7, f_nak_gap) != 0)
 		return -1;
-	rc = transfer(&x, 8, RD_LEN, false, tick_nak_gap, 61);
-	print_ctrs(&x);
-	if (rc == 0)
-		rc = check_healthy(&x);
+	rc = transfer_checked(&x, 8, RD_LEN, false, tick_nak_gap, 61);
 	if (rc == 0) {
 		TEST_ASSERT_EQ(x.hits, 2, "frames dropped");
 		TEST_ASSERT_EQ(x.phase, 2, "NAK before the re-read");
@@ -135,10 +132,7 @@ tail(bool adaptive, bool write, bool data)
 		return -1;
 	x.arg = 4 * RD_PKTS - 1;
 	x.arg2 = data ? 2 : write ? 1 : 0;
-	rc = transfer(&x, 4, RD_LEN, write, NULL, 41 + write);
-	print_ctrs(&x);
-	if (rc == 0)
-		rc = check_healthy(&x);
+	rc = transfer_checked(&x, 4, RD_LEN, write, NULL, 41 + write);
 	if (rc == 0) {
 		TEST_ASSERT_EQ(x.hits, 1, "frames dropped");
 		if (adaptive) {

@@ -153,10 +153,7 @@ mid_range(uint32_t late)
 	if (rcx_open(&x, 10, 7, f_mid) != 0)
 		return -1;
 	x.arg = late;
-	rc = transfer(&x, 1, RD_LEN, false, tick_mid, 21 + late);
-	print_ctrs(&x);
-	if (rc == 0)
-		rc = check_healthy(&x);
+	rc = transfer_checked(&x, 1, RD_LEN, false, tick_mid, 21 + late);
 	if (rc == 0) {
 		/*
 		 * Strict: the QP's timeout asked again; adaptive: an early
@@ -235,10 +232,7 @@ lost(unsigned int n, uint32_t k, uint32_t k2, int side, bool write)
 	x.arg = k;
 	x.arg2 = k2;
 	x.phase = side;
-	rc = transfer(&x, n, RD_LEN, write, NULL, 31 + k);
-	print_ctrs(&x);
-	if (rc == 0)
-		rc = check_healthy(&x);
+	rc = transfer_checked(&x, n, RD_LEN, write, NULL, 31 + k);
 	if (rc == 0) {
 		TEST_ASSERT_EQ(x.hits, drops, "frames dropped");
 		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
@@ -355,10 +349,7 @@ stream_passed(uint32_t lost_reread)
 	if (rcx_open(&x, 16, 7, f_passed) != 0)  /* ~268 ms */
 		return -1;
 	x.arg = lost_reread;
-	rc = transfer(&x, 3, RD_LEN, false, tick_passed, 51);
-	print_ctrs(&x);
-	if (rc == 0)
-		rc = check_healthy(&x);
+	rc = transfer_checked(&x, 3, RD_LEN, false, tick_passed, 51);
 	if (rc == 0) {
 		TEST_ASSERT(x.phase == 1 && x.hits == 2 &&
 			    DELTA(&x, A, read_resp_ahead) >= RD_PKTS,
@@ -586,10 +577,7 @@ corrupted(unsigned int n, uint32_t k, uint32_t dmg, uint32_t drop_k,
 	x.arg2 = drop_k;
 	x.dmg = dmg;
 	x.chain = true;
-	rc = transfer(&x, n, RD_LEN, false, NULL, 61 + k);
-	print_ctrs(&x);
-	if (rc == 0)
-		rc = check_healthy(&x);
+	rc = transfer_checked(&x, n, RD_LEN, false, NULL, 61 + k);
 	if (rc == 0) {
 		TEST_ASSERT_EQ(x.hits, 1, "frames corrupted");
 		TEST_ASSERT_EQ(DELTA(&x, A, rx_icrc_errors), 1, "ICRC errors");
