@@ -832,7 +832,7 @@ void swr_own_all(struct swr_adapter *ad);
 void swr_stats_sum(const struct swr_adapter *ad,
 		   struct ndk_adapter_stats *out);
 
-#include "swroce_rto.h"
+#include "swroce_rtx.h"
 
 /**
  * Arm the retransmission timer on the queue's wheel (the one place that
