@@ -12,7 +12,11 @@
 
 #include <rte_spinlock.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_cq.h"
+#include "swroce_ctl.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
 #include "swroce_attach.h"
 
 #define ATT_MAX_CB 32

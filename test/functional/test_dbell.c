@@ -18,7 +18,9 @@
 
 #include "rc_common.h"
 #include "swroce_attach_srv.h"
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_ctl.h"
+#include "swroce_qp.h"
 
 /* Hooked extra rings of @p ad: read on the lcore, so through the mailbox. */
 static ndk_status_t

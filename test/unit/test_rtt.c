@@ -18,7 +18,9 @@
 
 #include "ndk_roce_rtt.h"
 #include "ndk_test.h"
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_qp.h"
+#include "swroce_rtx.h"
 
 /* RFC 6298 in doubles: what the shifts must track. */
 struct ref_rtt {

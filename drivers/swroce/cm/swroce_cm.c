@@ -24,7 +24,12 @@
 #include <rte_mempool.h>
 #include <rte_random.h>
 
+#include "swroce_adapter.h"
 #include "swroce_cm.h"
+#include "swroce_ctl.h"
+#include "swroce_neigh.h"
+#include "swroce_qp.h"
+#include "swroce_tx.h"
 
 /* ------------------------------------------------------------------ */
 /* Set-up                                                              */

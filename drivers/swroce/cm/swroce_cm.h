@@ -28,7 +28,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "swroce_priv.h"
+#include "ndk_provider.h"
+#include "ndk_roce.h"
+#include "swroce_adapter.h"
 
 #define SWR_CM_RETRY_MS 1000      /**< MAD retransmission interval */
 #define SWR_CM_RETRIES 8          /**< retransmissions before giving up */

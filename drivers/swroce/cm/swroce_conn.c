@@ -15,7 +15,12 @@
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 
+#include "swroce_adapter.h"
 #include "swroce_cm.h"
+#include "swroce_ctl.h"
+#include "swroce_neigh.h"
+#include "swroce_qp.h"
+#include "swroce_tx.h"
 
 static const struct ndk_connector_dispatch swr_conn_dispatch;
 static const struct ndk_listener_dispatch swr_lis_dispatch;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce adapter: port set-up, the poll loop (RX dispatch, engines, TX
- * stage), polling ownership, the control mailbox and quiescence.
+ * swroce adapter: open and close, the port's set-up (queues, packet pool,
+ * MAC, link state), the queues' rings, lists and timer wheels, adapter
+ * information, counters, and the adapter dispatch table. The poll loop is
+ * core/swroce_sched.c's, control core/swroce_ctl.c's.
  */
 
 #include <errno.h>
@@ -14,9 +16,15 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
-#include <rte_prefetch.h>
 
+#include "swroce_adapter.h"
 #include "swroce_cm.h"
+#include "swroce_cq.h"
+#include "swroce_ctl.h"
+#include "swroce_mr.h"
+#include "swroce_neigh.h"
+#include "swroce_qp.h"
+#include "swroce_sched.h"
 
 /* Frames up to a 4096-byte payload with every header fit one mbuf. */
 #define SWR_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096 + NDK_ROCE_MAX_OVERHEAD + 64)
@@ -66,122 +74,109 @@ swr_port_pool(uint16_t port_id, uint32_t seq, int socket)
 }
 
 /* ------------------------------------------------------------------ */
-/* Packets                                                             */
+/* Queues and counters                                                */
 /* ------------------------------------------------------------------ */
 
-struct rte_mbuf *
-swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
-	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
+int
+swr_queues_init(struct swr_adapter *ad, uint32_t seq)
 {
-	struct swr_adapter *ad = qp->ad;
-	struct swr_queue *q = qp->q;
-	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
-	uint32_t pad = (-payload) & 3;
-	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
-	struct rte_mbuf *m;
-	uint8_t *frame;
+	char name[RTE_RING_NAMESIZE];
+	/* Wheel ticks of 1 << tick_shift TSC cycles: 1 to 2 microseconds. */
+	uint32_t tick_shift = rte_log2_u64(RTE_MAX(ad->tsc_hz / 1000000,
+						   UINT64_C(1)));
 
-	m = rte_pktmbuf_alloc(ad->mp);
-	if (unlikely(m == NULL)) {
-		SWR_STAT(q, mbuf_alloc_fail);
-		return NULL;
+	ad->q = rte_zmalloc_socket("ndk_swroce_q",
+				   sizeof(ad->q[0]) * ad->nb_queues,
+				   RTE_CACHE_LINE_SIZE, ad->socket_id);
+	if (ad->q == NULL)
+		return -ENOMEM;
+	for (uint16_t i = 0; i < ad->nb_queues; i++) {
+		struct swr_queue *q = &ad->q[i];
+		void *tw_mem;
+
+		q->ad = ad;
+		q->id = i;
+		q->rxq = i;
+		q->txq = i;
+		q->active = rte_zmalloc_socket(NULL, sizeof(q->active[0]) <<
+					       ad->qp_bits, 0, ad->socket_id);
+		tw_mem = rte_zmalloc_socket(NULL, swr_tw_mem_size(SWR_TW_BITS),
+					    RTE_CACHE_LINE_SIZE, ad->socket_id);
+		if (tw_mem == NULL)
+			return -ENOMEM;
+		q->now = q->last_now = rte_rdtsc();
+		swr_tw_init(&q->tw, tw_mem, SWR_TW_BITS, tick_shift, q->now);
+		snprintf(name, sizeof(name), "ndkdb%u_%u", seq, i);
+		q->db_ring = rte_ring_create(name, 1u << ad->qp_bits,
+					     ad->socket_id,
+					     RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (q->active == NULL || q->db_ring == NULL)
+			return -ENOMEM;
+		if (ad->nb_queues == 1)
+			continue;
+		snprintf(name, sizeof(name), "ndkin%u_%u", seq, i);
+		q->in_ring = rte_ring_create(name, SWR_INBOUND_RING,
+					     ad->socket_id, RING_F_SC_DEQ);
+		if (q->in_ring == NULL)
+			return -ENOMEM;
 	}
-	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
-	if (unlikely(frame == NULL)) {
-		rte_pktmbuf_free(m);
-		SWR_STAT(q, mbuf_alloc_fail);
-		return NULL;
+	ad->db_ring = ad->q[0].db_ring;
+	if (ad->nb_queues > 1) {
+		snprintf(name, sizeof(name), "ndkheld%u", seq);
+		ad->held_ring = rte_ring_create(name, SWR_INBOUND_RING,
+						ad->socket_id, RING_F_SC_DEQ);
+		if (ad->held_ring == NULL)
+			return -ENOMEM;
 	}
-	*bth_out = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
-							       frame, l4);
-	ndk_roce_bth_set(*bth_out, opcode, se, pad, qp->attr.dest_qpn, ackreq,
-			 psn);
-	return m;
+	return 0;
 }
 
-void
-swr_frame_seal(struct rte_mbuf *m)
+static void
+swr_ring_flush_free(struct rte_ring *r)
 {
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m);
-	struct ndk_roce_bth *bth =
-		(struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
-	uint32_t pad = ndk_roce_bth_padcnt(bth);
-	uint32_t icrc;
-
-	if (pad != 0)
-		memset(frame + len - NDK_ROCE_ICRC_LEN - pad, 0, pad);
-	icrc = ndk_roce_icrc_buf(frame + RTE_ETHER_HDR_LEN,
-				 len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN);
-	icrc = rte_cpu_to_le_32(icrc);
-	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
-}
-
-uint32_t
-swr_frame_icrc_start(const struct rte_mbuf *m, const uint8_t *payload)
-{
-	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *) +
-		RTE_ETHER_HDR_LEN;
-
-	return ndk_roce_icrc_start(l3, (size_t)(payload - l3));
-}
-
-void
-swr_frame_seal_crc(const struct ndk_roce_bth *bth, uint8_t *payload,
-		   uint32_t plen, uint32_t crc)
-{
-	uint32_t pad = ndk_roce_bth_padcnt(bth);
-
-	if (pad != 0) {
-		memset(payload + plen, 0, pad);
-		crc = ndk_roce_crc32_update(crc, payload + plen, pad);
-	}
-	crc = rte_cpu_to_le_32(~crc);
-	memcpy(payload + plen + pad, &crc, sizeof(crc));
-}
-
-void
-swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
-{
-	swr_frame_seal(m);
-	swr_pkt_xmit(qp, m);
-}
-
-void
-swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
-{
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-
-	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
-	if (qp->neigh != NULL) {
-		const struct swr_neigh *e = qp->neigh;
-
-		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
-			     e->ip != qp->attr.dest_ip)) {
-			if (qp->q->id == 0)
-				swr_neigh_output(qp, m);
-			else
-				swr_q_neigh_handoff(qp->q, m);
-			return;
-		}
-		rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
-	}
-	swr_q_tx_stage(qp->q, m);
-}
-
-void
-swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
-{
-	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 
-	m = swr_pkt_new(qp, NDK_ROCE_OP_RC_ACK, 0, false, false, psn, &bth);
-	if (m == NULL)
+	if (r == NULL)
 		return;
-	ndk_roce_aeth_set((struct ndk_roce_aeth *)(bth + 1), syndrome,
-			  qp->msn);
-	SWR_STAT(qp->q, acks_sent);
-	swr_pkt_send(qp, m);
+	while (rte_ring_sc_dequeue(r, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(r);
+}
+
+void
+swr_queues_fini(struct swr_adapter *ad)
+{
+	if (ad->q == NULL)
+		return;
+	swr_ring_flush_free(ad->held_ring);
+	for (uint16_t i = 0; i < ad->nb_queues; i++) {
+		struct swr_queue *q = &ad->q[i];
+
+		if (q->tx_n != 0)
+			rte_pktmbuf_free_bulk(q->tx_stage, q->tx_n);
+		q->tx_n = 0;
+		swr_ring_flush_free(q->in_ring);
+		rte_ring_free(q->db_ring);
+		rte_free(q->active);
+		rte_free(q->tw.slot);
+	}
+	rte_free(ad->q);
+	ad->q = NULL;
+}
+
+void
+swr_stats_sum(const struct swr_adapter *ad, struct ndk_adapter_stats *out)
+{
+	const size_t n = sizeof(*out) / sizeof(uint64_t);
+	uint64_t *o = (uint64_t *)out;
+
+	*out = ad->stats;
+	for (uint16_t i = 0; i < ad->nb_queues; i++) {
+		const uint64_t *s = (const uint64_t *)&ad->q[i].stats;
+
+		for (size_t k = 0; k < n; k++)
+			o[k] += s[k];
+	}
 }
 
 /* ------------------------------------------------------------------ */

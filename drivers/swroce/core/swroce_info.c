@@ -19,7 +19,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_ctl.h"
+#include "swroce_qp.h"
+#include "swroce_rtx.h"
 
 struct swr_list_arg {
 	uint32_t *qpns;

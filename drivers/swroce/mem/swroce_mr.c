@@ -26,7 +26,10 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_ctl.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
 
 #define MR_FLAGS_KNOWN (NDK_MR_FLAG_ALLOW_LOCAL_WRITE | \
 			NDK_MR_FLAG_ALLOW_REMOTE_READ | \

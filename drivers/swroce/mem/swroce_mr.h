@@ -1,16 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+
 #ifndef SWROCE_MR_H
 #define SWROCE_MR_H
 
-/*
+/**
+ * @file
  * swroce protection domains, memory regions and memory windows: the
- * structures, the lookups the data path inlines (L_Key/R_Key to region,
- * range and access checks) and their management calls. Included by
- * swroce_priv.h after the adapter and CQ definitions; not on its own.
+ * structures, the token table's slots, the lookup the data path inlines
+ * (token to region, range and access checks) and the calls of
+ * mem/swroce_mr.c (PDs, MRs, the token table) and mem/swroce_tokens.c
+ * (fast-register MRs, windows, local operations). Copies through regions
+ * are mem/swroce_copy.h's.
  */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_branch_prediction.h>
+
+#include "ndk_provider.h"
+#include "swroce_adapter.h"
+
+struct swr_qp;
+struct swr_swqe;
+
 /* ------------------------------------------------------------------ */
 /* PD and MR                                                           */
 /* ------------------------------------------------------------------ */
+
+/** One slot of the MR table; the token names slot and generation. */
+struct swr_mr_slot {
+	struct swr_mr *mr;        /**< NULL when free (atomic) */
+	uint32_t gen;             /**< bumped on every registration */
+};
 
 struct swr_pd {
 	struct ndk_pd pub;        /**< must be first */
@@ -71,62 +93,11 @@ struct swr_mr {
 /** No free slot in the token table. */
 #define SWR_NO_SLOT UINT32_MAX
 
-/** Unlink from the PD's list of regions (obj_lock held). */
-void swr_mr_unlink(struct swr_mr *mr);
-
-/** Next free token-table slot (obj_lock held), or SWR_NO_SLOT. */
-uint32_t swr_mr_slot_find(const struct swr_adapter *ad);
-
-ndk_status_t swr_mr_init_fast_register(struct ndk_mr *mr, uint32_t pages,
-				       bool remote_access);
-void swr_mr_frmr_release(struct swr_mr *mr);
-ndk_status_t swr_mw_create(struct ndk_pd *pd, struct ndk_mw **mw);
-/** Free a window whose PD is being destroyed (token already gone). */
-void swr_mw_free(struct swr_mr *r);
-
 /** A memory window: its region lives in the token table like an MR. */
 struct swr_mw {
 	struct ndk_mw pub;        /**< must be first */
 	struct swr_mr r;
 };
-
-/**
- * Reach [va, va + len) of a region found by swr_mr_lookup(): copy to it
- * (@p to_region) or from it, through windows and page lists.
- */
-void swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf,
-		 uint32_t len, bool to_region);
-
-/**
- * Copy [va, va + len) of a region out to @p buf and update the CRC-32
- * register @p crc with the bytes, in one pass (ndk_roce_crc32_copy()).
- * @return the updated register.
- */
-uint32_t swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
-			     uint32_t len, uint32_t crc);
-
-/**
- * Copy @p len bytes at packet offset @p off of @p m into the region; if
- * @p crc is not NULL, update that CRC-32 register with them in the same
- * pass (ndk_roce_crc32_copy_mbuf()).
- */
-void swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
-			   const struct rte_mbuf *m, uint32_t off,
-			   uint32_t len, uint32_t *crc);
-
-/**
- * The FRMR or MW named by @p token in @p pd whatever its state (NULL if
- * none, or a plain MR: those cannot be invalidated by token).
- */
-struct swr_mr *swr_mr_find_invalidatable(struct swr_adapter *ad,
-					 const struct swr_pd *pd,
-					 uint32_t token);
-
-/** The next token of table slot @p idx (a new key; any thread). */
-uint32_t swr_token_next(struct swr_adapter *ad, uint32_t idx);
-
-/** A fresh token for the reserved slot of an FRMR or MW (any thread). */
-uint32_t swr_mr_new_token(struct swr_mr *mr);
 
 /** NDK_OP_FLAG_ALLOW_* of FastRegister/Bind to SWR_ACC_* bits. */
 static inline uint32_t
@@ -185,6 +156,17 @@ swr_mr_lookup(struct swr_adapter *ad, const struct swr_pd *pd,
 	return mr;
 }
 
+/* swroce_mr.c: PDs, MRs, the token table */
+
+/** Unlink from the PD's list of regions (obj_lock held). */
+void swr_mr_unlink(struct swr_mr *mr);
+
+/** Next free token-table slot (obj_lock held), or SWR_NO_SLOT. */
+uint32_t swr_mr_slot_find(const struct swr_adapter *ad);
+
+/** The next token of table slot @p idx (a new key; any thread). */
+uint32_t swr_token_next(struct swr_adapter *ad, uint32_t idx);
+
 ndk_status_t swr_pd_create(struct ndk_adapter *adapter, struct ndk_pd **pd);
 
 /** Drop a reference taken by an MR or QP; completes a pending close. */
@@ -192,5 +174,42 @@ void swr_pd_put(struct swr_pd *pd);
 
 /** Free a PD and its MRs immediately (adapter close). */
 void swr_pd_destroy(struct swr_pd *pd);
+
+/* swroce_tokens.c: fast-register MRs, windows, local operations */
+
+ndk_status_t swr_mr_init_fast_register(struct ndk_mr *mr, uint32_t pages,
+				       bool remote_access);
+void swr_mr_frmr_release(struct swr_mr *mr);
+ndk_status_t swr_mw_create(struct ndk_pd *pd, struct ndk_mw **mw);
+
+/** Free a window whose PD is being destroyed (token already gone). */
+void swr_mw_free(struct swr_mr *r);
+
+/**
+ * The FRMR or MW named by @p token in @p pd whatever its state (NULL if
+ * none, or a plain MR: those cannot be invalidated by token).
+ */
+struct swr_mr *swr_mr_find_invalidatable(struct swr_adapter *ad,
+					 const struct swr_pd *pd,
+					 uint32_t token);
+
+/** A fresh token for the reserved slot of an FRMR or MW (any thread). */
+uint32_t swr_mr_new_token(struct swr_mr *mr);
+
+/**
+ * Check a fast-register page list against the MR's capacity: page
+ * alignment, DPDK memory, fbo/base_va/length rules. Application thread.
+ */
+ndk_status_t swr_frmr_check_pages(const struct swr_qp *qp,
+				  const struct swr_mr *mr,
+				  uint32_t page_count, const uint64_t *pages,
+				  uint32_t fbo, size_t length,
+				  uint64_t base_va);
+
+/**
+ * Carry out a fast register, invalidate or bind in send-queue order
+ * (polling thread). @return its completion status.
+ */
+ndk_status_t swr_local_exec(struct swr_qp *qp, struct swr_swqe *wqe);
 
 #endif /* SWROCE_MR_H */

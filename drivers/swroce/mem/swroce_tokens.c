@@ -19,7 +19,7 @@
  * is [base_va, base_va + length) chosen at each fast register, mapped onto
  * a list of NDK_PAGE_SIZE pages (not necessarily contiguous) with a first
  * byte offset. A window's VA range lies inside its MR's VA space and goes
- * through that MR's translation.
+ * through that MR's translation (mem/swroce_copy.c).
  */
 
 #include <string.h>
@@ -27,7 +27,10 @@
 #include <rte_malloc.h>
 #include <rte_memory.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_ctl.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
 
 #define PAGE_SHIFT 12
 #define PAGE_MASK (NDK_PAGE_SIZE - 1)
@@ -35,111 +38,8 @@
 _Static_assert((1u << PAGE_SHIFT) == NDK_PAGE_SIZE, "page size");
 
 /* ------------------------------------------------------------------ */
-/* Translation (fast path)                                             */
+/* Tokens                                                             */
 /* ------------------------------------------------------------------ */
-
-void
-swr_mr_copy(const struct swr_mr *mr, uint64_t va, void *buf, uint32_t len,
-	    bool to_region)
-{
-	uint8_t *b = buf;
-	uint64_t off;
-
-	if (unlikely(mr->kind == SWR_MR_MW))
-		mr = mr->parent;
-	if (likely(mr->kind == SWR_MR_PLAIN)) {
-		void *p = (void *)(uintptr_t)va;
-
-		if (to_region)
-			memcpy(p, b, len);
-		else
-			memcpy(b, p, len);
-		return;
-	}
-	off = va - mr->va + mr->fbo;
-	while (len != 0) {
-		uint32_t in = off & PAGE_MASK;
-		uint32_t n = RTE_MIN(len, NDK_PAGE_SIZE - in);
-		uint8_t *p = (uint8_t *)(uintptr_t)mr->pages[off >> PAGE_SHIFT]
-			+ in;
-
-		if (to_region)
-			memcpy(p, b, n);
-		else
-			memcpy(b, p, n);
-		b += n;
-		off += n;
-		len -= n;
-	}
-}
-
-uint32_t
-swr_mr_copy_out_crc(const struct swr_mr *mr, uint64_t va, void *buf,
-		    uint32_t len, uint32_t crc)
-{
-	uint8_t *b = buf;
-	uint64_t off;
-
-	if (unlikely(mr->kind == SWR_MR_MW))
-		mr = mr->parent;
-	if (likely(mr->kind == SWR_MR_PLAIN))
-		return ndk_roce_crc32_copy(crc, b, (const void *)(uintptr_t)va,
-					   len);
-	/* A page list: one page (or less) at a time. */
-	off = va - mr->va + mr->fbo;
-	while (len != 0) {
-		uint32_t in = off & PAGE_MASK;
-		uint32_t n = RTE_MIN(len, NDK_PAGE_SIZE - in);
-
-		crc = ndk_roce_crc32_copy(crc, b, (const uint8_t *)(uintptr_t)
-					  mr->pages[off >> PAGE_SHIFT] + in, n);
-		b += n;
-		off += n;
-		len -= n;
-	}
-	return crc;
-}
-
-static inline void
-swr_copy_from_mbuf(void *dst, const struct rte_mbuf *m, uint32_t moff,
-		   uint32_t len, uint32_t *crc)
-{
-	if (crc != NULL)
-		*crc = ndk_roce_crc32_copy_mbuf(*crc, dst, m, moff, len);
-	else if (likely(moff <= m->data_len && len <= m->data_len - moff))
-		/* A payload in the first segment: no segment walk. */
-		memcpy(dst, rte_pktmbuf_mtod_offset(m, const uint8_t *, moff),
-		       len);
-	else
-		ndk_roce_mbuf_copy_out(m, moff, dst, len);
-}
-
-void
-swr_mr_copy_from_mbuf(const struct swr_mr *mr, uint64_t va,
-		      const struct rte_mbuf *m, uint32_t moff, uint32_t len,
-		      uint32_t *crc)
-{
-	uint64_t off;
-
-	if (unlikely(mr->kind == SWR_MR_MW))
-		mr = mr->parent;
-	if (likely(mr->kind == SWR_MR_PLAIN)) {
-		swr_copy_from_mbuf((void *)(uintptr_t)va, m, moff, len, crc);
-		return;
-	}
-	off = va - mr->va + mr->fbo;
-	while (len != 0) {
-		uint32_t in = off & PAGE_MASK;
-		uint32_t n = RTE_MIN(len, NDK_PAGE_SIZE - in);
-
-		swr_copy_from_mbuf((uint8_t *)(uintptr_t)
-				   mr->pages[off >> PAGE_SHIFT] + in, m, moff,
-				   n, crc);
-		moff += n;
-		off += n;
-		len -= n;
-	}
-}
 
 struct swr_mr *
 swr_mr_find_invalidatable(struct swr_adapter *ad, const struct swr_pd *pd,

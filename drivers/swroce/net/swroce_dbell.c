@@ -31,7 +31,10 @@
 #include <rte_errno.h>
 #include <rte_ring.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_ctl.h"
+#include "swroce_dbell.h"
+#include "swroce_qp.h"
 #include "swroce_attach_srv.h"
 
 /*

@@ -38,7 +38,10 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_neigh.h"
+#include "swroce_qp.h"
+#include "swroce_tx.h"
 
 #define SWR_NEIGH_SIZE (1u << SWR_NEIGH_BITS)
 #define SWR_NEIGH_MASK (SWR_NEIGH_SIZE - 1)

@@ -5,13 +5,17 @@
 
 /**
  * @file
- * swroce: neighbours (swroce_neigh.c). Included by swroce_priv.h, after
- * struct swr_adapter and struct swr_qp; not to be included by itself.
+ * swroce: neighbours (net/swroce_neigh.c): ARP and ICMP echo.
  */
 
-/* ------------------------------------------------------------------ */
-/* Neighbours (swroce_neigh.c)                                         */
-/* ------------------------------------------------------------------ */
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+struct swr_adapter;
+struct swr_qp;
 
 /*
  * ARP responder and resolver, and the ICMP echo responder, all on the
@@ -62,6 +66,8 @@ enum swr_neigh_rx {
 	SWR_NEIGH_RX_DONE,        /**< handled: the caller frees it */
 	SWR_NEIGH_RX_TAKEN,       /**< reused for the reply: do not free */
 };
+
+/* swroce_neigh.c */
 
 /** Allocate the adapter's table. @return 0 or -ENOMEM. */
 int swr_neigh_init(struct swr_adapter *ad);

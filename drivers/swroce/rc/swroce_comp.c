@@ -26,7 +26,13 @@
  * never reaches the sink: that frame is a duplicate, checked and dropped.
  */
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_copy.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
+#include "swroce_rc.h"
+#include "swroce_rtx.h"
+#include "swroce_tx.h"
 
 static inline uint32_t
 swr_psn_prev(uint32_t psn)
@@ -34,16 +40,10 @@ swr_psn_prev(uint32_t psn)
 	return ndk_roce_psn_add(psn, NDK_ROCE_PSN_MASK);
 }
 
-/* Wait for the RNR timer until TSC @p until (not 0) before resending. */
-static void
-swr_rnr_arm(struct swr_qp *qp, uint64_t until)
-{
-	qp->rto_deadline = 0;
-	qp->rnr_until = until;
-	swr_tw_arm(&qp->q->tw, &qp->tm, until);
-}
-
-/* The oldest unacknowledged PSN moved: reset retries and the timer. */
+/*
+ * The oldest unacknowledged PSN moved: skip what a rewind would resend
+ * needlessly; retries and the timer: swr_rtx_progress().
+ */
 static void
 swr_comp_progress(struct swr_qp *qp, uint32_t una)
 {
@@ -59,32 +59,8 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 			qp->req_psn = una;
 		}
 	}
-	swr_rtt_progress(qp, una);
-	qp->retry_left = qp->attr.retry_cnt;
 	qp->rd_gap_valid = false;
-	qp->rto_backoff = 0;
-	qp->rto_defers = 0;
-	/* All that was out at the last adaptive expiry is answered. */
-	if (qp->rto_adapt_shift != 0 &&
-	    ndk_roce_psn_diff(una, qp->rto_adapt_psn) >= 0)
-		qp->rto_adapt_shift = 0;
-	if (unlikely(qp->rto_probe != 0)) {
-		/* The probe was answered: what is still missing goes again. */
-		int32_t n = ndk_roce_psn_diff(qp->psn_max, qp->req_psn);
-
-		qp->rto_probe = 0;
-		if (n > 0) {
-			qp->q->stats.retransmit_packets += (uint32_t)n;
-			qp->ev.retransmit_packets += (uint32_t)n;
-		}
-	}
-	if (una != qp->req_psn) {
-		qp->rto_start = qp->q->now;
-		swr_rto_arm(qp);
-	} else {
-		qp->rto_deadline = 0;
-		qp->rto_start = 0;
-	}
+	swr_rtx_progress(qp, una);
 }
 
 /*

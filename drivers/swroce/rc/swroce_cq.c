@@ -28,7 +28,9 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_cq.h"
+#include "swroce_ctl.h"
 
 #define CQ_ESIZE ((unsigned int)sizeof(struct ndk_result_ex))
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce posting: the application side of the per-QP rings, and SGE
- * copies with per-access region checks (used by the engines).
+ * swroce posting: the application side of the per-QP rings (the SGE
+ * copies the engines make are mem/swroce_copy.c's).
  *
  * NDK serialises posts per queue, so each ring has a single producer: a
  * post fills the WQE at sq_prod_priv and, unless NDK_OP_FLAG_DEFER is set,
@@ -16,79 +16,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "swroce_priv.h"
-
-/* ------------------------------------------------------------------ */
-/* SGE copies (polling thread)                                         */
-/* ------------------------------------------------------------------ */
-
-/*
- * Walk the SGE list from message offset @off for @len bytes; for each
- * contiguous chunk, look its region up again with @access (it may be gone
- * since the post) and run CHUNK with mr_, va_, done_ and n_.
- */
-#define SWR_SGE_WALK(qp, sge, nsge, off, len, access, CHUNK) do { \
-	uint32_t left_ = (len), off_ = (off), done_ = 0; \
-	for (uint32_t i_ = 0; i_ < (nsge) && left_ != 0; i_++) { \
-		const struct ndk_sge *s_ = &(sge)[i_]; \
-		const struct swr_mr *mr_; \
-		uint64_t va_; \
-		uint32_t n_; \
-		if (off_ >= s_->length) { \
-			off_ -= s_->length; \
-			continue; \
-		} \
-		n_ = RTE_MIN(s_->length - off_, left_); \
-		va_ = (uintptr_t)s_->va + off_; \
-		mr_ = swr_mr_lookup((qp)->ad, (qp)->pd, s_->token, va_, n_, \
-				    (access)); \
-		if (unlikely(mr_ == NULL)) \
-			return -EACCES; \
-		CHUNK; \
-		done_ += n_; \
-		left_ -= n_; \
-		off_ = 0; \
-	} \
-	return left_ == 0 ? 0 : -EACCES; \
-} while (0)
-
-int
-swr_sge_copy_out(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
-		 uint32_t off, void *dst, uint32_t len)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, len, 0,
-		     swr_mr_copy(mr_, va_, (uint8_t *)dst + done_, n_, false));
-}
-
-int
-swr_sge_copy_out_crc(struct swr_qp *qp, const struct ndk_sge *sge,
-		     uint32_t nsge, uint32_t off, void *dst, uint32_t len,
-		     uint32_t *crc)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, len, 0,
-		     *crc = swr_mr_copy_out_crc(mr_, va_,
-						(uint8_t *)dst + done_, n_,
-						*crc));
-}
-
-int
-swr_sge_copy_in(struct swr_qp *qp, const struct ndk_sge *sge, uint32_t nsge,
-		uint32_t off, const void *src, uint32_t len)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, len, SWR_ACC_LOCAL_WRITE,
-		     swr_mr_copy(mr_, va_, (uint8_t *)(uintptr_t)src + done_,
-				 n_, true));
-}
-
-int
-swr_sge_copy_from_pkt(struct swr_qp *qp, const struct ndk_sge *sge,
-		      uint32_t nsge, uint32_t off, const struct ndk_roce_pkt *p,
-		      uint32_t *crc)
-{
-	SWR_SGE_WALK(qp, sge, nsge, off, p->payload_len, SWR_ACC_LOCAL_WRITE,
-		     swr_mr_copy_from_mbuf(mr_, va_, p->m,
-					   p->payload_off + done_, n_, crc));
-}
+#include "swroce_adapter.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
 
 /* ------------------------------------------------------------------ */
 /* Send queue (application threads)                                    */

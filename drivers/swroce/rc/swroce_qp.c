@@ -12,24 +12,20 @@
 
 #include <rte_malloc.h>
 
+#include "swroce_adapter.h"
 #include "swroce_cm.h"
+#include "swroce_cq.h"
+#include "swroce_ctl.h"
+#include "swroce_dbell.h"
+#include "swroce_mr.h"
+#include "swroce_neigh.h"
+#include "swroce_qp.h"
+#include "swroce_rc.h"
+#include "swroce_rtx.h"
 
 /* ------------------------------------------------------------------ */
 /* Completions and the error state (polling thread)                    */
 /* ------------------------------------------------------------------ */
-
-/*
- * Disarm both timers of @p qp and take it off its queue's wheel (QP reset,
- * flush, destroy; the queue's owner or a control operation).
- */
-static void
-swr_qp_timers_cancel(struct swr_qp *qp)
-{
-	qp->rto_deadline = 0;
-	qp->rto_start = 0;
-	qp->rnr_until = 0;
-	swr_tw_cancel(&qp->q->tw, &qp->tm);
-}
 
 static const enum ndk_operation_type swr_wr_type[] = {
 	[SWR_WR_SEND] = NDK_OP_SEND,
@@ -207,67 +203,14 @@ swr_qp_flush_all(struct swr_qp *qp)
 }
 
 /* ------------------------------------------------------------------ */
-/* State machine (runs through swr_ctl_exec)                           */
+/* Modify (runs through swr_ctl_exec; the table: swroce_qp_fsm.c)     */
 /* ------------------------------------------------------------------ */
-
-/* Legal RC transitions: bit (1 << to) set in row [from]. */
-#define S(x) (1u << NDK_QP_STATE_##x)
-static const uint32_t swr_qp_legal[] = {
-	[NDK_QP_STATE_RESET] = S(RESET) | S(INIT),
-	[NDK_QP_STATE_INIT] = S(RESET) | S(INIT) | S(RTR) | S(ERROR),
-	[NDK_QP_STATE_RTR] = S(RESET) | S(RTS) | S(ERROR),
-	[NDK_QP_STATE_RTS] = S(RESET) | S(RTS) | S(SQD) | S(ERROR),
-	[NDK_QP_STATE_SQD] = S(RESET) | S(RTS) | S(SQD) | S(ERROR),
-	[NDK_QP_STATE_SQE] = S(RESET) | S(ERROR),
-	[NDK_QP_STATE_ERROR] = S(RESET) | S(ERROR),
-};
-#undef S
-
-/* Attributes INIT -> RTR cannot do without (IB's table). */
-#define SWR_RTR_REQUIRED (NDK_QP_ATTR_AV | NDK_QP_ATTR_DEST_QPN | \
-	NDK_QP_ATTR_RQ_PSN | NDK_QP_ATTR_PATH_MTU)
 
 struct swr_modify_arg {
 	struct swr_qp *qp;
 	const struct ndk_qp_attr *attr;
 	uint32_t mask;
 };
-
-static ndk_status_t
-swr_modify_check(const struct swr_qp *qp, const struct ndk_qp_attr *a,
-		 uint32_t mask, uint32_t from, uint32_t to)
-{
-	if (to > NDK_QP_STATE_ERROR || !(swr_qp_legal[from] & (1u << to)))
-		return NDK_STATUS_INVALID_DEVICE_STATE;
-	if (from == NDK_QP_STATE_INIT && to == NDK_QP_STATE_RTR &&
-	    (mask & SWR_RTR_REQUIRED) != SWR_RTR_REQUIRED)
-		return NDK_STATUS_INVALID_PARAMETER;
-	if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS &&
-	    !(mask & NDK_QP_ATTR_SQ_PSN))
-		return NDK_STATUS_INVALID_PARAMETER;
-	if ((mask & NDK_QP_ATTR_PATH_MTU) &&
-	    (ndk_roce_mtu_from_bytes(a->path_mtu) == 0 ||
-	     a->path_mtu > qp->ad->max_path_mtu))
-		return NDK_STATUS_INVALID_PARAMETER;
-	if ((mask & NDK_QP_ATTR_DEST_QPN) && a->dest_qpn > NDK_ROCE_QPN_MASK)
-		return NDK_STATUS_INVALID_PARAMETER;
-	if (((mask & NDK_QP_ATTR_RQ_PSN) && a->rq_psn > NDK_ROCE_PSN_MASK) ||
-	    ((mask & NDK_QP_ATTR_SQ_PSN) && a->sq_psn > NDK_ROCE_PSN_MASK))
-		return NDK_STATUS_INVALID_PARAMETER;
-	if (((mask & NDK_QP_ATTR_MAX_RD_ATOMIC) &&
-	     a->max_rd_atomic > SWR_MAX_RD_ATOMIC) ||
-	    ((mask & NDK_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
-	     a->max_dest_rd_atomic > SWR_MAX_RD_ATOMIC))
-		return NDK_STATUS_INVALID_PARAMETER;
-	if (((mask & NDK_QP_ATTR_TIMEOUT) && a->timeout > 31) ||
-	    ((mask & NDK_QP_ATTR_RETRY_CNT) && a->retry_cnt > 7) ||
-	    ((mask & NDK_QP_ATTR_RNR_RETRY) && a->rnr_retry > 7) ||
-	    ((mask & NDK_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31))
-		return NDK_STATUS_INVALID_PARAMETER;
-	if ((mask & NDK_QP_ATTR_AV) && a->dest_ip == 0)
-		return NDK_STATUS_INVALID_PARAMETER;
-	return NDK_STATUS_SUCCESS;
-}
 
 static void
 swr_remove_active(struct swr_qp *qp)
@@ -318,7 +261,7 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 	uint32_t to = (m->mask & NDK_QP_ATTR_STATE) ? a->state : from;
 	ndk_status_t st;
 
-	st = swr_modify_check(qp, a, m->mask, from, to);
+	st = swr_qp_modify_check(qp, a, m->mask, from, to);
 	if (st != NDK_STATUS_SUCCESS)
 		return st;
 
@@ -379,15 +322,8 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
 		qp->req_psn = qp->una_psn = qp->attr.sq_psn;
 		qp->psn_max = qp->attr.sq_psn;
-		qp->retry_left = qp->attr.retry_cnt;
-		qp->rnr_left = qp->attr.rnr_retry;
 		qp->pkts_since_ackreq = 0;
-		qp->rto_backoff = 0;
-		qp->rto_defers = 0;
-		qp->rto_adapt_shift = 0;
-		qp->rto_probe = 0;
-		qp->rtt_active = false;
-		memset(&qp->rtt, 0, sizeof(qp->rtt));
+		swr_rtx_reset(qp);
 	} else if (to == NDK_QP_STATE_ERROR) {
 		swr_qp_flush_all(qp);   /* asked for: not counted as an error */
 		return NDK_STATUS_SUCCESS;

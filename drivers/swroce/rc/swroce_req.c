@@ -2,8 +2,9 @@
 
 /*
  * swroce requester: turns send-queue WQEs into request packets, segmented
- * by path MTU, within the PSN window, ORD and READ_FENCE; owns the
- * retransmission and RNR timers and go-back-N rewinds.
+ * by path MTU, within the PSN window, ORD and READ_FENCE; go-back-N
+ * rewinds and selective READ re-asks (what the timers decide to resend,
+ * rc/swroce_rtx.c, and the completer's gaps).
  *
  * Packets are built from the WQE every time they are sent, so nothing is
  * kept for retransmission but the WQE itself. Each is sealed (ICRC) as it
@@ -14,7 +15,13 @@
 #include <errno.h>
 #include <string.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_copy.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
+#include "swroce_rc.h"
+#include "swroce_rtx.h"
+#include "swroce_tx.h"
 
 static const uint8_t swr_send_ops[4] = {
 	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
@@ -342,164 +349,4 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->rto_deadline = 0;
 	qp->rto_probe = 0;
 	swr_qp_activate(qp);
-}
-
-/* Retries exhausted: the oldest request fails, the QP goes to ERROR. */
-static void
-swr_req_give_up(struct swr_qp *qp, uint32_t perr)
-{
-	if (swr_sq_tail_started(qp))
-		swr_qp_complete_send(qp, NDK_STATUS_IO_TIMEOUT, perr);
-	swr_qp_to_error(qp);
-}
-
-/*
- * Which loss a timer expiry stands for (counters, and a debug trace):
- * only losses that nothing after them reveals should ever get here.
- */
-static void
-swr_rto_classify(struct swr_qp *qp, bool adaptive)
-{
-	const struct swr_swqe *wqe;
-	const char *what;
-
-	if (!swr_sq_tail_started(qp))
-		return;
-	wqe = swr_swqe(qp, qp->sq_tail);
-	if (wqe->op != SWR_WR_READ) {
-		SWR_STAT(qp->q, rto_ack_missing);
-		what = "ACK of a SEND/WRITE missing";
-	} else if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn) {
-		SWR_STAT(qp->q, rto_read_reread);
-		what = "gap re-read (or its answer) lost";
-	} else if (wqe->rd_pkts == 0) {
-		SWR_STAT(qp->q, rto_read_unanswered);
-		what = "READ unanswered";
-	} else {
-		SWR_STAT(qp->q, rto_read_tail);
-		what = "READ tail responses lost";
-	}
-	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, %u READs "
-		"out, %u WQEs sent, %d PSNs past it, next %u/%u, gap %d@%d): "
-		"%s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
-		qp->una_psn, wqe->rd_pkts, wqe->npkts, qp->rd_outstanding,
-		qp->req_idx - qp->sq_tail,
-		ndk_roce_psn_diff(qp->psn_max, qp->una_psn),
-		swr_swqe(qp, qp->sq_tail + 1)->rd_pkts,
-		swr_swqe(qp, qp->sq_tail + 1)->npkts, qp->rd_gap_valid,
-		ndk_roce_psn_diff(qp->rd_gap_psn, qp->una_psn), what);
-}
-
-/*
- * An adaptive expiry (before the full local ACK timeout): retransmit
- * without spending a retry. The READ at the tail is asked again alone,
- * from its first missing response, as for a gap (the READs after it keep
- * streaming). A SEND or WRITE sends one probe, the packet at una_psn with
- * AckReq (a tail loss probe): a responder that has it all re-ACKs the
- * duplicate with its latest PSN, one that missed it takes it and ACKs;
- * either answer is progress, after which the requester goes on from the
- * PSN after the acknowledged one (go-back-N only of what is missing). A
- * spurious expiry so costs one packet, not the window.
- */
-static void
-swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
-{
-	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
-
-	/* Not polled for longer than it: the answer may be waiting. */
-	if (gap > swr_rto_value(qp)) {
-		SWR_STAT(qp->q, adaptive_deferred);
-		swr_rto_arm(qp);
-		return;
-	}
-	swr_rto_classify(qp, true);
-	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
-	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
-		qp->rto_adapt_shift++;
-	qp->rto_adapt_psn = qp->psn_max;
-	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
-	    qp->req_idx != qp->sq_tail && swr_req_reread(qp, wqe)) {
-		qp->rd_gap_valid = true;
-		qp->rd_gap_psn = qp->una_psn;
-		swr_rto_arm(qp);
-		return;
-	}
-	if (swr_sq_tail_started(qp) && wqe->op != SWR_WR_READ) {
-		uint64_t before = qp->ev.retransmit_packets;
-
-		swr_req_rewind(qp);
-		/* One packet goes now; the rest when the answer shows it. */
-		qp->q->stats.retransmit_packets -= qp->ev.retransmit_packets -
-			before;
-		qp->ev.retransmit_packets = before;
-		SWR_QP_STAT(qp, retransmit_packets, retransmit_packets);
-		qp->rto_probe = 1;
-		return;
-	}
-	swr_req_rewind(qp);
-}
-
-/* The retransmission timer expired (@p gap: ticks since the last check). */
-static __rte_noinline void
-swr_req_expired(struct swr_qp *qp, uint64_t gap)
-{
-	uint64_t now = qp->q->now;
-
-	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
-		qp->rto_deadline = 0;    /* nothing outstanding */
-		qp->rto_start = 0;
-		return;
-	}
-	/* Early: the adaptive timeout, not yet the QP's. */
-	if (swr_rto_adaptive(qp) && now - qp->rto_start < swr_rto_full(qp)) {
-		swr_req_adaptive_expiry(qp, gap);
-		return;
-	}
-	/*
-	 * Not looked at for longer than the timeout: this lcore was
-	 * descheduled (or the machine stalled both sides). The answers may be
-	 * waiting in our receive queue, or the peer stalled with us: give it
-	 * a full timeout from now rather than spend a retry. Bounded, so a
-	 * peer that is gone still ends the QP.
-	 */
-	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
-		qp->rto_defers++;
-		SWR_STAT(qp->q, rto_deferred);
-		qp->rto_start = now;
-		swr_rto_arm(qp);
-		return;
-	}
-	swr_rto_classify(qp, false);
-	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
-	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
-		if (qp->retry_left == 0) {
-			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);
-			return;
-		}
-		qp->retry_left--;
-	}
-	/* Timeouts in a row at this PSN wait longer (reset on progress). */
-	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
-		qp->rto_backoff++;
-	qp->rto_start = now;            /* the next full timeout from here */
-	swr_req_rewind(qp);
-}
-
-void
-swr_req_timers(struct swr_qp *qp)
-{
-	uint64_t now = qp->q->now;
-	/* The queue's polls, not this QP's visits: it is off the active list. */
-	uint64_t gap = now - qp->q->last_now;
-
-	if (qp->rnr_until != 0) {
-		if (now < qp->rnr_until)
-			return;
-		qp->rnr_until = 0;
-		swr_req_rewind(qp);
-		return;
-	}
-	if (qp->rto_deadline == 0 || now < qp->rto_deadline)
-		return;
-	swr_req_expired(qp, gap);
 }

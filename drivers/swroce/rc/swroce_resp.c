@@ -16,7 +16,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "swroce_priv.h"
+#include "swroce_adapter.h"
+#include "swroce_copy.h"
+#include "swroce_mr.h"
+#include "swroce_qp.h"
+#include "swroce_rc.h"
+#include "swroce_tx.h"
 
 /* Queue the ACK/NAK to send once READ responses are out (latest wins). */
 static void

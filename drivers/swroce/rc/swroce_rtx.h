@@ -1,15 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef SWROCE_RTO_H
-#define SWROCE_RTO_H
 
-/*
- * swroce retransmission timer values and RTT sampling (adaptive
- * retransmission, ndk_adapter_set_adaptive_rto()): inlines for the
- * requester and completer, included by swroce_priv.h (whose swr_rto_arm()
- * arms the deadline with them). Where the timers are
- * kept and visited is swroce_poll.c's; the expiry decision is
- * swr_req_timers() (swroce_req.c).
+#ifndef SWROCE_RTX_H
+#define SWROCE_RTX_H
+
+/**
+ * @file
+ * swroce retransmission, in one place: the timer values (the full local
+ * ACK timeout with its back-off; adaptive retransmission's RTT-based
+ * timeout, ndk_adapter_set_adaptive_rto()), RTT sampling (Karn), arming
+ * and cancelling the retransmission and RNR timers on the queue's wheel,
+ * and what an answer's progress resets: inlines for the engines and the
+ * QP. What an expiry means (retry, adaptive probe or re-read, back-off,
+ * deferral after a stall, giving up) and the wheel's visit are
+ * rc/swroce_rtx.c's.
  */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ndk_roce.h"
+#include "ndk_roce_rtt.h"
+#include "swroce_adapter.h"
+#include "swroce_qp.h"
+#include "swroce_timer.h"
+
+/** Doublings of the retransmission timeout on timeouts in a row. */
+#define SWR_RTO_MAX_BACKOFF 3
+/** Doublings of the adaptive timeout on adaptive expiries in a row. */
+#define SWR_RTO_MAX_ADAPT_SHIFT 10
+/** Expiries in a row re-armed because this side was not polled. */
+#define SWR_RTO_MAX_DEFERS 8
 
 /** The full local ACK timeout now: doubled per timeout in a row. */
 static inline uint64_t
@@ -84,4 +105,114 @@ swr_rtt_progress(struct swr_qp *qp, uint32_t una)
 	}
 }
 
-#endif /* SWROCE_RTO_H */
+/**
+ * Arm the retransmission timer on the queue's wheel (the one place that
+ * sets rto_deadline). Strict (adaptive retransmission off): the full local
+ * ACK timeout from now. Adaptive: swr_rto_value() from now, but no later
+ * than a full local ACK timeout after the wait for progress began
+ * (rto_start), which swr_req_timers() counts against retry_cnt.
+ */
+static inline void
+swr_rto_arm(struct swr_qp *qp)
+{
+	uint64_t now = qp->q->now, end;
+
+	if (qp->rto_tsc == 0)
+		return;
+	if (qp->rto_start == 0)
+		qp->rto_start = now;
+	if (!swr_rto_adaptive(qp)) {
+		qp->rto_deadline = now + swr_rto_full(qp);
+	} else {
+		end = qp->rto_start + swr_rto_full(qp);
+		qp->rto_deadline = now + swr_rto_value(qp);
+		if (qp->rto_deadline > end)
+			qp->rto_deadline = end;
+		if (qp->rto_deadline == 0)
+			qp->rto_deadline = 1;
+	}
+	swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
+}
+
+
+/** Wait for the RNR timer until TSC @p until (not 0) before resending. */
+static inline void
+swr_rnr_arm(struct swr_qp *qp, uint64_t until)
+{
+	qp->rto_deadline = 0;
+	qp->rnr_until = until;
+	swr_tw_arm(&qp->q->tw, &qp->tm, until);
+}
+
+/*
+ * Disarm both timers of @p qp and take it off its queue's wheel (QP reset,
+ * flush, destroy; the queue's owner or a control operation).
+ */
+static inline void
+swr_qp_timers_cancel(struct swr_qp *qp)
+{
+	qp->rto_deadline = 0;
+	qp->rto_start = 0;
+	qp->rnr_until = 0;
+	swr_tw_cancel(&qp->q->tw, &qp->tm);
+}
+
+/**
+ * The oldest unacknowledged PSN moved to @p una (swr_comp_progress()):
+ * end the RTT sample it passes, reset retries and back-offs, answer a
+ * probe, and re-arm the timer for what is still out (or disarm it).
+ */
+static inline void
+swr_rtx_progress(struct swr_qp *qp, uint32_t una)
+{
+	swr_rtt_progress(qp, una);
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->rto_backoff = 0;
+	qp->rto_defers = 0;
+	/* All that was out at the last adaptive expiry is answered. */
+	if (qp->rto_adapt_shift != 0 &&
+	    ndk_roce_psn_diff(una, qp->rto_adapt_psn) >= 0)
+		qp->rto_adapt_shift = 0;
+	if (unlikely(qp->rto_probe != 0)) {
+		/* The probe was answered: what is still missing goes again. */
+		int32_t n = ndk_roce_psn_diff(qp->psn_max, qp->req_psn);
+
+		qp->rto_probe = 0;
+		if (n > 0) {
+			qp->q->stats.retransmit_packets += (uint32_t)n;
+			qp->ev.retransmit_packets += (uint32_t)n;
+		}
+	}
+	if (una != qp->req_psn) {
+		qp->rto_start = qp->q->now;
+		swr_rto_arm(qp);
+	} else {
+		qp->rto_deadline = 0;
+		qp->rto_start = 0;
+	}
+}
+
+/** The retransmission state of a QP entering RTS (control path). */
+static inline void
+swr_rtx_reset(struct swr_qp *qp)
+{
+	qp->retry_left = qp->attr.retry_cnt;
+	qp->rnr_left = qp->attr.rnr_retry;
+	qp->rto_backoff = 0;
+	qp->rto_defers = 0;
+	qp->rto_adapt_shift = 0;
+	qp->rto_probe = 0;
+	qp->rtt_active = false;
+	memset(&qp->rtt, 0, sizeof(qp->rtt));
+}
+
+/* swroce_rtx.c */
+
+/**
+ * Advance queue @p q's timer wheel to its poll's time and act on the QPs'
+ * expired retransmission and RNR timers: retry, back off, defer after a
+ * stall or give up (the poll loop, once a poll). @return timers fired.
+ */
+unsigned int swr_rtx_advance(struct swr_queue *q);
+
+#endif /* SWROCE_RTX_H */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce transmission: a packet's way out. Build (L2-L4 from the QP's
+ * template, the BTH), seal (pad and ICRC, or the ICRC run in the payload
+ * copy's pass), transmit (the neighbour's MAC, or the frame held while it
+ * resolves: queue 0's neighbour table, so other queues hand such frames
+ * over), ACK/NAK frames, and each queue's TX stage, flushed in bursts and
+ * at the end of every poll (core/swroce_sched.c).
+ */
+
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "swroce_adapter.h"
+#include "swroce_neigh.h"
+#include "swroce_qp.h"
+#include "swroce_tx.h"
+
+/* ------------------------------------------------------------------ */
+/* Build and seal                                                     */
+/* ------------------------------------------------------------------ */
+
+struct rte_mbuf *
+swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
+	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
+{
+	struct swr_adapter *ad = qp->ad;
+	struct swr_queue *q = qp->q;
+	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
+	uint32_t pad = (-payload) & 3;
+	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
+	struct rte_mbuf *m;
+	uint8_t *frame;
+
+	m = rte_pktmbuf_alloc(ad->mp);
+	if (unlikely(m == NULL)) {
+		SWR_STAT(q, mbuf_alloc_fail);
+		return NULL;
+	}
+	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
+	if (unlikely(frame == NULL)) {
+		rte_pktmbuf_free(m);
+		SWR_STAT(q, mbuf_alloc_fail);
+		return NULL;
+	}
+	*bth_out = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
+							       frame, l4);
+	ndk_roce_bth_set(*bth_out, opcode, se, pad, qp->attr.dest_qpn, ackreq,
+			 psn);
+	return m;
+}
+
+void
+swr_frame_seal(struct rte_mbuf *m)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = rte_pktmbuf_data_len(m);
+	struct ndk_roce_bth *bth =
+		(struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
+	uint32_t pad = ndk_roce_bth_padcnt(bth);
+	uint32_t icrc;
+
+	if (pad != 0)
+		memset(frame + len - NDK_ROCE_ICRC_LEN - pad, 0, pad);
+	icrc = ndk_roce_icrc_buf(frame + RTE_ETHER_HDR_LEN,
+				 len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN);
+	icrc = rte_cpu_to_le_32(icrc);
+	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
+}
+
+uint32_t
+swr_frame_icrc_start(const struct rte_mbuf *m, const uint8_t *payload)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *) +
+		RTE_ETHER_HDR_LEN;
+
+	return ndk_roce_icrc_start(l3, (size_t)(payload - l3));
+}
+
+void
+swr_frame_seal_crc(const struct ndk_roce_bth *bth, uint8_t *payload,
+		   uint32_t plen, uint32_t crc)
+{
+	uint32_t pad = ndk_roce_bth_padcnt(bth);
+
+	if (pad != 0) {
+		memset(payload + plen, 0, pad);
+		crc = ndk_roce_crc32_update(crc, payload + plen, pad);
+	}
+	crc = rte_cpu_to_le_32(~crc);
+	memcpy(payload + plen + pad, &crc, sizeof(crc));
+}
+
+void
+swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	swr_frame_seal(m);
+	swr_pkt_xmit(qp, m);
+}
+
+void
+swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+
+	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
+	if (qp->neigh != NULL) {
+		const struct swr_neigh *e = qp->neigh;
+
+		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
+			     e->ip != qp->attr.dest_ip)) {
+			if (qp->q->id == 0)
+				swr_neigh_output(qp, m);
+			else
+				swr_q_neigh_handoff(qp->q, m);
+			return;
+		}
+		rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
+	}
+	swr_q_tx_stage(qp->q, m);
+}
+
+void
+swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
+{
+	struct ndk_roce_bth *bth;
+	struct rte_mbuf *m;
+
+	m = swr_pkt_new(qp, NDK_ROCE_OP_RC_ACK, 0, false, false, psn, &bth);
+	if (m == NULL)
+		return;
+	ndk_roce_aeth_set((struct ndk_roce_aeth *)(bth + 1), syndrome,
+			  qp->msn);
+	SWR_STAT(qp->q, acks_sent);
+	swr_pkt_send(qp, m);
+}
+
+/* ------------------------------------------------------------------ */
+/* TX stage                                                            */
+/* ------------------------------------------------------------------ */
+
+void
+swr_tx_flush(struct swr_queue *q)
+{
+	struct swr_adapter *ad = q->ad;
+	uint16_t sent = 0;
+
+	while (sent < q->tx_n) {
+		uint16_t n = rte_eth_tx_burst(ad->port_id, q->txq,
+					      &q->tx_stage[sent],
+					      RTE_MIN(q->tx_n - sent,
+						      SWR_TX_BURST));
+
+		if (n == 0) {
+			SWR_STAT(q, tx_full);
+			q->tx_blocked = true;
+			break;
+		}
+		SWR_STAT(q, tx_bursts);
+		sent += n;
+	}
+	for (uint16_t i = 0; i < sent; i++)
+		q->stats.tx_bytes += rte_pktmbuf_pkt_len(q->tx_stage[i]);
+	q->stats.tx_packets += sent;
+	if (sent != 0 && sent < q->tx_n)
+		memmove(&q->tx_stage[0], &q->tx_stage[sent],
+			(q->tx_n - sent) * sizeof(q->tx_stage[0]));
+	q->tx_n -= sent;
+}
+
+void
+swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m)
+{
+	if (unlikely(q->tx_n == SWR_TX_STAGE)) {
+		swr_tx_flush(q);
+		if (q->tx_n == SWR_TX_STAGE) {
+			/* Link saturated: RC retransmission recovers this. */
+			rte_pktmbuf_free(m);
+			return;
+		}
+	}
+	q->tx_stage[q->tx_n++] = m;
+	/*
+	 * Once the port has refused a burst, frames only pile up in the
+	 * stage until the poll's final flush: no tx_burst per frame against
+	 * a full ring.
+	 */
+	if (q->tx_n >= SWR_TX_BURST && !q->tx_blocked)
+		swr_tx_flush(q);
+}
+
+void
+swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m)
+{
+	swr_q_tx_stage(&ad->q[0], m);
+}
+
+void
+swr_q_neigh_handoff(struct swr_queue *q, struct rte_mbuf *m)
+{
+	if (unlikely(rte_ring_mp_enqueue(q->ad->held_ring, m) != 0)) {
+		SWR_STAT(q, neigh_pending_drops); /* RC retransmits it */
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Queue 0: frames of other queues waiting for their neighbour. */
+unsigned int
+swr_held_drain(struct swr_adapter *ad)
+{
+	struct rte_mbuf *m[SWR_RX_BURST];
+	unsigned int n;
+
+	n = rte_ring_sc_dequeue_burst(ad->held_ring, (void **)m,
+				      SWR_RX_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m[i],
+			const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+		struct swr_neigh *e = NULL;
+
+		swr_neigh_send(ad, &e, ip->dst_addr, m[i]);
+	}
+	return n;
+}

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_QP_H
+#define SWROCE_QP_H
+
+/**
+ * @file
+ * swroce queue pairs: the QP structure, its WQEs, lookups, and the calls
+ * of rc/swroce_qp.c (lifetime, completions, error state), rc/swroce_post.c
+ * (posting) and rc/swroce_qp_fsm.c (the IB state transition table).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "ndk_provider.h"
+#include "ndk_roce.h"
+#include "ndk_roce_rtt.h"
+#include "swroce_adapter.h"
+#include "swroce_timer.h"
+
+struct swr_pd;
+struct swr_cq;
+struct swr_mr;
+struct swr_neigh;
+struct swr_conn;
+
+/* ------------------------------------------------------------------ */
+/* QP                                                                  */
+/* ------------------------------------------------------------------ */
+
+/** Initiator operation of a send-queue WQE. */
+enum swr_wr_op {
+	SWR_WR_SEND = 0,
+	SWR_WR_WRITE,
+	SWR_WR_READ,
+	SWR_WR_SEND_INV,          /**< SEND with IETH = rkey */
+	SWR_WR_FAST_REG,          /**< local: reg, raddr = base VA */
+	SWR_WR_INVALIDATE,        /**< local: reg */
+	SWR_WR_BIND,              /**< local: reg = MW, parent, raddr, length */
+};
+
+/** True for operations that never reach the wire. */
+static inline bool
+swr_wr_is_local(uint8_t op)
+{
+	return op >= SWR_WR_FAST_REG;
+}
+
+/** Send-queue WQE; followed by SGEs or inline bytes (qp->sq_stride). */
+struct swr_swqe {
+	uint8_t op;               /**< enum swr_wr_op */
+	uint8_t started;          /**< PSNs assigned (first transmission) */
+	uint16_t nsge;            /**< 0 with inline data */
+	uint32_t flags;           /**< NDK_OP_FLAG_* */
+	void *ctx;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t length;          /**< total bytes */
+	uint32_t first_psn;
+	uint32_t npkts;           /**< PSNs consumed */
+	uint32_t rd_pkts;         /**< READ: response packets placed */
+	uint32_t acc;             /**< local ops: SWR_ACC_* granted */
+	struct swr_mr *reg;       /**< local ops: the FRMR or MW */
+	struct swr_mr *parent;    /**< bind: the MR */
+	ndk_status_t lstatus;     /**< local ops: result once executed */
+	uint32_t npages;          /**< fast register: pages */
+	uint32_t fbo;             /**< fast register: first byte offset */
+	uint32_t pad_;
+	union {
+		struct ndk_sge sge[0];
+		uint8_t inline_data[0];
+	};
+};
+
+/** Receive-queue WQE; followed by SGEs (qp->rq_stride). */
+struct swr_rwqe {
+	void *ctx;
+	uint32_t nsge;
+	uint32_t length;          /**< total bytes */
+	struct ndk_sge sge[0];
+};
+
+/** Responder resource for one inbound READ (kept for replay). */
+struct swr_rd_res {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t first_psn;
+	uint32_t npkts;
+	uint32_t next_pkt;        /**< next response packet to send */
+	bool streaming;           /**< packets left to send */
+	bool replay;              /**< re-sent for a duplicate READ */
+};
+
+/** Kind of multi-packet message the responder is in the middle of. */
+enum swr_rcv_class {
+	SWR_RCV_NONE = 0,
+	SWR_RCV_SEND,
+	SWR_RCV_WRITE,
+};
+
+/**
+ * Count an event in the adapter's counters and the QP's protocol events
+ * (struct ndk_qp_events; owner only).
+ */
+#define SWR_QP_STAT(qp, field, event) do { \
+	SWR_STAT((qp)->q, field); \
+	(qp)->ev.event++; \
+} while (0)
+
+struct swr_qp {
+	struct ndk_qp pub;        /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_queue *q;      /**< the queue polling it (from the QPN) */
+	struct swr_pd *pd;
+	struct swr_cq *rcq;
+	struct swr_cq *icq;
+	void *qp_ctx;
+
+	/* --- limits (constant) --- */
+	uint32_t sq_depth;        /**< consumer-visible depth */
+	uint32_t sq_mask;         /**< ring size - 1 */
+	uint32_t sq_stride;
+	uint32_t rq_depth;
+	uint32_t rq_mask;
+	uint32_t rq_stride;
+	uint32_t max_isge;
+	uint32_t max_rsge;
+	uint32_t inline_size;
+	uint8_t *sq;
+	uint8_t *rq;
+
+	/* --- state and attributes (modified through swr_ctl_exec) --- */
+	uint32_t state;           /**< enum ndk_qp_state (atomic) */
+	struct ndk_qp_attr attr;
+	uint32_t pmtu;            /**< bytes */
+	uint32_t pmtu_shift;
+	uint64_t rto_tsc;         /**< ACK timeout in TSC ticks, 0 = none */
+	struct ndk_roce_l2l4 l2l4;
+
+	/* --- application side (single producer per queue) --- */
+	uint32_t sq_prod_priv __rte_cache_aligned; /**< incl. deferred */
+	uint32_t rq_prod_priv;
+	uint32_t sq_prod;         /**< published (release) */
+	uint32_t rq_prod;         /**< published (release) */
+	uint32_t db_pending;      /**< doorbell queued (atomic) */
+	struct rte_ring *db_ring; /**< where its doorbells go (set once) */
+	uint64_t fr_lo, fr_hi;    /**< FRMR pages inside [lo, hi) (set
+				   *  once; hi 0: any DPDK memory) */
+	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
+	struct ndk_qp_stats pstats; /**< posting counters (the poster's) */
+
+	/* --- published by the polling thread --- */
+	uint32_t sq_done __rte_cache_aligned; /**< WQEs retired (release) */
+	uint32_t rq_done;         /**< receives retired (release) */
+
+	/* --- requester/completer (lcore-private) --- */
+	uint32_t sq_tail __rte_cache_aligned; /**< oldest not completed */
+	uint32_t req_idx;         /**< WQE being transmitted */
+	uint32_t req_pkt;         /**< its next packet */
+	uint32_t req_psn;         /**< next PSN to send */
+	uint32_t una_psn;         /**< oldest unacknowledged PSN */
+	uint32_t psn_max;         /**< PSN after the highest ever sent */
+	uint32_t pkts_since_ackreq;
+	uint32_t rd_outstanding;  /**< READs sent and not completed */
+	uint32_t retry_left;
+	uint32_t rnr_left;
+	uint64_t rto_deadline;    /**< 0 = timer not armed */
+	uint8_t rto_backoff;      /**< timeouts in a row at una_psn (shift) */
+	uint8_t rto_defers;       /**< expiries re-armed in a row (stalls) */
+	uint8_t rto_adapt_shift;  /**< adaptive back-off (shift), undone by
+				   *  an RTT sample or progress to: */
+	uint32_t rto_adapt_psn;   /**< psn_max at the last adaptive expiry */
+	/** Adaptive expiry of a SEND/WRITE: 1 = send one probe (the packet
+	 *  at una_psn, AckReq) and nothing more until an answer, 2 = sent */
+	uint8_t rto_probe;
+	bool rtt_active;          /**< an RTT sample is being timed */
+	uint32_t rtt_psn;         /**< ... ending when una_psn passes it */
+	uint64_t rtt_t0;          /**< ... sent at this TSC */
+	uint64_t rto_start;       /**< TSC the wait for progress began
+				   *  (0 = none): full timeout from here */
+	struct ndk_roce_rtt rtt;  /**< answers' round-trip time, TSC */
+	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
+
+	/* --- the poller's per-operation bookkeeping (lcore-private): one
+	 * line besides the requester's and responder's, so that with many
+	 * QPs an operation misses few (swr_qp_create() checks it) --- */
+	bool in_active __rte_cache_aligned;
+	bool detached;
+	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
+	bool ack_pending;         /**< responder */
+	bool rd_gap_valid;        /**< requester */
+	uint32_t rd_cnt;          /**< responder: resources still streaming */
+	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
+	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
+	struct swr_neigh *neigh;
+	/** On qp->q->tw while rto_deadline or rnr_until is set (or was). */
+	struct swr_tw_node tm;
+	uint32_t epsn;            /**< responder: expected request PSN */
+	uint32_t msn;
+
+	/* --- responder (lcore-private) --- */
+	bool seq_nak_sent;
+	uint8_t rcv_class;        /**< enum swr_rcv_class */
+	bool rcv_se;
+	uint32_t rcv_off;         /**< bytes of the current message so far */
+	uint32_t rq_tail;         /**< oldest receive not completed */
+	uint32_t wr_rkey;         /**< current WRITE */
+	uint64_t wr_va;
+	uint32_t wr_left;
+	uint8_t ack_syndrome;
+	uint32_t ack_psn;
+	uint32_t rd_mask;         /**< read resource ring size - 1 */
+	uint32_t rd_head;         /**< next resource to allocate */
+	uint32_t rd_valid;        /**< resources kept for replay (<= ring) */
+	struct swr_rd_res *rd_res;
+
+	/* --- connection manager (lcore-private) --- */
+	struct swr_conn *conn;    /**< connector bound to this QP */
+
+	/* --- per-QP protocol events (lcore-private; swroce_info.c) --- */
+	struct ndk_qp_events ev;
+};
+
+static inline struct swr_qp *
+swr_qp_of(struct ndk_qp *q)
+{
+	return (struct swr_qp *)q;
+}
+
+static inline struct swr_swqe *
+swr_swqe(const struct swr_qp *qp, uint32_t idx)
+{
+	return (struct swr_swqe *)(qp->sq + (size_t)(idx & qp->sq_mask) *
+				   qp->sq_stride);
+}
+
+static inline struct swr_rwqe *
+swr_rwqe(const struct swr_qp *qp, uint32_t idx)
+{
+	return (struct swr_rwqe *)(qp->rq + (size_t)(idx & qp->rq_mask) *
+				   qp->rq_stride);
+}
+
+/**
+ * True if the oldest WQE has been transmitted at least in part (it may be
+ * behind req_idx after a rewind, yet still be acknowledged).
+ */
+static inline bool
+swr_sq_tail_started(const struct swr_qp *qp)
+{
+	return qp->sq_tail != __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE) &&
+		swr_swqe(qp, qp->sq_tail)->started;
+}
+
+static inline uint32_t
+swr_qp_state(const struct swr_qp *qp)
+{
+	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
+}
+
+/** Look up a QP by number (polling thread). */
+static inline struct swr_qp *
+swr_qp_lookup(struct swr_adapter *ad, uint32_t qpn)
+{
+	struct swr_qp *qp = __atomic_load_n(&ad->qp_tbl[qpn & ad->qp_mask],
+					    __ATOMIC_ACQUIRE);
+
+	return (qp != NULL && qp->pub.qpn == qpn) ? qp : NULL;
+}
+
+/**
+ * Put a QP on its queue's active list, the QPs the poll loop serves
+ * (polling thread).
+ */
+static inline void
+swr_qp_activate(struct swr_qp *qp)
+{
+	struct swr_queue *q = qp->q;
+
+	if (qp->in_active || qp->detached)
+		return;
+	qp->in_active = true;
+	q->active[q->n_active++] = qp;
+}
+
+/** True if the WQE at sq_tail is a local operation already carried out. */
+static inline bool
+swr_sq_tail_local_done(const struct swr_qp *qp)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	return swr_wr_is_local(wqe->op) && wqe->started;
+}
+
+/* swroce_qp.c: lifetime, completions, the error state */
+
+ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
+			   struct ndk_cq *icq, void *qp_context,
+			   uint32_t rq_depth, uint32_t iq_depth,
+			   uint32_t max_rsge, uint32_t max_isge,
+			   uint32_t inline_size, struct ndk_qp **qp);
+
+/**
+ * Move a QP to ERROR and flush both queues (polling thread). The WQE that
+ * failed, if any, was already completed with its own status.
+ */
+void swr_qp_to_error(struct swr_qp *qp);
+
+/**
+ * Move a QP to ERROR and flush both queues without counting a QP error
+ * (NdkFlush, close, or a modify to ERROR asked by the consumer).
+ */
+void swr_qp_flush_all(struct swr_qp *qp);
+
+/**
+ * Complete the receive at rq_tail (polling thread). A non-zero
+ * @p inv_token makes it a ReceiveAndInvalidate completion naming it.
+ */
+void swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status,
+			  uint32_t perr, uint32_t bytes, bool solicited,
+			  uint32_t inv_token);
+
+/**
+ * Retire the executed local operation at sq_tail with its own status.
+ * @return false if it failed (the QP is then in ERROR).
+ */
+bool swr_qp_retire_local(struct swr_qp *qp);
+
+/**
+ * Retire the WQE at sq_tail as flushed (STATUS_CANCELLED), or, for a
+ * local operation already carried out, with its own status.
+ */
+void swr_qp_complete_flushed(struct swr_qp *qp);
+
+
+/**
+ * Retire, from sq_tail on, the run of fully sent SENDs and WRITEs posted
+ * with SILENT_SUCCESS that PSN @p psn acknowledges: no CQ entries, one
+ * store freeing their slots (polling thread).
+ * @return how many were retired (0: the WQE at sq_tail is not one).
+ */
+uint32_t swr_qp_retire_silent(struct swr_qp *qp, uint32_t psn);
+
+/** Retire the WQE at sq_tail with @p status (polling thread). */
+void swr_qp_complete_send(struct swr_qp *qp, ndk_status_t status,
+			  uint32_t perr);
+
+/* swroce_qp_fsm.c: the IB state transition table */
+
+/**
+ * Check a modify of @p qp from state @p from to @p to with the attributes
+ * @p mask of @p a: the transition must be legal, carry the attributes it
+ * requires and only those it allows, each in its range.
+ * @return NDK_STATUS_SUCCESS, INVALID_DEVICE_STATE or INVALID_PARAMETER.
+ */
+ndk_status_t swr_qp_modify_check(const struct swr_qp *qp,
+				 const struct ndk_qp_attr *a, uint32_t mask,
+				 uint32_t from, uint32_t to);
+
+/* swroce_post.c: the QP dispatch entries of the application side */
+
+ndk_status_t swr_post_send(struct ndk_qp *q, void *ctx,
+			   const struct ndk_sge *sgl, uint32_t nsge,
+			   uint32_t flags);
+ndk_status_t swr_post_send_inv(struct ndk_qp *q, void *ctx,
+			       const struct ndk_sge *sgl, uint32_t nsge,
+			       uint32_t flags, uint32_t remote_token);
+ndk_status_t swr_post_write(struct ndk_qp *q, void *ctx,
+			    const struct ndk_sge *sgl, uint32_t nsge,
+			    uint64_t raddr, uint32_t rkey, uint32_t flags);
+ndk_status_t swr_post_read(struct ndk_qp *q, void *ctx,
+			   const struct ndk_sge *sgl, uint32_t nsge,
+			   uint64_t raddr, uint32_t rkey, uint32_t flags);
+ndk_status_t swr_post_receive(struct ndk_qp *q, void *ctx,
+			      const struct ndk_sge *sgl, uint32_t nsge);
+ndk_status_t swr_post_fast_register(struct ndk_qp *q, void *ctx,
+				    struct ndk_mr *mr, uint32_t page_count,
+				    const uint64_t *pages, uint32_t fbo,
+				    size_t length, uint64_t base_va,
+				    uint32_t flags);
+ndk_status_t swr_post_invalidate(struct ndk_qp *q, void *ctx,
+				 struct ndk_object_header *obj,
+				 uint32_t flags);
+ndk_status_t swr_post_bind(struct ndk_qp *q, void *ctx, struct ndk_mr *mr,
+			   struct ndk_mw *mw, uint64_t va, size_t length,
+			   uint32_t flags);
+void swr_post_flush(struct ndk_qp *q);
+void swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats);
+
+#endif /* SWROCE_QP_H */

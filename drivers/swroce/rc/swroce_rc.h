@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_RC_H
+#define SWROCE_RC_H
+
+/**
+ * @file
+ * swroce RC engines: the requester (rc/swroce_req.c: WQEs -> request
+ * packets), the responder (rc/swroce_resp.c: requests -> placement, READ
+ * responses, ACKs) and the completer (rc/swroce_comp.c: ACKs, NAKs, READ
+ * responses -> completions). Called by the poll loop (transmission) and by
+ * net/swroce_rx.c (dispatch); they send through net/swroce_tx.h.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ndk_roce.h"
+#include "swroce_qp.h"
+
+/* swroce_req.c */
+
+/** Requester: generate up to @p quota packets. @return packets made. */
+unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
+
+/** Requester: go back to the oldest unacknowledged PSN. */
+void swr_req_rewind(struct swr_qp *qp);
+
+/**
+ * Requester: ask again for the responses of the READ @p wqe still
+ * missing (from rd_pkts on), without going back: the READs after it keep
+ * streaming. @return false if no frame could be sent now.
+ */
+bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
+
+/* swroce_comp.c */
+
+/**
+ * Completer: retire what needs no answer at the tail: local operations
+ * carried out, READs whose responses all came ahead.
+ */
+void swr_comp_tail(struct swr_qp *qp);
+
+/**
+ * Completer: an ACK, NAK or READ response for @p qp; @p icrc_unchecked: its
+ * ICRC is not checked yet (READ responses: checked as they are placed).
+ */
+void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+		 bool icrc_unchecked);
+
+/* swroce_resp.c */
+
+/** Responder: a request packet for @p qp. */
+void swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+
+/** Responder: READ responses and the pending ACK. @return packets made. */
+unsigned int swr_resp_tx(struct swr_qp *qp, unsigned int quota);
+
+/** True if the responder has output waiting. */
+static inline bool
+swr_resp_busy(const struct swr_qp *qp)
+{
+	return qp->ack_pending || qp->rd_cnt != 0;
+}
+
+#endif /* SWROCE_RC_H */

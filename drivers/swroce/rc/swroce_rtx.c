@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * swroce retransmission: what a QP's timer expiring on its queue's wheel
+ * means. The RNR timer resends from the oldest unacknowledged PSN. The
+ * retransmission timer, when early (adaptive retransmission, before the
+ * full local ACK timeout), re-asks the READ at the tail from its first
+ * missing response or probes a SEND/WRITE with one AckReq packet, without
+ * spending a retry; at the full timeout it spends one, doubles the timeout
+ * (up to SWR_RTO_MAX_BACKOFF) and goes back N, or, after retry_cnt, fails
+ * the QP. An expiry after the lcore was not polled for longer than the
+ * timeout is re-armed instead (bounded). Each expiry is classified in the
+ * counters. Timer values, sampling, arming: swroce_rtx.h.
+ */
+
+#include <rte_common.h>
+
+#include "swroce_adapter.h"
+#include "swroce_qp.h"
+#include "swroce_rc.h"
+#include "swroce_rtx.h"
+
+/* Retries exhausted: the oldest request fails, the QP goes to ERROR. */
+static void
+swr_req_give_up(struct swr_qp *qp, uint32_t perr)
+{
+	if (swr_sq_tail_started(qp))
+		swr_qp_complete_send(qp, NDK_STATUS_IO_TIMEOUT, perr);
+	swr_qp_to_error(qp);
+}
+
+/*
+ * Which loss a timer expiry stands for (counters, and a debug trace):
+ * only losses that nothing after them reveals should ever get here.
+ */
+static void
+swr_rto_classify(struct swr_qp *qp, bool adaptive)
+{
+	const struct swr_swqe *wqe;
+	const char *what;
+
+	if (!swr_sq_tail_started(qp))
+		return;
+	wqe = swr_swqe(qp, qp->sq_tail);
+	if (wqe->op != SWR_WR_READ) {
+		SWR_STAT(qp->q, rto_ack_missing);
+		what = "ACK of a SEND/WRITE missing";
+	} else if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn) {
+		SWR_STAT(qp->q, rto_read_reread);
+		what = "gap re-read (or its answer) lost";
+	} else if (wqe->rd_pkts == 0) {
+		SWR_STAT(qp->q, rto_read_unanswered);
+		what = "READ unanswered";
+	} else {
+		SWR_STAT(qp->q, rto_read_tail);
+		what = "READ tail responses lost";
+	}
+	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, %u READs "
+		"out, %u WQEs sent, %d PSNs past it, next %u/%u, gap %d@%d): "
+		"%s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
+		qp->una_psn, wqe->rd_pkts, wqe->npkts, qp->rd_outstanding,
+		qp->req_idx - qp->sq_tail,
+		ndk_roce_psn_diff(qp->psn_max, qp->una_psn),
+		swr_swqe(qp, qp->sq_tail + 1)->rd_pkts,
+		swr_swqe(qp, qp->sq_tail + 1)->npkts, qp->rd_gap_valid,
+		ndk_roce_psn_diff(qp->rd_gap_psn, qp->una_psn), what);
+}
+
+/*
+ * An adaptive expiry (before the full local ACK timeout): retransmit
+ * without spending a retry. The READ at the tail is asked again alone,
+ * from its first missing response, as for a gap (the READs after it keep
+ * streaming). A SEND or WRITE sends one probe, the packet at una_psn with
+ * AckReq (a tail loss probe): a responder that has it all re-ACKs the
+ * duplicate with its latest PSN, one that missed it takes it and ACKs;
+ * either answer is progress, after which the requester goes on from the
+ * PSN after the acknowledged one (go-back-N only of what is missing). A
+ * spurious expiry so costs one packet, not the window.
+ */
+static void
+swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
+{
+	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+
+	/* Not polled for longer than it: the answer may be waiting. */
+	if (gap > swr_rto_value(qp)) {
+		SWR_STAT(qp->q, adaptive_deferred);
+		swr_rto_arm(qp);
+		return;
+	}
+	swr_rto_classify(qp, true);
+	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
+	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
+		qp->rto_adapt_shift++;
+	qp->rto_adapt_psn = qp->psn_max;
+	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
+	    qp->req_idx != qp->sq_tail && swr_req_reread(qp, wqe)) {
+		qp->rd_gap_valid = true;
+		qp->rd_gap_psn = qp->una_psn;
+		swr_rto_arm(qp);
+		return;
+	}
+	if (swr_sq_tail_started(qp) && wqe->op != SWR_WR_READ) {
+		uint64_t before = qp->ev.retransmit_packets;
+
+		swr_req_rewind(qp);
+		/* One packet goes now; the rest when the answer shows it. */
+		qp->q->stats.retransmit_packets -= qp->ev.retransmit_packets -
+			before;
+		qp->ev.retransmit_packets = before;
+		SWR_QP_STAT(qp, retransmit_packets, retransmit_packets);
+		qp->rto_probe = 1;
+		return;
+	}
+	swr_req_rewind(qp);
+}
+
+/* The retransmission timer expired (@p gap: ticks since the last check). */
+static __rte_noinline void
+swr_req_expired(struct swr_qp *qp, uint64_t gap)
+{
+	uint64_t now = qp->q->now;
+
+	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
+		qp->rto_deadline = 0;    /* nothing outstanding */
+		qp->rto_start = 0;
+		return;
+	}
+	/* Early: the adaptive timeout, not yet the QP's. */
+	if (swr_rto_adaptive(qp) && now - qp->rto_start < swr_rto_full(qp)) {
+		swr_req_adaptive_expiry(qp, gap);
+		return;
+	}
+	/*
+	 * Not looked at for longer than the timeout: this lcore was
+	 * descheduled (or the machine stalled both sides). The answers may be
+	 * waiting in our receive queue, or the peer stalled with us: give it
+	 * a full timeout from now rather than spend a retry. Bounded, so a
+	 * peer that is gone still ends the QP.
+	 */
+	if (gap > qp->rto_tsc && qp->rto_defers < SWR_RTO_MAX_DEFERS) {
+		qp->rto_defers++;
+		SWR_STAT(qp->q, rto_deferred);
+		qp->rto_start = now;
+		swr_rto_arm(qp);
+		return;
+	}
+	swr_rto_classify(qp, false);
+	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
+	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
+		if (qp->retry_left == 0) {
+			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);
+			return;
+		}
+		qp->retry_left--;
+	}
+	/* Timeouts in a row at this PSN wait longer (reset on progress). */
+	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
+		qp->rto_backoff++;
+	qp->rto_start = now;            /* the next full timeout from here */
+	swr_req_rewind(qp);
+}
+
+static void
+swr_req_timers(struct swr_qp *qp)
+{
+	uint64_t now = qp->q->now;
+	/* The queue's polls, not this QP's visits: it is off the active list. */
+	uint64_t gap = now - qp->q->last_now;
+
+	if (qp->rnr_until != 0) {
+		if (now < qp->rnr_until)
+			return;
+		qp->rnr_until = 0;
+		swr_req_rewind(qp);
+		return;
+	}
+	if (qp->rto_deadline == 0 || now < qp->rto_deadline)
+		return;
+	swr_req_expired(qp, gap);
+}
+
+/* A QP's timer expired on the wheel: what it means is decided above. */
+static void
+swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
+{
+	struct swr_queue *q = arg;
+	struct swr_qp *qp = container_of(nd, struct swr_qp, tm);
+	uint64_t due = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
+	uint32_t state;
+
+	SWR_STAT(q, qp_timer_fires);
+	if (due == 0)
+		return;                 /* disarmed since: nothing to do */
+	if (due > q->now) {
+		swr_tw_arm(&q->tw, nd, due);    /* moved later meanwhile */
+		return;
+	}
+	state = swr_qp_state(qp);
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD)
+		swr_req_timers(qp);
+}
+
+unsigned int
+swr_rtx_advance(struct swr_queue *q)
+{
+	return swr_tw_advance(&q->tw, q->now, swr_qp_timer_fire, q);
+}
