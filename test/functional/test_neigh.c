@@ -31,7 +31,7 @@
 #include "ndk_roce.h"
 #include "neigh_common.h"
 
-/* Requests per resolution round (SWR_NEIGH_PROBES in swroce_priv.h). */
+/* Requests per resolution round (SWR_NEIGH_PROBES in swroce_neigh.h). */
 #define SWR_PROBES_ 3
 
 /* ------------------------------------------------------------------ */

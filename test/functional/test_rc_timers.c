@@ -2,7 +2,7 @@
 
 /*
  * Functional: the QPs' retransmission timers on the queues' timer wheels
- * (drivers/swroce/swroce_timer.h) with many QPs. Both adapters are polled
+ * (drivers/swroce/rc/swroce_timer.h) with many QPs. Both adapters are polled
  * from this thread (no pollers); between polls, A's requests to the QPs
  * of "silent" peers are dropped, so those peers never answer.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Unit tests of the swroce timer wheel (drivers/swroce/swroce_timer.h):
+ * Unit tests of the swroce timer wheel (drivers/swroce/rc/swroce_timer.h):
  * arm, re-arm earlier and later, cancel (also from a callback), deadlines
  * several laps away, ticks and slot indices that wrap, many timers in one
  * slot, a long pause, and a random sequence checked against a model.

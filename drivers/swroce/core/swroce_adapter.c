@@ -517,6 +517,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->info.max_mr = max_mr;
 	if (swr_cm_init(ad) != 0)
 		goto nomem;
+	ad->qp_gone = swr_cm_qp_gone;
 
 	if (cfg->mbuf_pool != NULL) {
 		ad->mp = cfg->mbuf_pool;

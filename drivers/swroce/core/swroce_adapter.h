@@ -185,6 +185,12 @@ struct swr_adapter {
 
 	/* --- connection manager (owner only; swroce_cm.h) --- */
 	struct swr_cm *cm;
+	/**
+	 * Told when a QP goes away (rc/swroce_qp.c), so that what refers to
+	 * it above the QP layer lets go: the CM's swr_cm_qp_gone(), set at
+	 * open. A hook, not a call: the QP layer does not call up.
+	 */
+	void (*qp_gone)(struct swr_qp *qp);
 } __rte_cache_aligned;
 
 static inline struct swr_adapter *

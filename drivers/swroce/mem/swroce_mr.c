@@ -52,7 +52,7 @@ mr_of(struct ndk_mr *m)
 	return (struct swr_mr *)m;
 }
 
-/* The lookup of the fast path is inline: swr_mr_lookup() in swroce_priv.h. */
+/* The lookup of the fast path is inline: swr_mr_lookup() in swroce_mr.h. */
 
 /* ------------------------------------------------------------------ */
 /* PD                                                                  */

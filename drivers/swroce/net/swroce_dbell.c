@@ -2,7 +2,7 @@
 
 /*
  * Doorbells: a poster queues a QP that needs its poller's attention on
- * the QP's doorbell ring (swr_doorbell() in swroce_post.c). Each queue
+ * the QP's doorbell ring (swr_doorbell() in rc/swroce_post.c). Each queue
  * has a ring for its own QPs, which its poller drains, one burst per
  * poll. Queue 0's poller also drains every extra ring hooked to the
  * adapter.

@@ -73,7 +73,7 @@ void swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m);
 /** Send an ACK/NAK now (ahead of pending READ responses). */
 void swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn);
 
-/** Stage a finished frame for transmission on queue 0 (swroce_poll.c). */
+/** Stage a finished frame for transmission on queue 0. */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
 
 /** Stage a finished frame for transmission on @p q (its owner). */
@@ -81,7 +81,7 @@ void swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m);
 
 /**
  * A finished frame of a QP on queue > 0 whose neighbour is not REACHABLE:
- * handed to queue 0, which owns the neighbour table (swroce_poll.c).
+ * handed to queue 0, which owns the neighbour table (swr_held_drain()).
  */
 void swr_q_neigh_handoff(struct swr_queue *q, struct rte_mbuf *m);
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce QP: creation and close, the IB state machine, completions and
- * the error state. Posting (the application side of the rings) is in
- * swroce_post.c.
+ * swroce QP: creation and close, modify (what each state transition does
+ * to the QP; which transitions and attributes are legal is the table of
+ * swroce_qp_fsm.c), completions and the error state. Posting (the
+ * application side of the rings) is in swroce_post.c, the retransmission
+ * state in swroce_rtx.h.
  */
 
 #include <errno.h>
@@ -13,7 +15,6 @@
 #include <rte_malloc.h>
 
 #include "swroce_adapter.h"
-#include "swroce_cm.h"
 #include "swroce_cq.h"
 #include "swroce_ctl.h"
 #include "swroce_dbell.h"
@@ -364,7 +365,8 @@ swr_qp_detach_ctl(struct swr_adapter *ad, void *arg)
 
 	if (swr_qp_state(qp) != NDK_QP_STATE_RESET)
 		swr_qp_flush_all(qp);
-	swr_cm_qp_gone(qp);
+	if (ad->qp_gone != NULL)
+		ad->qp_gone(qp);
 	swr_remove_active(qp);
 	qp->detached = true;
 	__atomic_store_n(&ad->qp_tbl[qp->pub.qpn & ad->qp_mask], NULL,
