@@ -20,7 +20,6 @@
 #include <rte_eal.h>
 
 #include "ndk.h"
-#include "ndk_info.h"
 #include "ndk_pair.h"
 #include "ndk_test.h"
 
