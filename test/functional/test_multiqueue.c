@@ -21,7 +21,7 @@
 
 #include "ndk.h"
 #include "ndk_info.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_test.h"
 
 #define WAIT_S 120.0
