@@ -615,8 +615,8 @@ cm_mra_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 void
 swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 {
-	const struct ndk_roce_deth *deth = ndk_roce_pkt_ext(p,
-							    p->op->deth_off);
+	const struct ndk_roce_deth *deth =
+		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_DETH]);
 	uint16_t pkey = rte_be_to_cpu_16(p->bth->pkey) & 0x7FFF;
 	uint8_t mad[NDK_ROCE_MAD_LEN];
 	struct ndk_roce_cm_msg m;
