@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# What attaching to ndk-roced costs (doc/perf-scaling.md, "Attached
+# What attaching to ndk-roced costs (doc/performance.md, "Attached
 # applications"): the same ndk-perf tests run
 #
 #   embedded  two ndk-perf processes over net_memif (--in-memory), one

@@ -7,12 +7,16 @@ cd "$(dirname "$0")/.."
 bash devtools/setup.sh || exit 1
 
 rc=0
-SUITES="unit functional daemon interop"
+SUITES="unit install functional daemon interop"
 for s in $SUITES; do rm -f "build/meson-logs/$s.json"; done
 # Unit tests are light: run them in parallel. The functional suites busy-poll
 # lcores, so they run one at a time on this 2-core machine.
 meson test -C build --suite unit --print-errorlogs --num-processes 2 \
 	--logbase unit || rc=1
+# What an embedder gets: meson install, libndk.pc, an out-of-tree build of
+# examples/hello_ndk; and the header boundaries (devtools/chkincs.py).
+meson test -C build --suite install --print-errorlogs --num-processes 1 \
+	--logbase install || rc=1
 meson test -C build --suite functional --print-errorlogs --num-processes 1 \
 	--logbase functional || rc=1
 # The ndk-roced daemon as a process: bad configurations, telemetry, SIGTERM,

@@ -124,18 +124,35 @@ enum ndk_roce_opf {
 	NDK_ROCE_OPF_ONLY = NDK_ROCE_OPF_FIRST | NDK_ROCE_OPF_LAST,
 };
 
+/**
+ * Extension headers that may follow the BTH: the index of
+ * ndk_roce_opcode_info::offset. Header NDK_ROCE_x is there when the
+ * opcode's flags have NDK_ROCE_OPF_x, which is NDK_ROCE_OPF_EXT(NDK_ROCE_x).
+ */
+enum ndk_roce_ext {
+	NDK_ROCE_RETH = 0,  /**< RDMA ETH (16 bytes) */
+	NDK_ROCE_AETH,      /**< ACK ETH (4) */
+	NDK_ROCE_IMMDT,     /**< Immediate Data (4) */
+	NDK_ROCE_IETH,      /**< Invalidate ETH (4) */
+	NDK_ROCE_DETH,      /**< Datagram ETH (8) */
+	NDK_ROCE_ATMETH,    /**< Atomic ETH (28) */
+	NDK_ROCE_ATMACK,    /**< Atomic Acknowledge ETH (8) */
+	NDK_ROCE_NUM_EXT
+};
+
+/** The enum ndk_roce_opf flag of extension header @p ext. */
+#define NDK_ROCE_OPF_EXT(ext) (NDK_ROCE_OPF_RETH << (ext))
+
 /** Per-opcode description: which headers follow the BTH and where. */
 struct ndk_roce_opcode_info {
 	const char *name;  /**< IBA name, e.g. "RC_RDMA_READ_RESPONSE_FIRST" */
 	uint32_t flags;    /**< enum ndk_roce_opf bits; 0 for undefined opcodes */
 	uint8_t hdr_len;   /**< BTH + all extension headers, bytes */
-	uint8_t reth_off;  /**< offset from BTH start, valid if OPF_RETH */
-	uint8_t aeth_off;  /**< ... if OPF_AETH */
-	uint8_t immdt_off; /**< ... if OPF_IMMDT */
-	uint8_t ieth_off;  /**< ... if OPF_IETH */
-	uint8_t deth_off;  /**< ... if OPF_DETH */
-	uint8_t atmeth_off; /**< ... if OPF_ATMETH */
-	uint8_t atmack_off; /**< ... if OPF_ATMACK */
+	/**
+	 * Offset of each extension header from the BTH start, by enum
+	 * ndk_roce_ext; valid if its NDK_ROCE_OPF_EXT() flag is set, 0 if not.
+	 */
+	uint8_t offset[NDK_ROCE_NUM_EXT];
 };
 
 /** Table of all 256 opcodes, indexed by BTH opcode. */

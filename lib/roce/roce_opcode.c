@@ -13,6 +13,15 @@
 
 #define B NDK_ROCE_BTH_LEN
 
+/* Each extension header's flag is its enum ndk_roce_ext bit. */
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_RETH) == NDK_ROCE_OPF_RETH, "");
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_AETH) == NDK_ROCE_OPF_AETH, "");
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_IMMDT) == NDK_ROCE_OPF_IMMDT, "");
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_IETH) == NDK_ROCE_OPF_IETH, "");
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_DETH) == NDK_ROCE_OPF_DETH, "");
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_ATMETH) == NDK_ROCE_OPF_ATMETH, "");
+_Static_assert(NDK_ROCE_OPF_EXT(NDK_ROCE_ATMACK) == NDK_ROCE_OPF_ATMACK, "");
+
 /* Flag groups shared by several opcodes. */
 #define F_REQ_SEND (NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ | \
 		    NDK_ROCE_OPF_SEND | NDK_ROCE_OPF_PAYLOAD)
@@ -26,109 +35,195 @@
  * layout, for UC (0x20..0x2B); @p T is the transport flag, @p P the prefix.
  */
 #define SEND_WRITE_OPS(base, T, P) \
-	[(base) + 0x00] = { P "_SEND_FIRST", \
-		F_REQ_SEND | NDK_ROCE_OPF_FIRST | (T), B, \
-		0, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x01] = { P "_SEND_MIDDLE", \
-		F_REQ_SEND | NDK_ROCE_OPF_MIDDLE | (T), B, \
-		0, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x02] = { P "_SEND_LAST", \
-		F_REQ_SEND | NDK_ROCE_OPF_LAST | (T), B, \
-		0, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x03] = { P "_SEND_LAST_WITH_IMMEDIATE", \
-		F_REQ_SEND | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_IMMDT | (T), \
-		B + NDK_ROCE_IMMDT_LEN, 0, 0, B, 0, 0, 0, 0 }, \
-	[(base) + 0x04] = { P "_SEND_ONLY", \
-		F_REQ_SEND | NDK_ROCE_OPF_ONLY | (T), B, \
-		0, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x05] = { P "_SEND_ONLY_WITH_IMMEDIATE", \
-		F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_IMMDT | (T), \
-		B + NDK_ROCE_IMMDT_LEN, 0, 0, B, 0, 0, 0, 0 }, \
-	[(base) + 0x06] = { P "_RDMA_WRITE_FIRST", \
-		F_REQ_WRITE | NDK_ROCE_OPF_FIRST | NDK_ROCE_OPF_RETH | (T), \
-		B + NDK_ROCE_RETH_LEN, B, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x07] = { P "_RDMA_WRITE_MIDDLE", \
-		F_REQ_WRITE | NDK_ROCE_OPF_MIDDLE | (T), B, \
-		0, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x08] = { P "_RDMA_WRITE_LAST", \
-		F_REQ_WRITE | NDK_ROCE_OPF_LAST | (T), B, \
-		0, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x09] = { P "_RDMA_WRITE_LAST_WITH_IMMEDIATE", \
-		F_REQ_WRITE | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_IMMDT | (T), \
-		B + NDK_ROCE_IMMDT_LEN, 0, 0, B, 0, 0, 0, 0 }, \
-	[(base) + 0x0A] = { P "_RDMA_WRITE_ONLY", \
-		F_REQ_WRITE | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_RETH | (T), \
-		B + NDK_ROCE_RETH_LEN, B, 0, 0, 0, 0, 0, 0 }, \
-	[(base) + 0x0B] = { P "_RDMA_WRITE_ONLY_WITH_IMMEDIATE", \
-		F_REQ_WRITE | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_RETH | \
-		NDK_ROCE_OPF_IMMDT | (T), \
-		B + NDK_ROCE_RETH_LEN + NDK_ROCE_IMMDT_LEN, B, 0, \
-		B + NDK_ROCE_RETH_LEN, 0, 0, 0, 0 }
+	[(base) + 0x00] = { \
+		.name = P "_SEND_FIRST", \
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_FIRST | (T), \
+		.hdr_len = B, \
+	}, \
+	[(base) + 0x01] = { \
+		.name = P "_SEND_MIDDLE", \
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_MIDDLE | (T), \
+		.hdr_len = B, \
+	}, \
+	[(base) + 0x02] = { \
+		.name = P "_SEND_LAST", \
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_LAST | (T), \
+		.hdr_len = B, \
+	}, \
+	[(base) + 0x03] = { \
+		.name = P "_SEND_LAST_WITH_IMMEDIATE", \
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_IMMDT | \
+			 (T), \
+		.hdr_len = B + NDK_ROCE_IMMDT_LEN, \
+		.offset = { [NDK_ROCE_IMMDT] = B }, \
+	}, \
+	[(base) + 0x04] = { \
+		.name = P "_SEND_ONLY", \
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_ONLY | (T), \
+		.hdr_len = B, \
+	}, \
+	[(base) + 0x05] = { \
+		.name = P "_SEND_ONLY_WITH_IMMEDIATE", \
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_IMMDT | \
+			 (T), \
+		.hdr_len = B + NDK_ROCE_IMMDT_LEN, \
+		.offset = { [NDK_ROCE_IMMDT] = B }, \
+	}, \
+	[(base) + 0x06] = { \
+		.name = P "_RDMA_WRITE_FIRST", \
+		.flags = F_REQ_WRITE | NDK_ROCE_OPF_FIRST | NDK_ROCE_OPF_RETH | \
+			 (T), \
+		.hdr_len = B + NDK_ROCE_RETH_LEN, \
+		.offset = { [NDK_ROCE_RETH] = B }, \
+	}, \
+	[(base) + 0x07] = { \
+		.name = P "_RDMA_WRITE_MIDDLE", \
+		.flags = F_REQ_WRITE | NDK_ROCE_OPF_MIDDLE | (T), \
+		.hdr_len = B, \
+	}, \
+	[(base) + 0x08] = { \
+		.name = P "_RDMA_WRITE_LAST", \
+		.flags = F_REQ_WRITE | NDK_ROCE_OPF_LAST | (T), \
+		.hdr_len = B, \
+	}, \
+	[(base) + 0x09] = { \
+		.name = P "_RDMA_WRITE_LAST_WITH_IMMEDIATE", \
+		.flags = F_REQ_WRITE | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_IMMDT | \
+			 (T), \
+		.hdr_len = B + NDK_ROCE_IMMDT_LEN, \
+		.offset = { [NDK_ROCE_IMMDT] = B }, \
+	}, \
+	[(base) + 0x0A] = { \
+		.name = P "_RDMA_WRITE_ONLY", \
+		.flags = F_REQ_WRITE | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_RETH | \
+			 (T), \
+		.hdr_len = B + NDK_ROCE_RETH_LEN, \
+		.offset = { [NDK_ROCE_RETH] = B }, \
+	}, \
+	[(base) + 0x0B] = { \
+		.name = P "_RDMA_WRITE_ONLY_WITH_IMMEDIATE", \
+		.flags = F_REQ_WRITE | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_RETH | \
+			 NDK_ROCE_OPF_IMMDT | (T), \
+		.hdr_len = B + NDK_ROCE_RETH_LEN + NDK_ROCE_IMMDT_LEN, \
+		.offset = { \
+			[NDK_ROCE_RETH] = B, \
+			[NDK_ROCE_IMMDT] = B + NDK_ROCE_RETH_LEN, \
+		}, \
+	}
 
 #define RC NDK_ROCE_OPF_RC
 #define UC NDK_ROCE_OPF_UC
 #define UD NDK_ROCE_OPF_UD
 
-/*
- * Fields in order: name, flags, hdr_len, reth_off, aeth_off, immdt_off,
- * ieth_off, deth_off, atmeth_off, atmack_off.
- */
+/* Offsets not named are 0: the header is not there. */
 const struct ndk_roce_opcode_info ndk_roce_opcode_table[256] = {
 	SEND_WRITE_OPS(0x00, RC, "RC"),
-	[NDK_ROCE_OP_RC_READ_REQUEST] = { "RC_RDMA_READ_REQUEST",
-		NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ | NDK_ROCE_OPF_READ |
-		NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_RETH | RC,
-		B + NDK_ROCE_RETH_LEN, B, 0, 0, 0, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_READ_RESP_FIRST] = { "RC_RDMA_READ_RESPONSE_FIRST",
-		F_READ_RESP | NDK_ROCE_OPF_FIRST | NDK_ROCE_OPF_AETH | RC,
-		B + NDK_ROCE_AETH_LEN, 0, B, 0, 0, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_READ_RESP_MIDDLE] = { "RC_RDMA_READ_RESPONSE_MIDDLE",
-		F_READ_RESP | NDK_ROCE_OPF_MIDDLE | RC,
-		B, 0, 0, 0, 0, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_READ_RESP_LAST] = { "RC_RDMA_READ_RESPONSE_LAST",
-		F_READ_RESP | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_AETH | RC,
-		B + NDK_ROCE_AETH_LEN, 0, B, 0, 0, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_READ_RESP_ONLY] = { "RC_RDMA_READ_RESPONSE_ONLY",
-		F_READ_RESP | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_AETH | RC,
-		B + NDK_ROCE_AETH_LEN, 0, B, 0, 0, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_ACK] = { "RC_ACKNOWLEDGE",
-		NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_RESP | NDK_ROCE_OPF_ONLY |
-		NDK_ROCE_OPF_AETH | RC,
-		B + NDK_ROCE_AETH_LEN, 0, B, 0, 0, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_ATOMIC_ACK] = { "RC_ATOMIC_ACKNOWLEDGE",
-		NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_RESP | NDK_ROCE_OPF_ATOMIC |
-		NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_AETH | NDK_ROCE_OPF_ATMACK | RC,
-		B + NDK_ROCE_AETH_LEN + NDK_ROCE_ATMACK_LEN,
-		0, B, 0, 0, 0, 0, B + NDK_ROCE_AETH_LEN },
-	[NDK_ROCE_OP_RC_CMP_SWAP] = { "RC_COMPARE_SWAP",
-		NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ | NDK_ROCE_OPF_ATOMIC |
-		NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_ATMETH | RC,
-		B + NDK_ROCE_ATMETH_LEN, 0, 0, 0, 0, 0, B, 0 },
-	[NDK_ROCE_OP_RC_FETCH_ADD] = { "RC_FETCH_ADD",
-		NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ | NDK_ROCE_OPF_ATOMIC |
-		NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_ATMETH | RC,
-		B + NDK_ROCE_ATMETH_LEN, 0, 0, 0, 0, 0, B, 0 },
-	[NDK_ROCE_OP_RC_SEND_LAST_INV] = { "RC_SEND_LAST_WITH_INVALIDATE",
-		F_REQ_SEND | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_IETH | RC,
-		B + NDK_ROCE_IETH_LEN, 0, 0, 0, B, 0, 0, 0 },
-	[NDK_ROCE_OP_RC_SEND_ONLY_INV] = { "RC_SEND_ONLY_WITH_INVALIDATE",
-		F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_IETH | RC,
-		B + NDK_ROCE_IETH_LEN, 0, 0, 0, B, 0, 0, 0 },
+	[NDK_ROCE_OP_RC_READ_REQUEST] = {
+		.name = "RC_RDMA_READ_REQUEST",
+		.flags = NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ |
+			 NDK_ROCE_OPF_READ | NDK_ROCE_OPF_ONLY |
+			 NDK_ROCE_OPF_RETH | RC,
+		.hdr_len = B + NDK_ROCE_RETH_LEN,
+		.offset = { [NDK_ROCE_RETH] = B },
+	},
+	[NDK_ROCE_OP_RC_READ_RESP_FIRST] = {
+		.name = "RC_RDMA_READ_RESPONSE_FIRST",
+		.flags = F_READ_RESP | NDK_ROCE_OPF_FIRST | NDK_ROCE_OPF_AETH |
+			 RC,
+		.hdr_len = B + NDK_ROCE_AETH_LEN,
+		.offset = { [NDK_ROCE_AETH] = B },
+	},
+	[NDK_ROCE_OP_RC_READ_RESP_MIDDLE] = {
+		.name = "RC_RDMA_READ_RESPONSE_MIDDLE",
+		.flags = F_READ_RESP | NDK_ROCE_OPF_MIDDLE | RC,
+		.hdr_len = B,
+	},
+	[NDK_ROCE_OP_RC_READ_RESP_LAST] = {
+		.name = "RC_RDMA_READ_RESPONSE_LAST",
+		.flags = F_READ_RESP | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_AETH |
+			 RC,
+		.hdr_len = B + NDK_ROCE_AETH_LEN,
+		.offset = { [NDK_ROCE_AETH] = B },
+	},
+	[NDK_ROCE_OP_RC_READ_RESP_ONLY] = {
+		.name = "RC_RDMA_READ_RESPONSE_ONLY",
+		.flags = F_READ_RESP | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_AETH |
+			 RC,
+		.hdr_len = B + NDK_ROCE_AETH_LEN,
+		.offset = { [NDK_ROCE_AETH] = B },
+	},
+	[NDK_ROCE_OP_RC_ACK] = {
+		.name = "RC_ACKNOWLEDGE",
+		.flags = NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_RESP |
+			 NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_AETH | RC,
+		.hdr_len = B + NDK_ROCE_AETH_LEN,
+		.offset = { [NDK_ROCE_AETH] = B },
+	},
+	[NDK_ROCE_OP_RC_ATOMIC_ACK] = {
+		.name = "RC_ATOMIC_ACKNOWLEDGE",
+		.flags = NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_RESP |
+			 NDK_ROCE_OPF_ATOMIC | NDK_ROCE_OPF_ONLY |
+			 NDK_ROCE_OPF_AETH | NDK_ROCE_OPF_ATMACK | RC,
+		.hdr_len = B + NDK_ROCE_AETH_LEN + NDK_ROCE_ATMACK_LEN,
+		.offset = {
+			[NDK_ROCE_AETH] = B,
+			[NDK_ROCE_ATMACK] = B + NDK_ROCE_AETH_LEN,
+		},
+	},
+	[NDK_ROCE_OP_RC_CMP_SWAP] = {
+		.name = "RC_COMPARE_SWAP",
+		.flags = NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ |
+			 NDK_ROCE_OPF_ATOMIC | NDK_ROCE_OPF_ONLY |
+			 NDK_ROCE_OPF_ATMETH | RC,
+		.hdr_len = B + NDK_ROCE_ATMETH_LEN,
+		.offset = { [NDK_ROCE_ATMETH] = B },
+	},
+	[NDK_ROCE_OP_RC_FETCH_ADD] = {
+		.name = "RC_FETCH_ADD",
+		.flags = NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_REQ |
+			 NDK_ROCE_OPF_ATOMIC | NDK_ROCE_OPF_ONLY |
+			 NDK_ROCE_OPF_ATMETH | RC,
+		.hdr_len = B + NDK_ROCE_ATMETH_LEN,
+		.offset = { [NDK_ROCE_ATMETH] = B },
+	},
+	[NDK_ROCE_OP_RC_SEND_LAST_INV] = {
+		.name = "RC_SEND_LAST_WITH_INVALIDATE",
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_LAST | NDK_ROCE_OPF_IETH | RC,
+		.hdr_len = B + NDK_ROCE_IETH_LEN,
+		.offset = { [NDK_ROCE_IETH] = B },
+	},
+	[NDK_ROCE_OP_RC_SEND_ONLY_INV] = {
+		.name = "RC_SEND_ONLY_WITH_INVALIDATE",
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_IETH | RC,
+		.hdr_len = B + NDK_ROCE_IETH_LEN,
+		.offset = { [NDK_ROCE_IETH] = B },
+	},
 
 	SEND_WRITE_OPS(0x20, UC, "UC"),
 
-	[NDK_ROCE_OP_UD_SEND_ONLY] = { "UD_SEND_ONLY",
-		F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_DETH | UD,
-		B + NDK_ROCE_DETH_LEN, 0, 0, 0, 0, B, 0, 0 },
-	[NDK_ROCE_OP_UD_SEND_ONLY_IMM] = { "UD_SEND_ONLY_WITH_IMMEDIATE",
-		F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_DETH |
-		NDK_ROCE_OPF_IMMDT | UD,
-		B + NDK_ROCE_DETH_LEN + NDK_ROCE_IMMDT_LEN,
-		0, 0, B + NDK_ROCE_DETH_LEN, 0, B, 0, 0 },
+	[NDK_ROCE_OP_UD_SEND_ONLY] = {
+		.name = "UD_SEND_ONLY",
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_DETH | UD,
+		.hdr_len = B + NDK_ROCE_DETH_LEN,
+		.offset = { [NDK_ROCE_DETH] = B },
+	},
+	[NDK_ROCE_OP_UD_SEND_ONLY_IMM] = {
+		.name = "UD_SEND_ONLY_WITH_IMMEDIATE",
+		.flags = F_REQ_SEND | NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_DETH |
+			 NDK_ROCE_OPF_IMMDT | UD,
+		.hdr_len = B + NDK_ROCE_DETH_LEN + NDK_ROCE_IMMDT_LEN,
+		.offset = {
+			[NDK_ROCE_DETH] = B,
+			[NDK_ROCE_IMMDT] = B + NDK_ROCE_DETH_LEN,
+		},
+	},
 
 	/* Congestion Notification Packet: BTH + 16 reserved bytes. */
-	[NDK_ROCE_OP_CNP] = { "CNP", NDK_ROCE_OPF_VALID, B + 16,
-		0, 0, 0, 0, 0, 0, 0 },
+	[NDK_ROCE_OP_CNP] = {
+		.name = "CNP",
+		.flags = NDK_ROCE_OPF_VALID,
+		.hdr_len = B + 16,
+	},
 };
 
 /* Receive WQE counts of AETH credit codes 0x00..0x1E. */

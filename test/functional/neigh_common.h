@@ -25,7 +25,7 @@
 #include <rte_mbuf.h>
 
 #include "ndk.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_test.h"
 
 #define A NDK_PAIR_A

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "ndk.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_test.h"
 
 /** Seconds to wait for a completion before failing. */

@@ -20,8 +20,7 @@
 #include <rte_eal.h>
 
 #include "ndk.h"
-#include "ndk_info.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_test.h"
 
 #define WAIT_S 120.0

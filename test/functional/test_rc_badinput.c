@@ -20,7 +20,7 @@
 #include <rte_random.h>
 
 #include "ndk.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_roce.h"
 #include "ndk_test.h"
 
@@ -218,15 +218,16 @@ mk_frame(const struct fspec *f)
 			 f->qpn, f->ackreq, f->psn);
 	bth[1] |= f->tver & NDK_ROCE_BTH_TVER_MASK;
 	if (oi->flags & NDK_ROCE_OPF_RETH) {
-		struct ndk_roce_reth *r =
-			(struct ndk_roce_reth *)(bth + oi->reth_off);
+		struct ndk_roce_reth *r = (struct ndk_roce_reth *)
+			(bth + oi->offset[NDK_ROCE_RETH]);
 
 		r->va = rte_cpu_to_be_64(f->reth_va);
 		r->rkey = rte_cpu_to_be_32(f->reth_rkey);
 		r->len = rte_cpu_to_be_32(f->reth_len);
 	}
 	if (oi->flags & NDK_ROCE_OPF_DETH)
-		ndk_roce_deth_set((struct ndk_roce_deth *)(bth + oi->deth_off),
+		ndk_roce_deth_set((struct ndk_roce_deth *)
+				  (bth + oi->offset[NDK_ROCE_DETH]),
 				  f->deth_qkey, NDK_ROCE_GSI_QPN);
 	if (f->payload != NULL)
 		memcpy(bth + hdr, f->payload, f->plen);

@@ -19,7 +19,7 @@
 
 #include "ndk.h"
 #include "ndk_netem.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_test.h"
 
 #define WAIT_S 60.0

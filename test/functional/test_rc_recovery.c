@@ -46,7 +46,7 @@
 #include <rte_ring.h>
 
 #include "ndk.h"
-#include "ndk_pair.h"
+#include "ndk_pair_test.h"
 #include "ndk_roce.h"
 #include "ndk_test.h"
 

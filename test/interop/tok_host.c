@@ -277,8 +277,8 @@ const char *
 th_result_str(const struct ndk_result_ex *r, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s %s perr %s bytes %u token 0x%08" PRIxPTR,
-		 ndk_test_op_str(r->type), ndk_status_str(r->status),
-		 ndk_test_perr_str(r->provider_error), r->bytes_transferred,
+		 ndk_names_op(r->type), ndk_status_str(r->status),
+		 ndk_names_perr(r->provider_error), r->bytes_transferred,
 		 r->type_specific);
 	return buf;
 }

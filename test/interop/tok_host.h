@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "ndk.h"
+#include "ndk_test.h"
 #include "tok_proto.h"
 
 /** Receives every host QP has posted, and their size. */

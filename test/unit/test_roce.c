@@ -223,21 +223,24 @@ test_bth_accessors(void)
 	return 0;
 }
 
-/* Extension header letters of exp_op::hdrs; the last is CNP's padding. */
+/*
+ * Extension header letters of exp_op::hdrs: flag, index in
+ * ndk_roce_opcode_info::offset, size; the last is CNP's padding.
+ */
 static const struct {
 	char c;
 	uint32_t flag;
-	size_t off; /* of the offset field in ndk_roce_opcode_info */
+	int ext;
 	uint8_t size;
 } hdr_kinds[] = {
-	{ 'R', NDK_ROCE_OPF_RETH, offsetof(struct ndk_roce_opcode_info, reth_off), 16 },
-	{ 'A', NDK_ROCE_OPF_AETH, offsetof(struct ndk_roce_opcode_info, aeth_off), 4 },
-	{ 'I', NDK_ROCE_OPF_IMMDT, offsetof(struct ndk_roce_opcode_info, immdt_off), 4 },
-	{ 'V', NDK_ROCE_OPF_IETH, offsetof(struct ndk_roce_opcode_info, ieth_off), 4 },
-	{ 'D', NDK_ROCE_OPF_DETH, offsetof(struct ndk_roce_opcode_info, deth_off), 8 },
-	{ 'T', NDK_ROCE_OPF_ATMETH, offsetof(struct ndk_roce_opcode_info, atmeth_off), 28 },
-	{ 'K', NDK_ROCE_OPF_ATMACK, offsetof(struct ndk_roce_opcode_info, atmack_off), 8 },
-	{ '0', 0, 0, 16 },
+	{ 'R', NDK_ROCE_OPF_RETH, NDK_ROCE_RETH, 16 },
+	{ 'A', NDK_ROCE_OPF_AETH, NDK_ROCE_AETH, 4 },
+	{ 'I', NDK_ROCE_OPF_IMMDT, NDK_ROCE_IMMDT, 4 },
+	{ 'V', NDK_ROCE_OPF_IETH, NDK_ROCE_IETH, 4 },
+	{ 'D', NDK_ROCE_OPF_DETH, NDK_ROCE_DETH, 8 },
+	{ 'T', NDK_ROCE_OPF_ATMETH, NDK_ROCE_ATMETH, 28 },
+	{ 'K', NDK_ROCE_OPF_ATMACK, NDK_ROCE_ATMACK, 8 },
+	{ '0', 0, -1, 16 },
 };
 
 static int
@@ -268,13 +271,19 @@ test_opcode_table(void)
 
 			while (j < RTE_DIM(hdr_kinds) - 1 && hdr_kinds[j].c != *h)
 				j++;
-			at = hdr_kinds[j].off == 0 ? off :
-			     *((const uint8_t *)o + hdr_kinds[j].off);
+			at = hdr_kinds[j].ext < 0 ? off :
+			     o->offset[hdr_kinds[j].ext];
 			want |= hdr_kinds[j].flag;
 			TEST_ASSERT_EQ(at, off, "op 0x%x header %c", op, *h);
 			off += hdr_kinds[j].size;
 		}
 		TEST_ASSERT_EQ(off, e.hdr_len, "expected table row 0x%x", op);
+		/* Headers not there: offset 0. */
+		for (unsigned int x = 0; x < NDK_ROCE_NUM_EXT; x++)
+			TEST_ASSERT(o->offset[x] == 0 ||
+				    (want & NDK_ROCE_OPF_EXT(x)),
+				    "op 0x%x has no header %u but offset %u",
+				    op, x, o->offset[x]);
 		TEST_ASSERT_EQ(o->flags, want, "flags of op 0x%x", op);
 		TEST_ASSERT_EQ(o->hdr_len, e.hdr_len, "hdr_len of op 0x%x", op);
 		if (t == NDK_ROCE_OPF_RC || t == NDK_ROCE_OPF_UC)
@@ -287,6 +296,51 @@ test_opcode_table(void)
 			    o->name ? o->name : "(null)", name);
 	}
 	TEST_ASSERT_EQ(n_valid, 23 + 12 + 2 + 1, "defined opcodes");
+	return 0;
+}
+
+/*
+ * A few opcodes' extension headers as the IBA lays them out (vol. 1,
+ * 9.2-9.5: RETH before ImmDt, AETH before AtomicAckETH, DETH before ImmDt),
+ * written as numbers: the whole offset array, the flags of exactly those
+ * headers and the header length.
+ */
+static int
+test_opcode_offsets(void)
+{
+	static const struct {
+		uint8_t op;
+		uint8_t hdr_len;
+		uint8_t offset[NDK_ROCE_NUM_EXT];
+	} iba[] = {
+		{ NDK_ROCE_OP_RC_WRITE_ONLY_IMM, 32,
+		  { [NDK_ROCE_RETH] = 12, [NDK_ROCE_IMMDT] = 28 } },
+		{ NDK_ROCE_OP_UC_WRITE_FIRST, 28, { [NDK_ROCE_RETH] = 12 } },
+		{ NDK_ROCE_OP_RC_READ_REQUEST, 28, { [NDK_ROCE_RETH] = 12 } },
+		{ NDK_ROCE_OP_RC_READ_RESP_MIDDLE, 12, { 0 } },
+		{ NDK_ROCE_OP_RC_ATOMIC_ACK, 24,
+		  { [NDK_ROCE_AETH] = 12, [NDK_ROCE_ATMACK] = 16 } },
+		{ NDK_ROCE_OP_RC_CMP_SWAP, 40, { [NDK_ROCE_ATMETH] = 12 } },
+		{ NDK_ROCE_OP_RC_SEND_ONLY_INV, 16, { [NDK_ROCE_IETH] = 12 } },
+		{ NDK_ROCE_OP_UD_SEND_ONLY_IMM, 24,
+		  { [NDK_ROCE_DETH] = 12, [NDK_ROCE_IMMDT] = 20 } },
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(iba); i++) {
+		const struct ndk_roce_opcode_info *o = ndk_roce_opcode(iba[i].op);
+		uint32_t hdrs = 0, any = 0;
+
+		for (unsigned int x = 0; x < NDK_ROCE_NUM_EXT; x++) {
+			TEST_ASSERT_EQ(o->offset[x], iba[i].offset[x],
+				       "%s: header %u", o->name, x);
+			if (iba[i].offset[x] != 0)
+				hdrs |= NDK_ROCE_OPF_EXT(x);
+			any |= NDK_ROCE_OPF_EXT(x);
+		}
+		TEST_ASSERT_EQ(o->flags & any, hdrs, "%s: header flags",
+			       o->name);
+		TEST_ASSERT_EQ(o->hdr_len, iba[i].hdr_len, "%s", o->name);
+	}
 	return 0;
 }
 
@@ -756,6 +810,7 @@ static const struct ndk_test_case cases[] = {
 	{ "struct_layout", test_struct_layout },
 	{ "bth_accessors", test_bth_accessors },
 	{ "opcode_table", test_opcode_table },
+	{ "opcode_offsets", test_opcode_offsets },
 	{ "psn_arith", test_psn_arith },
 	{ "credits", test_credits },
 	{ "rnr_timer", test_rnr_timer },

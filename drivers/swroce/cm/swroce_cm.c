@@ -291,34 +291,43 @@ swr_cm_qp_flush(struct swr_conn *c)
 void
 swr_cm_established(struct swr_conn *c)
 {
-	c->state = SWR_CM_ESTABLISHED;
 	c->deadline = 0;
 	if (c->qp != NULL)
 		c->qp->cm_wait_rtu = false;
 }
 
-/* The peer's RTU (or first packet) for an accepted connection. */
+/*
+ * The peer's RTU (or what @p ev says implies it) for an accepted
+ * connection; ignored if the table has no such move from its state.
+ */
 void
-swr_cm_accept_done(struct swr_conn *c)
+swr_cm_accept_done(struct swr_conn *c, enum swr_cm_event ev)
 {
-	ndk_status_t st = c->qp != NULL ? swr_cm_qp_rts(c) :
-		NDK_STATUS_CONNECTION_ABORTED;
+	ndk_status_t st;
 
+	if (swr_cm_set_state(c, SWR_CM_ESTABLISHED, ev) != 0)
+		return;
+	/* The QP is in RTS before the RTU wait ends (other queues look). */
+	st = c->qp != NULL ? swr_cm_qp_rts(c) : NDK_STATUS_CONNECTION_ABORTED;
 	swr_cm_established(c);
-	if (!NDK_SUCCESS(st)) {
-		c->state = SWR_CM_ABORTED;
+	if (!NDK_SUCCESS(st) &&
+	    swr_cm_set_state(c, SWR_CM_ABORTED, SWR_CM_QP_ERROR) == 0)
 		swr_cm_qp_flush(c);
-	}
 	swr_cm_complete(c, st);
 }
 
-/* The connection ended without a graceful disconnect. */
+/*
+ * The connection ended without a graceful disconnect (@p ev: a REJ or a
+ * timeout); nothing happens if the table has no such move from its state.
+ */
 static void
-cm_abort(struct swr_conn *c, ndk_status_t st, uint32_t reason)
+cm_abort(struct swr_conn *c, ndk_status_t st, uint32_t reason,
+	 enum swr_cm_event ev)
 {
 	uint8_t old = c->state;
 
-	c->state = SWR_CM_ABORTED;
+	if (swr_cm_set_state(c, SWR_CM_ABORTED, ev) != 0)
+		return;
 	c->deadline = 0;
 	switch (old) {
 	case SWR_CM_REQ_SENT:
@@ -340,6 +349,20 @@ cm_abort(struct swr_conn *c, ndk_status_t st, uint32_t reason)
 	}
 }
 
+/*
+ * Our DREQ is answered (@p ev: the DREP, a crossing DREQ, or none in
+ * time): the connection is over, our Disconnect completes with @p st.
+ */
+static void
+cm_dreq_done(struct swr_conn *c, ndk_status_t st, enum swr_cm_event ev)
+{
+	if (swr_cm_set_state(c, SWR_CM_DISCONNECTED, ev) != 0)
+		return;
+	c->deadline = 0;
+	swr_cm_qp_flush(c);
+	swr_cm_complete(c, st);
+}
+
 /* A DREQ arrived, or ours crossed the peer's: answer it, end it. */
 static void
 cm_dreq_rcvd(struct swr_conn *c)
@@ -351,19 +374,18 @@ cm_dreq_rcvd(struct swr_conn *c)
 	switch (c->state) {
 	case SWR_CM_REP_SENT:
 		/* The RTU got lost but the peer is done already. */
-		swr_cm_accept_done(c);
+		swr_cm_accept_done(c, SWR_CM_RX_DREQ);
 		/* fall through */
 	case SWR_CM_ESTABLISHED:
-		c->state = SWR_CM_DISCONNECTED;
+		if (swr_cm_set_state(c, SWR_CM_DISCONNECTED,
+				     SWR_CM_RX_DREQ) != 0)
+			break;
 		c->disc_reason = 0;
 		if (!c->disconnect_called)
 			swr_cm_owe(c, SWR_CM_EV_DISCONNECT);
 		break;
 	case SWR_CM_DREQ_SENT:
-		c->state = SWR_CM_DISCONNECTED;
-		c->deadline = 0;
-		swr_cm_qp_flush(c);
-		swr_cm_complete(c, NDK_STATUS_SUCCESS);
+		cm_dreq_done(c, NDK_STATUS_SUCCESS, SWR_CM_RX_DREQ);
 		break;
 	default:
 		break;            /* duplicate: DREP sent again */
@@ -470,6 +492,12 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	reason = cm_req_check(ad, m, &h, &lis);
 	if (reason == 0 && (c = swr_conn_alloc(ad)) == NULL)
 		reason = NDK_ROCE_REJ_NO_RESOURCES;
+	/* A fresh object is IDLE: the table lets the REQ make it ours. */
+	if (reason == 0 &&
+	    swr_cm_set_state(c, SWR_CM_REQ_RCVD, SWR_CM_RX_REQ) != 0) {
+		swr_conn_free(c);
+		reason = NDK_ROCE_REJ_NO_RESOURCES;
+	}
 	if (reason != 0) {
 		NDK_LOG(DEBUG, "%s: REQ for service %#" PRIx64 " rejected (%u)",
 			ad->name, m->service_id, reason);
@@ -477,7 +505,6 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 		return;
 	}
 	c->passive = true;
-	c->state = SWR_CM_REQ_RCVD;
 	c->lis = lis;
 	c->lip = ad->ipv4;
 	c->lport = (uint16_t)m->service_id;
@@ -512,6 +539,8 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 
 	switch (c->state) {
 	case SWR_CM_REQ_SENT:
+		if (swr_cm_set_state(c, SWR_CM_REP_RCVD, SWR_CM_RX_REP) != 0)
+			break;
 		c->remote_id = m->local_comm_id;
 		c->remote_qpn = m->local_qpn;
 		c->remote_psn = m->starting_psn;
@@ -524,7 +553,6 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->pdata_len = SWR_CM_CALLEE_DATA;
 		memcpy(c->pdata, m->pdata, SWR_CM_CALLEE_DATA);
 		c->pdata_valid = true;
-		c->state = SWR_CM_REP_RCVD;
 		c->deadline = 0;
 		swr_cm_complete(c, NDK_STATUS_SUCCESS);
 		break;
@@ -546,8 +574,8 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 static void
 cm_rej_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 {
-	NDK_LOG(DEBUG, "%s: REJ (reason %u) in state %u", c->ad->name,
-		m->reason, c->state);
+	NDK_LOG(DEBUG, "%s: REJ (reason %u) in state %s", c->ad->name,
+		m->reason, swr_cm_state_name(c->state));
 	switch (c->state) {
 	case SWR_CM_REQ_SENT:
 		c->pdata_len = SWR_CM_REJECT_DATA;
@@ -555,17 +583,18 @@ cm_rej_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->pdata_valid = true;
 		cm_abort(c, m->reason == NDK_ROCE_REJ_TIMEOUT ?
 			 NDK_STATUS_IO_TIMEOUT : NDK_STATUS_CONNECTION_REFUSED,
-			 NDK_DISCONNECT_REASON_REJECTED);
+			 NDK_DISCONNECT_REASON_REJECTED, SWR_CM_RX_REJ);
 		break;
 	case SWR_CM_DREQ_SENT:
-		cm_abort(c, NDK_STATUS_SUCCESS, NDK_DISCONNECT_REASON_REJECTED);
+		cm_abort(c, NDK_STATUS_SUCCESS, NDK_DISCONNECT_REASON_REJECTED,
+			 SWR_CM_RX_REJ);
 		break;
 	case SWR_CM_DISCONNECTED:
 	case SWR_CM_ABORTED:
 		break;
 	default:
 		cm_abort(c, NDK_STATUS_CONNECTION_ABORTED,
-			 NDK_DISCONNECT_REASON_REJECTED);
+			 NDK_DISCONNECT_REASON_REJECTED, SWR_CM_RX_REJ);
 		break;
 	}
 }
@@ -591,8 +620,8 @@ cm_mra_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 void
 swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 {
-	const struct ndk_roce_deth *deth = ndk_roce_pkt_ext(p,
-							    p->op->deth_off);
+	const struct ndk_roce_deth *deth =
+		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_DETH]);
 	uint16_t pkey = rte_be_to_cpu_16(p->bth->pkey) & 0x7FFF;
 	uint8_t mad[NDK_ROCE_MAD_LEN];
 	struct ndk_roce_cm_msg m;
@@ -629,7 +658,7 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 		break;
 	case NDK_ROCE_CM_RTU:
 		if (c->state == SWR_CM_REP_SENT)
-			swr_cm_accept_done(c);
+			swr_cm_accept_done(c, SWR_CM_RX_RTU);
 		break;
 	case NDK_ROCE_CM_REJ:
 		cm_rej_rx(c, &m);
@@ -641,12 +670,8 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 		cm_dreq_rcvd(c);
 		break;
 	case NDK_ROCE_CM_DREP:
-		if (c->state == SWR_CM_DREQ_SENT) {
-			c->state = SWR_CM_DISCONNECTED;
-			c->deadline = 0;
-			swr_cm_qp_flush(c);
-			swr_cm_complete(c, NDK_STATUS_SUCCESS);
-		}
+		if (c->state == SWR_CM_DREQ_SENT)
+			cm_dreq_done(c, NDK_STATUS_SUCCESS, SWR_CM_RX_DREP);
 		break;
 	default:
 		break;
@@ -660,7 +685,7 @@ swr_cm_qp_rx(struct swr_qp *qp)
 
 	qp->cm_wait_rtu = false;
 	if (c != NULL && c->state == SWR_CM_REP_SENT)
-		swr_cm_accept_done(c);
+		swr_cm_accept_done(c, SWR_CM_QP_RX);
 }
 
 void
@@ -710,12 +735,11 @@ cm_expire(struct swr_conn *c)
 		    (c->neigh->state != SWR_NEIGH_REACHABLE ||
 		     c->neigh->ip != c->rip))
 			st = NDK_STATUS_HOST_UNREACHABLE;
-		cm_abort(c, st, NDK_DISCONNECT_REASON_TIMEOUT);
+		cm_abort(c, st, NDK_DISCONNECT_REASON_TIMEOUT,
+			 SWR_CM_TIMED_OUT);
 		break;
 	case SWR_CM_DREQ_SENT:
-		c->state = SWR_CM_DISCONNECTED;
-		swr_cm_qp_flush(c);
-		swr_cm_complete(c, NDK_STATUS_IO_TIMEOUT);
+		cm_dreq_done(c, NDK_STATUS_IO_TIMEOUT, SWR_CM_TIMED_OUT);
 		break;
 	default:
 		break;

@@ -16,6 +16,9 @@
  *                  deferred delivery of consumer callbacks
  *   swroce_cm_act.c  the actions consumers start (connect, accept, ...)
  *                  and local port allocation, on the polling thread
+ *   swroce_cm_fsm.c  the connection state machine as one transition
+ *                  table: every state change goes through
+ *                  swr_cm_set_state()
  *
  * All CM state is lcore-private (touched through swr_ctl_exec() by the
  * API side), so there are no locks. Connection objects come from a
@@ -61,6 +64,31 @@ enum swr_cm_state {
 	SWR_CM_DREQ_SENT,         /**< our Disconnect under way */
 	SWR_CM_DISCONNECTED,      /**< DREQ/DREP done: connection over */
 	SWR_CM_ABORTED,           /**< rejected, timed out or abandoned */
+	SWR_CM_N_STATES
+};
+
+/**
+ * What makes a connection change state (the trigger of a transition in
+ * swroce_cm_fsm.c's table). An MRA changes no state (only the
+ * retransmission timer), so it is none.
+ */
+enum swr_cm_event {
+	SWR_CM_RX_REQ = 0,        /**< REQ received (a new passive one) */
+	SWR_CM_RX_REP,            /**< REP received */
+	SWR_CM_RX_RTU,            /**< RTU received */
+	SWR_CM_RX_REJ,            /**< REJ received */
+	SWR_CM_RX_DREQ,           /**< DREQ received */
+	SWR_CM_RX_DREP,           /**< DREP received */
+	SWR_CM_QP_RX,             /**< first packet on the QP: RTU implied */
+	SWR_CM_API_CONNECT,       /**< consumer: Connect */
+	SWR_CM_API_COMPLETE,      /**< consumer: CompleteConnect */
+	SWR_CM_API_ACCEPT,        /**< consumer: Accept */
+	SWR_CM_API_REJECT,        /**< consumer: Reject */
+	SWR_CM_API_DISCONNECT,    /**< consumer: Disconnect */
+	SWR_CM_API_CLOSE,         /**< consumer: close (or nobody takes it) */
+	SWR_CM_TIMED_OUT,         /**< retransmissions used up */
+	SWR_CM_QP_ERROR,          /**< the bound QP failed to move (or is gone) */
+	SWR_CM_N_EVENTS
 };
 
 /** Consumer callbacks owed (swr_conn.events bits). */
@@ -155,7 +183,29 @@ struct swr_cm {
 	uint16_t next_port;
 	bool events;               /**< some connection owes callbacks */
 	uint64_t tick;             /**< next timer run (TSC) */
+	uint64_t bad_transitions;  /**< state changes the table refused */
 };
+
+/* swroce_cm_fsm.c: the state machine (polling thread) */
+
+/** Name of connection state @p s for logs ("?" when out of range). */
+const char *swr_cm_state_name(unsigned int s);
+
+/** Name of event @p ev for logs ("?" when out of range). */
+const char *swr_cm_event_name(unsigned int ev);
+
+/** Does the table let @p ev move a connection from @p from to @p to? */
+bool swr_cm_fsm_allows(unsigned int from, unsigned int to, unsigned int ev);
+
+/**
+ * The one way a connection changes state: check the move against the
+ * table, log it (debug) and make it; a move the table does not have is
+ * logged (error), counted (swr_cm::bad_transitions) and not made.
+ * @return 0, or -EPERM if refused (the caller handles it as the protocol
+ * does a message or call that does not fit the state).
+ */
+int swr_cm_set_state(struct swr_conn *c, enum swr_cm_state to,
+		     enum swr_cm_event ev);
 
 /* swroce_cm.c: the polling thread */
 
@@ -196,10 +246,13 @@ ndk_status_t swr_cm_qp_init(struct swr_qp *qp);
 ndk_status_t swr_cm_qp_rtr(struct swr_conn *c);
 ndk_status_t swr_cm_qp_rts(struct swr_conn *c);
 void swr_cm_qp_flush(struct swr_conn *c);
-/** The connection is up (no more timer, no more RTU wait). */
+/**
+ * The connection is up (no more timer, no more RTU wait); the caller has
+ * moved it to SWR_CM_ESTABLISHED.
+ */
 void swr_cm_established(struct swr_conn *c);
-/** The RTU (or first packet) of an accepted connection arrived. */
-void swr_cm_accept_done(struct swr_conn *c);
+/** The RTU (or, as @p ev says, what implies it) of an accepted one arrived. */
+void swr_cm_accept_done(struct swr_conn *c, enum swr_cm_event ev);
 
 /* Protocol actions started by the API (run through swr_ctl_exec) */
 ndk_status_t swr_cm_connect(struct swr_conn *c, const uint8_t *pdata,

@@ -67,9 +67,40 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	ndk_roce_cma_hdr_encode(m.pdata, &h);
 	if (pdata_len != 0)
 		memcpy(m.pdata + NDK_ROCE_CMA_HDR_LEN, pdata, pdata_len);
-	c->state = SWR_CM_REQ_SENT;
+	if (swr_cm_set_state(c, SWR_CM_REQ_SENT, SWR_CM_API_CONNECT) != 0)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
 	swr_cm_send(c, &m, true);
 	return NDK_STATUS_PENDING;
+}
+
+/*
+ * Refuse the peer's REQ or REP (@p ev: the consumer's Reject, a QP that
+ * would not move, or close): REJ, connection aborted, QP flushed.
+ */
+static ndk_status_t
+cm_reject(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len,
+	  enum swr_cm_event ev)
+{
+	struct ndk_roce_cm_msg m;
+	uint8_t code;
+
+	if (c->state == SWR_CM_ABORTED)
+		return NDK_STATUS_CONNECTION_ABORTED;
+	if (c->state != SWR_CM_REQ_RCVD && c->state != SWR_CM_REP_RCVD)
+		return NDK_STATUS_CONNECTION_INVALID;
+	code = c->state == SWR_CM_REQ_RCVD ? NDK_ROCE_CM_MSG_REQ :
+		NDK_ROCE_CM_MSG_REP;
+	if (swr_cm_set_state(c, SWR_CM_ABORTED, ev) != 0)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
+	m.msg_code = code;
+	m.reason = NDK_ROCE_REJ_CONSUMER;
+	if (pdata_len != 0)
+		memcpy(m.pdata, pdata, pdata_len);
+	swr_cm_send(c, &m, false);
+	c->deadline = 0;
+	swr_cm_qp_flush(c);
+	return NDK_STATUS_SUCCESS;
 }
 
 ndk_status_t
@@ -85,8 +116,11 @@ swr_cm_complete_connect(struct swr_conn *c)
 	st = swr_cm_qp_rtr(c);
 	if (NDK_SUCCESS(st))
 		st = swr_cm_qp_rts(c);
+	if (NDK_SUCCESS(st) &&
+	    swr_cm_set_state(c, SWR_CM_ESTABLISHED, SWR_CM_API_COMPLETE) != 0)
+		st = NDK_STATUS_INVALID_DEVICE_STATE;
 	if (!NDK_SUCCESS(st)) {
-		swr_cm_reject(c, NULL, 0);
+		cm_reject(c, NULL, 0, SWR_CM_QP_ERROR);
 		return st;
 	}
 	swr_cm_msg_init(&m, NDK_ROCE_CM_RTU, c);
@@ -115,6 +149,8 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	st = swr_cm_qp_rtr(c);
 	if (!NDK_SUCCESS(st))
 		return st;
+	if (swr_cm_set_state(c, SWR_CM_REP_SENT, SWR_CM_API_ACCEPT) != 0)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
 	c->qp->cm_wait_rtu = true;
 
 	swr_cm_msg_init(&m, NDK_ROCE_CM_REP, c);
@@ -127,7 +163,6 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
 	if (pdata_len != 0)
 		memcpy(m.pdata, pdata, pdata_len);
-	c->state = SWR_CM_REP_SENT;
 	c->pdata_valid = false;
 	swr_cm_send(c, &m, true);
 	return NDK_STATUS_PENDING;
@@ -136,23 +171,7 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 ndk_status_t
 swr_cm_reject(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 {
-	struct ndk_roce_cm_msg m;
-
-	if (c->state == SWR_CM_ABORTED)
-		return NDK_STATUS_CONNECTION_ABORTED;
-	if (c->state != SWR_CM_REQ_RCVD && c->state != SWR_CM_REP_RCVD)
-		return NDK_STATUS_CONNECTION_INVALID;
-	swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
-	m.msg_code = c->state == SWR_CM_REQ_RCVD ? NDK_ROCE_CM_MSG_REQ :
-		NDK_ROCE_CM_MSG_REP;
-	m.reason = NDK_ROCE_REJ_CONSUMER;
-	if (pdata_len != 0)
-		memcpy(m.pdata, pdata, pdata_len);
-	swr_cm_send(c, &m, false);
-	c->state = SWR_CM_ABORTED;
-	c->deadline = 0;
-	swr_cm_qp_flush(c);
-	return NDK_STATUS_SUCCESS;
+	return cm_reject(c, pdata, pdata_len, SWR_CM_API_REJECT);
 }
 
 ndk_status_t
@@ -164,9 +183,11 @@ swr_cm_disconnect(struct swr_conn *c)
 		return NDK_STATUS_DEVICE_BUSY;
 	switch (c->state) {
 	case SWR_CM_ESTABLISHED:
+		if (swr_cm_set_state(c, SWR_CM_DREQ_SENT,
+				     SWR_CM_API_DISCONNECT) != 0)
+			return NDK_STATUS_INVALID_DEVICE_STATE;
 		swr_cm_msg_init(&m, NDK_ROCE_CM_DREQ, c);
 		m.remote_qpn = c->remote_qpn;
-		c->state = SWR_CM_DREQ_SENT;
 		swr_cm_send(c, &m, true);
 		break;
 	case SWR_CM_DISCONNECTED:
@@ -200,7 +221,7 @@ swr_cm_abort(struct swr_conn *c)
 		break;
 	case SWR_CM_REQ_RCVD:
 	case SWR_CM_REP_RCVD:
-		swr_cm_reject(c, NULL, 0);
+		cm_reject(c, NULL, 0, SWR_CM_API_CLOSE);
 		break;
 	case SWR_CM_REP_SENT:
 		swr_cm_msg_init(&m, NDK_ROCE_CM_REJ, c);
@@ -219,7 +240,12 @@ swr_cm_abort(struct swr_conn *c)
 	swr_cm_qp_flush(c);
 	if (c->qp != NULL)
 		swr_cm_qp_gone(c->qp);
-	c->state = SWR_CM_ABORTED;
+	/*
+	 * Close is legal in every state (also ABORTED to ABORTED); were it
+	 * refused, the object would go all the same (the caller buries it),
+	 * with nothing more owed.
+	 */
+	swr_cm_set_state(c, SWR_CM_ABORTED, SWR_CM_API_CLOSE);
 	c->deadline = 0;
 	c->events = 0;
 }

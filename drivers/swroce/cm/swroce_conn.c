@@ -206,10 +206,10 @@ swr_connect_ctl(struct swr_adapter *ad, void *arg)
 	swr_bind(c, a->qp);
 	c->done = a->done;
 	c->done_ctx = a->ctx;
+	/* swr_cm_connect() leaves the state IDLE when it fails. */
 	st = swr_cm_connect(c, a->pdata, a->pdata_len);
 	if (st != NDK_STATUS_PENDING) {
 		swr_cm_qp_gone(a->qp);
-		c->state = SWR_CM_IDLE;
 		c->done = NULL;
 	}
 	return st;

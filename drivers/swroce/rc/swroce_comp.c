@@ -179,8 +179,8 @@ swr_comp_fatal_nak(struct swr_qp *qp, uint8_t code)
 static void
 swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
-	const struct ndk_roce_aeth *aeth = ndk_roce_pkt_ext(p,
-							    p->op->aeth_off);
+	const struct ndk_roce_aeth *aeth =
+		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_AETH]);
 	uint8_t syn = ndk_roce_aeth_syndrome(aeth);
 	uint32_t psn = p->psn;
 

@@ -165,7 +165,8 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		qp->pkts_since_ackreq = 0;
 	if (ndk_roce_opcode(opcode)->flags & NDK_ROCE_OPF_IETH) {
 		struct ndk_roce_ieth *ieth = (struct ndk_roce_ieth *)
-			((uint8_t *)bth + ndk_roce_opcode(opcode)->ieth_off);
+			((uint8_t *)bth +
+			 ndk_roce_opcode(opcode)->offset[NDK_ROCE_IETH]);
 
 		ieth->rkey = rte_cpu_to_be_32(wqe->rkey);
 	}

@@ -104,8 +104,8 @@ static int
 swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 			   uint32_t *token)
 {
-	const struct ndk_roce_ieth *ieth = ndk_roce_pkt_ext(p,
-							    p->op->ieth_off);
+	const struct ndk_roce_ieth *ieth =
+		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_IETH]);
 	uint32_t tok = rte_be_to_cpu_32(ieth->rkey);
 	struct swr_mr *r = swr_mr_find_invalidatable(qp->ad, qp->pd, tok);
 
@@ -229,7 +229,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	if (flags & NDK_ROCE_OPF_FIRST) {
 		const struct ndk_roce_reth *reth =
-			ndk_roce_pkt_ext(p, p->op->reth_off);
+			ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_RETH]);
 		uint32_t len = rte_be_to_cpu_32(reth->len);
 
 		qp->wr_va = rte_be_to_cpu_64(reth->va);
@@ -317,8 +317,8 @@ swr_resp_rd_over(const struct swr_qp *qp)
 static void
 swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
-	const struct ndk_roce_reth *reth = ndk_roce_pkt_ext(p,
-							    p->op->reth_off);
+	const struct ndk_roce_reth *reth =
+		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_RETH]);
 	uint64_t va = rte_be_to_cpu_64(reth->va);
 	uint32_t rkey = rte_be_to_cpu_32(reth->rkey);
 	uint32_t len = rte_be_to_cpu_32(reth->len);
@@ -378,8 +378,8 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 static void
 swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
-	const struct ndk_roce_reth *reth = ndk_roce_pkt_ext(p,
-							    p->op->reth_off);
+	const struct ndk_roce_reth *reth =
+		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_RETH]);
 	uint32_t rkey = rte_be_to_cpu_32(reth->rkey);
 	uint32_t len = rte_be_to_cpu_32(reth->len);
 	uint64_t va = rte_be_to_cpu_64(reth->va);

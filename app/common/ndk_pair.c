@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Two adapters on a crossed net_ring pair; see ndk_pair.h.
+ * Two adapters on a crossed net_ring pair, their connections and buffers;
+ * see ndk_pair.h.
  */
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_byteorder.h>
@@ -20,6 +19,7 @@
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mbuf.h>
 #include <rte_pause.h>
 #include <rte_random.h>
 
@@ -42,18 +42,6 @@ double
 ndk_pair_now(void)
 {
 	return (double)rte_get_timer_cycles() / (double)rte_get_timer_hz();
-}
-
-void
-ndk_pair_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {
-		.tv_sec = ms / 1000,
-		.tv_nsec = (long)(ms % 1000) * 1000000L,
-	};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }
 
 static inline uint8_t
@@ -91,7 +79,7 @@ ndk_pair_check(const void *src, size_t len, uint32_t seed)
 const char *
 ndk_pair_op_str(enum ndk_operation_type type)
 {
-	return ndk_test_op_str(type);
+	return ndk_names_op(type);
 }
 
 /* ------------------------------------------------------------------ */
@@ -107,62 +95,6 @@ ndk_pair_result_str(const struct ndk_result_ex *r, char *buf, size_t size)
 		 r->bytes_transferred, r->provider_error, r->qp_context,
 		 r->request_context);
 	return buf;
-}
-
-uint32_t
-ndk_pair_wait(struct ndk_cq *cq, struct ndk_result_ex *out, uint32_t n,
-	      double timeout_s)
-{
-	const uint64_t hz = rte_get_timer_hz();
-	const uint64_t end = rte_get_timer_cycles() +
-		(uint64_t)(timeout_s * (double)hz);
-	uint32_t got = 0;
-	unsigned int idle = 0;
-
-	while (got < n) {
-		uint32_t k = ndk_get_cq_results_ex(cq, out + got, n - got);
-
-		if (k != 0) {
-			got += k;
-			idle = 0;
-			continue;
-		}
-		if (rte_get_timer_cycles() >= end)
-			break;
-		if (++idle % 4096 == 0)
-			sched_yield();
-		else
-			rte_pause();
-	}
-	return got;
-}
-
-uint32_t
-ndk_pair_wait_basic(struct ndk_cq *cq, struct ndk_result *out, uint32_t n,
-		    double timeout_s)
-{
-	const uint64_t hz = rte_get_timer_hz();
-	const uint64_t end = rte_get_timer_cycles() +
-		(uint64_t)(timeout_s * (double)hz);
-	uint32_t got = 0;
-	unsigned int idle = 0;
-
-	while (got < n) {
-		uint32_t k = ndk_get_cq_results(cq, out + got, n - got);
-
-		if (k != 0) {
-			got += k;
-			idle = 0;
-			continue;
-		}
-		if (rte_get_timer_cycles() >= end)
-			break;
-		if (++idle % 4096 == 0)
-			sched_yield();
-		else
-			rte_pause();
-	}
-	return got;
 }
 
 /* ------------------------------------------------------------------ */
@@ -429,16 +361,6 @@ ndk_pair_create(const struct ndk_pair_config *config)
 fail:
 	ndk_pair_destroy(pair);
 	return NULL;
-}
-
-int
-ndk_pair_inject(struct ndk_pair *pair, int side, struct rte_mbuf **m,
-		unsigned int n)
-{
-	if (!pair->mp_rings && pair->n_pollers != 0)
-		return -EBUSY;
-	return (int)rte_ring_enqueue_burst(ndk_pair_rx_ring(pair, side),
-					   (void **)m, n, NULL);
 }
 
 void

@@ -16,6 +16,10 @@
  * caller. Never call them from a poll loop's hot path.
  */
 
+#ifndef NDK_H
+#error "include ndk.h, not ndk_info.h"
+#endif
+
 #include <stdint.h>
 
 #ifdef __cplusplus

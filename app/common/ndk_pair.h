@@ -5,8 +5,10 @@
 
 /**
  * @file
- * Two NDK adapters joined by an in-memory link, in one process: the harness
- * of the functional tests, the demo and the benchmarks.
+ * Two NDK adapters joined by an in-memory link, in one process, with the
+ * connections and registered buffers a program moves data between: what
+ * ndk-demo runs on, and the base of the functional tests' fixture
+ * (test/common/ndk_pair_test.h adds the test-only helpers).
  *
  * The link is a crossed pair of net_ring ports built with
  * rte_eth_from_rings():
@@ -17,27 +19,28 @@
  * so whatever A transmits is received by B and vice versa. The adapters are
  * opened with configure_port = true (the provider configures and starts the
  * ports); the ports themselves belong to the pair, which stops and removes
- * them (and frees the rings) when it is destroyed.
+ * them (and frees the rings) when it is destroyed. The adapters are the
+ * default provider's (swroce): link it into the program.
  *
  * Side 0 is A (10.0.0.1), side 1 is B (10.0.0.2).
  *
  * Pollers: by default one poller on lcore 1 polls both adapters, leaving
- * the main lcore (0) to the test; with lcore_per_adapter, A is polled by
+ * the main lcore (0) to the program; with lcore_per_adapter, A is polled by
  * lcore 1 and B by lcore 2; with lcore_per_queue, queue k of both adapters
  * by lcore 1 + k.
  *
  * Everything created through the helpers (connections, buffers) is
- * remembered by the pair, so a test that returns early still has its
+ * remembered by the pair, so a program that returns early still has its
  * objects closed, in the right order, by ndk_pair_destroy().
  *
- * Nothing here prints unless something fails (then one line to stderr).
+ * Nothing here prints unless something fails (then one line to stderr),
+ * except ndk_pair_print_stats().
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include <rte_mbuf.h>
 #include <rte_ring.h>
 
 #include "ndk.h"
@@ -46,7 +49,9 @@
 extern "C" {
 #endif
 
+/** Side of adapter A (10.0.0.1). */
 #define NDK_PAIR_A 0
+/** Side of adapter B (10.0.0.2). */
 #define NDK_PAIR_B 1
 
 /** Locally administered MAC of adapter side @p s (0 or 1). */
@@ -56,9 +61,11 @@ extern "C" {
 struct ndk_pair_config {
 	/** Largest path MTU of both adapters [4096]. */
 	uint32_t max_path_mtu;
-	/** Object limits of both adapters [provider defaults]. */
+	/** QPs per adapter [provider default]. */
 	uint32_t max_qp;
+	/** CQs per adapter [provider default]. */
 	uint32_t max_cq;
+	/** MRs per adapter [provider default]. */
 	uint32_t max_mr;
 	/** Slots of each ring, a power of two [4096]. */
 	unsigned int ring_size;
@@ -67,9 +74,9 @@ struct ndk_pair_config {
 	/** Do not start the pollers (start them with ndk_pair_start()). */
 	bool no_pollers;
 	/**
-	 * Make the rings multi-producer, so ndk_pair_inject() may run while
-	 * the pollers transmit [single-producer rings, injection only while
-	 * the pollers are stopped].
+	 * Make the rings multi-producer, so that frames may be put into them
+	 * (ndk_pair_rx_ring()) while the pollers transmit [single-producer
+	 * rings: only while the pollers are stopped].
 	 */
 	bool mp_rings;
 	/**
@@ -90,6 +97,7 @@ struct ndk_pair_config {
 	bool lcore_per_queue;
 };
 
+/** Most queues per adapter (struct ndk_pair_config.nb_queues). */
 #define NDK_PAIR_MAX_QUEUES 4
 
 /** The two adapters and their link. */
@@ -99,17 +107,17 @@ struct ndk_pair {
 	struct rte_ring *ring_ab;          /**< A transmits, B receives */
 	struct rte_ring *ring_ba;          /**< B transmits, A receives */
 	uint16_t port[2];                  /**< ethdev ports of A and B */
-	struct ndk_adapter *ad[2];
-	struct ndk_adapter_info info[2];
+	struct ndk_adapter *ad[2];         /**< adapters A and B */
+	struct ndk_adapter_info info[2];   /**< their information */
 	uint32_t ipv4[2];                  /**< network byte order */
-	uint32_t max_path_mtu;
-	bool lcore_per_adapter;
-	bool mp_rings;
-	uint16_t nb_queues;
-	bool lcore_per_queue;
+	uint32_t max_path_mtu;             /**< of both adapters */
+	bool lcore_per_adapter;            /**< from the configuration */
+	bool mp_rings;                     /**< from the configuration */
+	uint16_t nb_queues;                /**< queues per adapter */
+	bool lcore_per_queue;              /**< from the configuration */
 	/** ring_q[s][k]: side s transmits on queue k (ring_q[.][0] above). */
 	struct rte_ring *ring_q[2][NDK_PAIR_MAX_QUEUES];
-	struct ndk_poller *poller[NDK_PAIR_MAX_QUEUES];
+	struct ndk_poller *poller[NDK_PAIR_MAX_QUEUES]; /**< running pollers */
 	unsigned int n_pollers;            /**< running pollers */
 	struct ndk_pair_conn *conns;       /**< live connections */
 	struct ndk_pair_buf *bufs;         /**< live buffers */
@@ -140,15 +148,6 @@ ndk_pair_rx_ring(const struct ndk_pair *pair, int side)
 {
 	return side == NDK_PAIR_A ? pair->ring_ba : pair->ring_ab;
 }
-
-/**
- * Put frames into the receive ring of adapter @p side as if its peer had
- * sent them; the ring takes ownership of those enqueued.
- * @return frames enqueued, or -EBUSY if the rings are single-producer and
- *   the pollers run (the peer's transmissions would race with ours).
- */
-int ndk_pair_inject(struct ndk_pair *pair, int side, struct rte_mbuf **m,
-		    unsigned int n);
 
 /** Read the counters of adapter @p side. */
 void ndk_pair_stats(const struct ndk_pair *pair, int side,
@@ -187,28 +186,28 @@ struct ndk_pair_conn_opts {
 	/* --- connection attributes (see struct ndk_qp_attr) --- */
 	uint32_t path_mtu;          /**< [the pair's max_path_mtu] */
 	uint8_t timeout;            /**< [provider default] */
-	uint8_t retry_cnt;
-	uint8_t rnr_retry;
-	uint8_t min_rnr_timer;
-	uint8_t max_rd_atomic;
-	uint8_t max_dest_rd_atomic;
+	uint8_t retry_cnt;          /**< [provider default] */
+	uint8_t rnr_retry;          /**< [provider default] */
+	uint8_t min_rnr_timer;      /**< [provider default] */
+	uint8_t max_rd_atomic;      /**< [provider default] */
+	uint8_t max_dest_rd_atomic; /**< [provider default] */
 	/** Use sq_psn below instead of random PSNs. */
 	bool fixed_psn;
-	uint32_t sq_psn[2];
+	uint32_t sq_psn[2];         /**< first request PSN per side */
 };
 
 /** A connected QP pair. Index 0 is on adapter A, 1 on adapter B. */
 struct ndk_pair_conn {
-	struct ndk_pair *pair;
-	struct ndk_pd *pd[2];
-	bool own_pd[2];
+	struct ndk_pair *pair;      /**< the pair it lives on */
+	struct ndk_pd *pd[2];       /**< PDs of the QPs */
+	bool own_pd[2];             /**< pd[s] was created here */
 	struct ndk_cq *rcq[2];      /**< receive CQs */
 	struct ndk_cq *icq[2];      /**< initiator CQs (== rcq if shared) */
-	struct ndk_qp *qp[2];
-	uint32_t qpn[2];
+	struct ndk_qp *qp[2];       /**< the QPs */
+	uint32_t qpn[2];            /**< their numbers */
 	uint32_t sq_psn[2];         /**< first request PSN of each side */
-	uint32_t path_mtu;
-	struct ndk_pair_conn_opts opts;
+	uint32_t path_mtu;          /**< of both QPs */
+	struct ndk_pair_conn_opts opts; /**< with the defaults filled in */
 	struct ndk_pair_conn *next; /**< pair's list */
 };
 
@@ -249,10 +248,10 @@ void ndk_pair_conn_destroy(struct ndk_pair_conn *conn);
  * in the guards.
  */
 struct ndk_pair_buf {
-	struct ndk_pair *pair;
+	struct ndk_pair *pair;      /**< the pair it lives on */
 	uint8_t *base;              /**< the allocation */
 	uint8_t *data;              /**< the registered area */
-	size_t len;
+	size_t len;                 /**< bytes at data */
 	struct ndk_mr *mr;          /**< NULL if not registered */
 	uint32_t ltoken;            /**< local token */
 	uint32_t rtoken;            /**< remote token */
@@ -310,19 +309,7 @@ long ndk_pair_check(const void *src, size_t len, uint32_t seed);
 /* Completions                                                         */
 /* ------------------------------------------------------------------ */
 
-/**
- * Poll @p cq with ndk_get_cq_results_ex() until @p n completions have been
- * stored in @p out or @p timeout_s seconds passed.
- * @return completions stored (< n on timeout).
- */
-uint32_t ndk_pair_wait(struct ndk_cq *cq, struct ndk_result_ex *out,
-		       uint32_t n, double timeout_s);
-
-/** Same with the non-ex ndk_get_cq_results(). */
-uint32_t ndk_pair_wait_basic(struct ndk_cq *cq, struct ndk_result *out,
-			     uint32_t n, double timeout_s);
-
-/** Name of an NDK operation type. */
+/** Name of an NDK operation type (ndk_names_op()). */
 const char *ndk_pair_op_str(enum ndk_operation_type type);
 
 /**
@@ -331,9 +318,6 @@ const char *ndk_pair_op_str(enum ndk_operation_type type);
  */
 const char *ndk_pair_result_str(const struct ndk_result_ex *r, char *buf,
 				size_t size);
-
-/** Sleep (yielding the CPU) for @p ms milliseconds. */
-void ndk_pair_sleep_ms(unsigned int ms);
 
 /** Seconds since an arbitrary start (TSC based). */
 double ndk_pair_now(void);

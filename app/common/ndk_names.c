@@ -3,7 +3,7 @@
 #include "ndk_names.h"
 
 const char *
-ndk_test_op_str(enum ndk_operation_type type)
+ndk_names_op(enum ndk_operation_type type)
 {
 	switch (type) {
 	case NDK_OP_RECEIVE: return "RECEIVE";
@@ -19,7 +19,7 @@ ndk_test_op_str(enum ndk_operation_type type)
 }
 
 const char *
-ndk_test_perr_str(uint32_t perr)
+ndk_names_perr(uint32_t perr)
 {
 	static const char *const names[] = {
 		[NDK_PERR_NONE] = "NONE",
