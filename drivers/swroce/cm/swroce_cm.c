@@ -26,7 +26,6 @@
 
 #include "swroce_adapter.h"
 #include "swroce_cm.h"
-#include "swroce_ctl.h"
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_tx.h"

@@ -13,10 +13,7 @@
 
 #include "swroce_adapter.h"
 #include "swroce_cm.h"
-#include "swroce_ctl.h"
-#include "swroce_neigh.h"
 #include "swroce_qp.h"
-#include "swroce_tx.h"
 
 /* ------------------------------------------------------------------ */
 /* Actions started by the consumer (polling thread, via swr_ctl_exec)  */

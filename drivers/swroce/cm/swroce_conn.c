@@ -18,9 +18,7 @@
 #include "swroce_adapter.h"
 #include "swroce_cm.h"
 #include "swroce_ctl.h"
-#include "swroce_neigh.h"
 #include "swroce_qp.h"
-#include "swroce_tx.h"
 
 static const struct ndk_connector_dispatch swr_conn_dispatch;
 static const struct ndk_listener_dispatch swr_lis_dispatch;

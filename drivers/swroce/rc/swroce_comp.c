@@ -32,7 +32,6 @@
 #include "swroce_qp.h"
 #include "swroce_rc.h"
 #include "swroce_rtx.h"
-#include "swroce_tx.h"
 
 static inline uint32_t
 swr_psn_prev(uint32_t psn)

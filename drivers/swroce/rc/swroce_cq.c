@@ -30,7 +30,6 @@
 
 #include "swroce_adapter.h"
 #include "swroce_cq.h"
-#include "swroce_ctl.h"
 
 #define CQ_ESIZE ((unsigned int)sizeof(struct ndk_result_ex))
 

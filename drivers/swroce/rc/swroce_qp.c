@@ -21,7 +21,6 @@
 #include "swroce_mr.h"
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
-#include "swroce_rc.h"
 #include "swroce_rtx.h"
 
 /* ------------------------------------------------------------------ */

@@ -161,6 +161,10 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	swr_req_rewind(qp);
 }
 
+/*
+ * The QP's RNR or retransmission timer is due: resend after the RNR wait;
+ * or retry, back off, defer after a stall or give up (swr_req_expired).
+ */
 static void
 swr_req_timers(struct swr_qp *qp)
 {
@@ -180,7 +184,7 @@ swr_req_timers(struct swr_qp *qp)
 	swr_req_expired(qp, gap);
 }
 
-/* A QP's timer expired on the wheel: what it means is decided above. */
+/* A QP's timer came off the wheel: if still due, swr_req_timers() acts. */
 static void
 swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
 {
