@@ -41,6 +41,7 @@
 #include <rte_ring.h>
 
 #include "ndk.h"
+#include "ndk_xstats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,13 +151,11 @@ ndk_pair_rx_ring(const struct ndk_pair *pair, int side)
 int ndk_pair_inject(struct ndk_pair *pair, int side, struct rte_mbuf **m,
 		    unsigned int n);
 
-/** Read the counters of adapter @p side. */
-void ndk_pair_stats(const struct ndk_pair *pair, int side,
-		    struct ndk_adapter_stats *stats);
+/* The adapters' counters: ndk_pair_stats() and more in ndk_xstats.h. */
 
 /**
- * Print the non-zero counters of both adapters, two columns, each line
- * prefixed with @p indent.
+ * Print the non-zero extended counters of both adapters, two columns, each
+ * line prefixed with @p indent.
  */
 void ndk_pair_print_stats(const struct ndk_pair *pair, const char *indent);
 
