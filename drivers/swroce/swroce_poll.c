@@ -888,7 +888,7 @@ swr_queues_fini(struct swr_adapter *ad)
 }
 
 void
-swr_stats_sum(const struct swr_adapter *ad, struct ndk_adapter_stats *out)
+swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out)
 {
 	const size_t n = sizeof(*out) / sizeof(uint64_t);
 	uint64_t *o = (uint64_t *)out;

@@ -52,6 +52,7 @@
 #include "ndk_roce.h"
 #include "swroce_timer.h"
 #include "ndk_roce_rtt.h"
+#include "swroce_xstats.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -148,7 +149,7 @@ struct swr_queue {
 	bool tx_blocked;
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
 
-	struct ndk_adapter_stats stats; /**< summed by ndk_adapter_get_stats */
+	struct swr_stats stats;   /**< summed by swr_stats_sum() */
 } __rte_cache_aligned;
 
 struct swr_adapter {
@@ -207,7 +208,7 @@ struct swr_adapter {
 
 	/* --- queue 0's owner only (adapter-wide work) --- */
 	uint64_t now;             /**< TSC at the start of queue 0's poll */
-	struct ndk_adapter_stats stats; /**< ARP, CM, CQ: adapter-wide */
+	struct swr_stats stats;   /**< ARP, CM, CQ: adapter-wide */
 
 	/* --- neighbours (owner only; see the Neighbours section) --- */
 	struct swr_neigh_tbl *neigh;
@@ -829,8 +830,7 @@ void swr_release(struct ndk_adapter *adapter);
 void swr_own_all(struct swr_adapter *ad);
 
 /** Adapter-wide counters plus every queue's (any thread; may lag). */
-void swr_stats_sum(const struct swr_adapter *ad,
-		   struct ndk_adapter_stats *out);
+void swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out);
 
 #include "swroce_rto.h"
 
