@@ -37,5 +37,11 @@ echo "== hugepages: $(cat "$hp" 2>/dev/null || echo 0) x 2 MB"
 
 if [ ! -f build/build.ninja ]; then
 	meson setup build --buildtype=debugoptimized
+elif ! python3 -c 'import json, sys
+o = json.load(open("build/meson-info/intro-buildoptions.json"))
+sys.exit(not any(x["name"] == "pkgconfig.relocatable" and x["value"] for x in o))'; then
+	# A build directory made before libndk.pc was relocatable (the
+	# install suite builds against a DESTDIR copy).
+	meson configure build -Dpkgconfig.relocatable=true
 fi
 ninja -C build

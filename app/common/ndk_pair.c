@@ -363,37 +363,37 @@ fail:
 	return NULL;
 }
 
-void
-ndk_pair_stats(const struct ndk_pair *pair, int side,
-	       struct ndk_adapter_stats *stats)
-{
-	memset(stats, 0, sizeof(*stats));
-	if (pair->ad[side] != NULL)
-		ndk_adapter_get_stats(pair->ad[side], stats);
-}
+/* Most counters ndk_pair_print_stats() prints. */
+#define PAIR_XSTATS_MAX 256
 
 void
 ndk_pair_print_stats(const struct ndk_pair *pair, const char *indent)
 {
-	static const char *const names[] = {
-#define PAIR_NAME_(f, d) #f,
-		NDK_ADAPTER_COUNTERS(PAIR_NAME_)
-#undef PAIR_NAME_
-	};
-	struct ndk_adapter_stats st[2];
-	const uint64_t *v[2];
+	static struct ndk_xstat_name names[PAIR_XSTATS_MAX];
+	struct ndk_xstat v[2][PAIR_XSTATS_MAX];
+	int n = 0;
 
-	ndk_pair_stats(pair, 0, &st[0]);
-	ndk_pair_stats(pair, 1, &st[1]);
-	v[0] = (const uint64_t *)&st[0];
-	v[1] = (const uint64_t *)&st[1];
+	memset(v, 0, sizeof(v));
+	for (int s = 0; s < 2; s++) {
+		int k;
+
+		if (pair->ad[s] == NULL)
+			continue;
+		k = ndk_adapter_xstats_get_names(pair->ad[s], names,
+						 PAIR_XSTATS_MAX);
+		if (k < 0 || k > PAIR_XSTATS_MAX ||
+		    ndk_adapter_xstats_get(pair->ad[s], v[s],
+					   (unsigned int)k) != k)
+			continue;
+		n = k;
+	}
 	printf("%s%-22s %16s %16s\n", indent, "counter", "adapter A",
 	       "adapter B");
-	for (unsigned int i = 0; i < RTE_DIM(names); i++) {
-		if (v[0][i] == 0 && v[1][i] == 0)
+	for (int i = 0; i < n; i++) {
+		if (v[0][i].value == 0 && v[1][i].value == 0)
 			continue;
 		printf("%s%-22s %16" PRIu64 " %16" PRIu64 "\n", indent,
-		       names[i], v[0][i], v[1][i]);
+		       names[i].name, v[0][i].value, v[1][i].value);
 	}
 }
 

@@ -149,13 +149,11 @@ ndk_pair_rx_ring(const struct ndk_pair *pair, int side)
 	return side == NDK_PAIR_A ? pair->ring_ba : pair->ring_ab;
 }
 
-/** Read the counters of adapter @p side. */
-void ndk_pair_stats(const struct ndk_pair *pair, int side,
-		    struct ndk_adapter_stats *stats);
+/* The adapters' counters: ndk_adapter_get_stats(), ndk_adapter_xstats_get(). */
 
 /**
- * Print the non-zero counters of both adapters, two columns, each line
- * prefixed with @p indent.
+ * Print the non-zero extended counters of both adapters, two columns, each
+ * line prefixed with @p indent.
  */
 void ndk_pair_print_stats(const struct ndk_pair *pair, const char *indent);
 

@@ -95,13 +95,20 @@ struct demo_conn {
 	uint32_t next_seed;
 };
 
+/* The counters a run reports, of one adapter. */
+struct demo_ctrs {
+	uint64_t frames;      /* frames sent */
+	uint64_t retransmits; /* packets retransmitted */
+	uint64_t naks;        /* NAKs sent, every kind */
+};
+
 struct demo_result {
 	uint64_t ops;
 	uint64_t bytes;
 	double secs;
 	uint64_t failures;
 	uint64_t mismatches;
-	struct ndk_adapter_stats st[2];
+	struct demo_ctrs st[2]; /* what each adapter counted in the run */
 };
 
 static void
@@ -353,6 +360,27 @@ post_again(struct demo_conn *dc, enum demo_op op, unsigned int slot,
 	return post_op(dc, op, slot, size, o->verify);
 }
 
+/* Adapter @p side's counters for a run's row: generic ones and NAKs. */
+static void
+demo_ctrs_read(struct ndk_pair *p, int side, struct demo_ctrs *c)
+{
+	static const char *const nak_names[] = {
+		"nak_seq_sent", "nak_rnr_sent", "nak_inv_sent",
+		"nak_access_sent", "nak_op_sent",
+	};
+	struct ndk_adapter_stats s;
+	uint64_t v;
+
+	ndk_adapter_get_stats(p->ad[side], &s);
+	c->frames = s.tx_packets;
+	c->retransmits = s.retransmits;
+	c->naks = 0;
+	for (unsigned int i = 0; i < RTE_DIM(nak_names); i++)
+		if (ndk_adapter_xstats_get_by_name(p->ad[side], nak_names[i],
+						   &v) == 0)
+			c->naks += v;
+}
+
 /*
  * Run @p op at @p size for o->seconds over every connection, then drain.
  * With SEND, receives and sends are posted in the same slot order and
@@ -364,7 +392,7 @@ run_one(struct ndk_pair *p, struct demo_conn *dcs, enum demo_op op,
 	size_t size, const struct demo_opts *o, struct demo_result *res)
 {
 	struct ndk_result_ex r[DEMO_BURST];
-	struct ndk_adapter_stats st0[2];
+	struct demo_ctrs st0[2];
 	double t0, t_end, drain_end;
 	bool stop = false;
 	uint64_t outstanding = 0;
@@ -398,8 +426,8 @@ run_one(struct ndk_pair *p, struct demo_conn *dcs, enum demo_op op,
 		}
 		dcs[q].posted = dcs[q].done = 0;
 	}
-	ndk_pair_stats(p, 0, &st0[0]);
-	ndk_pair_stats(p, 1, &st0[1]);
+	demo_ctrs_read(p, 0, &st0[0]);
+	demo_ctrs_read(p, 1, &st0[1]);
 
 	t0 = ndk_pair_now();
 	for (unsigned int q = 0; q < o->qps; q++) {
@@ -565,18 +593,11 @@ run_one(struct ndk_pair *p, struct demo_conn *dcs, enum demo_op op,
 		    !ndk_pair_buf_guards_ok(s->src))
 			res->mismatches++;
 	}
-	ndk_pair_stats(p, 0, &res->st[0]);
-	ndk_pair_stats(p, 1, &res->st[1]);
-	{
-		uint64_t *a = (uint64_t *)&res->st[0], *b = (uint64_t *)&res->st[1];
-		const uint64_t *a0 = (const uint64_t *)&st0[0];
-		const uint64_t *b0 = (const uint64_t *)&st0[1];
-
-		for (size_t i = 0; i < sizeof(res->st[0]) / sizeof(uint64_t);
-		     i++) {
-			a[i] -= a0[i];
-			b[i] -= b0[i];
-		}
+	for (int s = 0; s < 2; s++) {
+		demo_ctrs_read(p, s, &res->st[s]);
+		res->st[s].frames -= st0[s].frames;
+		res->st[s].retransmits -= st0[s].retransmits;
+		res->st[s].naks -= st0[s].naks;
 	}
 	for (unsigned int q = 0; q < o->qps; q++) {
 		ndk_pair_conn_destroy(dcs[q].c);
@@ -610,13 +631,6 @@ raw_row(struct ndk_pair *p, struct rte_mempool *mp, enum demo_op op,
 	       !o->verify ? "-" : r.lost + r.bad != 0 ? "MISMATCH" : "ok");
 	fflush(stdout);
 	return r.lost + r.bad != 0 && o->verify ? -EIO : 0;
-}
-
-static uint64_t
-naks(const struct ndk_adapter_stats *s)
-{
-	return s->nak_seq_sent + s->nak_rnr_sent + s->nak_inv_sent +
-		s->nak_access_sent + s->nak_op_sent;
 }
 
 int
@@ -716,10 +730,9 @@ main(int argc, char **argv)
 			       " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %s",
 			       op_name[op], size, res.ops, gbps,
 			       (double)res.ops / res.secs / 1e6,
-			       res.st[0].tx_packets + res.st[1].tx_packets,
-			       res.st[0].retransmit_packets +
-			       res.st[1].retransmit_packets,
-			       naks(&res.st[0]) + naks(&res.st[1]),
+			       res.st[0].frames + res.st[1].frames,
+			       res.st[0].retransmits + res.st[1].retransmits,
+			       res.st[0].naks + res.st[1].naks,
 			       res.failures,
 			       res.mismatches != 0 ? "MISMATCH" : "ok");
 			if (o.raw_baseline && raw_gbps > 0)

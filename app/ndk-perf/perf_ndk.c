@@ -21,6 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_random.h>
 
+#include "ndk_app_xstats.h"
 #include "perf_ndk.h"
 
 /* IPv4 + UDP + BTH + RETH + ICRC around an RDMA payload. */
@@ -445,9 +446,6 @@ perf_ndk_idle(void *ctx)
 void
 perf_ndk_print_stats(const struct perf_ctx *c)
 {
-	struct ndk_adapter_stats s;
-
-	ndk_adapter_get_stats(c->ad, &s);
 	if (c->netem != NULL) {
 		struct ndk_netem_stats ns;
 
@@ -479,12 +477,7 @@ perf_ndk_print_stats(const struct perf_ctx *c)
 		       (unsigned long long)sum.chain_max);
 	}
 	printf(" Adapter counters (non-zero):\n");
-#define PERF_STAT_(f, d) \
-	if (s.f != 0) \
-		printf("   %-22s %14llu  %s\n", #f, \
-		       (unsigned long long)s.f, d);
-	NDK_ADAPTER_COUNTERS(PERF_STAT_)
-#undef PERF_STAT_
+	ndk_app_print_xstats(stdout, c->ad, NULL, "   ", 22, 14, true);
 	if (c->qps != NULL && c->qps[0].qp != NULL) {
 		struct ndk_qp_info qi;
 

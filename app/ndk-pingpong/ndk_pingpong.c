@@ -44,6 +44,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "ndk_app_xstats.h"
 #include "pingpong.h"
 
 #define PP_LINK_S 10            /* port link must be up within this */
@@ -329,19 +330,8 @@ pp_finish(struct pp_ctx *c)
 static void
 pp_print_counters(struct pp_ctx *c)
 {
-	struct ndk_adapter_stats s;
-	bool head = false;
-
-	ndk_adapter_get_stats(c->ad, &s);
-#define PP_PRINT_COUNTER_(f, d) \
-	if (s.f != 0) { \
-		if (!head) \
-			fprintf(stderr, "adapter counters (non-zero):\n"); \
-		head = true; \
-		fprintf(stderr, "  %-20s %12" PRIu64 "  %s\n", #f, s.f, d); \
-	}
-	NDK_ADAPTER_COUNTERS(PP_PRINT_COUNTER_)
-#undef PP_PRINT_COUNTER_
+	ndk_app_print_xstats(stderr, c->ad, "adapter counters (non-zero):",
+			     "  ", 20, 12, true);
 }
 
 static void

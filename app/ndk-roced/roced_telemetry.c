@@ -7,9 +7,10 @@
  *
  *   /ndk/adapters            every adapter: name, device, port, MAC, IP,
  *                            netmask, path MTU, link, lcore, QP count,
- *                            every NDK_ADAPTER_COUNTERS counter, rx_dropped
- *                            (their drops summed) and the ethdev's own
- *                            counters (eth_imissed, eth_ierrors, ...)
+ *                            every extended counter of the provider
+ *                            (ndk_adapter_xstats_get(), by name),
+ *                            rx_dropped (their drops summed) and the
+ *                            ethdev's own counters (eth_imissed, ...)
  *   /ndk/port[,<name>]       per port (or one): received frames dropped,
  *                            by reason (ICRC errors included), and the
  *                            ethdev counters
@@ -17,8 +18,8 @@
  *   /ndk/qp,<qpn>[,<name>]   one QP (ndk_qp_query_info); the adapter name
  *                            picks among adapters that have the same QPN
  *
- * The callbacks run on the telemetry thread. They read counters the way
- * ndk_adapter_get_stats() does (a snapshot that may lag by a poll) and QP
+ * The callbacks run on the telemetry thread. They read counters with
+ * ndk_adapter_xstats_get() (a snapshot that may lag by a poll) and QP
  * state through the introspection API (which runs on the polling lcore).
  * A mutex, taken only here and when the daemon detaches at shutdown,
  * keeps them off adapters being closed: after roced_telemetry_detach()
@@ -51,17 +52,46 @@ add_str(struct rte_tel_data *d, const char *name, const char *val)
 	X(rx_icrc_errors) X(rx_wrong_address) X(rx_unknown_qpn) \
 	X(rx_qp_state) X(rx_bad_length) X(rx_ghost_resp)
 
+/* Most extended counters shown (a dict holds RTE_TEL_MAX_DICT_ENTRIES). */
+#define ROCED_XSTATS_MAX 192
+
+/* The adapter's extended counters: names and values, in the same order. */
+struct roced_xstats {
+	int n;
+	struct ndk_xstat_name name[ROCED_XSTATS_MAX];
+	struct ndk_xstat val[ROCED_XSTATS_MAX];
+};
+
+static void
+xstats_read(const struct roced_port *p, struct roced_xstats *x)
+{
+	x->n = ndk_adapter_xstats_get_names(p->ad, x->name, ROCED_XSTATS_MAX);
+	if (x->n < 0 || x->n > ROCED_XSTATS_MAX ||
+	    ndk_adapter_xstats_get(p->ad, x->val, (unsigned int)x->n) != x->n)
+		x->n = 0;
+}
+
+/* Counter @p name, 0 if the provider has none of that name. */
+static uint64_t
+xstat(const struct roced_xstats *x, const char *name)
+{
+	for (int i = 0; i < x->n; i++)
+		if (strcmp(x->name[i].name, name) == 0)
+			return x->val[i].value;
+	return 0;
+}
+
 /* The drop total, every reason if @p each, and the ethdev's counters. */
 static void
-drops_fill(const struct roced_port *p, const struct ndk_adapter_stats *s,
+drops_fill(const struct roced_port *p, const struct roced_xstats *x,
 	   bool each, struct rte_tel_data *d)
 {
 	struct rte_eth_stats e;
 	uint64_t total = 0;
 
-#define ROCED_DROP_(f) total += s->f; \
+#define ROCED_DROP_(f) total += xstat(x, #f); \
 	if (each) \
-		rte_tel_data_add_dict_u64(d, #f, s->f);
+		rte_tel_data_add_dict_u64(d, #f, xstat(x, #f));
 	ROCED_RX_DROPS(ROCED_DROP_)
 #undef ROCED_DROP_
 	rte_tel_data_add_dict_u64(d, "rx_dropped", total);
@@ -80,20 +110,20 @@ drops_fill(const struct roced_port *p, const struct ndk_adapter_stats *s,
 static void
 port_fill(const struct roced_port *p, struct rte_tel_data *d)
 {
-	struct ndk_adapter_stats s;
+	struct roced_xstats x;
 
 	rte_tel_data_start_dict(d);
 	add_str(d, "device", p->cfg->device);
 	rte_tel_data_add_dict_int(d, "port", p->port_id);
-	ndk_adapter_get_stats(p->ad, &s);
-	drops_fill(p, &s, true, d);
+	xstats_read(p, &x);
+	drops_fill(p, &x, true, d);
 }
 
 static void
 adapter_fill(const struct roced_port *p, struct rte_tel_data *d)
 {
 	const struct roced_port_cfg *c = p->cfg;
-	struct ndk_adapter_stats s;
+	struct roced_xstats x;
 	struct rte_eth_link link = { 0 };
 	char buf[64];
 	uint32_t mask;
@@ -122,11 +152,10 @@ adapter_fill(const struct roced_port *p, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "max_qp", (int)p->info.max_qp);
 	nq = ndk_adapter_qp_list(p->ad, NULL, 0);
 	rte_tel_data_add_dict_int(d, "qps", RTE_MAX(nq, 0));
-	ndk_adapter_get_stats(p->ad, &s);
-#define ROCED_TEL_COUNTER_(f, desc) rte_tel_data_add_dict_u64(d, #f, s.f);
-	NDK_ADAPTER_COUNTERS(ROCED_TEL_COUNTER_)
-#undef ROCED_TEL_COUNTER_
-	drops_fill(p, &s, false, d);
+	xstats_read(p, &x);
+	for (int i = 0; i < x.n; i++)
+		rte_tel_data_add_dict_u64(d, x.name[i].name, x.val[i].value);
+	drops_fill(p, &x, false, d);
 }
 
 /* A dict of one container per adapter, filled by @p fill. */

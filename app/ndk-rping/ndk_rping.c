@@ -21,6 +21,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "ndk_app_xstats.h"
 #include "rping.h"
 
 #define RP_LINK_S 20
@@ -329,15 +330,8 @@ rp_hang_up(struct rp_ctx *c)
 static void
 rp_print_counters(const struct rp_ctx *c)
 {
-	struct ndk_adapter_stats s;
-
-	ndk_adapter_get_stats(c->ad, &s);
 	printf("adapter counters (non-zero):\n");
-#define RP_COUNTER_(f, d) \
-	if (s.f != 0) \
-		printf("  %-20s %12" PRIu64 "\n", #f, s.f);
-	NDK_ADAPTER_COUNTERS(RP_COUNTER_)
-#undef RP_COUNTER_
+	ndk_app_print_xstats(stdout, c->ad, NULL, "  ", 20, 12, false);
 }
 
 static void

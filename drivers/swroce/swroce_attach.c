@@ -297,13 +297,33 @@ att_release(struct ndk_adapter *a)
 	RTE_SET_USED(a);
 }
 
+/* The daemon adapter's counters, in shared memory (may lag by a poll). */
+static void
+att_stats_sum(struct ndk_adapter *a, struct swr_stats *s)
+{
+	if (swr_att_down(att_ad(a)))
+		memset(s, 0, sizeof(*s));
+	else
+		swr_stats_sum(att_ad(a)->sad, s);
+}
+
 static void
 att_get_stats(struct ndk_adapter *a, struct ndk_adapter_stats *stats)
 {
-	if (swr_att_down(att_ad(a)))
-		memset(stats, 0, sizeof(*stats));
-	else
-		swr_stats_sum(att_ad(a)->sad, stats); /* may lag by one poll */
+	struct swr_stats s;
+
+	att_stats_sum(a, &s);
+	swr_stats_generic(&s, stats);
+}
+
+static int
+att_xstats_get(struct ndk_adapter *a, struct ndk_xstat *values,
+	       unsigned int n)
+{
+	struct swr_stats s;
+
+	att_stats_sum(a, &s);
+	return swr_xstats_fill(&s, values, n);
 }
 
 /* Buffers come from the application's heap in the daemon. */
@@ -350,6 +370,8 @@ static const struct ndk_adapter_dispatch att_adapter_ops = {
 	.alloc_buffer = att_alloc_buffer,
 	.free_buffer = att_free_buffer,
 	.health = att_health,
+	.xstats_get_names = swr_xstats_get_names,
+	.xstats_get = att_xstats_get,
 };
 
 /* ------------------------------------------------------------------ */

@@ -143,7 +143,11 @@ void
 ndk_adapter_get_stats(struct ndk_adapter *adapter,
 		      struct ndk_adapter_stats *stats)
 {
-	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) && stats != NULL)
+	if (stats == NULL)
+		return;
+	memset(stats, 0, sizeof(*stats));
+	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) &&
+	    adapter->dispatch->get_stats != NULL)
 		adapter->dispatch->get_stats(adapter, stats);
 }
 

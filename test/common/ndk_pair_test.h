@@ -17,6 +17,7 @@
 
 #include "ndk.h"
 #include "ndk_pair.h"
+#include "ndk_xstats.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,15 @@ ndk_test_eal_init(const char *name, const char *lcores,
 	return 0;
 }
 
+/* Set by ndk_test_fail_later() during the running case. */
+static bool case_failed;
+
+void
+ndk_test_fail_later(void)
+{
+	case_failed = true;
+}
+
 int
 ndk_test_run(const char *suite, const struct ndk_test_case *cases,
 	     unsigned int n, int argc, char **argv)
@@ -78,7 +88,10 @@ ndk_test_run(const char *suite, const struct ndk_test_case *cases,
 		printf("[ RUN  ] %s.%s\n", suite, cases[i].name);
 		fflush(stdout);
 		t0 = rte_get_tsc_cycles();
+		case_failed = false;
 		rc = cases[i].fn();
+		if (case_failed)
+			rc = -1;
 		printf("[ %s ] %s.%s (%.1f ms)\n",
 		       rc == 0 ? " OK " : rc > 0 ? "SKIP" : "FAIL", suite,
 		       cases[i].name,

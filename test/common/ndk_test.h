@@ -67,6 +67,12 @@ int ndk_test_eal_init(const char *name, const char *lcores,
 int ndk_test_run(const char *suite, const struct ndk_test_case *cases,
 		 unsigned int n, int argc, char **argv);
 
+/**
+ * Fail the running case when it returns, whatever it returns: for helpers
+ * that cannot return a failure (after printing why, with "  FAIL").
+ */
+void ndk_test_fail_later(void);
+
 /** Source directory of the project's test data (test/data). */
 const char *ndk_test_data_dir(void);
 

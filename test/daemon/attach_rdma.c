@@ -119,6 +119,37 @@ run_passive(uint8_t *buf, uint32_t size, uint32_t token, uint32_t rounds,
 	}
 }
 
+/*
+ * The extended counters after the traffic (attached: the daemon adapter's,
+ * read from shared memory): names and values agree, frames counted, and
+ * the generic counters read later are not below them.
+ */
+static void
+check_xstats(void)
+{
+	static struct ndk_xstat_name names[256];
+	struct ndk_xstat v[256];
+	struct ndk_adapter_stats g;
+	uint64_t rx = 0, tx = 0;
+	int n = ndk_adapter_xstats_get_names(ad, NULL, 0);
+
+	if (n <= 0 || n > (int)RTE_DIM(v) ||
+	    ndk_adapter_xstats_get_names(ad, names, (unsigned int)n) != n ||
+	    ndk_adapter_xstats_get(ad, v, (unsigned int)n) != n)
+		fail("xstats");
+	for (int i = 0; i < n; i++) {
+		if (v[i].id != (uint64_t)i)
+			fail("xstats out of order");
+		if (strcmp(names[i].name, "rx_packets") == 0)
+			rx = v[i].value;
+		else if (strcmp(names[i].name, "tx_packets") == 0)
+			tx = v[i].value;
+	}
+	ndk_adapter_get_stats(ad, &g);
+	if (rx == 0 || tx == 0 || g.rx_packets < rx || g.tx_packets < tx)
+		fail("xstats: frames not counted");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -208,6 +239,7 @@ main(int argc, char **argv)
 		run_active(buf, size, token, rva, rtoken, rounds, want);
 	else
 		run_passive(buf, size, token, rounds, want);
+	check_xstats();
 	printf("DONE\n");
 	fflush(stdout);
 	dapp_obey(ad);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Shared state and helpers of the daemon suite (test_daemon.py, its
 attach cases in daemon_attach.py): the arguments, the temporary directory
-and file prefix, counters from ndk.h, bounded waits, the telemetry
+and file prefix, swroce's counter names, bounded waits, the telemetry
 client, starting and stopping ndk-roced, a peer process, the clean-up.
 Imported once, so TMP and PREFIX are one run's."""
 
@@ -18,6 +18,10 @@ import time
 import traceback
 
 ROCED, PEER, NDK_H = sys.argv[1:4]
+# The provider's counter list (swroce's X-macro), given by meson.
+XSTATS_H = os.environ.get('NDK_XSTATS_H', os.path.join(
+    os.path.dirname(NDK_H), '..', '..', 'drivers', 'swroce', 'core',
+    'swroce_xstats.h'))
 TMP = tempfile.mkdtemp(prefix='roced-test-')
 PREFIX = 'roced-test-%d' % os.getpid()
 WAIT_S = 30
@@ -25,9 +29,9 @@ results = {'passed': 0, 'failed': 0, 'skipped': 0}
 
 
 def counters():
-    """Counter names of the NDK_ADAPTER_COUNTERS X-macro in ndk.h."""
-    text = open(NDK_H).read()
-    body = text[text.index('#define NDK_ADAPTER_COUNTERS(X)'):]
+    """Counter names of swroce's SWR_XSTATS X-macro (its xstats)."""
+    text = open(XSTATS_H).read()
+    body = text[text.index('#define SWR_XSTATS(X)'):]
     body = body[:body.index('\n\n')]
     return re.findall(r'X\((\w+),', body)
 

@@ -7,7 +7,7 @@
 1. Bad configuration files and bad arguments: each must end with exit
    status 2 and a message holding the expected fragment (a table).
 2. Start on a net_ring port without hugepages, answer /ndk/adapters (every
-   NDK_ADAPTER_COUNTERS counter, read from ndk.h), /ndk/qps and /ndk/qp
+   extended counter of swroce, read from swroce_xstats.h), /ndk/qps and /ndk/qp
    over the telemetry socket, stop on SIGTERM with exit 0.
 3. Serve a peer over net_memif (roced-peer, one lcore each): the peer
    connects to the echo service and checks its echoes; /ndk/qps then lists
@@ -31,7 +31,8 @@
 6. dumpcap: dpdk-dumpcap captures A's traffic into pcapng that tshark
    decodes as RoCEv2; /ndk/port answers (skipped without the tools).
 7. attach-rdma: WRITE, READ and SEND from an attached application
-   against the same program embedded on the far end.
+   against the same program embedded on the far end; both then read
+   their adapter's extended counters (attached: the daemon's).
 8. attach_cm: attach-cm, an attached CM server against an embedded client
    and the other way round (listener, reject, accept with private data,
    FRMR and window, CQ notification, disconnect event); attach-misuse:

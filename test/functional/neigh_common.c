@@ -100,21 +100,17 @@ give(int side, struct rte_mbuf **m, unsigned int n)
 void
 snap_take(struct snap *s)
 {
-	for (int side = 0; side < 2; side++) {
-		struct ndk_adapter_stats st;
-
-		ndk_pair_stats(g_pair, side, &st);
-		memcpy(s->v[side], &st, sizeof(st));
-	}
+	for (int side = 0; side < 2; side++)
+		ndk_pair_stats(g_pair, side, &s->v[side]);
 }
 
 uint64_t
-delta(const struct snap *a, int side, enum ctr c)
+delta(const struct snap *a, int side, const char *c)
 {
 	struct snap now;
 
 	snap_take(&now);
-	return now.v[side][c] - a->v[side][c];
+	return XS_DIFF(&now.v[side], &a->v[side], c);
 }
 
 /* ------------------------------------------------------------------ */

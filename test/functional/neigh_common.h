@@ -37,17 +37,9 @@
 #define ARP_END (RTE_ETHER_HDR_LEN + 28)
 #define IP4(a, b, c, d) rte_cpu_to_be_32(RTE_IPV4(a, b, c, d))
 
-/** Counter indices, in struct ndk_adapter_stats order. */
-enum ctr {
-#define CTR_ENUM_(f, d) C_##f,
-	NDK_ADAPTER_COUNTERS(CTR_ENUM_)
-#undef CTR_ENUM_
-	C_MAX
-};
-
-/** Both adapters' counters at one time. */
+/** Both adapters' counters at one time (read by name: XS()). */
 struct snap {
-	uint64_t v[2][C_MAX];
+	struct ndk_test_xstats v[2];
 };
 
 /** MACs of the adapters, of foreign hosts H and H2, and others. */
@@ -76,8 +68,8 @@ int give(int side, struct rte_mbuf **m, unsigned int n);
 
 void snap_take(struct snap *s);
 
-/** Change of counter @p c of adapter @p side since @p a. */
-uint64_t delta(const struct snap *a, int side, enum ctr c);
+/** Change of the counter named @p c of adapter @p side since @p a. */
+uint64_t delta(const struct snap *a, int side, const char *c);
 
 /** Big-endian 16 bits at @p p. */
 uint16_t get16(const uint8_t *p);

@@ -40,10 +40,10 @@ rel(const struct rcx *x, uint32_t psn)
 	return (psn - x->psn0) & NDK_ROCE_PSN_MASK;
 }
 
-const struct ndk_adapter_stats *
+const struct ndk_test_xstats *
 ctr_now(const struct rcx *x, int side)
 {
-	static struct ndk_adapter_stats st[2];
+	static struct ndk_test_xstats st[2];
 
 	ndk_pair_stats(x->pair, side, &st[side]);
 	return &st[side];
@@ -235,29 +235,19 @@ rcx_close(struct rcx *x)
 void
 print_ctrs(const struct rcx *x)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} ctrs[] = {
-#define RCX_CTR_(f, d) { #f, offsetof(struct ndk_adapter_stats, f) },
-		NDK_ADAPTER_COUNTERS(RCX_CTR_)
-#undef RCX_CTR_
-	};
-
 	for (int s = 0; s < 2; s++) {
-		const uint8_t *now = (const uint8_t *)ctr_now(x, s);
-		const uint8_t *then = (const uint8_t *)&x->s0[s];
+		const struct ndk_test_xstats *now = ctr_now(x, s);
+		const struct ndk_test_xstats *then = &x->s0[s];
 
 		printf("    %c:", s == A ? 'A' : 'B');
-		for (size_t i = 0; i < RTE_DIM(ctrs); i++) {
-			uint64_t a, b;
+		for (unsigned int i = 0; i < now->n; i++) {
+			const char *name = ndk_test_xstat_name(i);
+			uint64_t a = now->v[i], b = then->v[i];
 
-			memcpy(&a, now + ctrs[i].off, sizeof(a));
-			memcpy(&b, then + ctrs[i].off, sizeof(b));
-			if (a != b && strncmp(ctrs[i].name, "tx_", 3) != 0 &&
-			    strncmp(ctrs[i].name, "rx_packets", 10) != 0 &&
-			    strncmp(ctrs[i].name, "rx_bytes", 8) != 0)
-				printf(" %s %" PRIu64, ctrs[i].name, a - b);
+			if (a != b && strncmp(name, "tx_", 3) != 0 &&
+			    strncmp(name, "rx_packets", 10) != 0 &&
+			    strncmp(name, "rx_bytes", 8) != 0)
+				printf(" %s %" PRIu64, name, a - b);
 		}
 		printf("\n");
 	}

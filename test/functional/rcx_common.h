@@ -57,7 +57,7 @@ struct rcx {
 	struct rte_mbuf *held[2][MAX_HELD];
 	uint8_t held_q[2][MAX_HELD];  /* the queue each was taken from */
 	unsigned int n_held[2];
-	struct ndk_adapter_stats s0[2];
+	struct ndk_test_xstats s0[2];  /* counters when the case began */
 };
 
 extern struct ndk_pair *g_pair;
@@ -76,8 +76,8 @@ int with_adaptive(int (*fn)(void));
 uint32_t rel(const struct rcx *x, uint32_t psn);
 
 /* Counter @p field of side @p s, moved since the case began. */
-#define DELTA(x, s, field) (ctr_now((x), (s))->field - (x)->s0[s].field)
-const struct ndk_adapter_stats *ctr_now(const struct rcx *x, int side);
+#define DELTA(x, s, field) XS_DIFF(ctr_now((x), (s)), &(x)->s0[s], #field)
+const struct ndk_test_xstats *ctr_now(const struct rcx *x, int side);
 
 /* MR flags of a READ destination. */
 uint32_t sink_flags(void);

@@ -467,7 +467,7 @@ static int
 mid_read_try(int attempt, uint32_t frac)
 {
 	struct ndk_pair_conn_opts o = { .sq_depth = 64, .cq_depth = 256 };
-	struct ndk_adapter_stats b0, b1;
+	struct ndk_test_xstats b0, b1;
 	struct ndk_result_ex r[64];
 	struct ndk_pair_buf *sink;
 	struct tok_frmr *f;
@@ -513,14 +513,14 @@ mid_read_try(int attempt, uint32_t frac)
 	end = ndk_pair_now() + WAIT_S;
 	do {
 		ndk_pair_stats(t.p, 1, &b1);
-	} while (b1.read_resp_sent - b0.read_resp_sent < thr &&
+	} while (XS_DIFF(&b1, &b0, "read_resp_sent") < thr &&
 		 ndk_pair_now() < end);
-	TEST_ASSERT(b1.read_resp_sent - b0.read_resp_sent >= thr,
+	TEST_ASSERT(XS_DIFF(&b1, &b0, "read_resp_sent") >= thr,
 		    "the READs did not progress");
 	if (tok_invalidate(t.c, 1, &f->mr->header, "invalidate mid-READ") != 0)
 		return -1;
 	ndk_pair_stats(t.p, 1, &b1);
-	S = b1.read_resp_sent - b0.read_resp_sent;
+	S = XS_DIFF(&b1, &b0, "read_resp_sent");
 
 	n = ndk_pair_wait(t.c->icq[0], r, nreads, WAIT_S);
 	TEST_ASSERT_EQ(n, nreads, "READ completions");

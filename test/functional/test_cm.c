@@ -505,7 +505,7 @@ t_unreachable(void)
 	struct ndk_pair_conn *c = conn_new(p, &o);
 	struct sockaddr_in src = sin_of(INADDR_ANY, 0);
 	struct sockaddr_in dst = sin_of(htonl(0x0A000063), PORT); /* .99 */
-	struct ndk_adapter_stats s;
+	struct ndk_test_xstats s;
 	struct ndk_connector *ca;
 	/* static: callbacks of a failed case may still fire */
 	static struct req r;
@@ -520,9 +520,9 @@ t_unreachable(void)
 		       NDK_STATUS_PENDING, "connect");
 	WAIT_REQ(&r, NDK_STATUS_HOST_UNREACHABLE, "unreachable");
 	ndk_pair_stats(p, NDK_PAIR_A, &s);
-	TEST_ASSERT(s.cm_timeouts >= 1 && s.neigh_failed >= 1,
+	TEST_ASSERT(XS(&s, "cm_timeouts") >= 1 && XS(&s, "neigh_failed") >= 1,
 		    "counted: %" PRIu64 " timeouts, %" PRIu64 " ARP failures",
-		    s.cm_timeouts, s.neigh_failed);
+		    XS(&s, "cm_timeouts"), XS(&s, "neigh_failed"));
 	ndk_close_connector(ca, NULL, NULL);
 	ndk_pair_conn_destroy(c);
 	return 0;

@@ -23,19 +23,19 @@
 
 /* Nothing left A and nothing reached B since @p a0 / @p b0. */
 static int
-nothing_sent(struct ndk_pair *p, const struct ndk_adapter_stats *a0,
-	     const struct ndk_adapter_stats *b0, const char *what)
+nothing_sent(struct ndk_pair *p, const struct ndk_test_xstats *a0,
+	     const struct ndk_test_xstats *b0, const char *what)
 {
-	struct ndk_adapter_stats a1, b1;
+	struct ndk_test_xstats a1, b1;
 
 	ndk_pair_stats(p, 0, &a1);
 	ndk_pair_stats(p, 1, &b1);
-	TEST_ASSERT(a1.tx_packets == a0->tx_packets &&
-		    b1.rx_packets == b0->rx_packets,
+	TEST_ASSERT(XS(&a1, "tx_packets") == XS(a0, "tx_packets") &&
+		    XS(&b1, "rx_packets") == XS(b0, "rx_packets"),
 		    "%s: deferred requests went out: A tx_packets +%" PRIu64
 		    ", B rx_packets +%" PRIu64, what,
-		    a1.tx_packets - a0->tx_packets,
-		    b1.rx_packets - b0->rx_packets);
+		    XS_DIFF(&a1, a0, "tx_packets"),
+		    XS_DIFF(&b1, b0, "rx_packets"));
 	return 0;
 }
 
@@ -47,7 +47,7 @@ static int
 chain_case(enum xop op)
 {
 	static const char *const nm[] = { "SEND", "WRITE", "READ" };
-	struct ndk_adapter_stats a0, b0;
+	struct ndk_test_xstats a0, b0;
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_pair_conn *c;
 	struct ndk_pair *p;
@@ -166,7 +166,7 @@ t_chain_mixed(void)
 		NDK_OP_FAST_REGISTER, NDK_OP_BIND, NDK_OP_READ, NDK_OP_SEND,
 		NDK_OP_WRITE, NDK_OP_SEND, NDK_OP_INVALIDATE, NDK_OP_WRITE,
 	};
-	struct ndk_adapter_stats a0, b0;
+	struct ndk_test_xstats a0, b0;
 	struct ndk_pair_buf *asrc, *asink, *amw, *bsrc, *bdst, *brcv;
 	struct ndk_result_ex r[16];
 	struct tok_frmr *fa, *fb;
@@ -413,7 +413,7 @@ failed_post_case(int how)
 		.rq_depth = 64, .sq_depth = how == 3 ? 8 : 64, .cq_depth = 256,
 	};
 	const uint32_t nb = how == 3 ? 8 : N_BEFORE;
-	struct ndk_adapter_stats a0, b0;
+	struct ndk_test_xstats a0, b0;
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_pair_conn *c;
 	struct ndk_pair *p;
@@ -529,7 +529,7 @@ t_chain_middle_fails(void)
 	};
 	const uint32_t D = NDK_OP_FLAG_DEFER;
 	struct ndk_pair_buf *src, *sink, *dst, *rsrc, *rcv;
-	struct ndk_adapter_stats a0, b0;
+	struct ndk_test_xstats a0, b0;
 	struct ndk_result_ex r[8];
 	struct ndk_pair_conn *c;
 	struct ndk_pair *p;
@@ -638,7 +638,7 @@ t_chain_middle_fails(void)
 static int
 t_flush_releases(void)
 {
-	struct ndk_adapter_stats a0, b0, a1;
+	struct ndk_test_xstats a0, b0, a1;
 	struct ndk_result_ex r[N_CHAIN];
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_pair_conn *c;
@@ -686,7 +686,7 @@ t_flush_releases(void)
 	ndk_pair_sleep_ms(20);
 	ndk_pair_stats(p, 0, &a1);
 	printf("  after NdkFlush: A tx_packets +%" PRIu64 ", QP A %s\n",
-	       a1.tx_packets - a0.tx_packets,
+	       XS_DIFF(&a1, &a0, "tx_packets"),
 	       ndk_qp_state_str(tok_qp_state(c->qp[0])));
 	if (expect_none(c->icq[0], "after the flush") != 0)
 		return -1;

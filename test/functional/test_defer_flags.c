@@ -6,6 +6,7 @@
  * chain leaves in multi-frame bursts. Chains themselves: test_defer.c.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,31 +16,6 @@
 #include <rte_common.h>
 
 #include "tok_common.h"
-
-/* Adapter counters by name (tx_bursts may or may not exist). */
-static const struct {
-	const char *name;
-	size_t off;
-} counters[] = {
-#define CTR_(f, d) { #f, offsetof(struct ndk_adapter_stats, f) },
-	NDK_ADAPTER_COUNTERS(CTR_)
-#undef CTR_
-};
-
-static long
-counter_off(const char *name)
-{
-	for (unsigned int i = 0; i < RTE_DIM(counters); i++)
-		if (strcmp(counters[i].name, name) == 0)
-			return (long)counters[i].off;
-	return -1;
-}
-
-static uint64_t
-counter(const struct ndk_adapter_stats *s, long off)
-{
-	return *(const uint64_t *)((const uint8_t *)s + off);
-}
 
 /* ------------------------------------------------------------------ */
 /* Flags inside a chain                                                */
@@ -505,9 +481,9 @@ t_solicit_events(void)
 static int
 burst_round(struct ndk_pair *p, struct ndk_pair_conn *c,
 	    struct ndk_pair_buf *src, struct ndk_pair_buf *dst, bool defer,
-	    long off, double *ratio)
+	    double *ratio)
 {
-	struct ndk_adapter_stats a0, a1;
+	struct ndk_test_xstats a0, a1;
 	struct ndk_sge s;
 	uint64_t pk, bu;
 
@@ -526,8 +502,8 @@ burst_round(struct ndk_pair *p, struct ndk_pair_conn *c,
 			    "burst") != 0)
 		return -1;
 	ndk_pair_stats(p, 0, &a1);
-	pk = a1.tx_packets - a0.tx_packets;
-	bu = counter(&a1, off) - counter(&a0, off);
+	pk = XS_DIFF(&a1, &a0, "tx_packets");
+	bu = XS_DIFF(&a1, &a0, "tx_bursts");
 	*ratio = bu == 0 ? 0 : (double)pk / (double)bu;
 	printf("  %s: %u WRITEs: A tx_packets +%" PRIu64 ", tx_bursts +%"
 	       PRIu64 ", %.2f frames per burst\n",
@@ -540,27 +516,29 @@ burst_round(struct ndk_pair *p, struct ndk_pair_conn *c,
 static int
 t_tx_bursts(void)
 {
-	long off = counter_off("tx_bursts");
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_pair_conn *c;
 	struct ndk_pair *p;
 	double ratio, r2;
+	uint64_t v;
 	int rc;
 
-	if (off < 0) {
-		printf("  skipped: no tx_bursts counter in "
-		       "NDK_ADAPTER_COUNTERS\n");
-		return NDK_TEST_SKIPPED;
-	}
 	rc = dconn(&p, &c, NULL);
 	if (rc != 0)
 		return rc;
+	/* The provider may not count bursts. */
+	if (ndk_adapter_xstats_get_by_name(p->ad[0], "tx_bursts", &v) ==
+	    -ENOENT) {
+		printf("  skipped: the provider has no tx_bursts counter\n");
+		ndk_pair_conn_destroy(c);
+		return NDK_TEST_SKIPPED;
+	}
 	src = ndk_pair_buf_alloc(p, c->pd[0], 64 * (N_BURST + 1), 0);
 	dst = ndk_pair_buf_alloc(p, c->pd[1], 64 * (N_BURST + 1),
 				 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
 	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
-	if (burst_round(p, c, src, dst, true, off, &ratio) != 0 ||
-	    burst_round(p, c, src, dst, false, off, &r2) != 0)
+	if (burst_round(p, c, src, dst, true, &ratio) != 0 ||
+	    burst_round(p, c, src, dst, false, &r2) != 0)
 		return -1;
 	TEST_ASSERT(ratio > 1.0, "a released chain of %u small WRITEs left in "
 		    "single-frame bursts (%.2f frames per burst)", N_BURST + 1,

@@ -13,7 +13,9 @@
  * both queues of both adapters.
  */
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -183,20 +185,179 @@ mq_print_queue_stats(const struct ndk_pair *p)
 {
 	for (int s = 0; s < 2; s++) {
 		for (uint16_t k = 0; k < p->nb_queues; k++) {
-			struct ndk_adapter_stats q;
+			struct ndk_test_xstats q;
 
-			if (ndk_adapter_get_queue_stats(p->ad[s], k, &q) != 0)
+			if (ndk_test_queue_xstats_read(p->ad[s], k, &q) != 0)
 				continue;
 			printf("  %c queue %u: rx %" PRIu64 " tx %" PRIu64
 			       " steered out %" PRIu64 " in %" PRIu64
 			       " dropped %" PRIu64 " wqe %" PRIu64
 			       " retransmits %" PRIu64 "\n",
-			       s == 0 ? 'A' : 'B', k, q.rx_packets,
-			       q.tx_packets, q.rx_steered_out, q.rx_steered_in,
-			       q.rx_steer_drops, q.wqe_completed,
-			       q.retransmit_packets);
+			       s == 0 ? 'A' : 'B', k, XS(&q, "rx_packets"),
+			       XS(&q, "tx_packets"), XS(&q, "rx_steered_out"),
+			       XS(&q, "rx_steered_in"),
+			       XS(&q, "rx_steer_drops"),
+			       XS(&q, "wqe_completed"),
+			       XS(&q, "retransmit_packets"));
 		}
 	}
+}
+
+/*
+ * The generic counters and the extended ones they sum (swroce's mapping,
+ * swroce_xstats.h), stated again here to be checked.
+ */
+static const struct {
+	const char *name;
+	size_t off;                /* in struct ndk_adapter_stats */
+	const char *const sum[8];  /* NULL-terminated */
+} mq_generic[] = {
+#define MQ_G_(f, ...) \
+	{ #f, offsetof(struct ndk_adapter_stats, f), { __VA_ARGS__, NULL } }
+	MQ_G_(rx_packets, "rx_packets"),
+	MQ_G_(rx_bytes, "rx_bytes"),
+	MQ_G_(tx_packets, "tx_packets"),
+	MQ_G_(tx_bytes, "tx_bytes"),
+	MQ_G_(rx_errors, "rx_truncated", "rx_bad_header", "rx_bad_opcode",
+	      "rx_icrc_errors", "rx_bad_length"),
+	MQ_G_(rx_dropped, "rx_not_roce", "rx_wrong_address", "rx_unknown_qpn",
+	      "rx_qp_state", "rx_ghost_resp", "rx_steer_drops"),
+	MQ_G_(tx_errors, "mbuf_alloc_fail", "neigh_pending_drops"),
+	MQ_G_(retransmits, "retransmit_packets"),
+#undef MQ_G_
+};
+
+/* Every generic counter of @p g is the sum of its extended ones in @p x. */
+static int
+mq_generic_ok(const struct ndk_adapter_stats *g,
+	      const struct ndk_test_xstats *x, const char *what)
+{
+	for (unsigned int i = 0; i < RTE_DIM(mq_generic); i++) {
+		uint64_t want = 0, have;
+
+		for (unsigned int k = 0; mq_generic[i].sum[k] != NULL; k++)
+			want += XS(x, mq_generic[i].sum[k]);
+		memcpy(&have, (const uint8_t *)g + mq_generic[i].off,
+		       sizeof(have));
+		TEST_ASSERT_EQ(have, want, "%s: generic %s", what,
+			       mq_generic[i].name);
+	}
+	return 0;
+}
+
+/*
+ * Generic counters against extended ones read around them, until the
+ * extended ones held still over the read (the pollers run on).
+ */
+static int
+mq_generic_check(struct ndk_adapter *ad, int queue, const char *what)
+{
+	struct ndk_test_xstats x0, x1;
+	struct ndk_adapter_stats g;
+
+	for (int t = 0; t < 100; t++) {
+		if (queue < 0) {
+			ndk_test_xstats_read(ad, &x0);
+			ndk_adapter_get_stats(ad, &g);
+			ndk_test_xstats_read(ad, &x1);
+		} else {
+			ndk_test_queue_xstats_read(ad, (uint16_t)queue, &x0);
+			TEST_ASSERT(ndk_adapter_get_queue_stats(ad,
+					(uint16_t)queue, &g) == 0, "%s", what);
+			ndk_test_queue_xstats_read(ad, (uint16_t)queue, &x1);
+		}
+		if (memcmp(x0.v, x1.v, sizeof(x0.v)) == 0)
+			return mq_generic_ok(&g, &x0, what);
+		ndk_pair_sleep_ms(20);
+	}
+	TEST_FAIL("%s: the counters never held still", what);
+}
+
+/* xstats of adapter @p s: names and values agree, short arrays, sums. */
+static int
+mq_check_xstats(const struct ndk_pair *p, int s)
+{
+	static struct ndk_xstat_name names[NDK_TEST_XSTATS_MAX];
+	static struct ndk_xstat_name nm_short[NDK_TEST_XSTATS_MAX];
+	struct ndk_xstat v[NDK_TEST_XSTATS_MAX], v_short[NDK_TEST_XSTATS_MAX];
+	struct ndk_adapter *ad = p->ad[s];
+	struct ndk_test_xstats all, q[2];
+	uint64_t val;
+	int n;
+
+	n = ndk_adapter_xstats_get_names(ad, NULL, 0);
+	TEST_ASSERT(n > 1 && n <= NDK_TEST_XSTATS_MAX, "%d names", n);
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get(ad, NULL, 0), n, "values");
+	TEST_ASSERT_EQ(ndk_adapter_queue_xstats_get(ad, 1, NULL, 0), n,
+		       "queue values");
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get_names(ad, names,
+						    (unsigned int)n), n, "");
+	for (int i = 0; i < n; i++) {
+		TEST_ASSERT(names[i].name[0] != '\0' &&
+			    memchr(names[i].name, '\0',
+				   sizeof(names[i].name)) != NULL &&
+			    names[i].desc[0] != '\0', "name %d", i);
+		for (int k = 0; k < i; k++)
+			TEST_ASSERT(strcmp(names[k].name, names[i].name) != 0,
+				    "%s twice", names[i].name);
+	}
+	/* One short: the count needed, nothing written. */
+	memset(nm_short, 0xa5, sizeof(nm_short));
+	memset(v_short, 0xa5, sizeof(v_short));
+	memset(v, 0xa5, sizeof(v));
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get_names(ad, nm_short,
+						    (unsigned int)n - 1), n,
+		       "names, one short");
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get(ad, v_short,
+					      (unsigned int)n - 1), n,
+		       "values, one short");
+	TEST_ASSERT_EQ(ndk_adapter_queue_xstats_get(ad, 0, v,
+						    (unsigned int)n - 1), n,
+		       "queue values, one short");
+	for (size_t i = 0; i < sizeof(v); i++)
+		TEST_ASSERT(((const uint8_t *)nm_short)[i] == 0xa5 &&
+			    ((const uint8_t *)v_short)[i] == 0xa5 &&
+			    ((const uint8_t *)v)[i] == 0xa5,
+			    "a short array was written (byte %zu)", i);
+	/* The same order: ids are indices into the names. */
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get(ad, v, (unsigned int)n + 5), n,
+		       "values, room to spare");
+	for (int i = 0; i < n; i++)
+		TEST_ASSERT_EQ(v[i].id, i, "value %d", i);
+	for (uint16_t k = 0; k < 2; k++) {
+		TEST_ASSERT_EQ(ndk_adapter_queue_xstats_get(ad, k, v,
+							    (unsigned int)n),
+			       n, "queue %u", k);
+		for (int i = 0; i < n; i++)
+			TEST_ASSERT_EQ(v[i].id, i, "queue %u value %d", k, i);
+	}
+	TEST_ASSERT_EQ(ndk_adapter_queue_xstats_get(ad, 2, v, (unsigned int)n),
+		       -EINVAL, "queue 2 of 2");
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get_names(NULL, NULL, 0), -EINVAL,
+		       "no adapter");
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get(ad, NULL, 1), -EINVAL,
+		       "NULL array");
+	/* By name. */
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get_by_name(ad, "no_such_counter",
+						      &val), -ENOENT, "");
+	TEST_ASSERT_EQ(ndk_adapter_xstats_get_by_name(ad, names[n - 1].name,
+						      &val), 0, "%s",
+		       names[n - 1].name);
+	/* The adapter's are its queues' and its own: not less. */
+	ndk_test_queue_xstats_read(ad, 0, &q[0]);
+	ndk_test_queue_xstats_read(ad, 1, &q[1]);
+	ndk_test_xstats_read(ad, &all);
+	TEST_ASSERT_EQ(all.n, (unsigned int)n, "snapshot");
+	for (int i = 0; i < n; i++)
+		TEST_ASSERT(all.v[i] >= q[0].v[i] + q[1].v[i],
+			    "%s: adapter %" PRIu64 " < queues %" PRIu64
+			    " + %" PRIu64, names[i].name, all.v[i], q[0].v[i],
+			    q[1].v[i]);
+	if (mq_generic_check(ad, -1, "adapter") != 0 ||
+	    mq_generic_check(ad, 0, "queue 0") != 0 ||
+	    mq_generic_check(ad, 1, "queue 1") != 0)
+		return -1;
+	return 0;
 }
 
 /* Both queues of both adapters served QPs; frames crossed over. */
@@ -205,43 +366,50 @@ mq_check_queues(const struct ndk_pair *p, bool cross, bool same_parity)
 {
 	mq_print_queue_stats(p);
 	for (int s = 0; s < 2; s++) {
-		struct ndk_adapter_stats all, q[2];
+		struct ndk_test_xstats all, q[2];
 
-		ndk_adapter_get_stats(p->ad[s], &all);
+		if (mq_check_xstats(p, s) != 0)
+			return -1;
+		ndk_test_xstats_read(p->ad[s], &all);
 		for (uint16_t k = 0; k < 2; k++) {
-			TEST_ASSERT(ndk_adapter_get_queue_stats(p->ad[s], k,
-								&q[k]) == 0,
+			TEST_ASSERT(ndk_test_queue_xstats_read(p->ad[s], k,
+							       &q[k]) == 0,
 				    "queue stats %u", k);
-			TEST_ASSERT(q[k].tx_packets > 0 &&
-				    q[k].rx_packets > 0 &&
-				    q[k].wqe_completed > 0,
+			TEST_ASSERT(XS(&q[k], "tx_packets") > 0 &&
+				    XS(&q[k], "rx_packets") > 0 &&
+				    XS(&q[k], "wqe_completed") > 0,
 				    "side %d queue %u did no work", s, k);
 			if (cross)
-				TEST_ASSERT(q[k].rx_steered_in > 0 &&
-					    q[k].rx_steered_out > 0,
+				TEST_ASSERT(XS(&q[k], "rx_steered_in") > 0 &&
+					    XS(&q[k], "rx_steered_out") > 0,
 					    "side %d queue %u: nothing steered",
 					    s, k);
 		}
-		TEST_ASSERT(all.rx_steered_out >=
-			    q[0].rx_steered_out + q[1].rx_steered_out &&
-			    all.wqe_completed >=
-			    q[0].wqe_completed + q[1].wqe_completed,
+		TEST_ASSERT(XS(&all, "rx_steered_out") >=
+			    XS(&q[0], "rx_steered_out") +
+			    XS(&q[1], "rx_steered_out") &&
+			    XS(&all, "wqe_completed") >=
+			    XS(&q[0], "wqe_completed") +
+			    XS(&q[1], "wqe_completed"),
 			    "adapter counters are not the queues' sum");
 		/* The last ACKs may still sit in an inbound ring: wait. */
-		for (int t = 0; t < 100 && all.rx_steered_in +
-		     all.rx_steer_drops != all.rx_steered_out; t++) {
+		for (int t = 0; t < 100 && XS(&all, "rx_steered_in") +
+		     XS(&all, "rx_steer_drops") != XS(&all, "rx_steered_out");
+		     t++) {
 			ndk_pair_sleep_ms(100);
-			ndk_adapter_get_stats(p->ad[s], &all);
+			ndk_test_xstats_read(p->ad[s], &all);
 		}
-		TEST_ASSERT(all.rx_steered_in + all.rx_steer_drops ==
-			    all.rx_steered_out,
+		TEST_ASSERT(XS(&all, "rx_steered_in") +
+			    XS(&all, "rx_steer_drops") ==
+			    XS(&all, "rx_steered_out"),
 			    "steered %" PRIu64 " != taken %" PRIu64
-			    " + dropped %" PRIu64, all.rx_steered_out,
-			    all.rx_steered_in, all.rx_steer_drops);
+			    " + dropped %" PRIu64, XS(&all, "rx_steered_out"),
+			    XS(&all, "rx_steered_in"),
+			    XS(&all, "rx_steer_drops"));
 		if (!cross && same_parity)
-			TEST_ASSERT(all.rx_steered_out == 0,
+			TEST_ASSERT(XS(&all, "rx_steered_out") == 0,
 				    "straight queues steered %" PRIu64
-				    " frames", all.rx_steered_out);
+				    " frames", XS(&all, "rx_steered_out"));
 	}
 	return 0;
 }
@@ -291,10 +459,7 @@ mq_run(bool lcore_per_queue, bool cross, bool arp)
 	if (mq_check_queues(p, cross, same_parity) != 0)
 		goto out;
 	if (arp) {
-		struct ndk_adapter_stats st;
-
-		ndk_adapter_get_stats(p->ad[0], &st);
-		if (st.arp_replies_rcvd == 0) {
+		if (ndk_test_xstat(p->ad[0], "arp_replies_rcvd") == 0) {
 			fprintf(stderr, "no ARP reply: MACs not resolved\n");
 			goto out;
 		}

@@ -29,29 +29,16 @@
 #define COUNT_WAIT_S 10.0
 #define FRAME_ROOM 10240
 
-/* Counter indices, in struct ndk_adapter_stats order. */
-enum ctr {
-#define CTR_ENUM_(f, d) C_##f,
-	NDK_ADAPTER_COUNTERS(CTR_ENUM_)
-#undef CTR_ENUM_
-	C_MAX
-};
-
-static const char *const ctr_name[] = {
-#define CTR_NAME_(f, d) #f,
-	NDK_ADAPTER_COUNTERS(CTR_NAME_)
-#undef CTR_NAME_
-};
-
 /* Counters a dropped frame may land in. */
-static const enum ctr drop_ctrs[] = {
-	C_rx_not_roce, C_rx_truncated, C_rx_bad_header, C_rx_bad_opcode,
-	C_rx_icrc_errors, C_rx_wrong_address, C_rx_unknown_qpn, C_rx_qp_state,
-	C_rx_bad_length, C_rx_duplicate, C_rx_out_of_seq, C_rx_ghost_resp,
+static const char *const drop_ctrs[] = {
+	"rx_not_roce", "rx_truncated", "rx_bad_header", "rx_bad_opcode",
+	"rx_icrc_errors", "rx_wrong_address", "rx_unknown_qpn", "rx_qp_state",
+	"rx_bad_length", "rx_duplicate", "rx_out_of_seq", "rx_ghost_resp",
 };
 
+/* Both adapters' counters at one time (read by name: XS()). */
 struct snap {
-	uint64_t v[2][C_MAX];
+	struct ndk_test_xstats v[2];
 };
 
 static struct ndk_pair *g_pair;
@@ -71,18 +58,14 @@ read_sink_flags(const struct ndk_pair *p)
 static void
 snap_take(struct snap *s)
 {
-	for (int side = 0; side < 2; side++) {
-		struct ndk_adapter_stats st;
-
-		ndk_pair_stats(g_pair, side, &st);
-		memcpy(s->v[side], &st, sizeof(st));
-	}
+	for (int side = 0; side < 2; side++)
+		ndk_pair_stats(g_pair, side, &s->v[side]);
 }
 
 static uint64_t
-delta(const struct snap *a, const struct snap *b, int side, enum ctr c)
+delta(const struct snap *a, const struct snap *b, int side, const char *c)
 {
-	return b->v[side][c] - a->v[side][c];
+	return XS_DIFF(&b->v[side], &a->v[side], c);
 }
 
 static void
@@ -90,10 +73,11 @@ print_deltas(const struct snap *a, const struct snap *b, const char *what)
 {
 	printf("    %s: counter changes:", what);
 	for (int side = 0; side < 2; side++)
-		for (int c = 0; c < C_MAX; c++)
-			if (delta(a, b, side, c) != 0)
+		for (unsigned int c = 0; c < b->v[side].n; c++)
+			if (b->v[side].v[c] != a->v[side].v[c])
 				printf(" %c.%s+%" PRIu64, side ? 'B' : 'A',
-				       ctr_name[c], delta(a, b, side, c));
+				       ndk_test_xstat_name(c),
+				       b->v[side].v[c] - a->v[side].v[c]);
 	printf("\n");
 }
 
@@ -136,7 +120,7 @@ inject(struct rte_mbuf **m, unsigned int n)
  * COUNT_WAIT_S), let the pollers settle, and take @p after.
  */
 static void
-wait_counter(const struct snap *before, struct snap *after, enum ctr c,
+wait_counter(const struct snap *before, struct snap *after, const char *c,
 	     uint64_t want)
 {
 	double end = ndk_pair_now() + COUNT_WAIT_S;
@@ -260,7 +244,7 @@ send_only(const struct ndk_pair_conn *c, uint32_t psn, uint32_t plen)
 
 /* Inject one frame and expect B's counter @p c to grow by exactly one. */
 static int
-expect_one(struct rte_mbuf *m, enum ctr c, const char *what)
+expect_one(struct rte_mbuf *m, const char *c, const char *what)
 {
 	struct snap a, b;
 
@@ -270,7 +254,7 @@ expect_one(struct rte_mbuf *m, enum ctr c, const char *what)
 	wait_counter(&a, &b, c, 1);
 	if (delta(&a, &b, 1, c) != 1) {
 		print_deltas(&a, &b, what);
-		TEST_FAIL("%s: B.%s +%" PRIu64 ", want +1", what, ctr_name[c],
+		TEST_FAIL("%s: B.%s +%" PRIu64 ", want +1", what, c,
 			  delta(&a, &b, 1, c));
 	}
 	return 0;
@@ -410,7 +394,7 @@ t_truncated(void)
 		snprintf(what, sizeof(what), "frame cut to %u of %u bytes",
 			 lens[i], flen);
 		if (lens[i] >= RTE_ETHER_HDR_LEN) {
-			if (expect_one(m, C_rx_truncated, what) != 0) {
+			if (expect_one(m, "rx_truncated", what) != 0) {
 				rte_pktmbuf_free(full);
 				return -1;
 			}
@@ -474,10 +458,10 @@ t_oversized(void)
 	TEST_ASSERT(m != NULL && rte_pktmbuf_pkt_len(m) == 9002, "frame");
 	snap_take(&a);
 	TEST_ASSERT(inject(&m, 1) == 0, "inject");
-	wait_counter(&a, &b, C_rx_bad_length, 1);
+	wait_counter(&a, &b, "rx_bad_length", 1);
 	print_deltas(&a, &b, "9002 B SEND_ONLY");
 	printf("    receive QP now %s\n", ndk_qp_state_str(qp_state(v->qp[1])));
-	TEST_ASSERT_EQ(delta(&a, &b, 1, C_rx_bad_length), 1,
+	TEST_ASSERT_EQ(delta(&a, &b, 1, "rx_bad_length"), 1,
 		       "payload above the path MTU not counted as rx_bad_length");
 	{
 		struct ndk_result_ex r;
@@ -565,22 +549,22 @@ t_bad_icrc_and_headers(void)
 		       NDK_STATUS_SUCCESS, "receive");
 
 	f.bad_icrc = true;
-	if (expect_one(mk_frame(&f), C_rx_icrc_errors, "wrong ICRC") != 0)
+	if (expect_one(mk_frame(&f), "rx_icrc_errors", "wrong ICRC") != 0)
 		return -1;
 	f.bad_icrc = false;
 	f.tver = 1;
-	if (expect_one(mk_frame(&f), C_rx_bad_header, "BTH TVer 1") != 0)
+	if (expect_one(mk_frame(&f), "rx_bad_header", "BTH TVer 1") != 0)
 		return -1;
 	f.tver = 0;
 	f.opcode = 0x1F; /* undefined RC opcode */
-	if (expect_one(mk_frame(&f), C_rx_bad_opcode, "opcode 0x1F") != 0)
+	if (expect_one(mk_frame(&f), "rx_bad_opcode", "opcode 0x1F") != 0)
 		return -1;
 	f.opcode = NDK_ROCE_OP_RC_SEND_ONLY;
 	f.qpn = 0xABCDE;
-	if (expect_one(mk_frame(&f), C_rx_unknown_qpn, "QPN 0xABCDE") != 0)
+	if (expect_one(mk_frame(&f), "rx_unknown_qpn", "QPN 0xABCDE") != 0)
 		return -1;
 	f.qpn = c->qpn[1] ^ 0x800000;
-	if (expect_one(mk_frame(&f), C_rx_unknown_qpn, "QPN with another "
+	if (expect_one(mk_frame(&f), "rx_unknown_qpn", "QPN with another "
 		       "high bit") != 0)
 		return -1;
 	f.qpn = c->qpn[1];
@@ -592,7 +576,7 @@ t_bad_icrc_and_headers(void)
 			   rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 99)),
 			   NDK_ROCE_SPORT_MIN, 0, 64);
 	f.tmpl = &other;
-	if (expect_one(mk_frame(&f), C_rx_wrong_address, "IPv4 10.0.0.99")
+	if (expect_one(mk_frame(&f), "rx_wrong_address", "IPv4 10.0.0.99")
 	    != 0)
 		return -1;
 	f.tmpl = NULL;
@@ -645,7 +629,7 @@ t_bad_opcode_sequence(void)
 	f = send_only(v, v->sq_psn[0], v->path_mtu);
 	f.opcode = NDK_ROCE_OP_RC_SEND_MIDDLE;
 	f.ackreq = false;
-	if (expect_one(mk_frame(&f), C_nak_inv_sent, "SEND_MIDDLE first") != 0)
+	if (expect_one(mk_frame(&f), "nak_inv_sent", "SEND_MIDDLE first") != 0)
 		return -1;
 	printf("    receive QP now %s\n", ndk_qp_state_str(qp_state(v->qp[1])));
 	if (ndk_pair_wait(v->rcq[1], &r, 1, 0.5) == 1) {
@@ -691,7 +675,7 @@ t_duplicate_and_ahead(void)
 	/* The same PSN again: a duplicate, re-ACKed, not executed. */
 	f = send_only(c, c->sq_psn[0], 300);
 	snap_take(&a);
-	if (expect_one(mk_frame(&f), C_rx_duplicate, "duplicate PSN") != 0)
+	if (expect_one(mk_frame(&f), "rx_duplicate", "duplicate PSN") != 0)
 		return -1;
 	snap_take(&b);
 	ndk_pair_sleep_ms(50);
@@ -701,11 +685,11 @@ t_duplicate_and_ahead(void)
 	/* Far ahead of the expected PSN: one sequence NAK. */
 	f.psn = ndk_roce_psn_add(c->sq_psn[0], 1 + 1000);
 	snap_take(&a);
-	if (expect_one(mk_frame(&f), C_rx_out_of_seq, "PSN +1000") != 0)
+	if (expect_one(mk_frame(&f), "rx_out_of_seq", "PSN +1000") != 0)
 		return -1;
-	wait_counter(&a, &b, C_nak_seq_sent, 1);
+	wait_counter(&a, &b, "nak_seq_sent", 1);
 	print_deltas(&a, &b, "PSN +1000");
-	TEST_ASSERT_EQ(delta(&a, &b, 1, C_nak_seq_sent), 1, "sequence NAK");
+	TEST_ASSERT_EQ(delta(&a, &b, 1, "nak_seq_sent"), 1, "sequence NAK");
 	ndk_pair_sleep_ms(50);
 	if (expect_none(c->rcq[1], "PSN ahead consumed a receive") != 0)
 		return -1;
@@ -799,34 +783,35 @@ t_cm_mads(void)
 
 	ndk_pair_fill(junk, sizeof(junk), 77);
 	TEST_ASSERT(expect_one(mk_mad(junk, sizeof(junk), NDK_ROCE_GSI_QKEY),
-			       C_cm_rx_dropped, "garbage MAD") == 0, "garbage");
+			       "cm_rx_dropped", "garbage MAD") == 0, "garbage");
 	mk_req(&m, tcp | 7174, 3);
 	ndk_roce_cm_encode(&m, mad);
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), 0x12345678),
-			       C_cm_rx_dropped, "wrong Q_Key") == 0, "qkey");
+			       "cm_rx_dropped", "wrong Q_Key") == 0, "qkey");
 	TEST_ASSERT(expect_one(mk_mad(mad, 100, NDK_ROCE_GSI_QKEY),
-			       C_cm_rx_dropped, "short MAD") == 0, "short");
+			       "cm_rx_dropped", "short MAD") == 0, "short");
 	mad[1] = 0x81;            /* not the CM class */
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
-			       C_cm_rx_dropped, "other class") == 0, "class");
+			       "cm_rx_dropped", "other class") == 0, "class");
 	mad[1] = NDK_ROCE_MGMT_CLASS_CM;
 	mad[17] = NDK_ROCE_CM_SIDR_REQ & 0xFF;
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
-			       C_cm_rx_dropped, "SIDR_REQ") == 0, "sidr");
+			       "cm_rx_dropped", "SIDR_REQ") == 0, "sidr");
 
 	/* REQs nobody can take: foreign port space, no listener, bad MTU. */
 	mk_req(&m, 0x0000000001110000ull | 7174, 3);
 	ndk_roce_cm_encode(&m, mad);
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
-			       C_cm_rejects_sent, "UDP port space") == 0, "ps");
+			       "cm_rejects_sent", "UDP port space") == 0, "ps");
 	mk_req(&m, tcp | 7174, 3);
 	ndk_roce_cm_encode(&m, mad);
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
-			       C_cm_rejects_sent, "no listener") == 0, "listen");
+			       "cm_rejects_sent", "no listener") == 0,
+		    "listen");
 	mk_req(&m, tcp | 7174, 7);
 	ndk_roce_cm_encode(&m, mad);
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
-			       C_cm_rejects_sent, "MTU code 7") == 0, "mtu");
+			       "cm_rejects_sent", "MTU code 7") == 0, "mtu");
 
 	/* Messages of connections that do not exist. */
 	for (unsigned int i = 0; i < RTE_DIM(strays); i++) {
@@ -837,7 +822,7 @@ t_cm_mads(void)
 		ndk_roce_cm_encode(&m, mad);
 		TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad),
 					      NDK_ROCE_GSI_QKEY),
-				       C_cm_rx_dropped,
+				       "cm_rx_dropped",
 				       ndk_roce_cm_attr_str(strays[i])) == 0,
 			    "stray %s", ndk_roce_cm_attr_str(strays[i]));
 	}
@@ -847,7 +832,7 @@ t_cm_mads(void)
 	m.remote_comm_id = 0xEEEE;
 	ndk_roce_cm_encode(&m, mad);
 	TEST_ASSERT(expect_one(mk_mad(mad, sizeof(mad), NDK_ROCE_GSI_QKEY),
-			       C_cm_tx, "DREQ for nothing: DREP") == 0, "dreq");
+			       "cm_tx", "DREQ for nothing: DREP") == 0, "dreq");
 	return 0;
 }
 

@@ -347,7 +347,7 @@ static int
 access_case(struct ndk_pair *p, const struct acc_case *ac)
 {
 	const size_t len = 8192;
-	struct ndk_adapter_stats b0, b1, a0, a1;
+	struct ndk_test_xstats b0, b1, a0, a1;
 	struct ndk_pair_conn *c;
 	struct ndk_pair_buf *tgt, *loc;
 	struct ndk_result_ex r;
@@ -406,11 +406,11 @@ access_case(struct ndk_pair *p, const struct acc_case *ac)
 	ndk_pair_stats(p, 1, &b1);
 	printf("  %-28s    B nak_access_sent +%" PRIu64 " nak_inv_sent +%"
 	       PRIu64 ", A nak_fatal_rcvd +%" PRIu64 "; QP B %s\n", "",
-	       b1.nak_access_sent - b0.nak_access_sent,
-	       b1.nak_inv_sent - b0.nak_inv_sent,
-	       a1.nak_fatal_rcvd - a0.nak_fatal_rcvd,
+	       XS_DIFF(&b1, &b0, "nak_access_sent"),
+	       XS_DIFF(&b1, &b0, "nak_inv_sent"),
+	       XS_DIFF(&a1, &a0, "nak_fatal_rcvd"),
 	       ndk_qp_state_str(qp_state(c->qp[1])));
-	TEST_ASSERT(b1.nak_access_sent > b0.nak_access_sent,
+	TEST_ASSERT(XS(&b1, "nak_access_sent") > XS(&b0, "nak_access_sent"),
 		    "%s: no remote-access NAK counted", ac->name);
 	ndk_pair_conn_destroy(c);
 	return 0;

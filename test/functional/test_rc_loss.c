@@ -173,7 +173,7 @@ run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 	struct ndk_netem *ne[2] = { NULL, NULL };
 	struct ndk_pair_conn *c[LOSS_QPS];
 	static struct lop ops[LOSS_QPS][LOSS_BATCH];
-	struct ndk_adapter_stats st[2];
+	struct ndk_test_xstats st[2];
 	struct ndk_netem_stats ns[2];
 	struct ndk_pair *p;
 	double t0;
@@ -260,19 +260,22 @@ out:
 		       " nak_seq_rcvd %" PRIu64 " rx_duplicate %" PRIu64
 		       " rx_out_of_seq %" PRIu64 " rx_icrc_errors %" PRIu64
 		       " qp_errors %" PRIu64 "\n",
-		       s == 0 ? 'A' : 'B', st[s].retransmit_timeouts,
-		       st[s].retransmit_packets, st[s].nak_seq_sent,
-		       st[s].nak_seq_rcvd, st[s].rx_duplicate,
-		       st[s].rx_out_of_seq, st[s].rx_icrc_errors,
-		       st[s].qp_errors);
-	if (rc == 0 && st[0].qp_errors + st[1].qp_errors != 0) {
+		       s == 0 ? 'A' : 'B', XS(&st[s], "retransmit_timeouts"),
+		       XS(&st[s], "retransmit_packets"),
+		       XS(&st[s], "nak_seq_sent"), XS(&st[s], "nak_seq_rcvd"),
+		       XS(&st[s], "rx_duplicate"), XS(&st[s], "rx_out_of_seq"),
+		       XS(&st[s], "rx_icrc_errors"), XS(&st[s], "qp_errors"));
+	if (rc == 0 &&
+	    XS(&st[0], "qp_errors") + XS(&st[1], "qp_errors") != 0) {
 		fprintf(stderr, "  FAIL: QPs went to ERROR\n");
 		rc = -1;
 	}
 	printf("  rx_icrc_read_sink A %" PRIu64 " B %" PRIu64 "\n",
-	       st[0].rx_icrc_read_sink, st[1].rx_icrc_read_sink);
+	       XS(&st[0], "rx_icrc_read_sink"),
+	       XS(&st[1], "rx_icrc_read_sink"));
 	if (rc == 0 && g_reads_only && corrupt_ppm != 0 &&
-	    st[0].rx_icrc_read_sink + st[1].rx_icrc_read_sink == 0) {
+	    XS(&st[0], "rx_icrc_read_sink") +
+	    XS(&st[1], "rx_icrc_read_sink") == 0) {
 		fprintf(stderr, "  FAIL: no bad READ response met in a sink\n");
 		rc = -1;
 	}

@@ -167,7 +167,7 @@ static int
 rnr_case(struct ndk_pair *p, size_t len)
 {
 	struct ndk_pair_conn_opts o = { .min_rnr_timer = 8, .rnr_retry = 7 };
-	struct ndk_adapter_stats a0, b0, a1, b1;
+	struct ndk_test_xstats a0, b0, a1, b1;
 	struct ndk_pair_conn *c;
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_sge s;
@@ -206,15 +206,17 @@ rnr_case(struct ndk_pair *p, size_t len)
 	       " rx_out_of_seq +%" PRIu64 ", A nak_rnr_rcvd +%" PRIu64
 	       " rnr_waits +%" PRIu64 " nak_seq_rcvd +%" PRIu64
 	       " retransmit_packets +%" PRIu64 "\n", what,
-	       b1.nak_rnr_sent - b0.nak_rnr_sent,
-	       b1.nak_seq_sent - b0.nak_seq_sent,
-	       b1.rx_out_of_seq - b0.rx_out_of_seq,
-	       a1.nak_rnr_rcvd - a0.nak_rnr_rcvd, a1.rnr_waits - a0.rnr_waits,
-	       a1.nak_seq_rcvd - a0.nak_seq_rcvd,
-	       a1.retransmit_packets - a0.retransmit_packets);
-	TEST_ASSERT(b1.nak_rnr_sent > b0.nak_rnr_sent,
+	       XS_DIFF(&b1, &b0, "nak_rnr_sent"),
+	       XS_DIFF(&b1, &b0, "nak_seq_sent"),
+	       XS_DIFF(&b1, &b0, "rx_out_of_seq"),
+	       XS_DIFF(&a1, &a0, "nak_rnr_rcvd"),
+	       XS_DIFF(&a1, &a0, "rnr_waits"),
+	       XS_DIFF(&a1, &a0, "nak_seq_rcvd"),
+	       XS_DIFF(&a1, &a0, "retransmit_packets"));
+	TEST_ASSERT(XS(&b1, "nak_rnr_sent") > XS(&b0, "nak_rnr_sent"),
 		    "no RNR NAK counted for a send with no receive");
-	TEST_ASSERT(a1.nak_rnr_rcvd > a0.nak_rnr_rcvd, "no RNR NAK received");
+	TEST_ASSERT(XS(&a1, "nak_rnr_rcvd") > XS(&a0, "nak_rnr_rcvd"),
+		    "no RNR NAK received");
 	ndk_pair_conn_destroy(c);
 	return 0;
 }

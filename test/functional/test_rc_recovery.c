@@ -265,7 +265,7 @@ static int t_gap_eight_reads(void) { return one_lost(8, RD_PKTS + 5, B, false); 
 static int
 t_gap_ahead(void)
 {
-	struct ndk_adapter_stats a0, b0, a1, b1;
+	struct ndk_test_xstats a0, b0, a1, b1;
 
 	ndk_pair_stats(g_pair, A, &a0);
 	ndk_pair_stats(g_pair, B, &b0);
@@ -273,10 +273,10 @@ t_gap_ahead(void)
 		return -1;
 	ndk_pair_stats(g_pair, A, &a1);
 	ndk_pair_stats(g_pair, B, &b1);
-	TEST_ASSERT(a1.read_resp_ahead - a0.read_resp_ahead >= RD_PKTS,
+	TEST_ASSERT(XS_DIFF(&a1, &a0, "read_resp_ahead") >= RD_PKTS,
 		    "responses placed ahead: %" PRIu64,
-		    a1.read_resp_ahead - a0.read_resp_ahead);
-	TEST_ASSERT_EQ(b1.read_resp_sent - b0.read_resp_sent,
+		    XS_DIFF(&a1, &a0, "read_resp_ahead"));
+	TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
 		       8 * RD_PKTS + RD_PKTS - 5, "frames sent by B");
 	return 0;
 }

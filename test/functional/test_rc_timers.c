@@ -104,18 +104,8 @@ step_for(double secs)
 		step();
 }
 
-static uint64_t
-ctr(int side, size_t off)
-{
-	struct ndk_adapter_stats s;
-	uint64_t v;
-
-	ndk_pair_stats(g_pair, side, &s);
-	memcpy(&v, (const uint8_t *)&s + off, sizeof(v));
-	return v;
-}
-
-#define CTR(side, f) ctr((side), offsetof(struct ndk_adapter_stats, f))
+/* Counter @p f of adapter @p side now. */
+#define CTR(side, f) ndk_pair_xstat(g_pair, (side), #f)
 
 static struct ndk_pair_conn *
 conn_open(void)

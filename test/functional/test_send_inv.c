@@ -32,7 +32,7 @@ send_inv_ok(struct tok_ctx *t, uint32_t token, bool basic, const char *what)
 {
 	struct ndk_pair_conn *c = t->c;
 	struct ndk_pair_buf *src, *dst;
-	struct ndk_adapter_stats s0, s1;
+	struct ndk_test_xstats s0, s1;
 	struct ndk_sge s;
 	ndk_status_t st;
 	char d[200];
@@ -87,8 +87,9 @@ send_inv_ok(struct tok_ctx *t, uint32_t token, bool basic, const char *what)
 		    all_zero(dst->data + 100, 156), "%s: received data", what);
 	ndk_pair_stats(t->p, 1, &s1);
 	printf("    B inv_remote +%" PRIu64 "\n",
-	       s1.inv_remote - s0.inv_remote);
-	TEST_ASSERT_EQ(s1.inv_remote - s0.inv_remote, 1, "inv_remote counter");
+	       XS_DIFF(&s1, &s0, "inv_remote"));
+	TEST_ASSERT_EQ(XS_DIFF(&s1, &s0, "inv_remote"), 1,
+		       "inv_remote counter");
 	ndk_pair_buf_free(src);
 	ndk_pair_buf_free(dst);
 	return 0;
@@ -225,7 +226,7 @@ send_inv_refused(struct tok_ctx *t, uint32_t token, const char *what)
 {
 	struct ndk_pair_conn *c;
 	struct ndk_pair_buf *src, *dst;
-	struct ndk_adapter_stats s0, s1;
+	struct ndk_test_xstats s0, s1;
 	struct ndk_result_ex r;
 	struct ndk_sge s;
 	ndk_status_t st;
@@ -259,11 +260,11 @@ send_inv_refused(struct tok_ctx *t, uint32_t token, const char *what)
 	if (tok_expect_both_error(c, what) != 0)
 		return -1;
 	ndk_pair_stats(t->p, 1, &s1);
-	TEST_ASSERT(s1.inv_rejected > s0.inv_rejected &&
-		    s1.inv_remote == s0.inv_remote,
+	TEST_ASSERT(XS(&s1, "inv_rejected") > XS(&s0, "inv_rejected") &&
+		    XS(&s1, "inv_remote") == XS(&s0, "inv_remote"),
 		    "%s: inv_rejected +%" PRIu64 ", inv_remote +%" PRIu64, what,
-		    s1.inv_rejected - s0.inv_rejected,
-		    s1.inv_remote - s0.inv_remote);
+		    XS_DIFF(&s1, &s0, "inv_rejected"),
+		    XS_DIFF(&s1, &s0, "inv_remote"));
 	ndk_pair_buf_free(src);
 	ndk_pair_buf_free(dst);
 	return 0;

@@ -563,7 +563,7 @@ t_rxe_window_send_inv_write(void)
 static int
 guest_send_inv_ok(struct th_conn *c, const struct h_reg *h)
 {
-	struct ndk_adapter_stats s0, s1;
+	struct ndk_test_xstats s0, s1;
 	struct ndk_result_ex r;
 	char d[160];
 	uint32_t i;
@@ -585,8 +585,8 @@ guest_send_inv_ok(struct th_conn *c, const struct h_reg *h)
 	      tok_diff(th_rbuf(i), 100, 0x5e2, 0) < 0,
 	      "the 100 bytes arrived intact");
 	th_stats(&s1);
-	CHECK(s1.inv_remote - s0.inv_remote == 1,
-	      "inv_remote +%" PRIu64, s1.inv_remote - s0.inv_remote);
+	CHECK(XS_DIFF(&s1, &s0, "inv_remote") == 1, "inv_remote +%" PRIu64,
+	      XS_DIFF(&s1, &s0, "inv_remote"));
 	return 0;
 }
 
@@ -692,7 +692,7 @@ static int
 guest_bad_token(uint32_t tok, const char *what)
 {
 	struct th_conn *c = th_conn_open(7);
-	struct ndk_adapter_stats s0, s1;
+	struct ndk_test_xstats s0, s1;
 	struct ndk_result_ex r;
 	char d[160];
 
@@ -709,13 +709,13 @@ guest_bad_token(uint32_t tok, const char *what)
 	      (r.type & NDK_OP_RECEIVE), "%s: our receive fails: %s", what,
 	      th_result_str(&r, d, sizeof(d)));
 	th_stats(&s1);
-	CHECK(s1.inv_rejected - s0.inv_rejected == 1 &&
-	      s1.nak_inv_sent - s0.nak_inv_sent == 1 &&
-	      s1.inv_remote == s0.inv_remote, "%s: inv_rejected +%" PRIu64
-	      ", nak_inv_sent +%" PRIu64 ", inv_remote +%" PRIu64, what,
-	      s1.inv_rejected - s0.inv_rejected,
-	      s1.nak_inv_sent - s0.nak_inv_sent,
-	      s1.inv_remote - s0.inv_remote);
+	CHECK(XS_DIFF(&s1, &s0, "inv_rejected") == 1 &&
+	      XS_DIFF(&s1, &s0, "nak_inv_sent") == 1 &&
+	      XS_DIFF(&s1, &s0, "inv_remote") == 0, "%s: inv_rejected +%"
+	      PRIu64 ", nak_inv_sent +%" PRIu64 ", inv_remote +%" PRIu64, what,
+	      XS_DIFF(&s1, &s0, "inv_rejected"),
+	      XS_DIFF(&s1, &s0, "nak_inv_sent"),
+	      XS_DIFF(&s1, &s0, "inv_remote"));
 	if (h_qp_error(c, what) != 0 || g_state("ERR", what) != 0)
 		return -1;
 	th_conn_close(c);

@@ -321,9 +321,9 @@ th_rdma(struct th_conn *c, bool read, uint64_t raddr, uint32_t rkey,
 }
 
 void
-th_stats(struct ndk_adapter_stats *s)
+th_stats(struct ndk_test_xstats *s)
 {
-	ndk_adapter_get_stats(th.ad, s);
+	ndk_test_xstats_read(th.ad, s);
 }
 
 /* ------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
 
 #include "ndk.h"
 #include "ndk_test.h"
+#include "ndk_xstats.h"
 #include "tok_proto.h"
 
 /** Receives every host QP has posted, and their size. */
@@ -147,8 +148,8 @@ int th_post_recv(struct th_conn *c, uint32_t i);
 int th_rdma(struct th_conn *c, bool read, uint64_t raddr, uint32_t rkey,
 	    uint32_t len, uint32_t seed, struct ndk_result_ex *r);
 
-/** The adapter's counters. */
-void th_stats(struct ndk_adapter_stats *s);
+/** The adapter's counters (read one with XS(), ndk_xstats.h). */
+void th_stats(struct ndk_test_xstats *s);
 
 struct ndk_test_case;
 

@@ -165,7 +165,7 @@ swr_queues_fini(struct swr_adapter *ad)
 }
 
 void
-swr_stats_sum(const struct swr_adapter *ad, struct ndk_adapter_stats *out)
+swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out)
 {
 	const size_t n = sizeof(*out) / sizeof(uint64_t);
 	uint64_t *o = (uint64_t *)out;
@@ -201,7 +201,10 @@ swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
 static void
 swr_get_stats(struct ndk_adapter *adapter, struct ndk_adapter_stats *stats)
 {
-	swr_stats_sum(swr_adapter_of(adapter), stats);
+	struct swr_stats s;
+
+	swr_stats_sum(swr_adapter_of(adapter), &s);
+	swr_stats_generic(&s, stats);
 }
 
 static int
@@ -212,7 +215,7 @@ swr_get_queue_stats(struct ndk_adapter *adapter, uint16_t queue,
 
 	if (queue >= ad->nb_queues)
 		return -EINVAL;
-	*stats = ad->q[queue].stats;
+	swr_stats_generic(&ad->q[queue].stats, stats);
 	return 0;
 }
 
@@ -259,6 +262,9 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.qp_query_info = swr_info_qp_query,
 	.alloc_buffer = swr_alloc_buffer,
 	.set_adaptive_rto = swr_set_adaptive_rto,
+	.xstats_get_names = swr_xstats_get_names,
+	.xstats_get = swr_xstats_get,
+	.queue_xstats_get = swr_queue_xstats_get,
 };
 
 static int

@@ -42,6 +42,7 @@
 #include "ndk_provider.h"
 #include "ndk_roce.h"
 #include "swroce_timer.h"
+#include "swroce_xstats.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -115,7 +116,7 @@ struct swr_queue {
 	bool tx_blocked;
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
 
-	struct ndk_adapter_stats stats; /**< summed by ndk_adapter_get_stats */
+	struct swr_stats stats;   /**< summed by swr_stats_sum() */
 } __rte_cache_aligned;
 
 struct swr_adapter {
@@ -174,7 +175,7 @@ struct swr_adapter {
 
 	/* --- queue 0's owner only (adapter-wide work) --- */
 	uint64_t now;             /**< TSC at the start of queue 0's poll */
-	struct ndk_adapter_stats stats; /**< ARP, CM, CQ: adapter-wide */
+	struct swr_stats stats;   /**< ARP, CM, CQ: adapter-wide */
 
 	/* --- neighbours (owner only; see the Neighbours section) --- */
 	struct swr_neigh_tbl *neigh;
@@ -229,8 +230,7 @@ int swr_queues_init(struct swr_adapter *ad, uint32_t seq);
 void swr_queues_fini(struct swr_adapter *ad);
 
 /** Adapter-wide counters plus every queue's (any thread; may lag). */
-void swr_stats_sum(const struct swr_adapter *ad,
-		   struct ndk_adapter_stats *out);
+void swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out);
 
 /* swroce_info.c: introspection */
 

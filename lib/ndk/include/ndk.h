@@ -426,113 +426,129 @@ ndk_adapter_poll_queue(struct ndk_adapter *adapter, uint16_t queue)
 void ndk_adapter_release(struct ndk_adapter *adapter);
 
 /**
- * X-macro of per-adapter counters: X(field, description).
- * struct ndk_adapter_stats has one uint64_t per entry.
+ * Generic adapter counters: the few that every provider can report (as
+ * rte_eth_stats is to an ethdev). A provider's own, detailed counters are
+ * its extended statistics (ndk_adapter_xstats_get_names(),
+ * ndk_adapter_xstats_get()); each of these is the sum of some of them.
  */
-#define NDK_ADAPTER_COUNTERS(X) \
-	X(rx_packets, "frames received") \
-	X(rx_bytes, "bytes received") \
-	X(tx_packets, "frames transmitted") \
-	X(tx_bytes, "bytes transmitted") \
-	X(tx_full, "transmit attempts refused by a full TX queue") \
-	X(rx_not_roce, "frames that are neither RoCEv2 nor ARP/ICMP echo " \
-		"for this adapter, or malformed ARP/ICMP (dropped)") \
-	X(rx_truncated, "truncated frames (dropped)") \
-	X(rx_bad_header, "bad IPv4/UDP/BTH headers (dropped)") \
-	X(rx_bad_opcode, "undefined or unsupported opcodes (dropped)") \
-	X(rx_icrc_errors, "ICRC mismatches (dropped)") \
-	X(rx_icrc_read_sink, "of those, READ responses found bad while " \
-		"copied into their READ's sink (not accepted: read again)") \
-	X(rx_wrong_address, "not addressed to this adapter (dropped)") \
-	X(rx_unknown_qpn, "destination QP does not exist (dropped)") \
-	X(rx_qp_state, "QP not in a state to accept the packet (dropped)") \
-	X(rx_bad_length, "payload length wrong for the opcode") \
-	X(rx_duplicate, "duplicate requests (re-ACKed or replayed)") \
-	X(rx_out_of_seq, "requests ahead of the expected PSN") \
-	X(rx_ghost_resp, "responses/ACKs for nothing outstanding (dropped)") \
-	X(nak_seq_sent, "PSN sequence NAKs sent") \
-	X(nak_rnr_sent, "RNR NAKs sent") \
-	X(nak_inv_sent, "invalid-request NAKs sent") \
-	X(nak_access_sent, "remote-access NAKs sent") \
-	X(nak_op_sent, "remote-operational NAKs sent") \
-	X(nak_seq_rcvd, "PSN sequence NAKs received") \
-	X(nak_rnr_rcvd, "RNR NAKs received") \
-	X(nak_fatal_rcvd, "fatal NAKs received") \
-	X(acks_sent, "ACK packets sent") \
-	X(acks_rcvd, "ACK packets received") \
-	X(read_resp_sent, "READ response packets sent") \
-	X(read_replay_dropped, "duplicate READs not replayed: region gone") \
-	X(read_replays, "duplicate READs re-executed from a kept resource") \
-	X(read_dup_ignored, "duplicate READs too old or not matching (dropped)") \
-	X(inv_remote, "tokens invalidated by a peer's SEND with Invalidate") \
-	X(inv_rejected, "SEND with Invalidate naming a bad token (aborted)") \
-	X(tx_bursts, "rte_eth_tx_burst calls that sent frames") \
-	X(retransmit_timeouts, "retransmission timer expiries") \
-	X(retransmit_packets, "packets retransmitted") \
-	X(read_gap_retries, "READs re-asked at once for lost responses") \
-	X(read_resp_ahead, "READ responses placed while an older READ waited") \
-	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
-	X(adaptive_retransmits, "early retransmissions by the adaptive timer " \
-		"(before the QP's ACK timeout; no retry spent)") \
-	X(adaptive_deferred, "adaptive expiries re-armed: this side was not " \
-		"polled") \
-	X(nak_seq_rewinds, "sequence NAKs that went back N although a gap " \
-		"re-read was pending (they used to be ignored)") \
-	X(rto_read_tail, "timer expiries (adaptive or not) with the oldest " \
-		"READ's last responses missing and nothing after to show it") \
-	X(rto_read_reread, "timer expiries after a gap re-read: the re-read " \
-		"or its responses were lost") \
-	X(rto_read_unanswered, "timer expiries with no response at all for " \
-		"the oldest READ") \
-	X(rto_ack_missing, "timer expiries with the oldest SEND or WRITE " \
-		"unacknowledged") \
-	X(rnr_waits, "RNR back-offs taken") \
-	X(qp_timer_fires, "QP timers (RTO, RNR) taken off a queue's timer " \
-		"wheel: expiries, ones moved later and ones disarmed since") \
-	X(qp_errors, "QPs moved to the error state") \
-	X(wqe_completed, "work requests completed (incl. flushed)") \
-	X(wqe_flushed, "work requests completed with STATUS_CANCELLED") \
-	X(cq_overflows, "completions lost to a full CQ") \
-	X(mbuf_alloc_fail, "packet buffer allocation failures") \
-	X(arp_requests_rcvd, "ARP requests for this adapter's address") \
-	X(arp_replies_sent, "ARP replies sent") \
-	X(arp_requests_sent, "ARP requests sent (resolution and probes)") \
-	X(arp_replies_rcvd, "ARP replies addressed to this adapter") \
-	X(icmp_echo_replied, "ICMP echo requests answered") \
-	X(neigh_pending_drops, "frames dropped waiting for a neighbour") \
-	X(neigh_failed, "neighbour resolutions that failed") \
-	X(cm_rx, "CM MADs received on QP1") \
-	X(cm_tx, "CM MADs sent (first transmissions)") \
-	X(cm_retransmits, "CM MADs retransmitted") \
-	X(cm_rx_dropped, "QP1 packets dropped: not CM, malformed, bad Q_Key " \
-		"or P_Key, or for no connection") \
-	X(cm_rejects_sent, "REJs sent") \
-	X(cm_timeouts, "CM handshakes given up after retries") \
-	X(rx_steered_out, "frames received on one queue and handed to the " \
-		"queue of their QP (or to queue 0)") \
-	X(rx_steered_in, "frames taken from other queues' hand-over") \
-	X(rx_steer_drops, "frames dropped: a queue's inbound ring was full")
-
-/** Adapter counters, see NDK_ADAPTER_COUNTERS. */
 struct ndk_adapter_stats {
-#define NDK_STATS_FIELD_(f, d) uint64_t f;
-	NDK_ADAPTER_COUNTERS(NDK_STATS_FIELD_)
-#undef NDK_STATS_FIELD_
+	/** Frames received from the port (RoCEv2 or not). */
+	uint64_t rx_packets;
+	/** Bytes of the frames in rx_packets (Ethernet header included). */
+	uint64_t rx_bytes;
+	/** Frames handed to the port for transmission. */
+	uint64_t tx_packets;
+	/** Bytes of the frames in tx_packets (Ethernet header included). */
+	uint64_t tx_bytes;
+	/**
+	 * Received frames dropped as malformed or corrupt: truncated, bad
+	 * headers, undefined opcodes, ICRC mismatches, wrong payload length.
+	 */
+	uint64_t rx_errors;
+	/**
+	 * Well-formed received frames dropped because nothing could take
+	 * them: not for this adapter or not RoCEv2, no such QP, a QP not in
+	 * a state to accept them, a response to nothing outstanding, no room
+	 * to hand them to their queue.
+	 */
+	uint64_t rx_dropped;
+	/**
+	 * Frames that could not be sent: no packet buffer to build them in,
+	 * or dropped while waiting for the peer's address to resolve.
+	 */
+	uint64_t tx_errors;
+	/** Packets sent again by the transport (loss recovery). */
+	uint64_t retransmits;
 };
 
-/** Read the adapter's counters (a consistent-enough snapshot). */
+/**
+ * Read the adapter's generic counters (a consistent-enough snapshot: they
+ * may lag by a poll). All zero if the provider has none.
+ */
 void ndk_adapter_get_stats(struct ndk_adapter *adapter,
 			   struct ndk_adapter_stats *stats);
 
 /**
- * Read the counters of one queue (what its poller counted: frames it
- * received, steered, sent, and the events of the QPs it serves). The
- * adapter-wide part (ARP, CM, CQ overflows) is only in
- * ndk_adapter_get_stats(), which sums everything.
+ * Read the generic counters of one queue (what its poller counted: frames
+ * it received, steered, sent, and the events of the QPs it serves). The
+ * adapter-wide part (ARP, CM) is only in ndk_adapter_get_stats(), which
+ * sums everything.
  * @return 0, -EINVAL (no such queue) or -ENOTSUP.
  */
 int ndk_adapter_get_queue_stats(struct ndk_adapter *adapter, uint16_t queue,
 				struct ndk_adapter_stats *stats);
+
+/** Size of ndk_xstat_name::name, terminating NUL included. */
+#define NDK_XSTAT_NAME_SIZE 64
+/** Size of ndk_xstat_name::desc, terminating NUL included. */
+#define NDK_XSTAT_DESC_SIZE 128
+
+/**
+ * The name of one extended counter (ndk_adapter_xstats_get_names()), as
+ * rte_eth_xstat_name, with a one-line description.
+ */
+struct ndk_xstat_name {
+	/** The counter's name: lower case, '_' between words. */
+	char name[NDK_XSTAT_NAME_SIZE];
+	/** What it counts, for people (may be cut short). */
+	char desc[NDK_XSTAT_DESC_SIZE];
+};
+
+/** The value of one extended counter (ndk_adapter_xstats_get()). */
+struct ndk_xstat {
+	/** Its index in the array of ndk_adapter_xstats_get_names(). */
+	uint64_t id;
+	/** Its value. */
+	uint64_t value;
+};
+
+/**
+ * The names of the adapter's extended counters: the provider's own,
+ * detailed counters (for swroce: ARP, CM, NAKs, retransmission causes and
+ * more), which may change between releases; a program looks them up by
+ * name. As rte_eth_xstats_get_names(): call with @p names NULL and @p n 0
+ * for the count. The order is the order of ndk_adapter_xstats_get() and
+ * ndk_adapter_queue_xstats_get(), and does not change while the adapter
+ * is open.
+ * @param names  @p n entries to fill, or NULL when @p n is 0.
+ * @return the number of counters: entries filled when it is at most @p n,
+ *   else the size needed (nothing filled); 0 if the provider has none;
+ *   -EINVAL (bad adapter or arguments).
+ */
+int ndk_adapter_xstats_get_names(struct ndk_adapter *adapter,
+				 struct ndk_xstat_name *names, unsigned int n);
+
+/**
+ * The values of the adapter's extended counters (every queue's summed with
+ * the adapter-wide ones), in the order of ndk_adapter_xstats_get_names()
+ * (@p values[i].id is i). A snapshot that may lag by a poll.
+ * @param values  @p n entries to fill, or NULL when @p n is 0.
+ * @return as ndk_adapter_xstats_get_names(): the count, filled when it is
+ *   at most @p n, else the size needed; 0 if none; -EINVAL.
+ */
+int ndk_adapter_xstats_get(struct ndk_adapter *adapter,
+			   struct ndk_xstat *values, unsigned int n);
+
+/**
+ * The values of one queue's extended counters (see
+ * ndk_adapter_get_queue_stats()): the same names and order as
+ * ndk_adapter_xstats_get_names(); counters only the adapter as a whole
+ * keeps (ARP, CM) are 0.
+ * @return as ndk_adapter_xstats_get(), or -EINVAL (no such queue), or
+ *   -ENOTSUP (the provider has no per-queue counters).
+ */
+int ndk_adapter_queue_xstats_get(struct ndk_adapter *adapter, uint16_t queue,
+				 struct ndk_xstat *values, unsigned int n);
+
+/**
+ * Read one extended counter of the adapter by name (a convenience over
+ * ndk_adapter_xstats_get_names() and ndk_adapter_xstats_get(); not for a
+ * fast path: it allocates).
+ * @return 0 (*@p value set), -ENOENT (no counter of that name), -ENOMEM or
+ *   -EINVAL.
+ */
+int ndk_adapter_xstats_get_by_name(struct ndk_adapter *adapter,
+				   const char *name, uint64_t *value);
 
 /* ------------------------------------------------------------------ */
 /* Pollers: dedicated lcores running ndk_adapter_poll()                */

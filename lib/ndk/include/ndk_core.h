@@ -27,6 +27,8 @@ struct ndk_qp;
 struct ndk_qp_attr;
 struct ndk_qp_stats;
 struct ndk_adapter_stats;
+struct ndk_xstat;
+struct ndk_xstat_name;
 struct ndk_qp_info;
 struct sockaddr_in;
 
@@ -69,6 +71,15 @@ struct ndk_adapter_dispatch {
 	/* NULL: not supported (ndk_adapter_set_adaptive_rto()). */
 	ndk_status_t (*set_adaptive_rto)(struct ndk_adapter *adapter,
 					 bool enable, uint32_t floor_us);
+	/* Extended counters (ndk_adapter_xstats_*()): both NULL, none;
+	 * queue_xstats_get NULL, no per-queue counters. Each returns the
+	 * count, filling only when it is at most n. */
+	int (*xstats_get_names)(struct ndk_adapter *adapter,
+				struct ndk_xstat_name *names, unsigned int n);
+	int (*xstats_get)(struct ndk_adapter *adapter,
+			  struct ndk_xstat *values, unsigned int n);
+	int (*queue_xstats_get)(struct ndk_adapter *adapter, uint16_t queue,
+				struct ndk_xstat *values, unsigned int n);
 };
 
 /** NDK_CQ_DISPATCH. */

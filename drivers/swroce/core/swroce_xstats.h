@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_XSTATS_H
+#define SWROCE_XSTATS_H
+
+/**
+ * @file
+ * swroce's own counters: the list, the struct the driver increments
+ * (SWR_STAT(); one per queue and one adapter-wide, summed by
+ * swr_stats_sum()), and their export as NDK extended counters
+ * (ndk_adapter_xstats_get_names() and friends, swroce_xstats.c) and as the
+ * generic struct ndk_adapter_stats. Adding a counter here changes no
+ * public header: applications find it by name.
+ */
+
+#include <stdint.h>
+
+#include "ndk_provider.h"
+
+/**
+ * X-macro of swroce's counters: X(name, description). struct swr_stats has
+ * one uint64_t per entry, in this order, which is the order of the
+ * extended counters; the names are the xstat names.
+ */
+#define SWR_XSTATS(X) \
+	X(rx_packets, "frames received") \
+	X(rx_bytes, "bytes received") \
+	X(tx_packets, "frames transmitted") \
+	X(tx_bytes, "bytes transmitted") \
+	X(tx_full, "transmit attempts refused by a full TX queue") \
+	X(rx_not_roce, "frames that are neither RoCEv2 nor ARP/ICMP echo " \
+		"for this adapter, or malformed ARP/ICMP (dropped)") \
+	X(rx_truncated, "truncated frames (dropped)") \
+	X(rx_bad_header, "bad IPv4/UDP/BTH headers (dropped)") \
+	X(rx_bad_opcode, "undefined or unsupported opcodes (dropped)") \
+	X(rx_icrc_errors, "ICRC mismatches (dropped)") \
+	X(rx_icrc_read_sink, "of those, READ responses found bad while " \
+		"copied into their READ's sink (not accepted: read again)") \
+	X(rx_wrong_address, "not addressed to this adapter (dropped)") \
+	X(rx_unknown_qpn, "destination QP does not exist (dropped)") \
+	X(rx_qp_state, "QP not in a state to accept the packet (dropped)") \
+	X(rx_bad_length, "payload length wrong for the opcode") \
+	X(rx_duplicate, "duplicate requests (re-ACKed or replayed)") \
+	X(rx_out_of_seq, "requests ahead of the expected PSN") \
+	X(rx_ghost_resp, "responses/ACKs for nothing outstanding (dropped)") \
+	X(nak_seq_sent, "PSN sequence NAKs sent") \
+	X(nak_rnr_sent, "RNR NAKs sent") \
+	X(nak_inv_sent, "invalid-request NAKs sent") \
+	X(nak_access_sent, "remote-access NAKs sent") \
+	X(nak_op_sent, "remote-operational NAKs sent") \
+	X(nak_seq_rcvd, "PSN sequence NAKs received") \
+	X(nak_rnr_rcvd, "RNR NAKs received") \
+	X(nak_fatal_rcvd, "fatal NAKs received") \
+	X(acks_sent, "ACK packets sent") \
+	X(acks_rcvd, "ACK packets received") \
+	X(read_resp_sent, "READ response packets sent") \
+	X(read_replay_dropped, "duplicate READs not replayed: region gone") \
+	X(read_replays, "duplicate READs re-executed from a kept resource") \
+	X(read_dup_ignored, "duplicate READs too old or not matching (dropped)") \
+	X(inv_remote, "tokens invalidated by a peer's SEND with Invalidate") \
+	X(inv_rejected, "SEND with Invalidate naming a bad token (aborted)") \
+	X(tx_bursts, "rte_eth_tx_burst calls that sent frames") \
+	X(retransmit_timeouts, "retransmission timer expiries") \
+	X(retransmit_packets, "packets retransmitted") \
+	X(read_gap_retries, "READs re-asked at once for lost responses") \
+	X(read_resp_ahead, "READ responses placed while an older READ waited") \
+	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
+	X(adaptive_retransmits, "early retransmissions by the adaptive timer " \
+		"(before the QP's ACK timeout; no retry spent)") \
+	X(adaptive_deferred, "adaptive expiries re-armed: this side was not " \
+		"polled") \
+	X(nak_seq_rewinds, "sequence NAKs that went back N although a gap " \
+		"re-read was pending (they used to be ignored)") \
+	X(rto_read_tail, "timer expiries (adaptive or not) with the oldest " \
+		"READ's last responses missing and nothing after to show it") \
+	X(rto_read_reread, "timer expiries after a gap re-read: the re-read " \
+		"or its responses were lost") \
+	X(rto_read_unanswered, "timer expiries with no response at all for " \
+		"the oldest READ") \
+	X(rto_ack_missing, "timer expiries with the oldest SEND or WRITE " \
+		"unacknowledged") \
+	X(rnr_waits, "RNR back-offs taken") \
+	X(qp_timer_fires, "QP timers (RTO, RNR) taken off a queue's timer " \
+		"wheel: expiries, ones moved later and ones disarmed since") \
+	X(qp_errors, "QPs moved to the error state") \
+	X(wqe_completed, "work requests completed (incl. flushed)") \
+	X(wqe_flushed, "work requests completed with STATUS_CANCELLED") \
+	X(cq_overflows, "completions lost to a full CQ") \
+	X(mbuf_alloc_fail, "packet buffer allocation failures") \
+	X(arp_requests_rcvd, "ARP requests for this adapter's address") \
+	X(arp_replies_sent, "ARP replies sent") \
+	X(arp_requests_sent, "ARP requests sent (resolution and probes)") \
+	X(arp_replies_rcvd, "ARP replies addressed to this adapter") \
+	X(icmp_echo_replied, "ICMP echo requests answered") \
+	X(neigh_pending_drops, "frames dropped waiting for a neighbour") \
+	X(neigh_failed, "neighbour resolutions that failed") \
+	X(cm_rx, "CM MADs received on QP1") \
+	X(cm_tx, "CM MADs sent (first transmissions)") \
+	X(cm_retransmits, "CM MADs retransmitted") \
+	X(cm_rx_dropped, "QP1 packets dropped: not CM, malformed, bad Q_Key " \
+		"or P_Key, or for no connection") \
+	X(cm_rejects_sent, "REJs sent") \
+	X(cm_timeouts, "CM handshakes given up after retries") \
+	X(rx_steered_out, "frames received on one queue and handed to the " \
+		"queue of their QP (or to queue 0)") \
+	X(rx_steered_in, "frames taken from other queues' hand-over") \
+	X(rx_steer_drops, "frames dropped: a queue's inbound ring was full")
+
+/** swroce's counters, see SWR_XSTATS (plain fields: SWR_STAT()). */
+struct swr_stats {
+#define SWR_STATS_FIELD_(f, d) uint64_t f;
+	SWR_XSTATS(SWR_STATS_FIELD_)
+#undef SWR_STATS_FIELD_
+};
+
+struct swr_adapter;
+
+/**
+ * The generic counters from swroce's: rx_errors are rx_truncated,
+ * rx_bad_header, rx_bad_opcode, rx_icrc_errors and rx_bad_length;
+ * rx_dropped rx_not_roce, rx_wrong_address, rx_unknown_qpn, rx_qp_state,
+ * rx_ghost_resp and rx_steer_drops; tx_errors mbuf_alloc_fail and
+ * neigh_pending_drops; retransmits retransmit_packets; the others the
+ * counters of the same name.
+ */
+void swr_stats_generic(const struct swr_stats *s,
+		       struct ndk_adapter_stats *out);
+
+/**
+ * Fill @p values (n entries) from @p s, as ndk_adapter_xstats_get().
+ * @return the number of counters (nothing filled when larger than @p n).
+ */
+int swr_xstats_fill(const struct swr_stats *s, struct ndk_xstat *values,
+		    unsigned int n);
+
+/** ndk_adapter_xstats_get_names() (the same for every swroce adapter). */
+int swr_xstats_get_names(struct ndk_adapter *adapter,
+			 struct ndk_xstat_name *names, unsigned int n);
+
+/** ndk_adapter_xstats_get(): the sum of every queue's and the adapter's. */
+int swr_xstats_get(struct ndk_adapter *adapter, struct ndk_xstat *values,
+		   unsigned int n);
+
+/** ndk_adapter_queue_xstats_get(): one queue's counters. */
+int swr_queue_xstats_get(struct ndk_adapter *adapter, uint16_t queue,
+			 struct ndk_xstat *values, unsigned int n);
+
+#endif /* SWROCE_XSTATS_H */
