@@ -59,11 +59,6 @@
 #define SWR_DEF_MAX_MR 16384
 #define SWR_FIRST_QP_INDEX 2      /**< QPN 0 and 1 are reserved (SMI, GSI) */
 
-/** Unacknowledged PSNs a requester may have in flight. */
-#define SWR_MAX_UNACKED_PSN 256
-/** Request AckReq at least every this many packets of a long message. */
-#define SWR_ACKREQ_EVERY 32
-
 #define SWR_RX_BURST 32
 #define SWR_TX_BURST 32
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */

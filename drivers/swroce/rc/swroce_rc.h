@@ -20,6 +20,11 @@
 
 /* swroce_req.c */
 
+/** Unacknowledged PSNs a requester may have in flight. */
+#define SWR_MAX_UNACKED_PSN 256
+/** Request AckReq at least every this many packets of a long message. */
+#define SWR_ACKREQ_EVERY 32
+
 /** Requester: generate up to @p quota packets. @return packets made. */
 unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
 
