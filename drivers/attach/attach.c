@@ -64,10 +64,13 @@ att_health(struct ndk_adapter *a)
 	return NDK_STATUS_SUCCESS;
 }
 
-/* The reply does not answer the request: log why (a version the daemon
- * refused is said at both ends). */
+/*
+ * Take reply @p m to request @p rq into @p rp (@p rlen bytes for its
+ * code). A daemon of another protocol version is said clearly.
+ */
 static ndk_status_t
-att_bad_reply(const struct ndk_attach_req *rq, const struct rte_mp_msg *m)
+att_reply(const struct ndk_attach_req *rq, const struct rte_mp_msg *m,
+	  struct ndk_attach_rep *rp, uint32_t rlen)
 {
 	struct ndk_attach_rep_hdr h;
 
@@ -80,15 +83,21 @@ att_bad_reply(const struct ndk_attach_req *rq, const struct rte_mp_msg *m)
 	if (h.version != NDK_ATTACH_VERSION ||
 	    h.status == NDK_STATUS_BAD_VERSION) {
 		NDK_LOG(ERR, "attach: the daemon speaks attach protocol "
-			"version %u, this provider version %u: refused (run "
-			"an application built with the daemon's ndk-roce)",
+			"version %u, this provider version %u: refused (the "
+			"application must be built with the daemon's ndk-roce)",
 			h.version, NDK_ATTACH_VERSION);
 		return NDK_STATUS_BAD_VERSION;
 	}
-	NDK_LOG(ERR, "attach: request %u: reply %u of %d bytes from the "
-		"daemon (%u expected): %s", rq->hdr.op, h.op, m->len_param,
-		ndk_attach_rep_len(rq->hdr.op), ndk_status_str(h.status));
-	return NDK_SUCCESS(h.status) ? NDK_STATUS_DEVICE_NOT_READY : h.status;
+	if (m->len_param != (int)rlen || h.len != rlen ||
+	    h.op != rq->hdr.op) {
+		NDK_LOG(ERR, "attach: request %u: reply %u of %d bytes (header: "
+			"%u) from the daemon, %u expected: %s", rq->hdr.op,
+			h.op, m->len_param, h.len, rlen,
+			ndk_status_str(h.status));
+		return NDK_STATUS_DEVICE_NOT_READY;
+	}
+	memcpy(rp, m->param, rlen);
+	return rp->hdr.status;
 }
 
 ndk_status_t
@@ -124,21 +133,9 @@ att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
 			rq->hdr.op);
 		return NDK_STATUS_DEVICE_NOT_READY;
 	}
-	if (r.msgs[0].len_param != (int)rlen) {
-		st = att_bad_reply(rq, &r.msgs[0]);
-		free(r.msgs);
-		return st;
-	}
-	memcpy(rp, r.msgs[0].param, rlen);
+	st = att_reply(rq, &r.msgs[0], rp, rlen);
 	free(r.msgs);
-	if (rp->hdr.op != rq->hdr.op || rp->hdr.len != rlen ||
-	    rp->hdr.version != NDK_ATTACH_VERSION) {
-		NDK_LOG(ERR, "attach: request %u: reply %u (version %u, %u "
-			"bytes) from the daemon", rq->hdr.op, rp->hdr.op,
-			rp->hdr.version, rp->hdr.len);
-		return NDK_STATUS_DEVICE_NOT_READY;
-	}
-	return rp->hdr.status;
+	return st;
 }
 
 ndk_status_t

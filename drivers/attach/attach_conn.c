@@ -186,7 +186,7 @@ att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 
 ndk_status_t
 att_create_cq(struct ndk_adapter *a, uint32_t depth,
-		  ndk_cq_notify_fn notify, void *ctx, struct ndk_cq **cq)
+	      ndk_cq_notify_fn notify, void *ctx, struct ndk_cq **cq)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_CQ };
 
@@ -449,7 +449,7 @@ const struct ndk_connector_dispatch att_conn_ops = {
 
 ndk_status_t
 att_create_listener(struct ndk_adapter *a, ndk_connect_event_fn ev,
-			void *ctx, struct ndk_listener **l)
+		    void *ctx, struct ndk_listener **l)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_LISTENER };
 

@@ -68,7 +68,7 @@ att_create_mw(struct ndk_pd *pd, struct ndk_mw **mw)
 
 	rq.obj.h = att_obj(pd)->h;
 	return att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_MW,
-			      &att_mw_ops, (struct att_obj **)mw);
+			  &att_mw_ops, (struct att_obj **)mw);
 }
 
 static ndk_status_t
@@ -105,8 +105,8 @@ att_shared_of(const struct att_obj *qp, const void *obj, const void *ops)
 
 ndk_status_t
 att_fast_register(struct ndk_qp *qp, void *ctx, struct ndk_mr *mr,
-		      uint32_t page_count, const uint64_t *pages, uint32_t fbo,
-		      size_t length, uint64_t base_va, uint32_t flags)
+		  uint32_t page_count, const uint64_t *pages, uint32_t fbo,
+		  size_t length, uint64_t base_va, uint32_t flags)
 {
 	struct att_obj *q = att_obj(qp);
 	struct ndk_qp *sq = q->shared;
@@ -122,7 +122,7 @@ att_fast_register(struct ndk_qp *qp, void *ctx, struct ndk_mr *mr,
 
 ndk_status_t
 att_invalidate(struct ndk_qp *qp, void *ctx,
-		   struct ndk_object_header *obj, uint32_t flags)
+	       struct ndk_object_header *obj, uint32_t flags)
 {
 	struct att_obj *q = att_obj(qp);
 	struct ndk_qp *sq = q->shared;
@@ -139,7 +139,7 @@ att_invalidate(struct ndk_qp *qp, void *ctx,
 
 ndk_status_t
 att_bind(struct ndk_qp *qp, void *ctx, struct ndk_mr *mr,
-	     struct ndk_mw *mw, uint64_t va, size_t length, uint32_t flags)
+	 struct ndk_mw *mw, uint64_t va, size_t length, uint32_t flags)
 {
 	struct att_obj *q = att_obj(qp);
 	struct ndk_qp *sq = q->shared;

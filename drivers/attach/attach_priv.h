@@ -117,7 +117,7 @@ att_down(struct att_adapter *aa)
 /* One synchronous request to the daemon (STATUS_DEVICE_REMOVED once the
  * daemon stopped or died). */
 ndk_status_t att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
-			  struct ndk_attach_rep *rp);
+		      struct ndk_attach_rep *rp);
 
 /* A proxy for daemon object @p handle at @p shared (NULL: no memory). */
 struct att_obj *att_new(struct att_adapter *aa, enum ndk_object_type type,
@@ -125,13 +125,13 @@ struct att_obj *att_new(struct att_adapter *aa, enum ndk_object_type type,
 
 /* Create an object at the daemon and its proxy here. */
 ndk_status_t att_create(struct att_adapter *aa,
-			    struct ndk_attach_req *rq,
-			    enum ndk_object_type type, const void *ops,
-			    struct att_obj **out);
+			struct ndk_attach_req *rq,
+			enum ndk_object_type type, const void *ops,
+			struct att_obj **out);
 
 /* Close an object at the daemon; the completion comes with a poll. */
 ndk_status_t att_close(void *obj, ndk_close_completion_fn done,
-			   void *ctx);
+		       void *ctx);
 
 /* Queue a callback for the application's next poll. */
 ndk_status_t att_defer(struct att_adapter *aa, const struct att_cb *cb);
@@ -145,35 +145,35 @@ void att_graves_free(struct att_adapter *aa);
 /* Put a new proxy on the adapter's live list. */
 void att_link(struct att_obj *o);
 
-/* swroce_attach_conn.c */
+/* attach_conn.c */
 ndk_status_t att_create_listener(struct ndk_adapter *a,
-				     ndk_connect_event_fn ev, void *ctx,
-				     struct ndk_listener **l);
+				 ndk_connect_event_fn ev, void *ctx,
+				 struct ndk_listener **l);
 ndk_status_t att_create_cq(struct ndk_adapter *a, uint32_t depth,
-			       ndk_cq_notify_fn notify, void *ctx,
-			       struct ndk_cq **cq);
+			   ndk_cq_notify_fn notify, void *ctx,
+			   struct ndk_cq **cq);
 void att_cq_arm(struct ndk_cq *cq, uint32_t type);
 
-/* swroce_attach_mem.c */
+/* attach_mem.c */
 ndk_status_t att_create_mr(struct ndk_pd *pd, bool fast_register,
-			       struct ndk_mr **mr);
+			   struct ndk_mr **mr);
 ndk_status_t att_mr_init_fr(struct ndk_mr *mr, uint32_t pages,
-				bool remote);
+			    bool remote);
 uint32_t att_mr_token(struct ndk_mr *mr, bool remote);
 ndk_status_t att_create_mw(struct ndk_pd *pd, struct ndk_mw **mw);
 ndk_status_t att_fast_register(struct ndk_qp *qp, void *ctx,
-				   struct ndk_mr *mr, uint32_t page_count,
-				   const uint64_t *pages, uint32_t fbo,
-				   size_t length, uint64_t base_va,
-				   uint32_t flags);
+			       struct ndk_mr *mr, uint32_t page_count,
+			       const uint64_t *pages, uint32_t fbo,
+			       size_t length, uint64_t base_va,
+			       uint32_t flags);
 ndk_status_t att_invalidate(struct ndk_qp *qp, void *ctx,
-				struct ndk_object_header *obj,
-				uint32_t flags);
+			    struct ndk_object_header *obj,
+			    uint32_t flags);
 ndk_status_t att_bind(struct ndk_qp *qp, void *ctx, struct ndk_mr *mr,
-			  struct ndk_mw *mw, uint64_t va, size_t length,
-			  uint32_t flags);
+		      struct ndk_mw *mw, uint64_t va, size_t length,
+		      uint32_t flags);
 int att_qp_list(struct ndk_adapter *a, uint32_t *qpns, uint32_t max);
 ndk_status_t att_qp_info(struct ndk_adapter *a, uint32_t qpn,
-			     struct ndk_qp_info *info);
+			 struct ndk_qp_info *info);
 
 #endif /* ATTACH_PRIV_H */
