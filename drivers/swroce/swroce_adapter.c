@@ -188,7 +188,7 @@ swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
 /* Open, info, stats, close                                            */
 /* ------------------------------------------------------------------ */
 
-static ndk_status_t
+ndk_status_t
 swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
 	       uint32_t *size)
 {
@@ -203,7 +203,7 @@ swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
 	return NDK_STATUS_SUCCESS;
 }
 
-static void
+void
 swr_get_stats(struct ndk_adapter *adapter, struct ndk_adapter_stats *stats)
 {
 	struct swr_stats s;

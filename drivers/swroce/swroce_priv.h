@@ -53,6 +53,7 @@
 #include "swroce_timer.h"
 #include "ndk_roce_rtt.h"
 #include "swroce_xstats.h"
+#include "swroce_shared.h"
 
 /* ------------------------------------------------------------------ */
 /* Limits and defaults                                                 */
@@ -289,14 +290,7 @@ ndk_status_t swr_cq_create(struct ndk_adapter *adapter, uint32_t depth,
 /** Free a CQ immediately (adapter close). */
 void swr_cq_destroy(struct swr_cq *cq);
 
-/**
- * Take completions off the CQ's ring (the CQ dispatch entries; also used
- * by attached applications on the shared ring, swroce_attach.c).
- */
-uint32_t swr_cq_get_results_ex(struct ndk_cq *c, struct ndk_result_ex *r,
-			       uint32_t n);
-uint32_t swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r,
-			    uint32_t n);
+/* Taking completions: declared in include/swroce_shared.h. */
 
 #include "swroce_mr.h"
 
@@ -551,34 +545,7 @@ ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
 			   uint32_t max_rsge, uint32_t max_isge,
 			   uint32_t inline_size, struct ndk_qp **qp);
 
-/* Posting (swroce_post.c): the QP dispatch entries of the app side. */
-ndk_status_t swr_post_send(struct ndk_qp *q, void *ctx,
-			   const struct ndk_sge *sgl, uint32_t nsge,
-			   uint32_t flags);
-ndk_status_t swr_post_send_inv(struct ndk_qp *q, void *ctx,
-			       const struct ndk_sge *sgl, uint32_t nsge,
-			       uint32_t flags, uint32_t remote_token);
-ndk_status_t swr_post_write(struct ndk_qp *q, void *ctx,
-			    const struct ndk_sge *sgl, uint32_t nsge,
-			    uint64_t raddr, uint32_t rkey, uint32_t flags);
-ndk_status_t swr_post_read(struct ndk_qp *q, void *ctx,
-			   const struct ndk_sge *sgl, uint32_t nsge,
-			   uint64_t raddr, uint32_t rkey, uint32_t flags);
-ndk_status_t swr_post_receive(struct ndk_qp *q, void *ctx,
-			      const struct ndk_sge *sgl, uint32_t nsge);
-ndk_status_t swr_post_fast_register(struct ndk_qp *q, void *ctx,
-				    struct ndk_mr *mr, uint32_t page_count,
-				    const uint64_t *pages, uint32_t fbo,
-				    size_t length, uint64_t base_va,
-				    uint32_t flags);
-ndk_status_t swr_post_invalidate(struct ndk_qp *q, void *ctx,
-				 struct ndk_object_header *obj,
-				 uint32_t flags);
-ndk_status_t swr_post_bind(struct ndk_qp *q, void *ctx, struct ndk_mr *mr,
-			   struct ndk_mw *mw, uint64_t va, size_t length,
-			   uint32_t flags);
-void swr_post_flush(struct ndk_qp *q);
-void swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats);
+/* Posting (swroce_post.c): declared in include/swroce_shared.h. */
 
 /**
  * Check a fast-register page list against the MR's capacity: page
