@@ -2,12 +2,13 @@
 
 /*
  * The attach server: applications running as DPDK secondary processes
- * (the "attach" provider, drivers/swroce/swroce_attach.c) ask for objects
- * over rte_mp; this file creates them on the daemon's adapters, hands out
- * handles it checks on every request (index, generation, type, owner),
- * and closes everything an application left when it says BYE or dies
- * (checked every ROCED_ATTACH_CHECK_MS from the main thread). The
- * protocol is in swroce_attach.h; the design in doc/attach.md.
+ * (the attach provider, drivers/attach) ask for objects over rte_mp. This
+ * file receives the requests, checks each one's header (protocol version,
+ * length for its code) and hands it to its handler (roced_attach_ops.c);
+ * it keeps the handles (index, generation, type, owner, checked on every
+ * request), and closes everything an application left when it says BYE
+ * or dies (checked every ROCED_ATTACH_CHECK_MS from the main thread). The
+ * protocol is in ndk_attach_proto.h; the design in doc/attach.md.
  *
  * Requests run on the EAL's multi-process thread, one at a time, and
  * never wait for the network: CM steps answer STATUS_PENDING and their
@@ -31,7 +32,6 @@
 #include <rte_telemetry.h>
 
 #include "roced_attach.h"
-#include "swroce_attach_srv.h"
 
 /* rte_mp and telemetry handlers take no context argument. */
 static struct roced_attach *att_srv;
@@ -58,7 +58,7 @@ roced_att_ent_get(struct roced_attach *s, unsigned int ai, uint64_t h,
 
 ndk_status_t
 roced_att_ent_add(struct roced_attach *s, unsigned int ai, uint16_t type,
-		  void *obj, struct ndk_attach_rep *rp)
+		  void *obj, uint64_t *h)
 {
 	for (uint32_t i = 0; i < ATT_MAX_OBJS; i++) {
 		struct att_ent *e = &s->ent[i];
@@ -80,8 +80,7 @@ roced_att_ent_add(struct roced_attach *s, unsigned int ai, uint16_t type,
 		e->notify_owed = 0;
 		__atomic_fetch_add(&s->apps[ai].n_obj, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->type, type, __ATOMIC_RELEASE);
-		rp->handle = ((uint64_t)e->gen << 32) | i;
-		rp->obj = (uintptr_t)obj;
+		*h = ((uint64_t)e->gen << 32) | i;
 		return NDK_STATUS_SUCCESS;
 	}
 	return NDK_STATUS_INSUFFICIENT_RESOURCES;
@@ -95,9 +94,8 @@ roced_att_ent_free(struct roced_attach *s, struct att_ent *e)
 	__atomic_store_n(&e->type, 0, __ATOMIC_RELEASE);
 }
 
-/* Close one object the way its owner would have. */
-static void
-ent_close(struct roced_attach *s, struct att_ent *e)
+void
+roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 {
 	switch (e->type) {
 	case NDK_OBJECT_TYPE_LISTENER:
@@ -146,7 +144,7 @@ app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 	for (unsigned int k = 0; k < RTE_DIM(order); k++)
 		for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
 			if (s->ent[i].type == order[k] && s->ent[i].app == ai)
-				ent_close(s, &s->ent[i]);
+				roced_att_ent_close(s, &s->ent[i]);
 	roced_app_res_fini(&a->res);
 	ROCED_LOG(NOTICE, "attach: application pid %d %s: %u object(s) "
 		  "closed", a->pid, why, n);
@@ -159,10 +157,10 @@ static int
 app_find(struct roced_attach *s, const struct ndk_attach_req *rq,
 	 const char *peer)
 {
-	unsigned int ai = (unsigned int)(rq->app & 0xff);
+	unsigned int ai = (unsigned int)(rq->hdr.app & 0xff);
 
 	if (ai >= ATT_MAX_APPS || s->apps[ai].id == 0 ||
-	    s->apps[ai].id != rq->app || s->apps[ai].pid != rq->pid ||
+	    s->apps[ai].id != rq->hdr.app || s->apps[ai].pid != rq->hdr.pid ||
 	    strcmp(s->apps[ai].peer, peer) != 0)
 		return -1;
 	return (int)ai;
@@ -179,7 +177,7 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 		struct roced_port *p = &s->ports->port[i];
 
 		if (rte_eth_dev_get_name_by_port(p->port_id, name) == 0 &&
-		    strncmp(name, rq->name, sizeof(rq->name)) == 0)
+		    strncmp(name, rq->hello.name, sizeof(rq->hello.name)) == 0)
 			port = p;
 	}
 	if (port == NULL)
@@ -196,20 +194,20 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 			a->id = 0;
 			return NDK_STATUS_INSUFFICIENT_RESOURCES;
 		}
-		a->pid = rq->pid;
+		a->pid = rq->hdr.pid;
 		rte_strlcpy(a->peer, peer, sizeof(a->peer));
 		a->port = port;
 		a->n_obj = 0;
 		a->ev_refused = 0;
 		a->srv = s;
-		if (roced_att_evq_create(a, ai, rq->u[0]) != 0) {
+		if (roced_att_evq_create(a, ai, rq->hello.ev_slots) != 0) {
 			roced_app_res_fini(&a->res);
 			a->id = 0;
 			return NDK_STATUS_INSUFFICIENT_RESOURCES;
 		}
-		rp->handle = a->id;
-		rp->obj = (uintptr_t)port->ad;
-		rp->obj2 = (uintptr_t)a->evq;
+		rp->hello.app = a->id;
+		rp->hello.adapter = (uintptr_t)port->ad;
+		rp->hello.evq = (uintptr_t)a->evq;
 		ROCED_LOG(NOTICE, "attach: application pid %d on port %s",
 			  a->pid, port->cfg->name);
 		return NDK_STATUS_SUCCESS;
@@ -217,143 +215,63 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 	return NDK_STATUS_INSUFFICIENT_RESOURCES;
 }
 
-/* Requests on an existing object (handle h[0]). */
-static ndk_status_t
-op_object(struct roced_attach *s, unsigned int ai,
-	  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
-{
-	static const uint16_t type_of[] = {
-		[NDK_ATT_CREATE_QP] = NDK_OBJECT_TYPE_PD,
-		[NDK_ATT_CREATE_MR] = NDK_OBJECT_TYPE_PD,
-		[NDK_ATT_REGISTER_MR] = NDK_OBJECT_TYPE_MR,
-		[NDK_ATT_DEREGISTER_MR] = NDK_OBJECT_TYPE_MR,
-		[NDK_ATT_CLOSE] = 0,
-		[NDK_ATT_QP_MODIFY] = NDK_OBJECT_TYPE_QP,
-		[NDK_ATT_QP_QUERY] = NDK_OBJECT_TYPE_QP,
-	};
-	struct att_ent *e = roced_att_ent_get(s, ai, rq->h[0],
-					      type_of[rq->op]);
-	struct att_ent *rc, *ic;
-	ndk_status_t st;
-	void *o;
-
-	if (e == NULL)
-		return NDK_STATUS_INVALID_HANDLE;
-	switch (rq->op) {
-	case NDK_ATT_CREATE_QP:
-		rc = roced_att_ent_get(s, ai, rq->h[1], NDK_OBJECT_TYPE_CQ);
-		ic = roced_att_ent_get(s, ai, rq->h[2], NDK_OBJECT_TYPE_CQ);
-		if (rc == NULL || ic == NULL)
-			return NDK_STATUS_INVALID_HANDLE;
-		st = ndk_create_qp(e->obj, rc->obj, ic->obj,
-				   (void *)(uintptr_t)rq->ctx, rq->u[0],
-				   rq->u[1], rq->u[2], rq->u[3], rq->u[4],
-				   (struct ndk_qp **)&o);
-		if (!NDK_SUCCESS(st))
-			return st;
-		rp->u[0] = ndk_qp_num(o);
-		/* Its doorbells go to the application's own ring. */
-		swr_attach_qp_use_db(o, s->apps[ai].res.db);
-		/* Its fast registers name pages of its own heap only. */
-		swr_attach_qp_limit_fr(o, s->apps[ai].res.va,
-				       s->apps[ai].res.len);
-		st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_QP, o, rp);
-		if (!NDK_SUCCESS(st))
-			ndk_close_qp(o, NULL, NULL);
-		return st;
-	case NDK_ATT_CREATE_MR:
-		st = ndk_create_mr(e->obj, rq->u[0] != 0,
-				   (struct ndk_mr **)&o);
-		if (!NDK_SUCCESS(st))
-			return st;
-		st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_MR, o, rp);
-		if (!NDK_SUCCESS(st))
-			ndk_close_mr(o, NULL, NULL);
-		return st;
-	case NDK_ATT_REGISTER_MR:
-		/* Only the application's own buffers (its heap). */
-		if (!roced_app_owns(&s->apps[ai].res, rq->va, rq->len)) {
-			ROCED_LOG(ERR, "attach: application pid %d registers "
-				  "[0x%" PRIx64 ", +%" PRIu64 "): not inside "
-				  "its heap %s", s->apps[ai].pid, rq->va,
-				  rq->len, s->apps[ai].res.heap);
-			return NDK_STATUS_ACCESS_VIOLATION;
-		}
-		st = ndk_register_mr(e->obj, (void *)(uintptr_t)rq->va,
-				     rq->len, rq->u[0]);
-		rp->u[0] = ndk_mr_local_token(e->obj);
-		rp->u[1] = ndk_mr_remote_token(e->obj);
-		return st;
-	case NDK_ATT_DEREGISTER_MR:
-		return ndk_deregister_mr(e->obj);
-	case NDK_ATT_CLOSE:
-		ent_close(s, e);
-		return NDK_STATUS_SUCCESS;
-	case NDK_ATT_QP_MODIFY:
-		return ndk_qp_modify(e->obj, &rq->attr, rq->u[0]);
-	case NDK_ATT_QP_QUERY:
-		return ndk_qp_query(e->obj, &rp->attr);
-	default:
-		return NDK_STATUS_INVALID_DEVICE_REQUEST;
-	}
-}
-
 static ndk_status_t
 att_exec(struct roced_attach *s, const struct ndk_attach_req *rq,
 	 const char *peer, struct ndk_attach_rep *rp)
 {
-	struct ndk_adapter *ad;
-	ndk_status_t st;
 	int ai;
-	void *o;
 
-	if (rq->version != NDK_ATTACH_VERSION)
-		return NDK_STATUS_BAD_VERSION;
-	if (rq->op == NDK_ATT_HELLO)
+	if (rq->hdr.op == NDK_ATT_HELLO)
 		return op_hello(s, rq, peer, rp);
 	ai = app_find(s, rq, peer);
 	if (ai < 0)
 		return NDK_STATUS_INVALID_HANDLE;
-	ad = s->apps[ai].port->ad;
-	switch (rq->op) {
-	case NDK_ATT_BYE:
+	if (rq->hdr.op == NDK_ATT_BYE) {
 		app_teardown(s, (unsigned int)ai, "detached");
 		return NDK_STATUS_SUCCESS;
-	case NDK_ATT_CREATE_PD:
-		st = ndk_create_pd(ad, (struct ndk_pd **)&o);
-		if (NDK_SUCCESS(st) &&
-		    !NDK_SUCCESS(st = roced_att_ent_add(s, ai,
-				NDK_OBJECT_TYPE_PD, o, rp)))
-			ndk_close_pd(o, NULL, NULL);
-		return st;
-	case NDK_ATT_CREATE_CQ:
-		return roced_att_create_cq(s, (unsigned int)ai, rq, rp);
-	case NDK_ATT_CREATE_CONNECTOR:
-		st = ndk_create_connector(ad, (struct ndk_connector **)&o);
-		if (NDK_SUCCESS(st) &&
-		    !NDK_SUCCESS(st = roced_att_ent_add(s, ai,
-				NDK_OBJECT_TYPE_CONNECTOR, o, rp)))
-			ndk_close_connector(o, NULL, NULL);
-		return st;
-	case NDK_ATT_ALLOC:
-		st = roced_app_alloc(&s->apps[ai].res, rq->len, rq->u[0], &o);
-		if (NDK_SUCCESS(st))
-			rp->obj = (uintptr_t)o;
-		return st;
-	case NDK_ATT_FREE:
-		return roced_app_free(&s->apps[ai].res,
-				      (void *)(uintptr_t)rq->va);
-	case NDK_ATT_CREATE_QP:
-	case NDK_ATT_CREATE_MR:
-	case NDK_ATT_REGISTER_MR:
-	case NDK_ATT_DEREGISTER_MR:
-	case NDK_ATT_CLOSE:
-	case NDK_ATT_QP_MODIFY:
-	case NDK_ATT_QP_QUERY:
-		return op_object(s, (unsigned int)ai, rq, rp);
-	default:
-		return roced_att_ops(s, (unsigned int)ai, rq, rp);
 	}
+	return roced_att_ops(s, (unsigned int)ai, rq, rp);
+}
+
+/*
+ * Whether message @p msg is a request of this protocol version, of the
+ * length of its code (copied into @p rq); refusals are logged.
+ */
+static ndk_status_t
+att_check(const struct rte_mp_msg *msg, struct ndk_attach_req *rq)
+{
+	int len = msg->len_param;
+	uint32_t want;
+
+	memset(rq, 0, sizeof(*rq));
+	if (len < (int)sizeof(rq->hdr) || len > (int)sizeof(*rq)) {
+		ROCED_LOG(ERR, "attach: a request of %d bytes: refused (not "
+			  "an attach protocol message)", len);
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	}
+	memcpy(rq, msg->param, (size_t)len);
+	if (rq->hdr.version != NDK_ATTACH_VERSION) {
+		ROCED_LOG(ERR, "attach: application pid %d speaks attach "
+			  "protocol version %u, this daemon version %u: "
+			  "refused (it must be built with this daemon's "
+			  "ndk-roce)", (int)rq->hdr.pid,
+			  (unsigned int)rq->hdr.version, NDK_ATTACH_VERSION);
+		return NDK_STATUS_BAD_VERSION;
+	}
+	want = ndk_attach_req_len(rq->hdr.op);
+	if (want == 0) {
+		ROCED_LOG(ERR, "attach: application pid %d: unknown request "
+			  "%u", (int)rq->hdr.pid, (unsigned int)rq->hdr.op);
+		return NDK_STATUS_INVALID_DEVICE_REQUEST;
+	}
+	if ((uint32_t)len != want || rq->hdr.len != want) {
+		ROCED_LOG(ERR, "attach: application pid %d: request %u of %d "
+			  "bytes (header: %u), %u expected: refused",
+			  (int)rq->hdr.pid, (unsigned int)rq->hdr.op, len,
+			  (unsigned int)rq->hdr.len, want);
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	}
+	return NDK_STATUS_SUCCESS;
 }
 
 static int
@@ -363,20 +281,23 @@ att_handle(const struct rte_mp_msg *msg, const void *peer)
 	struct ndk_attach_req rq;
 	struct ndk_attach_rep rp;
 	struct rte_mp_msg m;
+	ndk_status_t st;
 
 	memset(&rp, 0, sizeof(rp));
-	if (msg->len_param != (int)sizeof(rq)) {
-		rp.status = NDK_STATUS_BAD_VERSION;
-	} else {
-		memcpy(&rq, msg->param, sizeof(rq));
+	st = att_check(msg, &rq);
+	if (NDK_SUCCESS(st)) {
 		pthread_mutex_lock(&s->lock);
-		rp.status = att_exec(s, &rq, peer, &rp);
+		st = att_exec(s, &rq, peer, &rp);
 		pthread_mutex_unlock(&s->lock);
 	}
+	rp.hdr.op = rq.hdr.op;
+	rp.hdr.version = NDK_ATTACH_VERSION;
+	rp.hdr.len = ndk_attach_rep_len(rq.hdr.op);
+	rp.hdr.status = st;
 	memset(&m, 0, sizeof(m));
 	rte_strlcpy(m.name, msg->name, sizeof(m.name));
-	memcpy(m.param, &rp, sizeof(rp));
-	m.len_param = sizeof(rp);
+	memcpy(m.param, &rp, rp.hdr.len);
+	m.len_param = (int)rp.hdr.len;
 	return rte_mp_reply(&m, peer);
 }
 

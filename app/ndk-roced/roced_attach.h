@@ -5,9 +5,9 @@
 
 /*
  * Inside the attach server: the handle table and application slots shared
- * by roced_attach.c (HELLO/BYE, objects, liveness, clean-up) and
- * roced_attach_ops.c (CM steps, listeners, events, FRMRs and windows,
- * QP introspection).
+ * by roced_attach.c (rte_mp: header, version and length checks; HELLO,
+ * BYE, liveness, clean-up) and roced_attach_ops.c (one handler per
+ * request code, event queues).
  *
  * Locking: requests run on the EAL multi-process thread under s->lock.
  * Connect events run on a polling lcore, which takes no lock: it adds the
@@ -21,7 +21,7 @@
 
 #include "roced.h"
 #include "roced_attach_app.h"
-#include "swroce_attach.h"
+#include "ndk_attach_proto.h"
 
 #define ATT_MAX_APPS 64
 #define ATT_MAX_OBJS 4096
@@ -46,7 +46,7 @@ struct att_ent;
 /* One asynchronous request's completion: the application's callback. */
 struct att_areq {
 	struct att_ent *e;
-	uint64_t fn, ctx;
+	struct ndk_attach_cb cb;     /* as the request gave it */
 };
 
 struct att_ent {
@@ -76,13 +76,15 @@ struct roced_attach {
 struct att_ent *roced_att_ent_get(struct roced_attach *s, unsigned int ai,
 				  uint64_t h, uint16_t type);
 
-/* A new entry (any thread); its handle and object address into @p rp. */
+/* A new entry (any thread) for @p obj; its handle into @p h. */
 ndk_status_t roced_att_ent_add(struct roced_attach *s, unsigned int ai,
-			       uint16_t type, void *obj,
-			       struct ndk_attach_rep *rp);
+			       uint16_t type, void *obj, uint64_t *h);
 
 /* Forget an entry (the object is closed). */
 void roced_att_ent_free(struct roced_attach *s, struct att_ent *e);
+
+/* Close an entry's object the way its owner would have, and forget it. */
+void roced_att_ent_close(struct roced_attach *s, struct att_ent *e);
 
 /* Event queue: promise @p n slots (false: full), give back, queue one. */
 bool roced_att_ev_reserve(struct att_app *a, uint32_t n);
@@ -98,16 +100,12 @@ void roced_att_evq_free(struct att_app *a);
 void roced_att_ent_unreserve(struct roced_attach *s, struct att_ent *e);
 
 /*
- * Requests of version 2 (roced_attach_ops.c): CM steps, listeners, CQ
- * notification, FRMRs, windows, introspection.
+ * Execute request @p rq of application @p ai (any code but HELLO and BYE;
+ * header, version and length already checked) with its handler
+ * (roced_attach_ops.c), which fills @p rp's body.
  */
 ndk_status_t roced_att_ops(struct roced_attach *s, unsigned int ai,
 			   const struct ndk_attach_req *rq,
 			   struct ndk_attach_rep *rp);
-
-/* CREATE_CQ with or without a notification callback. */
-ndk_status_t roced_att_create_cq(struct roced_attach *s, unsigned int ai,
-				 const struct ndk_attach_req *rq,
-				 struct ndk_attach_rep *rp);
 
 #endif /* ROCED_ATTACH_H */

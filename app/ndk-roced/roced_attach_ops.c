@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * The attach server's asynchronous side: per-application event queues
- * and the requests that produce events (CM steps, listeners, CQ
- * notification), plus FRMRs, memory windows and QP introspection. No
- * request waits for the network: a CM step is started with the public
+ * The attach server's requests: one handler per request code of the
+ * protocol (ndk_attach_proto.h), each decoding its own typed request and
+ * filling its own typed reply, found in one table (att_ops, at the end);
+ * HELLO and BYE, which make and end an application, are roced_attach.c's.
+ * Also the per-application event queues and the callbacks that fill them.
+ * No request waits for the network: a CM step is started with the public
  * NDK API and answered STATUS_PENDING; its completion callback (on the
  * polling lcore) queues an event in the application's ring, which the
  * application's ndk_adapter_poll() drains.
@@ -33,6 +35,7 @@
 #include <rte_ring_elem.h>
 
 #include "roced_attach.h"
+#include "swroce_attach_srv.h"
 
 /* ------------------------------------------------------------------ */
 /* Event queues                                                        */
@@ -66,7 +69,8 @@ roced_att_ev_put(struct att_app *a, const struct ndk_attach_ev *ev)
 	if (rte_ring_mp_enqueue_elem(a->evq->ring, (void *)(uintptr_t)ev,
 				     sizeof(*ev)) != 0)
 		ROCED_LOG(ERR, "attach: pid %d: event ring full despite its "
-			  "reservations (event %u lost)", a->pid, ev->kind);
+			  "reservations (event %u lost)", a->pid,
+			  (unsigned int)ev->kind);
 }
 
 int
@@ -127,42 +131,41 @@ roced_att_ent_unreserve(struct roced_attach *s, struct att_ent *e)
 /* Callbacks (polling lcore, or the rte_mp thread inside a call)       */
 /* ------------------------------------------------------------------ */
 
-static void
-ev_queue(struct att_app *a, uint32_t kind, int32_t status, uint64_t fn,
-	 uint64_t ctx, uint64_t handle)
-{
-	struct ndk_attach_ev ev = {
-		.kind = kind, .status = status, .fn = fn, .ctx = ctx,
-		.handle = handle,
-	};
-
-	roced_att_ev_put(a, &ev);
-}
-
 /* A CM step finished: its completion was reserved when it started. */
 static void
 cm_done(void *ctx, ndk_status_t st)
 {
 	struct att_areq *r = ctx;
+	struct ndk_attach_ev ev = {
+		.kind = NDK_ATT_EV_DONE,
+		.done = { .cb = r->cb, .status = st },
+	};
 
-	ev_queue(r->e->owner, NDK_ATT_EV_DONE, st, r->fn, r->ctx, 0);
+	roced_att_ev_put(r->e->owner, &ev);
 }
 
 static void
 disc_event(void *ctx, uint32_t reason)
 {
 	struct att_ent *e = ctx;
+	struct ndk_attach_ev ev = {
+		.kind = NDK_ATT_EV_DISCONNECT,
+		.disconnect = { .conn = e->pctx, .reason = reason },
+	};
 
 	/* Reserved at CompleteConnect / Accept; at most once (NDK). */
 	if (__atomic_exchange_n(&e->disc_owed, 0, __ATOMIC_ACQ_REL) != 0)
-		ev_queue(e->owner, NDK_ATT_EV_DISCONNECT, (int32_t)reason, 0,
-			 e->pctx, 0);
+		roced_att_ev_put(e->owner, &ev);
 }
 
 static void
 cq_notify(void *ctx, ndk_status_t st)
 {
 	struct att_ent *e = ctx;
+	struct ndk_attach_ev ev = {
+		.kind = NDK_ATT_EV_CQ,
+		.cq = { .cq = e->pctx, .status = st },
+	};
 	uint32_t n = __atomic_load_n(&e->notify_owed, __ATOMIC_ACQUIRE);
 
 	do {
@@ -179,7 +182,7 @@ cq_notify(void *ctx, ndk_status_t st)
 	} while (!__atomic_compare_exchange_n(&e->notify_owed, &n, n - 1,
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
-	ev_queue(e->owner, NDK_ATT_EV_CQ, st, 0, e->pctx, 0);
+	roced_att_ev_put(e->owner, &ev);
 }
 
 /* A connection request on an application's listener (lcore). */
@@ -188,7 +191,11 @@ connect_event(void *ctx, struct ndk_connector *c)
 {
 	struct att_ent *l = ctx;
 	struct att_app *a = l->owner;
-	struct ndk_attach_rep rp;
+	struct ndk_attach_ev ev = {
+		.kind = NDK_ATT_EV_CONNECT,
+		.connect = { .listener = l->pctx },
+	};
+	uint64_t h;
 
 	if (!roced_att_ev_reserve(a, 1)) {
 		a->ev_refused++;
@@ -197,58 +204,238 @@ connect_event(void *ctx, struct ndk_connector *c)
 	}
 	if (!NDK_SUCCESS(roced_att_ent_add(a->srv, l->app,
 					   NDK_OBJECT_TYPE_CONNECTOR, c,
-					   &rp))) {
+					   &h))) {
 		roced_att_ev_release(a, 1);
 		a->ev_refused++;
 		ndk_close_connector(c, NULL, NULL);
 		return;
 	}
-	ev_queue(a, NDK_ATT_EV_CONNECT, 0, 0, l->pctx, rp.handle);
+	ev.connect.conn = h;
+	roced_att_ev_put(a, &ev);
 }
 
 /* ------------------------------------------------------------------ */
-/* Requests                                                            */
+/* Requests: one handler per request code                              */
 /* ------------------------------------------------------------------ */
 
-ndk_status_t
-roced_att_create_cq(struct roced_attach *s, unsigned int ai,
-		    const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+/* The daemon's adapter of application @p ai. */
+static struct ndk_adapter *
+app_ad(struct roced_attach *s, unsigned int ai)
 {
-	struct ndk_adapter *ad = s->apps[ai].port->ad;
+	return s->apps[ai].port->ad;
+}
+
+/* A new object in the table: its handle and address into the reply. */
+static ndk_status_t
+new_obj(struct roced_attach *s, unsigned int ai, uint16_t type, void *o,
+	struct ndk_attach_rep *rp)
+{
+	uint64_t h;
+	ndk_status_t st = roced_att_ent_add(s, ai, type, o, &h);
+
+	if (!NDK_SUCCESS(st))
+		return st;
+	rp->new_obj.handle = h;
+	rp->new_obj.obj = (uintptr_t)o;
+	return st;
+}
+
+static ndk_status_t
+op_create_pd(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct ndk_pd *pd;
+	ndk_status_t st = ndk_create_pd(app_ad(s, ai), &pd);
+
+	RTE_SET_USED(rq);
+	if (NDK_SUCCESS(st) &&
+	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_PD, pd, rp)))
+		ndk_close_pd(pd, NULL, NULL);
+	return st;
+}
+
+static ndk_status_t
+op_create_cq(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	const struct ndk_attach_create_cq *b = &rq->create_cq;
 	struct att_ent *e;
 	ndk_status_t st;
 	struct ndk_cq *cq;
+	uint64_t h;
 
 	/* The entry first: it is the notification's context. */
-	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_CQ, NULL, rp);
+	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_CQ, NULL, &h);
 	if (!NDK_SUCCESS(st))
 		return st;
-	e = &s->ent[(uint32_t)rp->handle];
-	e->pctx = rq->ctx;
-	st = ndk_create_cq(ad, rq->u[0], rq->u[1] != 0 ? cq_notify : NULL, e,
-			   &cq);
+	e = &s->ent[(uint32_t)h];
+	e->pctx = b->proxy;
+	st = ndk_create_cq(app_ad(s, ai), b->depth,
+			   b->notify != 0 ? cq_notify : NULL, e, &cq);
 	if (!NDK_SUCCESS(st)) {
 		roced_att_ent_free(s, e);
 		return st;
 	}
 	e->obj = cq;
-	rp->obj = (uintptr_t)cq;
+	rp->new_obj.handle = h;
+	rp->new_obj.obj = (uintptr_t)cq;
 	return NDK_STATUS_SUCCESS;
 }
 
 static ndk_status_t
-op_cq_arm(struct att_ent *e, uint32_t type)
+op_create_qp(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
-	uint32_t n = __atomic_load_n(&e->notify_owed, __ATOMIC_ACQUIRE);
+	const struct ndk_attach_create_qp *b = &rq->create_qp;
+	struct att_ent *pd = roced_att_ent_get(s, ai, b->pd,
+					       NDK_OBJECT_TYPE_PD);
+	struct att_app *a = &s->apps[ai];
+	struct att_ent *rc, *ic;
+	struct ndk_qp *qp;
+	ndk_status_t st;
+	uint64_t h;
 
-	/* One pending arm and one firing notification at most are owed. */
-	if (n < 2) {
-		if (!roced_att_ev_reserve(e->owner, 1))
-			return NDK_STATUS_INSUFFICIENT_RESOURCES;
-		__atomic_fetch_add(&e->notify_owed, 1, __ATOMIC_ACQ_REL);
+	if (pd == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	rc = roced_att_ent_get(s, ai, b->rcq, NDK_OBJECT_TYPE_CQ);
+	ic = roced_att_ent_get(s, ai, b->icq, NDK_OBJECT_TYPE_CQ);
+	if (rc == NULL || ic == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	st = ndk_create_qp(pd->obj, rc->obj, ic->obj,
+			   (void *)(uintptr_t)b->qp_ctx, b->rq_depth,
+			   b->iq_depth, b->max_rsge, b->max_isge,
+			   b->inline_size, &qp);
+	if (!NDK_SUCCESS(st))
+		return st;
+	/* Its doorbells go to the application's own ring. */
+	swr_attach_qp_use_db(qp, a->res.db);
+	/* Its fast registers name pages of its own heap only. */
+	swr_attach_qp_limit_fr(qp, a->res.va, a->res.len);
+	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_QP, qp, &h);
+	if (!NDK_SUCCESS(st)) {
+		ndk_close_qp(qp, NULL, NULL);
+		return st;
 	}
-	ndk_arm_cq(e->obj, type);
+	rp->create_qp.handle = h;
+	rp->create_qp.obj = (uintptr_t)qp;
+	rp->create_qp.qpn = ndk_qp_num(qp);
+	return st;
+}
+
+static ndk_status_t
+op_create_mr(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *pd = roced_att_ent_get(s, ai, rq->create_mr.pd,
+					       NDK_OBJECT_TYPE_PD);
+	struct ndk_mr *mr;
+	ndk_status_t st;
+
+	if (pd == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	st = ndk_create_mr(pd->obj, rq->create_mr.fast_register != 0, &mr);
+	if (NDK_SUCCESS(st) &&
+	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_MR, mr, rp)))
+		ndk_close_mr(mr, NULL, NULL);
+	return st;
+}
+
+static ndk_status_t
+op_register_mr(struct roced_attach *s, unsigned int ai,
+	       const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	const struct ndk_attach_register_mr *b = &rq->register_mr;
+	struct att_ent *e = roced_att_ent_get(s, ai, b->mr,
+					      NDK_OBJECT_TYPE_MR);
+	struct att_app *a = &s->apps[ai];
+	ndk_status_t st;
+
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	/* Only the application's own buffers (its heap). */
+	if (!roced_app_owns(&a->res, b->va, b->len)) {
+		ROCED_LOG(ERR, "attach: application pid %d registers "
+			  "[0x%" PRIx64 ", +%" PRIu64 "): not inside its heap "
+			  "%s", a->pid, (uint64_t)b->va, (uint64_t)b->len,
+			  a->res.heap);
+		return NDK_STATUS_ACCESS_VIOLATION;
+	}
+	st = ndk_register_mr(e->obj, (void *)(uintptr_t)b->va, b->len,
+			     b->flags);
+	rp->register_mr.ltoken = ndk_mr_local_token(e->obj);
+	rp->register_mr.rtoken = ndk_mr_remote_token(e->obj);
+	return st;
+}
+
+static ndk_status_t
+op_deregister_mr(struct roced_attach *s, unsigned int ai,
+		 const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->obj.h,
+					      NDK_OBJECT_TYPE_MR);
+
+	RTE_SET_USED(rp);
+	return e != NULL ? ndk_deregister_mr(e->obj) :
+		NDK_STATUS_INVALID_HANDLE;
+}
+
+static ndk_status_t
+op_close(struct roced_attach *s, unsigned int ai,
+	 const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->obj.h, 0);
+
+	RTE_SET_USED(rp);
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	roced_att_ent_close(s, e);
 	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+op_qp_modify(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->qp_modify.qp,
+					      NDK_OBJECT_TYPE_QP);
+	struct ndk_qp_attr attr = rq->qp_modify.attr;
+
+	RTE_SET_USED(rp);
+	return e != NULL ? ndk_qp_modify(e->obj, &attr, rq->qp_modify.mask) :
+		NDK_STATUS_INVALID_HANDLE;
+}
+
+static ndk_status_t
+op_qp_query(struct roced_attach *s, unsigned int ai,
+	    const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->obj.h,
+					      NDK_OBJECT_TYPE_QP);
+	struct ndk_qp_attr attr;
+	ndk_status_t st;
+
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	memset(&attr, 0, sizeof(attr));
+	st = ndk_qp_query(e->obj, &attr);
+	rp->qp_query.attr = attr;
+	return st;
+}
+
+static ndk_status_t
+op_create_connector(struct roced_attach *s, unsigned int ai,
+		    const struct ndk_attach_req *rq,
+		    struct ndk_attach_rep *rp)
+{
+	struct ndk_connector *c;
+	ndk_status_t st = ndk_create_connector(app_ad(s, ai), &c);
+
+	RTE_SET_USED(rq);
+	if (NDK_SUCCESS(st) &&
+	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_CONNECTOR, c,
+				      rp)))
+		ndk_close_connector(c, NULL, NULL);
+	return st;
 }
 
 static ndk_status_t
@@ -258,19 +445,21 @@ op_create_listener(struct roced_attach *s, unsigned int ai,
 	struct ndk_listener *l;
 	struct att_ent *e;
 	ndk_status_t st;
+	uint64_t h;
 
-	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_LISTENER, NULL, rp);
+	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_LISTENER, NULL, &h);
 	if (!NDK_SUCCESS(st))
 		return st;
-	e = &s->ent[(uint32_t)rp->handle];
-	e->pctx = rq->ctx;
-	st = ndk_create_listener(s->apps[ai].port->ad, connect_event, e, &l);
+	e = &s->ent[(uint32_t)h];
+	e->pctx = rq->create_listener.proxy;
+	st = ndk_create_listener(app_ad(s, ai), connect_event, e, &l);
 	if (!NDK_SUCCESS(st)) {
 		roced_att_ent_free(s, e);
 		return st;
 	}
 	e->obj = l;
-	rp->obj = 0;                      /* nothing to use in shared memory */
+	rp->new_obj.handle = h;
+	rp->new_obj.obj = 0;          /* nothing to use in shared memory */
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -283,14 +472,19 @@ sin_of(struct sockaddr_in *sin, uint32_t ip, uint16_t port)
 	sin->sin_port = port;
 }
 
-/* Start a CM step whose completion goes to the application's queue. */
+/*
+ * Start a CM step of connector @p e whose completion (@p cb) goes to the
+ * application's queue; @p disc: it also owes a disconnect event naming
+ * the application's connector @p proxy.
+ */
 static ndk_status_t
-cm_start(struct att_ent *e, unsigned int slot, const struct ndk_attach_req *rq,
-	 bool disc, struct att_areq **r)
+cm_start(struct att_ent *e, unsigned int slot,
+	 const struct ndk_attach_cb *cb, uint64_t proxy, bool disc,
+	 struct att_areq **r)
 {
 	uint32_t need = 1;
 
-	if (rq->cb == 0)
+	if (cb->fn == 0)
 		return NDK_STATUS_INVALID_PARAMETER;
 	if (disc && e->disc_owed == 0)
 		need++;
@@ -299,10 +493,9 @@ cm_start(struct att_ent *e, unsigned int slot, const struct ndk_attach_req *rq,
 	if (need == 2)
 		__atomic_store_n(&e->disc_owed, 1, __ATOMIC_RELEASE);
 	if (disc)
-		e->pctx = rq->ctx;
+		e->pctx = proxy;
 	e->rq[slot].e = e;
-	e->rq[slot].fn = rq->cb;
-	e->rq[slot].ctx = rq->cb_ctx;
+	e->rq[slot].cb = *cb;
 	*r = &e->rq[slot];
 	return NDK_STATUS_PENDING;
 }
@@ -325,134 +518,274 @@ cm_started(struct att_ent *e, ndk_status_t st, bool disc)
 
 static ndk_status_t
 op_connect(struct roced_attach *s, unsigned int ai,
-	   const struct ndk_attach_req *rq, struct att_ent *c)
+	   const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
-	struct att_ent *q = roced_att_ent_get(s, ai, rq->h[1],
-					      NDK_OBJECT_TYPE_QP);
+	const struct ndk_attach_connect *b = &rq->connect;
+	struct att_ent *c = roced_att_ent_get(s, ai, b->conn,
+					      NDK_OBJECT_TYPE_CONNECTOR);
 	struct sockaddr_in src, dst;
+	struct att_ent *q;
 	struct att_areq *r;
 	ndk_status_t st;
 
+	RTE_SET_USED(rp);
+	if (c == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	q = roced_att_ent_get(s, ai, b->qp, NDK_OBJECT_TYPE_QP);
 	if (q == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
-	if (rq->addr.pdata_len > NDK_ATTACH_PDATA_MAX)
+	if (b->pdata_len > NDK_ATTACH_PDATA_MAX)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
-	st = cm_start(c, 0, rq, false, &r);
+	st = cm_start(c, 0, &b->cb, 0, false, &r);
 	if (st != NDK_STATUS_PENDING)
 		return st;
-	sin_of(&src, rq->addr.src_ip, rq->addr.src_port);
-	sin_of(&dst, rq->addr.dst_ip, rq->addr.dst_port);
+	sin_of(&src, b->src_ip, b->src_port);
+	sin_of(&dst, b->dst_ip, b->dst_port);
 	return cm_started(c, ndk_connect(c->obj, q->obj,
 		(struct sockaddr *)&src, sizeof(src),
-		(struct sockaddr *)&dst, sizeof(dst), rq->u[0], rq->u[1],
-		rq->addr.pdata_len != 0 ? rq->addr.pdata : NULL,
-		rq->addr.pdata_len, cm_done, r), false);
+		(struct sockaddr *)&dst, sizeof(dst), b->ird, b->ord,
+		b->pdata_len != 0 ? b->pdata : NULL, b->pdata_len, cm_done,
+		r), false);
 }
 
 static ndk_status_t
-op_accept(struct roced_attach *s, unsigned int ai,
-	  const struct ndk_attach_req *rq, struct att_ent *c)
+op_complete_connect(struct roced_attach *s, unsigned int ai,
+		    const struct ndk_attach_req *rq,
+		    struct ndk_attach_rep *rp)
 {
-	struct att_ent *q = roced_att_ent_get(s, ai, rq->h[1],
-					      NDK_OBJECT_TYPE_QP);
-	bool disc = rq->u[2] != 0;
+	const struct ndk_attach_complete_connect *b = &rq->complete_connect;
+	struct att_ent *c = roced_att_ent_get(s, ai, b->conn,
+					      NDK_OBJECT_TYPE_CONNECTOR);
+	bool disc = b->disc_event != 0;
 	struct att_areq *r;
 	ndk_status_t st;
 
-	if (q == NULL)
+	RTE_SET_USED(rp);
+	if (c == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
-	if (rq->data.len > NDK_ATTACH_DATA_MAX)
-		return NDK_STATUS_INVALID_BUFFER_SIZE;
-	st = cm_start(c, 0, rq, disc, &r);
+	st = cm_start(c, 0, &b->cb, b->proxy, disc, &r);
 	if (st != NDK_STATUS_PENDING)
 		return st;
-	return cm_started(c, ndk_accept(c->obj, q->obj, rq->u[0], rq->u[1],
-		rq->data.len != 0 ? rq->data.bytes : NULL, rq->data.len,
+	return cm_started(c, ndk_complete_connect(c->obj,
 		disc ? disc_event : NULL, c, cm_done, r), disc);
 }
 
 static ndk_status_t
-op_conn(struct att_ent *c, const struct ndk_attach_req *rq,
-	struct ndk_attach_rep *rp)
+op_disconnect(struct roced_attach *s, unsigned int ai,
+	      const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-	bool disc = rq->u[2] != 0;
+	struct att_ent *c = roced_att_ent_get(s, ai, rq->disconnect.conn,
+					      NDK_OBJECT_TYPE_CONNECTOR);
 	struct att_areq *r;
 	ndk_status_t st;
 
-	switch (rq->op) {
-	case NDK_ATT_COMPLETE_CONNECT:
-		st = cm_start(c, 0, rq, disc, &r);
-		if (st != NDK_STATUS_PENDING)
-			return st;
-		return cm_started(c, ndk_complete_connect(c->obj,
-			disc ? disc_event : NULL, c, cm_done, r), disc);
-	case NDK_ATT_DISCONNECT:
-		st = cm_start(c, 1, rq, false, &r);
-		if (st != NDK_STATUS_PENDING)
-			return st;
-		return cm_started(c, ndk_disconnect(c->obj, cm_done, r),
-				  false);
-	case NDK_ATT_REJECT:
-		if (rq->data.len > NDK_ATTACH_DATA_MAX)
-			return NDK_STATUS_INVALID_BUFFER_SIZE;
-		return ndk_reject(c->obj, rq->data.len != 0 ?
-				  rq->data.bytes : NULL, rq->data.len);
-	case NDK_ATT_CONN_DATA:
-		rp->data.len = RTE_MIN(rq->u[0],
-				       (uint32_t)sizeof(rp->data.bytes));
-		return ndk_get_connection_data(c->obj, &rp->u[0], &rp->u[1],
-					       rp->data.bytes, &rp->data.len);
-	case NDK_ATT_CONN_ADDR:
-		st = ndk_get_local_address(c->obj, (struct sockaddr *)&sin,
-					   &len);
-		if (!NDK_SUCCESS(st))
-			return st;
-		rp->addr.local_ip = sin.sin_addr.s_addr;
-		rp->addr.local_port = sin.sin_port;
-		len = sizeof(sin);
-		st = ndk_get_peer_address(c->obj, (struct sockaddr *)&sin,
-					  &len);
-		rp->addr.peer_ip = sin.sin_addr.s_addr;
-		rp->addr.peer_port = sin.sin_port;
+	RTE_SET_USED(rp);
+	if (c == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	st = cm_start(c, 1, &rq->disconnect.cb, 0, false, &r);
+	if (st != NDK_STATUS_PENDING)
 		return st;
-	default:
-		return NDK_STATUS_INVALID_DEVICE_REQUEST;
-	}
+	return cm_started(c, ndk_disconnect(c->obj, cm_done, r), false);
 }
 
 static ndk_status_t
-op_listener(struct att_ent *l, const struct ndk_attach_req *rq,
-	    struct ndk_attach_rep *rp)
+op_accept(struct roced_attach *s, unsigned int ai,
+	  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
+	const struct ndk_attach_accept *b = &rq->accept;
+	struct att_ent *c = roced_att_ent_get(s, ai, b->conn,
+					      NDK_OBJECT_TYPE_CONNECTOR);
+	bool disc = b->disc_event != 0;
+	struct att_ent *q;
+	struct att_areq *r;
+	ndk_status_t st;
+
+	RTE_SET_USED(rp);
+	if (c == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	q = roced_att_ent_get(s, ai, b->qp, NDK_OBJECT_TYPE_QP);
+	if (q == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	if (b->data_len > NDK_ATTACH_DATA_MAX)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	st = cm_start(c, 0, &b->cb, b->proxy, disc, &r);
+	if (st != NDK_STATUS_PENDING)
+		return st;
+	return cm_started(c, ndk_accept(c->obj, q->obj, b->ird, b->ord,
+		b->data_len != 0 ? b->data : NULL, b->data_len,
+		disc ? disc_event : NULL, c, cm_done, r), disc);
+}
+
+static ndk_status_t
+op_reject(struct roced_attach *s, unsigned int ai,
+	  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	const struct ndk_attach_reject *b = &rq->reject;
+	struct att_ent *c = roced_att_ent_get(s, ai, b->conn,
+					      NDK_OBJECT_TYPE_CONNECTOR);
+
+	RTE_SET_USED(rp);
+	if (c == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	if (b->data_len > NDK_ATTACH_DATA_MAX)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	return ndk_reject(c->obj, b->data_len != 0 ? b->data : NULL,
+			  b->data_len);
+}
+
+static ndk_status_t
+op_conn_data(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *c = roced_att_ent_get(s, ai, rq->conn_data.conn,
+					      NDK_OBJECT_TYPE_CONNECTOR);
+	uint32_t ird = 0, ord = 0, len;
+	ndk_status_t st;
+
+	if (c == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	len = RTE_MIN((uint32_t)rq->conn_data.want,
+		      (uint32_t)sizeof(rp->conn_data.bytes));
+	st = ndk_get_connection_data(c->obj, &ird, &ord, rp->conn_data.bytes,
+				     &len);
+	rp->conn_data.ird = ird;
+	rp->conn_data.ord = ord;
+	rp->conn_data.len = len;
+	return st;
+}
+
+static ndk_status_t
+op_conn_addr(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *c = roced_att_ent_get(s, ai, rq->obj.h,
+					      NDK_OBJECT_TYPE_CONNECTOR);
 	struct sockaddr_in sin;
 	socklen_t len = sizeof(sin);
 	ndk_status_t st;
 
-	switch (rq->op) {
-	case NDK_ATT_LISTEN:
-		sin_of(&sin, rq->addr.src_ip, rq->addr.src_port);
-		return ndk_listen(l->obj, (struct sockaddr *)&sin,
-				  sizeof(sin));
-	case NDK_ATT_LISTENER_ADDR:
-		st = ndk_listener_get_local_address(l->obj,
-						    (struct sockaddr *)&sin,
-						    &len);
-		rp->addr.local_ip = sin.sin_addr.s_addr;
-		rp->addr.local_port = sin.sin_port;
+	if (c == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	st = ndk_get_local_address(c->obj, (struct sockaddr *)&sin, &len);
+	if (!NDK_SUCCESS(st))
 		return st;
-	case NDK_ATT_LISTENER_PAUSE:
-		return ndk_control_connect_events(l->obj, rq->u[0] != 0);
-	default:
-		return NDK_STATUS_INVALID_DEVICE_REQUEST;
-	}
+	rp->conn_addr.local_ip = sin.sin_addr.s_addr;
+	rp->conn_addr.local_port = sin.sin_port;
+	len = sizeof(sin);
+	st = ndk_get_peer_address(c->obj, (struct sockaddr *)&sin, &len);
+	rp->conn_addr.peer_ip = sin.sin_addr.s_addr;
+	rp->conn_addr.peer_port = sin.sin_port;
+	return st;
 }
 
-/* This application's QPs: QP numbers, or the entry of one. */
 static ndk_status_t
-op_qp_list(struct roced_attach *s, unsigned int ai, uint32_t skip,
-	   struct ndk_attach_rep *rp)
+op_listen(struct roced_attach *s, unsigned int ai,
+	  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *l = roced_att_ent_get(s, ai, rq->listen.listener,
+					      NDK_OBJECT_TYPE_LISTENER);
+	struct sockaddr_in sin;
+
+	RTE_SET_USED(rp);
+	if (l == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	sin_of(&sin, rq->listen.ip, rq->listen.port);
+	return ndk_listen(l->obj, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static ndk_status_t
+op_listener_addr(struct roced_attach *s, unsigned int ai,
+		 const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *l = roced_att_ent_get(s, ai, rq->obj.h,
+					      NDK_OBJECT_TYPE_LISTENER);
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	ndk_status_t st;
+
+	if (l == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	memset(&sin, 0, sizeof(sin));
+	st = ndk_listener_get_local_address(l->obj, (struct sockaddr *)&sin,
+					    &len);
+	rp->listener_addr.ip = sin.sin_addr.s_addr;
+	rp->listener_addr.port = sin.sin_port;
+	return st;
+}
+
+static ndk_status_t
+op_listener_pause(struct roced_attach *s, unsigned int ai,
+		  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *l = roced_att_ent_get(s, ai,
+					      rq->listener_pause.listener,
+					      NDK_OBJECT_TYPE_LISTENER);
+
+	RTE_SET_USED(rp);
+	if (l == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	return ndk_control_connect_events(l->obj,
+					  rq->listener_pause.pause != 0);
+}
+
+static ndk_status_t
+op_cq_arm(struct roced_attach *s, unsigned int ai,
+	  const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->cq_arm.cq,
+					      NDK_OBJECT_TYPE_CQ);
+	uint32_t n;
+
+	RTE_SET_USED(rp);
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	n = __atomic_load_n(&e->notify_owed, __ATOMIC_ACQUIRE);
+	/* One pending arm and one firing notification at most are owed. */
+	if (n < 2) {
+		if (!roced_att_ev_reserve(e->owner, 1))
+			return NDK_STATUS_INSUFFICIENT_RESOURCES;
+		__atomic_fetch_add(&e->notify_owed, 1, __ATOMIC_ACQ_REL);
+	}
+	ndk_arm_cq(e->obj, rq->cq_arm.type);
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+op_init_fr(struct roced_attach *s, unsigned int ai,
+	   const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->init_fr.mr,
+					      NDK_OBJECT_TYPE_MR);
+
+	RTE_SET_USED(rp);
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	return ndk_initialize_fast_register_mr(e->obj, rq->init_fr.pages,
+					       rq->init_fr.remote != 0);
+}
+
+static ndk_status_t
+op_create_mw(struct roced_attach *s, unsigned int ai,
+	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *pd = roced_att_ent_get(s, ai, rq->obj.h,
+					       NDK_OBJECT_TYPE_PD);
+	struct ndk_mw *mw;
+	ndk_status_t st;
+
+	if (pd == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	st = ndk_create_mw(pd->obj, &mw);
+	if (NDK_SUCCESS(st) &&
+	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_MW, mw, rp)))
+		ndk_close_mw(mw, NULL, NULL);
+	return st;
+}
+
+/* This application's QPs: QP numbers, or the state of one. */
+static ndk_status_t
+op_qp_list(struct roced_attach *s, unsigned int ai,
+	   const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
 	uint32_t total = 0, n = 0;
 
@@ -461,99 +794,102 @@ op_qp_list(struct roced_attach *s, unsigned int ai, uint32_t skip,
 
 		if (e->type != NDK_OBJECT_TYPE_QP || e->app != ai)
 			continue;
-		if (total >= skip && n < NDK_ATTACH_QPN_MAX)
-			rp->qpns[n++] = ndk_qp_num(e->obj);
+		if (total >= rq->qp_list.skip && n < NDK_ATTACH_QPN_MAX)
+			rp->qp_list.qpns[n++] = ndk_qp_num(e->obj);
 		total++;
 	}
-	rp->u[0] = total;
-	rp->u[1] = n;
+	rp->qp_list.total = total;
+	rp->qp_list.n = n;
 	return NDK_STATUS_SUCCESS;
 }
 
 static ndk_status_t
-op_qp_info(struct roced_attach *s, unsigned int ai, uint32_t qpn,
-	   struct ndk_attach_rep *rp)
+op_qp_info(struct roced_attach *s, unsigned int ai,
+	   const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
+	uint32_t qpn = rq->qp_info.qpn;
+	struct ndk_qp_info info;
+	ndk_status_t st;
+
 	for (uint32_t i = 0; i < ATT_MAX_OBJS; i++) {
 		struct att_ent *e = &s->ent[i];
 
-		if (e->type == NDK_OBJECT_TYPE_QP && e->app == ai &&
-		    ndk_qp_num(e->obj) == qpn)
-			return ndk_qp_query_info(s->apps[ai].port->ad, qpn,
-						 &rp->info);
+		if (e->type != NDK_OBJECT_TYPE_QP || e->app != ai ||
+		    ndk_qp_num(e->obj) != qpn)
+			continue;
+		memset(&info, 0, sizeof(info));
+		st = ndk_qp_query_info(app_ad(s, ai), qpn, &info);
+		rp->qp_info.info = info;
+		return st;
 	}
 	/* Another application's QP is no QP of this one. */
 	return NDK_STATUS_INVALID_HANDLE;
 }
 
 static ndk_status_t
-op_create_mw(struct roced_attach *s, unsigned int ai, struct att_ent *pd,
-	     struct ndk_attach_rep *rp)
+op_alloc(struct roced_attach *s, unsigned int ai,
+	 const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
-	struct ndk_mw *mw;
-	ndk_status_t st = ndk_create_mw(pd->obj, &mw);
+	void *va;
+	ndk_status_t st = roced_app_alloc(&s->apps[ai].res, rq->alloc.len,
+					  rq->alloc.align, &va);
 
-	if (!NDK_SUCCESS(st))
-		return st;
-	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_MW, mw, rp);
-	if (!NDK_SUCCESS(st))
-		ndk_close_mw(mw, NULL, NULL);
+	if (NDK_SUCCESS(st))
+		rp->alloc.va = (uintptr_t)va;
 	return st;
 }
+
+static ndk_status_t
+op_free(struct roced_attach *s, unsigned int ai,
+	const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	RTE_SET_USED(rp);
+	return roced_app_free(&s->apps[ai].res,
+			      (void *)(uintptr_t)rq->free.va);
+}
+
+/* A request's handler: decodes its body, fills its reply's. */
+typedef ndk_status_t (*att_op_fn)(struct roced_attach *s, unsigned int ai,
+				  const struct ndk_attach_req *rq,
+				  struct ndk_attach_rep *rp);
+
+/* Every request of an attached application but HELLO and BYE. */
+static const att_op_fn att_ops[NDK_ATT_OP_MAX] = {
+	[NDK_ATT_CREATE_PD] = op_create_pd,
+	[NDK_ATT_CREATE_CQ] = op_create_cq,
+	[NDK_ATT_CREATE_QP] = op_create_qp,
+	[NDK_ATT_CREATE_MR] = op_create_mr,
+	[NDK_ATT_REGISTER_MR] = op_register_mr,
+	[NDK_ATT_DEREGISTER_MR] = op_deregister_mr,
+	[NDK_ATT_CLOSE] = op_close,
+	[NDK_ATT_QP_MODIFY] = op_qp_modify,
+	[NDK_ATT_QP_QUERY] = op_qp_query,
+	[NDK_ATT_CREATE_CONNECTOR] = op_create_connector,
+	[NDK_ATT_CONNECT] = op_connect,
+	[NDK_ATT_COMPLETE_CONNECT] = op_complete_connect,
+	[NDK_ATT_DISCONNECT] = op_disconnect,
+	[NDK_ATT_CREATE_LISTENER] = op_create_listener,
+	[NDK_ATT_LISTEN] = op_listen,
+	[NDK_ATT_LISTENER_ADDR] = op_listener_addr,
+	[NDK_ATT_LISTENER_PAUSE] = op_listener_pause,
+	[NDK_ATT_ACCEPT] = op_accept,
+	[NDK_ATT_REJECT] = op_reject,
+	[NDK_ATT_CONN_DATA] = op_conn_data,
+	[NDK_ATT_CONN_ADDR] = op_conn_addr,
+	[NDK_ATT_CQ_ARM] = op_cq_arm,
+	[NDK_ATT_INIT_FR] = op_init_fr,
+	[NDK_ATT_CREATE_MW] = op_create_mw,
+	[NDK_ATT_QP_LIST] = op_qp_list,
+	[NDK_ATT_QP_INFO] = op_qp_info,
+	[NDK_ATT_ALLOC] = op_alloc,
+	[NDK_ATT_FREE] = op_free,
+};
 
 ndk_status_t
 roced_att_ops(struct roced_attach *s, unsigned int ai,
 	      const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
-	static const uint16_t type_of[] = {
-		[NDK_ATT_CONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_COMPLETE_CONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_DISCONNECT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_LISTEN] = NDK_OBJECT_TYPE_LISTENER,
-		[NDK_ATT_LISTENER_ADDR] = NDK_OBJECT_TYPE_LISTENER,
-		[NDK_ATT_LISTENER_PAUSE] = NDK_OBJECT_TYPE_LISTENER,
-		[NDK_ATT_ACCEPT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_REJECT] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_CONN_DATA] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_CONN_ADDR] = NDK_OBJECT_TYPE_CONNECTOR,
-		[NDK_ATT_CQ_ARM] = NDK_OBJECT_TYPE_CQ,
-		[NDK_ATT_INIT_FR] = NDK_OBJECT_TYPE_MR,
-		[NDK_ATT_CREATE_MW] = NDK_OBJECT_TYPE_PD,
-	};
-	struct att_ent *e;
-
-	switch (rq->op) {
-	case NDK_ATT_CREATE_LISTENER:
-		return op_create_listener(s, ai, rq, rp);
-	case NDK_ATT_QP_LIST:
-		return op_qp_list(s, ai, rq->u[0], rp);
-	case NDK_ATT_QP_INFO:
-		return op_qp_info(s, ai, rq->u[0], rp);
-	default:
-		break;
-	}
-	if (rq->op >= RTE_DIM(type_of) || type_of[rq->op] == 0)
+	if (rq->hdr.op >= RTE_DIM(att_ops) || att_ops[rq->hdr.op] == NULL)
 		return NDK_STATUS_INVALID_DEVICE_REQUEST;
-	e = roced_att_ent_get(s, ai, rq->h[0], type_of[rq->op]);
-	if (e == NULL)
-		return NDK_STATUS_INVALID_HANDLE;
-	switch (rq->op) {
-	case NDK_ATT_CONNECT:
-		return op_connect(s, ai, rq, e);
-	case NDK_ATT_ACCEPT:
-		return op_accept(s, ai, rq, e);
-	case NDK_ATT_LISTEN:
-	case NDK_ATT_LISTENER_ADDR:
-	case NDK_ATT_LISTENER_PAUSE:
-		return op_listener(e, rq, rp);
-	case NDK_ATT_CQ_ARM:
-		return op_cq_arm(e, rq->u[0]);
-	case NDK_ATT_INIT_FR:
-		return ndk_initialize_fast_register_mr(e->obj, rq->u[0],
-						       rq->u[1] != 0);
-	case NDK_ATT_CREATE_MW:
-		return op_create_mw(s, ai, e, rp);
-	default:
-		return op_conn(e, rq, rp);
-	}
+	return att_ops[rq->hdr.op](s, ai, rq, rp);
 }

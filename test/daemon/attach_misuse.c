@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * attach-misuse: speaks the attach protocol (swroce_attach.h) directly to
- * ndk-roced as two applications X and Y of this one process. X creates one
- * object of each kind; then every request kind of protocol version 2 is
- * sent by Y naming X's objects, and must be refused with
+ * attach-misuse: speaks the attach protocol (ndk_attach_proto.h) directly
+ * to ndk-roced as two applications X and Y of this one process. First a
+ * HELLO of another protocol version must be refused with
+ * STATUS_BAD_VERSION (the reply in the daemon's version), and requests
+ * of a length other than their code's with STATUS_INVALID_BUFFER_SIZE.
+ * X creates one object of each kind; then each request kind naming an
+ * object is sent by Y naming X's objects, and must be refused with
  * STATUS_INVALID_HANDLE, and the same request sent by X must not be (so
  * the test fails if handles stopped being checked or stopped working).
  * A request with X's id but another pid is refused too, and QP_LIST and
@@ -34,7 +37,7 @@
 #include <rte_string_fns.h>
 
 #include "ndk.h"
-#include "swroce_attach.h"
+#include "ndk_attach_proto.h"
 
 struct app {
 	uint64_t id;
@@ -52,9 +55,9 @@ fail(const char *what)
 	exit(1);
 }
 
+/* Send @p rq as it is (header included), @p len bytes of it. */
 static ndk_status_t
-call(uint64_t app, int32_t pid, struct ndk_attach_req *rq,
-     struct ndk_attach_rep *rp)
+send_raw(const struct ndk_attach_req *rq, int len, struct ndk_attach_rep *rp)
 {
 	struct timespec ts = { .tv_sec = NDK_ATTACH_TIMEOUT_S };
 	struct rte_mp_reply r = { 0 };
@@ -62,67 +65,174 @@ call(uint64_t app, int32_t pid, struct ndk_attach_req *rq,
 
 	memset(&m, 0, sizeof(m));
 	memset(rp, 0, sizeof(*rp));
-	rq->version = NDK_ATTACH_VERSION;
-	rq->pid = pid;
-	rq->app = app;
 	rte_strlcpy(m.name, NDK_ATTACH_MP_NAME, sizeof(m.name));
-	memcpy(m.param, rq, sizeof(*rq));
-	m.len_param = sizeof(*rq);
+	memcpy(m.param, rq, (size_t)len);
+	m.len_param = len;
 	if (rte_mp_request_sync(&m, &r, &ts) != 0 || r.nb_received != 1)
 		fail("no answer from the daemon");
-	memcpy(rp, r.msgs[0].param, sizeof(*rp));
+	len = r.msgs[0].len_param;
+	if (len < (int)sizeof(rp->hdr) || len > (int)sizeof(*rp))
+		fail("a reply of a wrong length");
+	memcpy(rp, r.msgs[0].param, (size_t)len);
 	free(r.msgs);
-	return rp->status;
+	/* Whatever the request's version, the reply is in the daemon's. */
+	if (rp->hdr.version != NDK_ATTACH_VERSION ||
+	    rp->hdr.len != (uint32_t)len)
+		fail("a reply of another protocol version, or whose header "
+		     "says another length");
+	return rp->hdr.status;
 }
 
-static uint64_t
-make(uint64_t app, uint32_t op, uint64_t h0, uint32_t u0,
+/* A request of @p app (as process @p pid), of its code's length. */
+static ndk_status_t
+call(uint64_t app, int32_t pid, struct ndk_attach_req *rq,
      struct ndk_attach_rep *rp)
 {
-	struct ndk_attach_req rq = { .op = op };
+	ndk_status_t st;
 
-	rq.h[0] = h0;
-	rq.u[0] = u0;
-	rq.ctx = 1;                       /* a proxy address, never used */
+	rq->hdr.version = NDK_ATTACH_VERSION;
+	rq->hdr.len = ndk_attach_req_len(rq->hdr.op);
+	rq->hdr.pid = pid;
+	rq->hdr.app = app;
+	st = send_raw(rq, (int)rq->hdr.len, rp);
+	if (rp->hdr.op != rq->hdr.op ||
+	    rp->hdr.len != ndk_attach_rep_len(rq->hdr.op))
+		fail("a reply to another request, or of a wrong length");
+	return st;
+}
+
+/* A zeroed request of code @p op. */
+static struct ndk_attach_req
+req(uint32_t op)
+{
+	struct ndk_attach_req rq;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.hdr.op = (uint16_t)op;
+	return rq;
+}
+
+/* A request that must succeed. @return the new object's handle. */
+static uint64_t
+make(uint64_t app, struct ndk_attach_req rq, struct ndk_attach_rep *rp)
+{
 	if (call(app, getpid(), &rq, rp) != NDK_STATUS_SUCCESS) {
-		fprintf(stderr, "attach-misuse: request %u: %s\n", op,
-			ndk_status_str(rp->status));
+		fprintf(stderr, "attach-misuse: request %u: %s\n",
+			rq.hdr.op, ndk_status_str(rp->hdr.status));
 		exit(1);
 	}
-	return rp->handle;
+	return rp->new_obj.handle;
+}
+
+/* A request naming object @p h and nothing else. */
+static struct ndk_attach_req
+req_obj(uint32_t op, uint64_t h)
+{
+	struct ndk_attach_req rq = req(op);
+
+	rq.obj.h = h;
+	return rq;
+}
+
+static struct ndk_attach_req
+req_cq_arm(uint64_t cq)
+{
+	struct ndk_attach_req rq = req(NDK_ATT_CQ_ARM);
+
+	rq.cq_arm.cq = cq;
+	rq.cq_arm.type = NDK_CQ_NOTIFY_ANY;
+	return rq;
+}
+
+static struct ndk_attach_req
+req_create_cq(uint32_t depth)
+{
+	struct ndk_attach_req rq = req(NDK_ATT_CREATE_CQ);
+
+	rq.create_cq.depth = depth;
+	rq.create_cq.proxy = 1;           /* a proxy address, never used */
+	return rq;
 }
 
 static void
 hello(const char *port, struct app *a, uint32_t slots)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_HELLO };
+	struct ndk_attach_req rq = req(NDK_ATT_HELLO);
 	struct ndk_attach_rep rp;
 
-	rte_strlcpy(rq.name, port, sizeof(rq.name));
-	rq.u[0] = slots;
+	rte_strlcpy(rq.hello.name, port, sizeof(rq.hello.name));
+	rq.hello.ev_slots = slots;
 	if (call(0, getpid(), &rq, &rp) != NDK_STATUS_SUCCESS)
 		fail("HELLO refused");
-	a->id = rp.handle;
-	a->evq = (struct ndk_attach_evq *)(uintptr_t)rp.obj2;
-	a->pd = make(a->id, NDK_ATT_CREATE_PD, 0, 0, &rp);
-	a->cq = make(a->id, NDK_ATT_CREATE_CQ, 0, 64, &rp);
-	{
-		struct ndk_attach_req q = { .op = NDK_ATT_CREATE_QP };
+	a->id = rp.hello.app;
+	a->evq = (struct ndk_attach_evq *)(uintptr_t)rp.hello.evq;
+	a->pd = make(a->id, req(NDK_ATT_CREATE_PD), &rp);
+	a->cq = make(a->id, req_create_cq(64), &rp);
+	rq = req(NDK_ATT_CREATE_QP);
+	rq.create_qp.pd = a->pd;
+	rq.create_qp.rcq = a->cq;
+	rq.create_qp.icq = a->cq;
+	rq.create_qp.rq_depth = rq.create_qp.iq_depth = 8;
+	rq.create_qp.max_rsge = rq.create_qp.max_isge = 1;
+	if (call(a->id, getpid(), &rq, &rp) != NDK_STATUS_SUCCESS)
+		fail("create QP");
+	a->qp = rp.create_qp.handle;
+	a->qpn = rp.create_qp.qpn;
+	a->conn = make(a->id, req(NDK_ATT_CREATE_CONNECTOR), &rp);
+	rq = req(NDK_ATT_CREATE_LISTENER);
+	rq.create_listener.proxy = 1;
+	a->lis = make(a->id, rq, &rp);
+	rq = req(NDK_ATT_CREATE_MR);
+	rq.create_mr.pd = a->pd;
+	rq.create_mr.fast_register = 1;
+	a->fr = make(a->id, rq, &rp);
+	a->mw = make(a->id, req_obj(NDK_ATT_CREATE_MW, a->pd), &rp);
+}
 
-		q.h[0] = a->pd;
-		q.h[1] = a->cq;
-		q.h[2] = a->cq;
-		q.u[0] = q.u[1] = 8;
-		q.u[2] = q.u[3] = 1;
-		if (call(a->id, getpid(), &q, &rp) != NDK_STATUS_SUCCESS)
-			fail("create QP");
-		a->qp = rp.handle;
-		a->qpn = rp.u[0];
+/*
+ * The version is checked at HELLO: another one is refused (and logged by
+ * the daemon); a request of a length other than its code's is refused.
+ */
+static void
+bad_messages(const char *port, const struct app *x)
+{
+	struct ndk_attach_req rq = req(NDK_ATT_HELLO);
+	struct ndk_attach_rep rp;
+	ndk_status_t st;
+	int len;
+
+	rte_strlcpy(rq.hello.name, port, sizeof(rq.hello.name));
+	rq.hdr.version = NDK_ATTACH_VERSION - 1;
+	rq.hdr.len = ndk_attach_req_len(NDK_ATT_HELLO);
+	rq.hdr.pid = getpid();
+	st = send_raw(&rq, (int)rq.hdr.len, &rp);
+	if (st != NDK_STATUS_BAD_VERSION)
+		fail("a HELLO of another protocol version was not refused "
+		     "with STATUS_BAD_VERSION");
+	printf("  HELLO of version %u     %s (daemon: version %u)\n",
+	       NDK_ATTACH_VERSION - 1, ndk_status_str(st), rp.hdr.version);
+	checked++;
+	/* One byte short and one too many, header and message agreeing. */
+	for (int d = -1; d <= 1; d += 2) {
+		rq = req_obj(NDK_ATT_CLOSE, x->mw);
+		rq.hdr.version = NDK_ATTACH_VERSION;
+		rq.hdr.pid = getpid();
+		rq.hdr.app = x->id;
+		len = (int)ndk_attach_req_len(NDK_ATT_CLOSE) + d;
+		rq.hdr.len = (uint32_t)len;
+		st = send_raw(&rq, len, &rp);
+		if (st != NDK_STATUS_INVALID_BUFFER_SIZE)
+			fail("a request of a wrong length was not refused "
+			     "with STATUS_INVALID_BUFFER_SIZE");
 	}
-	a->conn = make(a->id, NDK_ATT_CREATE_CONNECTOR, 0, 0, &rp);
-	a->lis = make(a->id, NDK_ATT_CREATE_LISTENER, 0, 0, &rp);
-	a->fr = make(a->id, NDK_ATT_CREATE_MR, a->pd, 1, &rp);
-	a->mw = make(a->id, NDK_ATT_CREATE_MW, a->pd, 0, &rp);
+	/* The message's length right, its header's wrong. */
+	rq.hdr.len = ndk_attach_req_len(NDK_ATT_CLOSE) + 8;
+	st = send_raw(&rq, (int)ndk_attach_req_len(NDK_ATT_CLOSE), &rp);
+	if (st != NDK_STATUS_INVALID_BUFFER_SIZE)
+		fail("a request whose header says another length was not "
+		     "refused");
+	printf("  CLOSE of a wrong length %s\n", ndk_status_str(st));
+	checked++;
 }
 
 /* @p rq as Y must be refused; as X it must get past the handle checks. */
@@ -133,8 +243,6 @@ both(const struct app *x, const struct app *y, struct ndk_attach_req *rq,
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
-	rq->cb = 1;                       /* a callback address, never used */
-	rq->cb_ctx = 1;
 	st = call(y->id, getpid(), rq, &rp);
 	if (st != NDK_STATUS_INVALID_HANDLE) {
 		fprintf(stderr, "attach-misuse: %s by another application: "
@@ -158,35 +266,26 @@ both(const struct app *x, const struct app *y, struct ndk_attach_req *rq,
 	checked++;
 }
 
-static void
-one(const struct app *x, const struct app *y, uint32_t op, uint64_t h0,
-    uint64_t h1, uint32_t u0, const char *what)
-{
-	struct ndk_attach_req rq = { .op = op };
-
-	rq.h[0] = h0;
-	rq.h[1] = h1;
-	rq.u[0] = u0;
-	both(x, y, &rq, what);
-}
+/* A callback address, never used. */
+static const struct ndk_attach_cb cb_1 = { .fn = 1, .ctx = 1 };
 
 /* X's connect to nobody: answered at once, completed by an event. */
 static void
 pending_connect(const struct app *x)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CONNECT };
+	struct ndk_attach_req rq = req(NDK_ATT_CONNECT);
 	struct ndk_attach_rep rp;
 	struct ndk_attach_ev ev;
 	uint32_t used0 = __atomic_load_n(&x->evq->used, __ATOMIC_ACQUIRE);
 	uint64_t t0;
 
-	rq.h[0] = x->conn;
-	rq.h[1] = x->qp;
-	rq.addr.dst_ip = inet_addr("10.255.255.1");
-	rq.addr.dst_port = htons(7000);
-	rq.u[0] = rq.u[1] = 1;
-	rq.cb = 0x1234;
-	rq.cb_ctx = 0x5678;
+	rq.connect.conn = x->conn;
+	rq.connect.qp = x->qp;
+	rq.connect.dst_ip = inet_addr("10.255.255.1");
+	rq.connect.dst_port = htons(7000);
+	rq.connect.ird = rq.connect.ord = 1;
+	rq.connect.cb.fn = 0x1234;
+	rq.connect.cb.ctx = 0x5678;
 	if (call(x->id, getpid(), &rq, &rp) != NDK_STATUS_PENDING)
 		fail("CONNECT did not answer STATUS_PENDING");
 	if (rte_ring_count(x->evq->ring) != 0 ||
@@ -200,11 +299,11 @@ pending_connect(const struct app *x)
 		rte_delay_us_sleep(10000);
 	}
 	__atomic_fetch_sub(&x->evq->used, 1, __ATOMIC_RELEASE);
-	if (ev.kind != NDK_ATT_EV_DONE || ev.fn != 0x1234 ||
-	    ev.ctx != 0x5678 || ev.status == NDK_STATUS_SUCCESS)
+	if (ev.kind != NDK_ATT_EV_DONE || ev.done.cb.fn != 0x1234 ||
+	    ev.done.cb.ctx != 0x5678 || ev.done.status == NDK_STATUS_SUCCESS)
 		fail("the CONNECT's completion event is wrong");
 	printf("  CONNECT to nobody       PENDING, then event %s\n",
-	       ndk_status_str(ev.status));
+	       ndk_status_str(ev.done.status));
 }
 
 static uint32_t
@@ -221,7 +320,7 @@ used_of(const struct app *a)
 static void
 ring_full(const char *port)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CONNECT };
+	struct ndk_attach_req rq = req(NDK_ATT_CONNECT);
 	struct ndk_attach_rep rp;
 	uint64_t cq[4];
 	struct app z;
@@ -231,33 +330,31 @@ ring_full(const char *port)
 	if (z.evq->cap != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("HELLO did not size the event ring as asked");
 	for (int i = 0; i < 4; i++) {
-		cq[i] = make(z.id, NDK_ATT_CREATE_CQ, 0, 16, &rp);
+		cq[i] = make(z.id, req_create_cq(16), &rp);
 		for (int k = 0; k < 2; k++)
-			make(z.id, NDK_ATT_CQ_ARM, cq[i], NDK_CQ_NOTIFY_ANY,
-			     &rp);
+			make(z.id, req_cq_arm(cq[i]), &rp);
 	}
 	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("8 arms did not promise 8 events");
 	/* A ninth arm of an armed CQ promises nothing more. */
-	make(z.id, NDK_ATT_CQ_ARM, cq[0], NDK_CQ_NOTIFY_ANY, &rp);
-	rq.h[0] = z.conn;
-	rq.h[1] = z.qp;
-	rq.addr.dst_ip = inet_addr("10.255.255.1");
-	rq.addr.dst_port = htons(7000);
-	rq.cb = 1;
+	make(z.id, req_cq_arm(cq[0]), &rp);
+	rq.connect.conn = z.conn;
+	rq.connect.qp = z.qp;
+	rq.connect.dst_ip = inet_addr("10.255.255.1");
+	rq.connect.dst_port = htons(7000);
+	rq.connect.cb.fn = 1;
 	st = call(z.id, getpid(), &rq, &rp);
 	if (st != NDK_STATUS_INSUFFICIENT_RESOURCES ||
 	    used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("CONNECT with a full event ring was not refused inline");
-	make(z.id, NDK_ATT_CLOSE, cq[3], 0, &rp);
+	make(z.id, req_obj(NDK_ATT_CLOSE, cq[3]), &rp);
 	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN - 2)
 		fail("closing an armed CQ did not give its events back");
 	if (call(z.id, getpid(), &rq, &rp) != NDK_STATUS_PENDING)
 		fail("CONNECT refused with room in the event ring");
 	printf("  event ring of %u full   CONNECT refused, accepted after "
 	       "a CQ closed\n", NDK_ATTACH_EV_SLOTS_MIN);
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_BYE;
+	rq = req(NDK_ATT_BYE);
 	call(z.id, getpid(), &rq, &rp);
 }
 
@@ -277,55 +374,68 @@ main(int argc, char **argv)
 	port = argv[n + 2];
 	hello(port, &x, 0);
 	hello(port, &y, 0);
-	one(&x, &y, NDK_ATT_LISTENER_ADDR, x.lis, 0, 0, "LISTENER_ADDR");
-	one(&x, &y, NDK_ATT_LISTENER_PAUSE, x.lis, 0, 0, "LISTENER_PAUSE");
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_LISTEN;
-	rq.h[0] = x.lis;
-	rq.addr.src_port = htons(7999);
+	bad_messages(port, &x);
+	rq = req_obj(NDK_ATT_LISTENER_ADDR, x.lis);
+	both(&x, &y, &rq, "LISTENER_ADDR");
+	rq = req(NDK_ATT_LISTENER_PAUSE);
+	rq.listener_pause.listener = x.lis;
+	both(&x, &y, &rq, "LISTENER_PAUSE");
+	rq = req(NDK_ATT_LISTEN);
+	rq.listen.listener = x.lis;
+	rq.listen.port = htons(7999);
 	both(&x, &y, &rq, "LISTEN");
-	one(&x, &y, NDK_ATT_ACCEPT, x.conn, x.qp, 1, "ACCEPT");
+	rq = req(NDK_ATT_ACCEPT);
+	rq.accept.conn = x.conn;
+	rq.accept.qp = x.qp;
+	rq.accept.cb = cb_1;
+	both(&x, &y, &rq, "ACCEPT");
 	/* Y's own connector with X's QP. */
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_ACCEPT;
-	rq.h[0] = y.conn;
-	rq.h[1] = x.qp;
-	rq.cb = 1;
+	rq.accept.conn = y.conn;
 	if (call(y.id, getpid(), &rq, &rp) != NDK_STATUS_INVALID_HANDLE)
 		fail("ACCEPT of one's connector with another's QP");
-	one(&x, &y, NDK_ATT_REJECT, x.conn, 0, 0, "REJECT");
-	one(&x, &y, NDK_ATT_CONN_DATA, x.conn, 0, 64, "CONN_DATA");
-	one(&x, &y, NDK_ATT_CONN_ADDR, x.conn, 0, 0, "CONN_ADDR");
-	one(&x, &y, NDK_ATT_COMPLETE_CONNECT, x.conn, 0, 0,
-	    "COMPLETE_CONNECT");
-	one(&x, &y, NDK_ATT_DISCONNECT, x.conn, 0, 0, "DISCONNECT");
-	one(&x, &y, NDK_ATT_CQ_ARM, x.cq, 0, NDK_CQ_NOTIFY_ANY, "CQ_ARM");
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_INIT_FR;
-	rq.h[0] = x.fr;
-	rq.u[0] = 2;
-	rq.u[1] = 1;
+	rq = req(NDK_ATT_REJECT);
+	rq.reject.conn = x.conn;
+	both(&x, &y, &rq, "REJECT");
+	rq = req(NDK_ATT_CONN_DATA);
+	rq.conn_data.conn = x.conn;
+	rq.conn_data.want = 64;
+	both(&x, &y, &rq, "CONN_DATA");
+	rq = req_obj(NDK_ATT_CONN_ADDR, x.conn);
+	both(&x, &y, &rq, "CONN_ADDR");
+	rq = req(NDK_ATT_COMPLETE_CONNECT);
+	rq.complete_connect.conn = x.conn;
+	rq.complete_connect.cb = cb_1;
+	both(&x, &y, &rq, "COMPLETE_CONNECT");
+	rq = req(NDK_ATT_DISCONNECT);
+	rq.disconnect.conn = x.conn;
+	rq.disconnect.cb = cb_1;
+	both(&x, &y, &rq, "DISCONNECT");
+	rq = req_cq_arm(x.cq);
+	both(&x, &y, &rq, "CQ_ARM");
+	rq = req(NDK_ATT_INIT_FR);
+	rq.init_fr.mr = x.fr;
+	rq.init_fr.pages = 2;
+	rq.init_fr.remote = 1;
 	both(&x, &y, &rq, "INIT_FR");
-	one(&x, &y, NDK_ATT_CREATE_MW, x.pd, 0, 0, "CREATE_MW");
-	one(&x, &y, NDK_ATT_CLOSE, x.mw, 0, 0, "CLOSE (window)");
+	rq = req_obj(NDK_ATT_CREATE_MW, x.pd);
+	both(&x, &y, &rq, "CREATE_MW");
+	rq = req_obj(NDK_ATT_CLOSE, x.mw);
+	both(&x, &y, &rq, "CLOSE (window)");
 	/* Y sees none of X's QPs; X sees its one. */
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_QP_INFO;
-	rq.u[0] = x.qpn;
+	rq = req(NDK_ATT_QP_INFO);
+	rq.qp_info.qpn = x.qpn;
 	both(&x, &y, &rq, "QP_INFO");
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_QP_LIST;
+	rq = req(NDK_ATT_QP_LIST);
 	if (call(y.id, getpid(), &rq, &rp) != NDK_STATUS_SUCCESS ||
-	    rp.u[0] != 1 || rp.qpns[0] != y.qpn)
+	    rp.qp_list.total != 1 || rp.qp_list.qpns[0] != y.qpn)
 		fail("QP_LIST of Y lists other than its own QP");
 	if (call(x.id, getpid(), &rq, &rp) != NDK_STATUS_SUCCESS ||
-	    rp.u[0] != 1 || rp.qpns[0] != x.qpn)
+	    rp.qp_list.total != 1 || rp.qp_list.qpns[0] != x.qpn)
 		fail("QP_LIST of X lists other than its own QP");
 	checked++;
 	pending_connect(&x);
 	ring_full(port);
-	memset(&rq, 0, sizeof(rq));
-	rq.op = NDK_ATT_BYE;
+	rq = req(NDK_ATT_BYE);
 	call(y.id, getpid(), &rq, &rp);
 	call(x.id, getpid(), &rq, &rp);
 	printf("MISUSE OK %u requests\n", checked);

@@ -569,6 +569,11 @@ def cm_round(huge, tag, net, attached_role):
             assert misuse.returncode == 0, misuse.stdout + misuse.stderr
             assert 'MISUSE OK' in misuse.stdout, misuse.stdout
             print(misuse.stdout, end='')
+            # The daemon says why it refused the wrong version and length.
+            alog.seek(0)
+            log = alog.read()
+            assert 'speaks attach protocol version' in log, log[-2000:]
+            assert 'expected: refused' in log, log[-2000:]
         stop_in_order(emb, a, alog)
     except Exception:
         for x in (emb, app):

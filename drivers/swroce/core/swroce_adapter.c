@@ -183,7 +183,7 @@ swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out)
 /* Open, info, stats, close                                            */
 /* ------------------------------------------------------------------ */
 
-static ndk_status_t
+ndk_status_t
 swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
 	       uint32_t *size)
 {
@@ -198,7 +198,7 @@ swr_query_info(struct ndk_adapter *adapter, struct ndk_adapter_info *info,
 	return NDK_STATUS_SUCCESS;
 }
 
-static void
+void
 swr_get_stats(struct ndk_adapter *adapter, struct ndk_adapter_stats *stats)
 {
 	struct swr_stats s;

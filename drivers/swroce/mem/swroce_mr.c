@@ -319,7 +319,7 @@ swr_mr_deregister(struct ndk_mr *m)
 	return NDK_STATUS_SUCCESS;
 }
 
-static uint32_t
+uint32_t
 swr_mr_token(struct ndk_mr *m)
 {
 	struct swr_mr *mr = mr_of(m);

@@ -195,7 +195,7 @@ swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
 static ndk_status_t swr_mw_close(struct ndk_mw *w,
 				 ndk_close_completion_fn done, void *ctx);
 
-static uint32_t
+uint32_t
 swr_mw_token(struct ndk_mw *w)
 {
 	return ((struct swr_mw *)w)->r.token_next;

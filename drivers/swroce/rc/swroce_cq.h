@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ndk_provider.h"
+#include "swroce_shared.h"
 
 struct swr_adapter;
 
@@ -63,13 +64,6 @@ ndk_status_t swr_cq_create(struct ndk_adapter *adapter, uint32_t depth,
 /** Free a CQ immediately (adapter close). */
 void swr_cq_destroy(struct swr_cq *cq);
 
-/**
- * Take completions off the CQ's ring (the CQ dispatch entries; also used
- * by attached applications on the shared ring, swroce_attach.c).
- */
-uint32_t swr_cq_get_results_ex(struct ndk_cq *c, struct ndk_result_ex *r,
-			       uint32_t n);
-uint32_t swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r,
-			    uint32_t n);
+/* Taking completions (swr_cq_get_results*): include/swroce_shared.h. */
 
 #endif /* SWROCE_CQ_H */

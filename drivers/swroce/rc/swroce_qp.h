@@ -19,6 +19,7 @@
 #include "ndk_roce.h"
 #include "ndk_roce_rtt.h"
 #include "swroce_adapter.h"
+#include "swroce_shared.h"
 #include "swroce_timer.h"
 
 struct swr_pd;
@@ -361,34 +362,6 @@ ndk_status_t swr_qp_modify_check(const struct swr_qp *qp,
 				 const struct ndk_qp_attr *a, uint32_t mask,
 				 uint32_t from, uint32_t to);
 
-/* swroce_post.c: the QP dispatch entries of the application side */
-
-ndk_status_t swr_post_send(struct ndk_qp *q, void *ctx,
-			   const struct ndk_sge *sgl, uint32_t nsge,
-			   uint32_t flags);
-ndk_status_t swr_post_send_inv(struct ndk_qp *q, void *ctx,
-			       const struct ndk_sge *sgl, uint32_t nsge,
-			       uint32_t flags, uint32_t remote_token);
-ndk_status_t swr_post_write(struct ndk_qp *q, void *ctx,
-			    const struct ndk_sge *sgl, uint32_t nsge,
-			    uint64_t raddr, uint32_t rkey, uint32_t flags);
-ndk_status_t swr_post_read(struct ndk_qp *q, void *ctx,
-			   const struct ndk_sge *sgl, uint32_t nsge,
-			   uint64_t raddr, uint32_t rkey, uint32_t flags);
-ndk_status_t swr_post_receive(struct ndk_qp *q, void *ctx,
-			      const struct ndk_sge *sgl, uint32_t nsge);
-ndk_status_t swr_post_fast_register(struct ndk_qp *q, void *ctx,
-				    struct ndk_mr *mr, uint32_t page_count,
-				    const uint64_t *pages, uint32_t fbo,
-				    size_t length, uint64_t base_va,
-				    uint32_t flags);
-ndk_status_t swr_post_invalidate(struct ndk_qp *q, void *ctx,
-				 struct ndk_object_header *obj,
-				 uint32_t flags);
-ndk_status_t swr_post_bind(struct ndk_qp *q, void *ctx, struct ndk_mr *mr,
-			   struct ndk_mw *mw, uint64_t va, size_t length,
-			   uint32_t flags);
-void swr_post_flush(struct ndk_qp *q);
-void swr_post_get_stats(struct ndk_qp *q, struct ndk_qp_stats *stats);
+/* swroce_post.c: the QP dispatch entries, in include/swroce_shared.h */
 
 #endif /* SWROCE_QP_H */

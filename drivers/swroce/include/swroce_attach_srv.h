@@ -6,9 +6,10 @@
 /**
  * @file
  * swroce services for the daemon's attach server (app/ndk-roced,
- * roced_attach.c) beyond the NDK API: per-application doorbell rings
- * and the memory an application's QPs may fast-register
- * (swroce_dbell.c). See doc/attach.md.
+ * roced_attach_app.c and roced_attach_ops.c) beyond the NDK API:
+ * per-application doorbell rings and the memory an application's QPs may
+ * fast-register (swroce_dbell.c). A provider-facing export header: the
+ * daemon includes it, never swroce's private headers. See doc/attach.md.
  */
 
 #include <stdint.h>

@@ -3,10 +3,10 @@
 /*
  * The "attach" provider: an application running as a DPDK secondary
  * process of ndk-roced uses the daemon's adapters. Control calls go to the
- * daemon over rte_mp (swroce_attach.h); posting and completions use the
- * swroce QPs and CQs in shared hugepage memory with swroce's own posting
- * code (swroce_post.c), through per-process proxy objects whose dispatch
- * tables are this process's. Request callbacks are delivered by
+ * daemon over rte_mp (include/ndk_attach_proto.h); posting and
+ * completions use the swroce QPs and CQs in shared hugepage memory with
+ * swroce's own code (swroce_shared.h), through per-process proxy objects
+ * whose dispatch tables are this process's. Request callbacks are delivered by
  * ndk_adapter_poll() of the attached adapter. Buffers come from the
  * application's heap in the daemon (ndk_adapter_alloc_buffer). Once the
  * daemon stops or dies (its state word and heartbeat, NDK_ATTACH_SHM_NAME)
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_memory.h>
@@ -24,24 +25,20 @@
 #include <rte_spinlock.h>
 #include <rte_string_fns.h>
 
-#include "swroce_attach_priv.h"
-
-static_assert(sizeof(struct ndk_attach_req) <= RTE_MP_MAX_PARAM_LEN,
-	      "attach request too large");
-static_assert(sizeof(struct ndk_attach_rep) <= RTE_MP_MAX_PARAM_LEN,
-	      "attach reply too large");
+#include "attach_priv.h"
 
 static const struct ndk_adapter_dispatch att_adapter_ops;
 static const struct ndk_pd_dispatch att_pd_ops;
 
-static inline struct swr_qp *
+/* The daemon's swroce QP behind a proxy. */
+static inline struct ndk_qp *
 att_sqp(struct ndk_qp *q)
 {
 	return att_obj(q)->shared;
 }
 
 void
-swr_att_set_gone(struct att_adapter *aa, const char *why)
+att_set_gone(struct att_adapter *aa, const char *why)
 {
 	if (__atomic_exchange_n(&aa->gone, 1, __ATOMIC_RELAXED) == 0)
 		NDK_LOG(ERR, "attach: the daemon %s: the adapter is removed, "
@@ -49,61 +46,100 @@ swr_att_set_gone(struct att_adapter *aa, const char *why)
 			"a new process)", why);
 }
 
-/* swr_att_down(), or no heartbeat for NDK_ATTACH_DEAD_MS (it was killed). */
+/* att_down(), or no heartbeat for NDK_ATTACH_DEAD_MS (it was killed). */
 static ndk_status_t
 att_health(struct ndk_adapter *a)
 {
 	struct att_adapter *aa = att_ad(a);
 	uint64_t hb;
 
-	if (swr_att_down(aa))
+	if (att_down(aa))
 		return NDK_STATUS_DEVICE_REMOVED;
 	hb = __atomic_load_n(&aa->shm->heartbeat, __ATOMIC_ACQUIRE);
 	if (unlikely((int64_t)(rte_get_timer_cycles() - hb) >
 		     (int64_t)aa->dead_tsc)) {
-		swr_att_set_gone(aa, "gives no heartbeat");
+		att_set_gone(aa, "gives no heartbeat");
 		return NDK_STATUS_DEVICE_REMOVED;
 	}
 	return NDK_STATUS_SUCCESS;
 }
 
+/*
+ * Take reply @p m to request @p rq into @p rp (@p rlen bytes for its
+ * code). A daemon of another protocol version is said clearly.
+ */
+static ndk_status_t
+att_reply(const struct ndk_attach_req *rq, const struct rte_mp_msg *m,
+	  struct ndk_attach_rep *rp, uint32_t rlen)
+{
+	struct ndk_attach_rep_hdr h;
+
+	if (m->len_param < (int)sizeof(h)) {
+		NDK_LOG(ERR, "attach: request %u: a reply of %d bytes from the "
+			"daemon", rq->hdr.op, m->len_param);
+		return NDK_STATUS_DEVICE_NOT_READY;
+	}
+	memcpy(&h, m->param, sizeof(h));
+	if (h.version != NDK_ATTACH_VERSION ||
+	    h.status == NDK_STATUS_BAD_VERSION) {
+		NDK_LOG(ERR, "attach: the daemon speaks attach protocol "
+			"version %u, this provider version %u: refused (the "
+			"application must be built with the daemon's ndk-roce)",
+			h.version, NDK_ATTACH_VERSION);
+		return NDK_STATUS_BAD_VERSION;
+	}
+	if (m->len_param != (int)rlen || h.len != rlen ||
+	    h.op != rq->hdr.op) {
+		NDK_LOG(ERR, "attach: request %u: reply %u of %d bytes (header: "
+			"%u) from the daemon, %u expected: %s", rq->hdr.op,
+			h.op, m->len_param, h.len, rlen,
+			ndk_status_str(h.status));
+		return NDK_STATUS_DEVICE_NOT_READY;
+	}
+	memcpy(rp, m->param, rlen);
+	return rp->hdr.status;
+}
+
 ndk_status_t
-swr_att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
+att_call(struct att_adapter *aa, struct ndk_attach_req *rq,
 	 struct ndk_attach_rep *rp)
 {
 	struct timespec ts = { .tv_sec = NDK_ATTACH_TIMEOUT_S };
 	struct rte_mp_reply r = { 0 };
 	struct rte_mp_msg m;
+	ndk_status_t st;
+	uint32_t rlen;
 
 	memset(&m, 0, sizeof(m));
 	memset(rp, 0, sizeof(*rp));
 	if (aa != NULL && att_health(&aa->pub) != NDK_STATUS_SUCCESS)
 		return NDK_STATUS_DEVICE_REMOVED;
-	rq->version = NDK_ATTACH_VERSION;
-	rq->pid = (int32_t)getpid();
-	rq->app = aa != NULL ? aa->app : 0;
+	rq->hdr.version = NDK_ATTACH_VERSION;
+	rq->hdr.len = ndk_attach_req_len(rq->hdr.op);
+	rq->hdr.pid = (int32_t)getpid();
+	rq->hdr.app = aa != NULL ? aa->app : 0;
+	rlen = ndk_attach_rep_len(rq->hdr.op);
 	rte_strlcpy(m.name, NDK_ATTACH_MP_NAME, sizeof(m.name));
-	memcpy(m.param, rq, sizeof(*rq));
-	m.len_param = sizeof(*rq);
-	if (rte_mp_request_sync(&m, &r, &ts) != 0 || r.nb_received != 1 ||
-	    r.msgs[0].len_param != (int)sizeof(*rp)) {
+	memcpy(m.param, rq, rq->hdr.len);
+	m.len_param = (int)rq->hdr.len;
+	if (rte_mp_request_sync(&m, &r, &ts) != 0 || r.nb_received != 1) {
 		free(r.msgs);
 		if (aa != NULL && (!rte_eal_primary_proc_alive(NULL) ||
-				   swr_att_down(aa))) {
-			swr_att_set_gone(aa, "has ended");
+				   att_down(aa))) {
+			att_set_gone(aa, "has ended");
 			return NDK_STATUS_DEVICE_REMOVED;
 		}
 		NDK_LOG(ERR, "attach: request %u: no answer from the daemon",
-			rq->op);
+			rq->hdr.op);
 		return NDK_STATUS_DEVICE_NOT_READY;
 	}
-	memcpy(rp, r.msgs[0].param, sizeof(*rp));
+	st = att_reply(rq, &r.msgs[0], rp, rlen);
 	free(r.msgs);
-	return rp->status;
+	return st;
 }
 
 ndk_status_t
-swr_att_defer(struct att_adapter *aa, const struct att_cb *cb)
+att_defer(struct att_adapter *aa, const struct att_cb *cb)
 {
 	ndk_status_t st = NDK_STATUS_PENDING;
 
@@ -127,7 +163,7 @@ att_poll(struct ndk_adapter *a)
 
 	/* A stopped or dead daemon: its event ring may be freed already;
 	 * no more events (the proxies' own close completions still come). */
-	n = att_health(a) == NDK_STATUS_SUCCESS ? swr_att_events(aa) : 0;
+	n = att_health(a) == NDK_STATUS_SUCCESS ? att_events(aa) : 0;
 	if (likely(__atomic_load_n(&aa->n_cb, __ATOMIC_ACQUIRE) == 0))
 		return n;
 	rte_spinlock_lock(&aa->cb_lock);
@@ -141,12 +177,12 @@ att_poll(struct ndk_adapter *a)
 		else if (cb[i].close != NULL)
 			cb[i].close(cb[i].ctx);
 	}
-	return n + (swr_att_down(aa) ? 0 : swr_att_events(aa));
+	return n + (att_down(aa) ? 0 : att_events(aa));
 }
 
 struct att_obj *
-swr_att_new(struct att_adapter *aa, enum ndk_object_type type, const void *ops,
-	const struct ndk_attach_rep *rp)
+att_new(struct att_adapter *aa, enum ndk_object_type type, const void *ops,
+	uint64_t handle, uint64_t shared)
 {
 	struct att_obj *o = calloc(1, sizeof(*o));
 
@@ -156,14 +192,14 @@ swr_att_new(struct att_adapter *aa, enum ndk_object_type type, const void *ops,
 	/* Every object layout is { header, dispatch, ... }. */
 	o->pub.pd.dispatch = ops;
 	o->aa = aa;
-	o->h = rp->handle;
-	o->shared = (void *)(uintptr_t)rp->obj;
-	swr_att_link(o);
+	o->h = handle;
+	o->shared = (void *)(uintptr_t)shared;
+	att_link(o);
 	return o;
 }
 
 void
-swr_att_link(struct att_obj *o)
+att_link(struct att_obj *o)
 {
 	struct att_adapter *aa = o->aa;
 
@@ -177,40 +213,48 @@ swr_att_link(struct att_obj *o)
 }
 
 ndk_status_t
-swr_att_create(struct att_adapter *aa, struct ndk_attach_req *rq,
+att_create(struct att_adapter *aa, struct ndk_attach_req *rq,
 	   enum ndk_object_type type, const void *ops, struct att_obj **out)
 {
 	struct ndk_attach_rep rp;
 	struct att_obj *o;
-	ndk_status_t st = swr_att_call(aa, rq, &rp);
+	uint64_t h, obj;
+	ndk_status_t st = att_call(aa, rq, &rp);
 
 	if (!NDK_SUCCESS(st))
 		return st;
-	o = swr_att_new(aa, type, ops, &rp);
+	if (rq->hdr.op == NDK_ATT_CREATE_QP) {
+		h = rp.create_qp.handle;
+		obj = rp.create_qp.obj;
+	} else {
+		h = rp.new_obj.handle;
+		obj = rp.new_obj.obj;
+	}
+	o = att_new(aa, type, ops, h, obj);
 	if (o == NULL) {
-		struct ndk_attach_req c = { .op = NDK_ATT_CLOSE };
+		struct ndk_attach_req c = { .hdr.op = NDK_ATT_CLOSE };
 
-		c.h[0] = rp.handle;
-		swr_att_call(aa, &c, &rp);
+		c.obj.h = h;
+		att_call(aa, &c, &rp);
 		return NDK_STATUS_NO_MEMORY;
 	}
 	if (type == NDK_OBJECT_TYPE_QP)
-		o->pub.qp.qpn = rp.u[0];
+		o->pub.qp.qpn = rp.create_qp.qpn;
 	*out = o;
 	return NDK_STATUS_SUCCESS;
 }
 
 ndk_status_t
-swr_att_close(void *obj, ndk_close_completion_fn done, void *ctx)
+att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 {
 	struct att_obj *o = att_obj(obj);
-	struct ndk_attach_req rq = { .op = NDK_ATT_CLOSE };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CLOSE };
 	struct ndk_attach_rep rp;
 	struct att_cb cb = { .close = done, .ctx = ctx };
 	ndk_status_t st;
 
-	rq.h[0] = o->h;
-	st = swr_att_call(o->aa, &rq, &rp);
+	rq.obj.h = o->h;
+	st = att_call(o->aa, &rq, &rp);
 	/* Removed: the daemon closed the object; free the proxy. */
 	if (st == NDK_STATUS_DEVICE_REMOVED)
 		st = NDK_STATUS_SUCCESS;
@@ -218,7 +262,7 @@ swr_att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 		return st;
 	o->pub.header.type = 0;   /* a stale handle fails validation */
 	if (done != NULL)
-		st = swr_att_defer(o->aa, &cb);
+		st = att_defer(o->aa, &cb);
 	/* Queued events may name it: free it once the ring was empty. */
 	rte_spinlock_lock(&o->aa->cb_lock);
 	*o->lprev = o->lnext;             /* off the live list */
@@ -245,39 +289,38 @@ att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	}
 	if (att_health(a) != NDK_STATUS_SUCCESS)
 		return NDK_STATUS_DEVICE_REMOVED;
-	*info = att_ad(a)->sad->info;   /* read-only after open */
-	*size = sizeof(*info);
-	return NDK_STATUS_SUCCESS;
+	/* Read-only after open: a copy of the daemon's. */
+	return swr_query_info(att_ad(a)->sad, info, size);
 }
 
 static ndk_status_t
 att_create_pd(struct ndk_adapter *a, struct ndk_pd **pd)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_PD };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_PD };
 
-	return swr_att_create(att_ad(a), &rq, NDK_OBJECT_TYPE_PD, &att_pd_ops,
+	return att_create(att_ad(a), &rq, NDK_OBJECT_TYPE_PD, &att_pd_ops,
 			  (struct att_obj **)pd);
 }
 
 static ndk_status_t
 att_create_connector(struct ndk_adapter *a, struct ndk_connector **c)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_CONNECTOR };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_CONNECTOR };
 
-	return swr_att_create(att_ad(a), &rq, NDK_OBJECT_TYPE_CONNECTOR,
-			  &swr_att_conn_ops, (struct att_obj **)c);
+	return att_create(att_ad(a), &rq, NDK_OBJECT_TYPE_CONNECTOR,
+			  &att_conn_ops, (struct att_obj **)c);
 }
 
 static void
 att_adapter_close(struct ndk_adapter *a)
 {
 	struct att_adapter *aa = att_ad(a);
-	struct ndk_attach_req rq = { .op = NDK_ATT_BYE };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_BYE };
 	struct ndk_attach_rep rp;
 
 	/* The daemon closes whatever the application left open. */
 	if (att_health(a) == NDK_STATUS_SUCCESS)
-		swr_att_call(aa, &rq, &rp);
+		att_call(aa, &rq, &rp);
 	/* Proxies the application left open: their objects are gone. */
 	while (aa->live != NULL) {
 		struct att_obj *o = aa->live;
@@ -286,7 +329,7 @@ att_adapter_close(struct ndk_adapter *a)
 		o->pub.header.type = 0;
 		free(o);
 	}
-	swr_att_graves_free(aa);
+	att_graves_free(aa);
 	aa->pub.header.type = 0;
 	free(aa);
 }
@@ -297,33 +340,23 @@ att_release(struct ndk_adapter *a)
 	RTE_SET_USED(a);
 }
 
-/* The daemon adapter's counters, in shared memory (may lag by a poll). */
-static void
-att_stats_sum(struct ndk_adapter *a, struct swr_stats *s)
-{
-	if (swr_att_down(att_ad(a)))
-		memset(s, 0, sizeof(*s));
-	else
-		swr_stats_sum(att_ad(a)->sad, s);
-}
-
 static void
 att_get_stats(struct ndk_adapter *a, struct ndk_adapter_stats *stats)
 {
-	struct swr_stats s;
-
-	att_stats_sum(a, &s);
-	swr_stats_generic(&s, stats);
+	if (att_down(att_ad(a)))
+		memset(stats, 0, sizeof(*stats));
+	else
+		swr_get_stats(att_ad(a)->sad, stats); /* may lag by one poll */
 }
 
+/* The daemon adapter's counters, in shared memory (may lag by a poll). */
 static int
 att_xstats_get(struct ndk_adapter *a, struct ndk_xstat *values,
 	       unsigned int n)
 {
-	struct swr_stats s;
-
-	att_stats_sum(a, &s);
-	return swr_xstats_fill(&s, values, n);
+	if (att_down(att_ad(a)))
+		return -ENODEV;
+	return swr_xstats_get(att_ad(a)->sad, values, n);
 }
 
 /* Buffers come from the application's heap in the daemon. */
@@ -331,42 +364,42 @@ static ndk_status_t
 att_alloc_buffer(struct ndk_adapter *a, size_t len, size_t align,
 		 void **buf)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_ALLOC };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_ALLOC };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
 	if (align > UINT32_MAX)
 		return NDK_STATUS_INVALID_PARAMETER;
-	rq.len = len;
-	rq.u[0] = (uint32_t)align;
-	st = swr_att_call(att_ad(a), &rq, &rp);
+	rq.alloc.len = len;
+	rq.alloc.align = (uint32_t)align;
+	st = att_call(att_ad(a), &rq, &rp);
 	if (NDK_SUCCESS(st))
-		*buf = (void *)(uintptr_t)rp.obj;
+		*buf = (void *)(uintptr_t)rp.alloc.va;
 	return st;
 }
 
 static ndk_status_t
 att_free_buffer(struct ndk_adapter *a, void *buf)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_FREE };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_FREE };
 	struct ndk_attach_rep rp;
 
-	rq.va = (uintptr_t)buf;
-	return swr_att_call(att_ad(a), &rq, &rp);
+	rq.free.va = (uintptr_t)buf;
+	return att_call(att_ad(a), &rq, &rp);
 }
 
 static const struct ndk_adapter_dispatch att_adapter_ops = {
 	.query_adapter_info = att_query_info,
-	.create_cq = swr_att_create_cq,
+	.create_cq = att_create_cq,
 	.create_pd = att_create_pd,
 	.close = att_adapter_close,
 	.poll = att_poll,
 	.release = att_release,
 	.get_stats = att_get_stats,
 	.create_connector = att_create_connector,
-	.create_listener = swr_att_create_listener,
-	.qp_list = swr_att_qp_list,
-	.qp_query_info = swr_att_qp_info,
+	.create_listener = att_create_listener,
+	.qp_list = att_qp_list,
+	.qp_query_info = att_qp_info,
 	.alloc_buffer = att_alloc_buffer,
 	.free_buffer = att_free_buffer,
 	.health = att_health,
@@ -381,32 +414,32 @@ static const struct ndk_adapter_dispatch att_adapter_ops = {
 static uint32_t
 att_cq_results(struct ndk_cq *cq, struct ndk_result *r, uint32_t n)
 {
-	struct swr_cq *s = att_obj(cq)->shared;
+	struct ndk_cq *s = att_obj(cq)->shared;
 
-	if (unlikely(swr_att_down(att_obj(cq)->aa)))
+	if (unlikely(att_down(att_obj(cq)->aa)))
 		return 0;
-	return swr_cq_get_results(&s->pub, r, n);
+	return swr_cq_get_results(s, r, n);
 }
 
 static uint32_t
 att_cq_results_ex(struct ndk_cq *cq, struct ndk_result_ex *r, uint32_t n)
 {
-	struct swr_cq *s = att_obj(cq)->shared;
+	struct ndk_cq *s = att_obj(cq)->shared;
 
-	if (unlikely(swr_att_down(att_obj(cq)->aa)))
+	if (unlikely(att_down(att_obj(cq)->aa)))
 		return 0;
-	return swr_cq_get_results_ex(&s->pub, r, n);
+	return swr_cq_get_results_ex(s, r, n);
 }
 
 static ndk_status_t
 att_cq_close(struct ndk_cq *cq, ndk_close_completion_fn done, void *ctx)
 {
-	return swr_att_close(cq, done, ctx);
+	return att_close(cq, done, ctx);
 }
 
-const struct ndk_cq_dispatch swr_att_cq_ops = {
+const struct ndk_cq_dispatch att_cq_ops = {
 	.close = att_cq_close,
-	.arm = swr_att_cq_arm,
+	.arm = att_cq_arm,
 	.get_results = att_cq_results,
 	.get_results_ex = att_cq_results_ex,
 };
@@ -418,7 +451,7 @@ const struct ndk_cq_dispatch swr_att_cq_ops = {
 static ndk_status_t
 att_pd_close(struct ndk_pd *pd, ndk_close_completion_fn done, void *ctx)
 {
-	return swr_att_close(pd, done, ctx);
+	return att_close(pd, done, ctx);
 }
 
 static ndk_status_t
@@ -427,53 +460,53 @@ att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
 	      uint32_t max_rsge, uint32_t max_isge, uint32_t inline_size,
 	      struct ndk_qp **qp)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_QP };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_QP };
 
-	if (rcq->dispatch != &swr_att_cq_ops ||
-	    icq->dispatch != &swr_att_cq_ops)
+	if (rcq->dispatch != &att_cq_ops ||
+	    icq->dispatch != &att_cq_ops)
 		return NDK_STATUS_INVALID_HANDLE;
-	rq.h[0] = att_obj(pd)->h;
-	rq.h[1] = att_obj(rcq)->h;
-	rq.h[2] = att_obj(icq)->h;
-	rq.ctx = (uintptr_t)qp_context;
-	rq.u[0] = rq_depth;
-	rq.u[1] = iq_depth;
-	rq.u[2] = max_rsge;
-	rq.u[3] = max_isge;
-	rq.u[4] = inline_size;
-	return swr_att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_QP,
-			  &swr_att_qp_ops, (struct att_obj **)qp);
+	rq.create_qp.pd = att_obj(pd)->h;
+	rq.create_qp.rcq = att_obj(rcq)->h;
+	rq.create_qp.icq = att_obj(icq)->h;
+	rq.create_qp.qp_ctx = (uintptr_t)qp_context;
+	rq.create_qp.rq_depth = rq_depth;
+	rq.create_qp.iq_depth = iq_depth;
+	rq.create_qp.max_rsge = max_rsge;
+	rq.create_qp.max_isge = max_isge;
+	rq.create_qp.inline_size = inline_size;
+	return att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_QP,
+			  &att_qp_ops, (struct att_obj **)qp);
 }
 
 static const struct ndk_pd_dispatch att_pd_ops = {
 	.close = att_pd_close,
-	.create_mr = swr_att_create_mr,
+	.create_mr = att_create_mr,
 	.create_qp = att_create_qp,
-	.create_mw = swr_att_create_mw,
+	.create_mw = att_create_mw,
 };
 
 static ndk_status_t
 att_mr_close(struct ndk_mr *mr, ndk_close_completion_fn done, void *ctx)
 {
-	return swr_att_close(mr, done, ctx);
+	return att_close(mr, done, ctx);
 }
 
 static ndk_status_t
 att_register_mr(struct ndk_mr *mr, void *va, size_t len, uint32_t flags)
 {
 	struct att_obj *o = att_obj(mr);
-	struct ndk_attach_req rq = { .op = NDK_ATT_REGISTER_MR };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_REGISTER_MR };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
-	rq.h[0] = o->h;
-	rq.va = (uintptr_t)va;
-	rq.len = len;
-	rq.u[0] = flags;
-	st = swr_att_call(o->aa, &rq, &rp);
+	rq.register_mr.mr = o->h;
+	rq.register_mr.va = (uintptr_t)va;
+	rq.register_mr.len = len;
+	rq.register_mr.flags = flags;
+	st = att_call(o->aa, &rq, &rp);
 	if (NDK_SUCCESS(st)) {
-		o->ltok = rp.u[0];
-		o->rtok = rp.u[1];
+		o->ltok = rp.register_mr.ltoken;
+		o->rtok = rp.register_mr.rtoken;
 	}
 	return st;
 }
@@ -482,34 +515,34 @@ static ndk_status_t
 att_deregister_mr(struct ndk_mr *mr)
 {
 	struct att_obj *o = att_obj(mr);
-	struct ndk_attach_req rq = { .op = NDK_ATT_DEREGISTER_MR };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_DEREGISTER_MR };
 	struct ndk_attach_rep rp;
 
-	rq.h[0] = o->h;
+	rq.obj.h = o->h;
 	o->ltok = 0;
 	o->rtok = 0;
-	return swr_att_call(o->aa, &rq, &rp);
+	return att_call(o->aa, &rq, &rp);
 }
 
 static uint32_t
 att_mr_rtok(struct ndk_mr *mr)
 {
-	return swr_att_mr_token(mr, true);
+	return att_mr_token(mr, true);
 }
 
 static uint32_t
 att_mr_ltok(struct ndk_mr *mr)
 {
-	return swr_att_mr_token(mr, false);
+	return att_mr_token(mr, false);
 }
 
-const struct ndk_mr_dispatch swr_att_mr_ops = {
+const struct ndk_mr_dispatch att_mr_ops = {
 	.close = att_mr_close,
 	.register_mr = att_register_mr,
 	.deregister_mr = att_deregister_mr,
 	.remote_token = att_mr_rtok,
 	.local_token = att_mr_ltok,
-	.initialize_fast_register = swr_att_mr_init_fr,
+	.initialize_fast_register = att_mr_init_fr,
 };
 
 /* ------------------------------------------------------------------ */
@@ -519,41 +552,41 @@ const struct ndk_mr_dispatch swr_att_mr_ops = {
 static ndk_status_t
 att_qp_close(struct ndk_qp *qp, ndk_close_completion_fn done, void *ctx)
 {
-	return swr_att_close(qp, done, ctx);
+	return att_close(qp, done, ctx);
 }
 
 static void
 att_flush(struct ndk_qp *qp)
 {
-	if (likely(!swr_att_down(att_obj(qp)->aa)))
-		swr_post_flush(&att_sqp(qp)->pub);
+	if (likely(!att_down(att_obj(qp)->aa)))
+		swr_post_flush(att_sqp(qp));
 }
 
 static ndk_status_t
 att_send(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	 uint32_t nsge, uint32_t flags)
 {
-	if (unlikely(swr_att_down(att_obj(qp)->aa)))
+	if (unlikely(att_down(att_obj(qp)->aa)))
 		return NDK_STATUS_DEVICE_REMOVED;
-	return swr_post_send(&att_sqp(qp)->pub, ctx, sgl, nsge, flags);
+	return swr_post_send(att_sqp(qp), ctx, sgl, nsge, flags);
 }
 
 static ndk_status_t
 att_receive(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	    uint32_t nsge)
 {
-	if (unlikely(swr_att_down(att_obj(qp)->aa)))
+	if (unlikely(att_down(att_obj(qp)->aa)))
 		return NDK_STATUS_DEVICE_REMOVED;
-	return swr_post_receive(&att_sqp(qp)->pub, ctx, sgl, nsge);
+	return swr_post_receive(att_sqp(qp), ctx, sgl, nsge);
 }
 
 static ndk_status_t
 att_read(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	 uint32_t nsge, uint64_t raddr, uint32_t rtoken, uint32_t flags)
 {
-	if (unlikely(swr_att_down(att_obj(qp)->aa)))
+	if (unlikely(att_down(att_obj(qp)->aa)))
 		return NDK_STATUS_DEVICE_REMOVED;
-	return swr_post_read(&att_sqp(qp)->pub, ctx, sgl, nsge, raddr, rtoken,
+	return swr_post_read(att_sqp(qp), ctx, sgl, nsge, raddr, rtoken,
 			     flags);
 }
 
@@ -561,9 +594,9 @@ static ndk_status_t
 att_write(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	  uint32_t nsge, uint64_t raddr, uint32_t rtoken, uint32_t flags)
 {
-	if (unlikely(swr_att_down(att_obj(qp)->aa)))
+	if (unlikely(att_down(att_obj(qp)->aa)))
 		return NDK_STATUS_DEVICE_REMOVED;
-	return swr_post_write(&att_sqp(qp)->pub, ctx, sgl, nsge, raddr,
+	return swr_post_write(att_sqp(qp), ctx, sgl, nsge, raddr,
 			      rtoken, flags);
 }
 
@@ -571,9 +604,9 @@ static ndk_status_t
 att_send_inv(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	     uint32_t nsge, uint32_t flags, uint32_t token)
 {
-	if (unlikely(swr_att_down(att_obj(qp)->aa)))
+	if (unlikely(att_down(att_obj(qp)->aa)))
 		return NDK_STATUS_DEVICE_REMOVED;
-	return swr_post_send_inv(&att_sqp(qp)->pub, ctx, sgl, nsge, flags,
+	return swr_post_send_inv(att_sqp(qp), ctx, sgl, nsge, flags,
 				 token);
 }
 
@@ -581,40 +614,40 @@ static ndk_status_t
 att_modify(struct ndk_qp *qp, const struct ndk_qp_attr *attr, uint32_t mask)
 {
 	struct att_obj *o = att_obj(qp);
-	struct ndk_attach_req rq = { .op = NDK_ATT_QP_MODIFY };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_QP_MODIFY };
 	struct ndk_attach_rep rp;
 
-	rq.h[0] = o->h;
-	rq.attr = *attr;
-	rq.u[0] = mask;
-	return swr_att_call(o->aa, &rq, &rp);
+	rq.qp_modify.qp = o->h;
+	rq.qp_modify.attr = *attr;
+	rq.qp_modify.mask = mask;
+	return att_call(o->aa, &rq, &rp);
 }
 
 static ndk_status_t
 att_query(struct ndk_qp *qp, struct ndk_qp_attr *attr)
 {
 	struct att_obj *o = att_obj(qp);
-	struct ndk_attach_req rq = { .op = NDK_ATT_QP_QUERY };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_QP_QUERY };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
-	rq.h[0] = o->h;
-	st = swr_att_call(o->aa, &rq, &rp);
+	rq.obj.h = o->h;
+	st = att_call(o->aa, &rq, &rp);
 	if (NDK_SUCCESS(st))
-		*attr = rp.attr;
+		*attr = rp.qp_query.attr;
 	return st;
 }
 
 static void
 att_qp_stats(struct ndk_qp *qp, struct ndk_qp_stats *stats)
 {
-	if (swr_att_down(att_obj(qp)->aa))
+	if (att_down(att_obj(qp)->aa))
 		memset(stats, 0, sizeof(*stats));
 	else
-		swr_post_get_stats(&att_sqp(qp)->pub, stats);
+		swr_post_get_stats(att_sqp(qp), stats);
 }
 
-const struct ndk_qp_dispatch swr_att_qp_ops = {
+const struct ndk_qp_dispatch att_qp_ops = {
 	.close = att_qp_close,
 	.flush = att_flush,
 	.send = att_send,
@@ -624,9 +657,9 @@ const struct ndk_qp_dispatch swr_att_qp_ops = {
 	.modify = att_modify,
 	.query = att_query,
 	.send_and_invalidate = att_send_inv,
-	.fast_register = swr_att_fast_register,
-	.invalidate = swr_att_invalidate,
-	.bind = swr_att_bind,
+	.fast_register = att_fast_register,
+	.invalidate = att_invalidate,
+	.bind = att_bind,
 	.get_stats = att_qp_stats,
 };
 
@@ -637,7 +670,7 @@ const struct ndk_qp_dispatch swr_att_qp_ops = {
 static ndk_status_t
 att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_HELLO };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_HELLO };
 	struct ndk_attach_rep rp;
 	const struct rte_memzone *mz;
 	struct att_adapter *aa;
@@ -649,7 +682,8 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 			"daemon's --file-prefix)");
 		return NDK_STATUS_INVALID_DEVICE_REQUEST;
 	}
-	if (rte_eth_dev_get_name_by_port(config->port_id, rq.name) != 0) {
+	if (rte_eth_dev_get_name_by_port(config->port_id,
+					 rq.hello.name) != 0) {
 		NDK_LOG(ERR, "attach: no ethdev port %u", config->port_id);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
@@ -662,15 +696,15 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 	}
 	/* Event ring size (doc/attach.md); default NDK_ATTACH_EV_SLOTS. */
 	if (getenv("NDK_ATTACH_EV_SLOTS") != NULL)
-		rq.u[0] = (uint32_t)strtoul(getenv("NDK_ATTACH_EV_SLOTS"),
-					    NULL, 0);
+		rq.hello.ev_slots = (uint32_t)strtoul(
+			getenv("NDK_ATTACH_EV_SLOTS"), NULL, 0);
 	aa = calloc(1, sizeof(*aa));
 	if (aa == NULL)
 		return NDK_STATUS_NO_MEMORY;
-	st = swr_att_call(NULL, &rq, &rp);
+	st = att_call(NULL, &rq, &rp);
 	if (!NDK_SUCCESS(st)) {
 		NDK_LOG(ERR, "attach: the daemon refused adapter %s: %s",
-			rq.name, ndk_status_str(st));
+			rq.hello.name, ndk_status_str(st));
 		free(aa);
 		return st;
 	}
@@ -681,9 +715,9 @@ att_open(const struct ndk_adapter_config *config, struct ndk_adapter **out)
 			20 * (uint64_t)aa->shm->heartbeat_ms);
 	ndk_object_header_init(&aa->pub.header, NDK_OBJECT_TYPE_ADAPTER);
 	aa->pub.dispatch = &att_adapter_ops;
-	aa->app = rp.handle;
-	aa->sad = (struct swr_adapter *)(uintptr_t)rp.obj;
-	aa->evq = (struct ndk_attach_evq *)(uintptr_t)rp.obj2;
+	aa->app = rp.hello.app;
+	aa->sad = (struct ndk_adapter *)(uintptr_t)rp.hello.adapter;
+	aa->evq = (struct ndk_attach_evq *)(uintptr_t)rp.hello.evq;
 	rte_spinlock_init(&aa->cb_lock);
 	*out = &aa->pub;
 	return NDK_STATUS_SUCCESS;

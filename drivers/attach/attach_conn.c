@@ -18,7 +18,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
-#include "swroce_attach_priv.h"
+#include "attach_priv.h"
 
 #define ATT_EV_BURST 32
 
@@ -32,19 +32,19 @@ static const struct ndk_listener_dispatch att_lis_ops;
 static void
 att_ev_connect(struct att_adapter *aa, const struct ndk_attach_ev *ev)
 {
-	struct att_obj *l = (struct att_obj *)(uintptr_t)ev->ctx;
-	struct ndk_attach_rep rp = { .handle = ev->handle };
+	struct att_obj *l = (struct att_obj *)(uintptr_t)ev->connect.listener;
 	struct att_obj *c = NULL;
 
 	/* A listener closed meanwhile owes no more connect events. */
 	if (l->pub.header.type == NDK_OBJECT_TYPE_LISTENER)
-		c = swr_att_new(aa, NDK_OBJECT_TYPE_CONNECTOR,
-				&swr_att_conn_ops, &rp);
+		c = att_new(aa, NDK_OBJECT_TYPE_CONNECTOR, &att_conn_ops,
+			    ev->connect.conn, 0);
 	if (c == NULL) {
-		struct ndk_attach_req rq = { .op = NDK_ATT_CLOSE };
+		struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CLOSE };
+		struct ndk_attach_rep rp;
 
-		rq.h[0] = ev->handle;     /* closing it unanswered rejects */
-		swr_att_call(aa, &rq, &rp);
+		rq.obj.h = ev->connect.conn; /* closed unanswered: rejected */
+		att_call(aa, &rq, &rp);
 		return;
 	}
 	((ndk_connect_event_fn)l->fn)(l->fn_ctx, &c->pub.conn);
@@ -53,27 +53,29 @@ att_ev_connect(struct att_adapter *aa, const struct ndk_attach_ev *ev)
 static void
 att_ev_deliver(struct att_adapter *aa, const struct ndk_attach_ev *ev)
 {
-	struct att_obj *o = (struct att_obj *)(uintptr_t)ev->ctx;
+	struct att_obj *o;
 
 	switch (ev->kind) {
 	case NDK_ATT_EV_DONE:
-		((ndk_request_completion_fn)(uintptr_t)ev->fn)(
-			(void *)(uintptr_t)ev->ctx, ev->status);
+		((ndk_request_completion_fn)(uintptr_t)ev->done.cb.fn)(
+			(void *)(uintptr_t)ev->done.cb.ctx, ev->done.status);
 		break;
 	case NDK_ATT_EV_CONNECT:
 		att_ev_connect(aa, ev);
 		break;
 	case NDK_ATT_EV_DISCONNECT:
+		o = (struct att_obj *)(uintptr_t)ev->disconnect.conn;
 		/* Not after the connector's close (NDK: at most once). */
 		if (o->pub.header.type == NDK_OBJECT_TYPE_CONNECTOR &&
 		    o->disc_fn != NULL)
 			((ndk_disconnect_event_fn)o->disc_fn)(
-				o->disc_ctx, (uint32_t)ev->status);
+				o->disc_ctx, ev->disconnect.reason);
 		break;
 	case NDK_ATT_EV_CQ:
+		o = (struct att_obj *)(uintptr_t)ev->cq.cq;
 		/* A closing CQ owes no more notifications. */
 		if (o->pub.header.type == NDK_OBJECT_TYPE_CQ && o->fn != NULL)
-			((ndk_cq_notify_fn)o->fn)(o->fn_ctx, ev->status);
+			((ndk_cq_notify_fn)o->fn)(o->fn_ctx, ev->cq.status);
 		break;
 	default:
 		NDK_LOG(ERR, "attach: unknown event %u from the daemon",
@@ -94,7 +96,7 @@ att_graves_free_list(struct att_obj *o)
 }
 
 unsigned int
-swr_att_events(struct att_adapter *aa)
+att_events(struct att_adapter *aa)
 {
 	struct ndk_attach_ev ev[ATT_EV_BURST];
 	struct att_obj *dead;
@@ -136,7 +138,7 @@ swr_att_events(struct att_adapter *aa)
 }
 
 void
-swr_att_graves_free(struct att_adapter *aa)
+att_graves_free(struct att_adapter *aa)
 {
 	att_graves_free_list(aa->grave);
 	aa->grave = NULL;
@@ -161,8 +163,11 @@ att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 
 	if (o == NULL)
 		return NDK_STATUS_NO_MEMORY;
-	rq->ctx = (uintptr_t)o;
-	st = swr_att_call(aa, rq, &rp);
+	if (rq->hdr.op == NDK_ATT_CREATE_CQ)
+		rq->create_cq.proxy = (uintptr_t)o;
+	else
+		rq->create_listener.proxy = (uintptr_t)o;
+	st = att_call(aa, rq, &rp);
 	if (!NDK_SUCCESS(st)) {
 		free(o);
 		return st;
@@ -170,25 +175,25 @@ att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 	ndk_object_header_init(&o->pub.header, type);
 	o->pub.pd.dispatch = ops;     /* { header, dispatch, ... } */
 	o->aa = aa;
-	o->h = rp.handle;
-	o->shared = (void *)(uintptr_t)rp.obj;
+	o->h = rp.new_obj.handle;
+	o->shared = (void *)(uintptr_t)rp.new_obj.obj;
 	o->fn = fn;
 	o->fn_ctx = ctx;
-	swr_att_link(o);
+	att_link(o);
 	*out = o;
 	return NDK_STATUS_SUCCESS;
 }
 
 ndk_status_t
-swr_att_create_cq(struct ndk_adapter *a, uint32_t depth,
-		  ndk_cq_notify_fn notify, void *ctx, struct ndk_cq **cq)
+att_create_cq(struct ndk_adapter *a, uint32_t depth,
+	      ndk_cq_notify_fn notify, void *ctx, struct ndk_cq **cq)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_CQ };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_CQ };
 
-	rq.u[0] = depth;
-	rq.u[1] = notify != NULL;     /* the daemon notifies by events */
+	rq.create_cq.depth = depth;
+	rq.create_cq.notify = notify != NULL; /* the daemon: by events */
 	return att_create_evobj(att_ad(a), &rq, NDK_OBJECT_TYPE_CQ,
-				&swr_att_cq_ops, (void *)notify, ctx,
+				&att_cq_ops, (void *)notify, ctx,
 				(struct att_obj **)cq);
 }
 
@@ -198,18 +203,18 @@ swr_att_create_cq(struct ndk_adapter *a, uint32_t depth,
  * the process whose function pointer the CQ holds.
  */
 void
-swr_att_cq_arm(struct ndk_cq *cq, uint32_t type)
+att_cq_arm(struct ndk_cq *cq, uint32_t type)
 {
 	struct att_obj *o = att_obj(cq);
-	struct ndk_attach_req rq = { .op = NDK_ATT_CQ_ARM };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CQ_ARM };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
 	if (o->fn == NULL)
 		return;                   /* nothing to notify */
-	rq.h[0] = o->h;
-	rq.u[0] = type;
-	st = swr_att_call(o->aa, &rq, &rp);
+	rq.cq_arm.cq = o->h;
+	rq.cq_arm.type = type;
+	st = att_call(o->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		NDK_LOG(ERR, "attach: arm CQ: %s", ndk_status_str(st));
 }
@@ -222,7 +227,7 @@ static ndk_status_t
 att_conn_close(struct ndk_connector *c, ndk_close_completion_fn done,
 	       void *ctx)
 {
-	return swr_att_close(c, done, ctx);
+	return att_close(c, done, ctx);
 }
 
 /*
@@ -231,16 +236,24 @@ att_conn_close(struct ndk_connector *c, ndk_close_completion_fn done,
  */
 static ndk_status_t
 att_conn_step(struct att_obj *o, struct ndk_attach_req *rq,
-	      ndk_request_completion_fn done, void *ctx)
+	      ndk_request_completion_fn done)
 {
 	struct ndk_attach_rep rp;
 
 	if (done == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
-	rq->h[0] = o->h;
-	rq->cb = (uintptr_t)done;
-	rq->cb_ctx = (uintptr_t)ctx;
-	return swr_att_call(o->aa, rq, &rp);
+	return att_call(o->aa, rq, &rp);
+}
+
+/* The completion callback of a CM step, as the daemon carries it. */
+static struct ndk_attach_cb
+att_cb_of(ndk_request_completion_fn done, void *ctx)
+{
+	struct ndk_attach_cb cb = {
+		.fn = (uintptr_t)done, .ctx = (uintptr_t)ctx,
+	};
+
+	return cb;
 }
 
 static ndk_status_t
@@ -249,53 +262,61 @@ att_connect(struct ndk_connector *c, struct ndk_qp *qp,
 	    uint32_t ird, uint32_t ord, const void *pdata, uint32_t pdata_len,
 	    ndk_request_completion_fn done, void *ctx)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CONNECT };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CONNECT };
 
-	if (qp->dispatch != &swr_att_qp_ops)
+	if (qp->dispatch != &att_qp_ops)
 		return NDK_STATUS_INVALID_HANDLE;
 	if (pdata_len > NDK_ATTACH_PDATA_MAX)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
-	rq.h[1] = att_obj(qp)->h;
-	rq.addr.src_ip = src->sin_addr.s_addr;
-	rq.addr.src_port = src->sin_port;
-	rq.addr.dst_ip = dst->sin_addr.s_addr;
-	rq.addr.dst_port = dst->sin_port;
-	rq.addr.pdata_len = pdata_len;
+	rq.connect.conn = att_obj(c)->h;
+	rq.connect.qp = att_obj(qp)->h;
+	rq.connect.cb = att_cb_of(done, ctx);
+	rq.connect.src_ip = src->sin_addr.s_addr;
+	rq.connect.src_port = src->sin_port;
+	rq.connect.dst_ip = dst->sin_addr.s_addr;
+	rq.connect.dst_port = dst->sin_port;
+	rq.connect.pdata_len = pdata_len;
 	if (pdata_len != 0)
-		memcpy(rq.addr.pdata, pdata, pdata_len);
-	rq.u[0] = ird;
-	rq.u[1] = ord;
-	return att_conn_step(att_obj(c), &rq, done, ctx);
+		memcpy(rq.connect.pdata, pdata, pdata_len);
+	rq.connect.ird = ird;
+	rq.connect.ord = ord;
+	return att_conn_step(att_obj(c), &rq, done);
 }
 
-/* Remember the disconnect event; the daemon reserves its slot. */
-static void
-att_conn_disc(struct att_obj *o, struct ndk_attach_req *rq,
-	      ndk_disconnect_event_fn ev, void *ev_ctx)
+/*
+ * Remember the disconnect event (the daemon reserves its slot and names
+ * the proxy in it). @return whether one is wanted.
+ */
+static uint32_t
+att_conn_disc(struct att_obj *o, ndk_disconnect_event_fn ev, void *ev_ctx)
 {
 	o->disc_fn = (void *)ev;
 	o->disc_ctx = ev_ctx;
-	rq->u[2] = ev != NULL;
-	rq->ctx = (uintptr_t)o;
+	return ev != NULL;
 }
 
 static ndk_status_t
 att_complete_connect(struct ndk_connector *c, ndk_disconnect_event_fn ev,
 		     void *ev_ctx, ndk_request_completion_fn done, void *ctx)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_COMPLETE_CONNECT };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_COMPLETE_CONNECT };
 
-	att_conn_disc(att_obj(c), &rq, ev, ev_ctx);
-	return att_conn_step(att_obj(c), &rq, done, ctx);
+	rq.complete_connect.conn = att_obj(c)->h;
+	rq.complete_connect.cb = att_cb_of(done, ctx);
+	rq.complete_connect.proxy = (uintptr_t)c;
+	rq.complete_connect.disc_event = att_conn_disc(att_obj(c), ev, ev_ctx);
+	return att_conn_step(att_obj(c), &rq, done);
 }
 
 static ndk_status_t
 att_disconnect(struct ndk_connector *c, ndk_request_completion_fn done,
 	       void *ctx)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_DISCONNECT };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_DISCONNECT };
 
-	return att_conn_step(att_obj(c), &rq, done, ctx);
+	rq.disconnect.conn = att_obj(c)->h;
+	rq.disconnect.cb = att_cb_of(done, ctx);
+	return att_conn_step(att_obj(c), &rq, done);
 }
 
 static ndk_status_t
@@ -304,9 +325,9 @@ att_accept(struct ndk_connector *c, struct ndk_qp *qp, uint32_t ird,
 	   ndk_disconnect_event_fn ev, void *ev_ctx,
 	   ndk_request_completion_fn done, void *ctx)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_ACCEPT };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_ACCEPT };
 
-	if (qp->dispatch != &swr_att_qp_ops)
+	if (qp->dispatch != &att_qp_ops)
 		return NDK_STATUS_INVALID_HANDLE;
 	if (pdata_len > NDK_ATTACH_DATA_MAX) {
 		NDK_LOG(ERR, "attach: Accept carries at most %u bytes of "
@@ -316,20 +337,23 @@ att_accept(struct ndk_connector *c, struct ndk_qp *qp, uint32_t ird,
 	}
 	if (pdata_len != 0 && pdata == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
-	rq.h[1] = att_obj(qp)->h;
-	rq.u[0] = ird;
-	rq.u[1] = ord;
-	rq.data.len = pdata_len;
+	rq.accept.conn = att_obj(c)->h;
+	rq.accept.qp = att_obj(qp)->h;
+	rq.accept.cb = att_cb_of(done, ctx);
+	rq.accept.proxy = (uintptr_t)c;
+	rq.accept.ird = ird;
+	rq.accept.ord = ord;
+	rq.accept.data_len = pdata_len;
 	if (pdata_len != 0)
-		memcpy(rq.data.bytes, pdata, pdata_len);
-	att_conn_disc(att_obj(c), &rq, ev, ev_ctx);
-	return att_conn_step(att_obj(c), &rq, done, ctx);
+		memcpy(rq.accept.data, pdata, pdata_len);
+	rq.accept.disc_event = att_conn_disc(att_obj(c), ev, ev_ctx);
+	return att_conn_step(att_obj(c), &rq, done);
 }
 
 static ndk_status_t
 att_reject(struct ndk_connector *c, const void *pdata, uint32_t pdata_len)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_REJECT };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_REJECT };
 	struct ndk_attach_rep rp;
 
 	if (pdata_len > NDK_ATTACH_DATA_MAX) {
@@ -340,11 +364,11 @@ att_reject(struct ndk_connector *c, const void *pdata, uint32_t pdata_len)
 	}
 	if (pdata_len != 0 && pdata == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
-	rq.h[0] = att_obj(c)->h;
-	rq.data.len = pdata_len;
+	rq.reject.conn = att_obj(c)->h;
+	rq.reject.data_len = pdata_len;
 	if (pdata_len != 0)
-		memcpy(rq.data.bytes, pdata, pdata_len);
-	return swr_att_call(att_obj(c)->aa, &rq, &rp);
+		memcpy(rq.reject.data, pdata, pdata_len);
+	return att_call(att_obj(c)->aa, &rq, &rp);
 }
 
 static inline uint32_t
@@ -357,25 +381,26 @@ static ndk_status_t
 att_conn_data(struct ndk_connector *c, uint32_t *ird, uint32_t *ord,
 	      void *pdata, uint32_t *pdata_len)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CONN_DATA };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CONN_DATA };
 	struct ndk_attach_rep rp;
 	uint32_t want = pdata_len != NULL ? *pdata_len : 0;
 	ndk_status_t st;
 
-	rq.h[0] = att_obj(c)->h;
-	rq.u[0] = want;
-	st = swr_att_call(att_obj(c)->aa, &rq, &rp);
+	rq.conn_data.conn = att_obj(c)->h;
+	rq.conn_data.want = want;
+	st = att_call(att_obj(c)->aa, &rq, &rp);
 	if (st != NDK_STATUS_SUCCESS && st != NDK_STATUS_BUFFER_TOO_SMALL)
 		return st;
 	if (ird != NULL)
-		*ird = rp.u[0];
+		*ird = rp.conn_data.ird;
 	if (ord != NULL)
-		*ord = rp.u[1];
+		*ord = rp.conn_data.ord;
 	if (pdata_len != NULL) {
 		if (pdata != NULL)
-			memcpy(pdata, rp.data.bytes, att_min3(want,
-			       rp.data.len, (uint32_t)sizeof(rp.data.bytes)));
-		*pdata_len = rp.data.len;
+			memcpy(pdata, rp.conn_data.bytes, att_min3(want,
+			       rp.conn_data.len,
+			       (uint32_t)sizeof(rp.conn_data.bytes)));
+		*pdata_len = rp.conn_data.len;
 	}
 	return st;
 }
@@ -384,30 +409,30 @@ static ndk_status_t
 att_conn_addresses(struct ndk_connector *c, struct sockaddr_in *local,
 		   struct sockaddr_in *peer)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CONN_ADDR };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CONN_ADDR };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
-	rq.h[0] = att_obj(c)->h;
-	st = swr_att_call(att_obj(c)->aa, &rq, &rp);
+	rq.obj.h = att_obj(c)->h;
+	st = att_call(att_obj(c)->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
 	if (local != NULL) {
 		memset(local, 0, sizeof(*local));
 		local->sin_family = AF_INET;
-		local->sin_addr.s_addr = rp.addr.local_ip;
-		local->sin_port = rp.addr.local_port;
+		local->sin_addr.s_addr = rp.conn_addr.local_ip;
+		local->sin_port = rp.conn_addr.local_port;
 	}
 	if (peer != NULL) {
 		memset(peer, 0, sizeof(*peer));
 		peer->sin_family = AF_INET;
-		peer->sin_addr.s_addr = rp.addr.peer_ip;
-		peer->sin_port = rp.addr.peer_port;
+		peer->sin_addr.s_addr = rp.conn_addr.peer_ip;
+		peer->sin_port = rp.conn_addr.peer_port;
 	}
 	return NDK_STATUS_SUCCESS;
 }
 
-const struct ndk_connector_dispatch swr_att_conn_ops = {
+const struct ndk_connector_dispatch att_conn_ops = {
 	.close = att_conn_close,
 	.connect = att_connect,
 	.complete_connect = att_complete_connect,
@@ -423,10 +448,10 @@ const struct ndk_connector_dispatch swr_att_conn_ops = {
 /* ------------------------------------------------------------------ */
 
 ndk_status_t
-swr_att_create_listener(struct ndk_adapter *a, ndk_connect_event_fn ev,
-			void *ctx, struct ndk_listener **l)
+att_create_listener(struct ndk_adapter *a, ndk_connect_event_fn ev,
+		    void *ctx, struct ndk_listener **l)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_CREATE_LISTENER };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_LISTENER };
 
 	if (ev == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
@@ -439,48 +464,48 @@ static ndk_status_t
 att_lis_close(struct ndk_listener *l, ndk_close_completion_fn done,
 	      void *ctx)
 {
-	return swr_att_close(l, done, ctx);
+	return att_close(l, done, ctx);
 }
 
 static ndk_status_t
 att_listen(struct ndk_listener *l, const struct sockaddr_in *addr)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_LISTEN };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTEN };
 	struct ndk_attach_rep rp;
 
-	rq.h[0] = att_obj(l)->h;
-	rq.addr.src_ip = addr->sin_addr.s_addr;
-	rq.addr.src_port = addr->sin_port;
-	return swr_att_call(att_obj(l)->aa, &rq, &rp);
+	rq.listen.listener = att_obj(l)->h;
+	rq.listen.ip = addr->sin_addr.s_addr;
+	rq.listen.port = addr->sin_port;
+	return att_call(att_obj(l)->aa, &rq, &rp);
 }
 
 static ndk_status_t
 att_lis_addr(struct ndk_listener *l, struct sockaddr_in *addr)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_LISTENER_ADDR };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTENER_ADDR };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
-	rq.h[0] = att_obj(l)->h;
-	st = swr_att_call(att_obj(l)->aa, &rq, &rp);
+	rq.obj.h = att_obj(l)->h;
+	st = att_call(att_obj(l)->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
 	memset(addr, 0, sizeof(*addr));
 	addr->sin_family = AF_INET;
-	addr->sin_addr.s_addr = rp.addr.local_ip;
-	addr->sin_port = rp.addr.local_port;
+	addr->sin_addr.s_addr = rp.listener_addr.ip;
+	addr->sin_port = rp.listener_addr.port;
 	return NDK_STATUS_SUCCESS;
 }
 
 static ndk_status_t
 att_lis_pause(struct ndk_listener *l, bool pause)
 {
-	struct ndk_attach_req rq = { .op = NDK_ATT_LISTENER_PAUSE };
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTENER_PAUSE };
 	struct ndk_attach_rep rp;
 
-	rq.h[0] = att_obj(l)->h;
-	rq.u[0] = pause;
-	return swr_att_call(att_obj(l)->aa, &rq, &rp);
+	rq.listener_pause.listener = att_obj(l)->h;
+	rq.listener_pause.pause = pause;
+	return att_call(att_obj(l)->aa, &rq, &rp);
 }
 
 static const struct ndk_listener_dispatch att_lis_ops = {
