@@ -462,10 +462,6 @@ failed_post_case(int how)
 	} else {
 		struct tok_frmr *f;
 
-		if (c->qp[0]->dispatch->fast_register == NULL) {
-			printf("  skipped: no ndk_fast_register\n");
-			return NDK_TEST_SKIPPED;
-		}
 		f = tok_frmr_new(c->pd[0], 2, false, 2, 0xF9);
 		TEST_ASSERT(f != NULL, "FRMR");
 		tok_frmr_map(f, 2, false, 0, 2 * NDK_PAGE_SIZE, 12345); /* va */

@@ -18,39 +18,10 @@
 /* Context                                                             */
 /* ------------------------------------------------------------------ */
 
-bool
-tok_provider_ready(struct ndk_pair_conn *c, const char **missing)
-{
-	const struct ndk_qp_dispatch *q = c->qp[0]->dispatch;
-	struct ndk_mr *mr = NULL;
-	bool mr_ok;
-
-#define TOK_NEED_(cond, name) do { \
-		if (!(cond)) { \
-			*missing = name; \
-			return false; \
-		} \
-	} while (0)
-	TOK_NEED_(q->send_and_invalidate != NULL, "qp send_and_invalidate");
-	TOK_NEED_(q->fast_register != NULL, "qp fast_register");
-	TOK_NEED_(q->invalidate != NULL, "qp invalidate");
-	TOK_NEED_(q->bind != NULL, "qp bind");
-	TOK_NEED_(q->get_stats != NULL, "qp get_stats");
-	TOK_NEED_(c->pd[0]->dispatch->create_mw != NULL, "pd create_mw");
-	TOK_NEED_(ndk_create_mr(c->pd[0], true, &mr) == NDK_STATUS_SUCCESS,
-		  "fast-register MRs (ndk_create_mr(pd, true) failed)");
-	mr_ok = mr->dispatch->initialize_fast_register != NULL;
-	ndk_close_mr(mr, NULL, NULL);
-	TOK_NEED_(mr_ok, "mr initialize_fast_register");
-#undef TOK_NEED_
-	return true;
-}
-
 int
 tok_open(struct tok_ctx *t, uint32_t mtu,
 	 const struct ndk_pair_conn_opts *opts)
 {
-	const char *missing = NULL;
 	ndk_status_t st;
 
 	memset(t, 0, sizeof(*t));
@@ -66,11 +37,6 @@ tok_open(struct tok_ctx *t, uint32_t mtu,
 	}
 	if (tok_reconnect(t) != 0)
 		return -1;
-	if (!tok_provider_ready(t->c, &missing)) {
-		printf("  skipped: the provider lacks %s\n", missing);
-		tok_close(t);
-		return NDK_TEST_SKIPPED;
-	}
 	return 0;
 }
 
@@ -603,11 +569,6 @@ dconn(struct ndk_pair **pp, struct ndk_pair_conn **cp,
 		o = &def;
 	*cp = conn_new(*pp, o);
 	TEST_ASSERT(*cp != NULL, "connection");
-	if ((*cp)->qp[0]->dispatch->get_stats == NULL) {
-		printf("  skipped: the provider lacks ndk_qp_get_stats\n");
-		ndk_pair_conn_destroy(*cp);
-		return NDK_TEST_SKIPPED;
-	}
 	/* Let anything of earlier cases drain before counting frames. */
 	ndk_pair_sleep_ms(20);
 	return 0;

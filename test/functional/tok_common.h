@@ -50,13 +50,6 @@ int tok_reconnect(struct tok_ctx *t);
 /** Close the connection and the PDs (their regions must be closed). */
 void tok_close(struct tok_ctx *t);
 
-/**
- * The provider has the calls of this issue: every dispatch entry the
- * tests reach through ndk.h is filled (else ndk.h would call NULL).
- * @param missing set to the name of the first missing entry.
- */
-bool tok_provider_ready(struct ndk_pair_conn *c, const char **missing);
-
 /** The QP's state, or -1 if it cannot be queried. */
 enum ndk_qp_state tok_qp_state(struct ndk_qp *qp);
 
