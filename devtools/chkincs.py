@@ -16,7 +16,8 @@ Two checks, each a failure when broken:
     folders its audience may see;
  2. every #include "x.h" in lib/, drivers/, app/, test/ and examples/ names
     a header its file may use: public headers include public ones only;
-    a driver uses public, provider and its own headers; an application
+    a driver uses public, provider and its own headers (its white-box
+    tests in drivers/<d>/test also the harness, test/common); an application
     public, provider, app/common and its own; a test also test/common;
     an example public ones only.
 
@@ -102,7 +103,9 @@ def allowed_dirs(path):
     if o.startswith('lib/'):
         return PUBLIC + prov + dirs_under(o)
     if o.startswith('drivers/'):
-        return PUBLIC + prov + dirs_under(o)
+        # A driver's white-box tests (drivers/<d>/test) use the harness.
+        extra = ['test/common'] if path.startswith(o + '/test/') else []
+        return PUBLIC + prov + dirs_under(o) + extra
     if o.startswith('app/'):
         return PUBLIC + prov + ['app/common'] + dirs_under(o)
     if o.startswith('test/'):

@@ -18,25 +18,26 @@
 
 #include "rc_common.h"
 #include "swroce_attach_srv.h"
-#include "swroce_adapter.h"
-#include "swroce_ctl.h"
-#include "swroce_qp.h"
+#include "swroce_hooks.h"
 
-/* Hooked extra rings of @p ad: read on the lcore, so through the mailbox. */
-static ndk_status_t
-count_ctl(struct swr_adapter *ad, void *arg)
-{
-	*(uint32_t *)arg = ad->n_db_more;
-	return NDK_STATUS_SUCCESS;
-}
-
+/* Extra rings hooked to @p a (swroce's attach server export). */
 static uint32_t
 hooked(struct ndk_adapter *a)
 {
-	uint32_t n = UINT32_MAX;
+	return swr_attach_db_hooked(a);
+}
 
-	swr_ctl_exec(swr_adapter_of(a), count_ctl, &n);
-	return n;
+/* The queue that serves @p qp: QPN & (nb_queues - 1), as ndk.h says. */
+static uint32_t
+qp_queue(struct ndk_adapter *a, struct ndk_qp *qp)
+{
+	struct ndk_adapter_info info;
+	uint32_t size = sizeof(info);
+
+	if (ndk_query_adapter_info(a, &info, &size) != NDK_STATUS_SUCCESS ||
+	    info.nb_queues == 0)
+		return 0;
+	return ndk_qp_num(qp) & (info.nb_queues - 1u);
 }
 
 static int
@@ -64,9 +65,9 @@ t_extra_rings(void)
 	 * of other queues on: consecutive QPNs, so c[0] and c[1] are on
 	 * different queues and both ways are taken.
 	 */
-	if (swr_adapter_of(p->ad[0])->nb_queues > 1)
-		TEST_ASSERT(swr_qp_of(c[0]->qp[0])->q->id !=
-			    swr_qp_of(c[1]->qp[0])->q->id,
+	if (p->nb_queues > 1)
+		TEST_ASSERT(qp_queue(p->ad[0], c[0]->qp[0]) !=
+			    qp_queue(p->ad[0], c[1]->qp[0]),
 			    "ring users on two queues");
 	for (int i = 0; i < 3; i++)
 		for (uint32_t k = 0; k < 20; k++)
@@ -103,13 +104,12 @@ t_extra_rings(void)
 static double
 poll_ns(struct ndk_adapter *a)
 {
-	struct swr_adapter *ad = swr_adapter_of(a);
 	uint64_t t0 = rte_get_timer_cycles();
-	uint64_t e0 = __atomic_load_n(&ad->q[0].epoch, __ATOMIC_ACQUIRE);
+	uint64_t e0 = swr_hook_polls(a, 0);
 	uint64_t e1;
 
 	rte_delay_us_sleep(300 * 1000);
-	e1 = __atomic_load_n(&ad->q[0].epoch, __ATOMIC_ACQUIRE);
+	e1 = swr_hook_polls(a, 0);
 	return (double)(rte_get_timer_cycles() - t0) * 1e9 /
 		(double)rte_get_timer_hz() / (double)RTE_MAX(e1 - e0, 1u);
 }
@@ -118,7 +118,7 @@ static int
 t_limit(void)
 {
 	struct ndk_pair *p = pair_get(0);
-	struct rte_ring *r[SWR_MAX_DB_RINGS + 1];
+	struct rte_ring *r[SWR_ATTACH_DB_RINGS_MAX + 1];
 	double ns0, ns_max;
 	uint32_t n = 0;
 
@@ -129,14 +129,14 @@ t_limit(void)
 		if (r[n] == NULL)
 			break;
 	}
-	TEST_ASSERT_EQ(n, SWR_MAX_DB_RINGS, "rings hooked before refusal");
-	TEST_ASSERT_EQ(hooked(p->ad[1]), SWR_MAX_DB_RINGS, "hooked");
+	TEST_ASSERT_EQ(n, SWR_ATTACH_DB_RINGS_MAX, "rings hooked before refusal");
+	TEST_ASSERT_EQ(hooked(p->ad[1]), SWR_ATTACH_DB_RINGS_MAX, "hooked");
 	/* Information only (a loaded machine makes it noisy): what the
 	 * empty rings cost a poll of the idle adapter. */
 	ns_max = poll_ns(p->ad[1]);
 	printf("  idle poll of adapter B (both adapters on one poller): "
 	       "%.0f ns with no extra doorbell ring, %.0f ns with %u\n",
-	       ns0, ns_max, SWR_MAX_DB_RINGS);
+	       ns0, ns_max, SWR_ATTACH_DB_RINGS_MAX);
 	while (n-- > 0)
 		swr_attach_db_destroy(p->ad[1], r[n]);
 	TEST_ASSERT_EQ(hooked(p->ad[1]), 0, "all unhooked");

@@ -41,6 +41,7 @@
 
 #include "ndk_provider.h"
 #include "ndk_roce.h"
+#include "swroce_attach_srv.h"
 #include "swroce_timer.h"
 #include "swroce_xstats.h"
 
@@ -63,7 +64,7 @@
 #define SWR_TX_BURST 32
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */
 #define SWR_DB_BURST 64
-#define SWR_MAX_DB_RINGS 64       /**< doorbell rings besides the adapter's */
+#define SWR_MAX_DB_RINGS SWR_ATTACH_DB_RINGS_MAX /**< rings besides the adapter's */
 #define SWR_RING_DESC 1024
 #define SWR_MAX_QUEUES 16         /**< queues per adapter (power of 2) */
 #define SWR_INBOUND_RING 4096     /**< frames steered to a queue */

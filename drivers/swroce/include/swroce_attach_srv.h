@@ -18,6 +18,9 @@
 
 #include "ndk.h"
 
+/** Doorbell rings an adapter hooks besides its own (one per application). */
+#define SWR_ATTACH_DB_RINGS_MAX 64
+
 /**
  * Create a doorbell ring for attached application @p app on adapter @p a
  * (hugepage memory, multi-producer, single consumer) and hook it to the
@@ -47,5 +50,11 @@ void swr_attach_qp_use_db(struct ndk_qp *q, struct rte_ring *r);
  * @p q. @p len 0: no limit beyond DPDK memory.
  */
 void swr_attach_qp_limit_fr(struct ndk_qp *q, uint64_t va, uint64_t len);
+
+/**
+ * Doorbell rings hooked to adapter @p a besides its own (read on its
+ * polling thread, through the control mailbox).
+ */
+unsigned int swr_attach_db_hooked(struct ndk_adapter *a);
 
 #endif /* SWROCE_ATTACH_SRV_H */

@@ -114,6 +114,22 @@ swr_db_unhook_ctl(struct swr_adapter *ad, void *arg)
 	return NDK_STATUS_INVALID_PARAMETER;
 }
 
+static ndk_status_t
+swr_db_count_ctl(struct swr_adapter *ad, void *arg)
+{
+	*(unsigned int *)arg = ad->n_db_more;
+	return NDK_STATUS_SUCCESS;
+}
+
+unsigned int
+swr_attach_db_hooked(struct ndk_adapter *a)
+{
+	unsigned int n = 0;
+
+	swr_ctl_exec(swr_adapter_of(a), swr_db_count_ctl, &n);
+	return n;
+}
+
 struct rte_ring *
 swr_attach_db_create(struct ndk_adapter *a, uint64_t app)
 {
