@@ -26,7 +26,8 @@
  *   ndk_poller on a dedicated lcore, or by the embedder's own loop calling
  *   ndk_adapter_poll(). Control calls from other threads are handed to the
  *   polling thread and wait for it.
- * - Until the connection manager exists, a QP is connected like
+ * - QPs connect through NDK connectors and listeners (ndk_conn.h: the IB
+ *   CM over QP1 with RDMA-CM addressing), or out of band as
  *   ibv_rc_pingpong does: ndk_qp_connect() with the peer's address, QPN
  *   and PSN (ndk_qp_modify() gives verbs-style state control).
  */
