@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ndk-roced tests (suite daemon).
 
-  test_daemon.py <ndk-roced> <roced-peer> <lib/ndk/ndk.h>
+  test_daemon.py <ndk-roced> <roced-peer> <lib/ndk/include/ndk.h>
 
 1. Bad configuration files and bad arguments: each must end with exit
    status 2 and a message holding the expected fragment (a table).

@@ -2,7 +2,7 @@
 
 /*
  * Unit tests of the connection manager's transition table
- * (drivers/swroce/swroce_cm_fsm.c, linked alone): every move the protocol
+ * (drivers/swroce/cm/swroce_cm_fsm.c, linked alone): every move the protocol
  * makes is allowed with its trigger, every other (from, to, event) is
  * refused, counted and leaves the state as it was, and the handshakes walk
  * through on a connection made by hand. No NIC, no adapter.
