@@ -17,11 +17,10 @@ import tempfile
 import time
 import traceback
 
-ROCED, PEER, NDK_H = sys.argv[1:4]
+ROCED, PEER, SRC = sys.argv[1:4]
 # The provider's counter list (swroce's X-macro), given by meson.
 XSTATS_H = os.environ.get('NDK_XSTATS_H', os.path.join(
-    os.path.dirname(NDK_H), '..', '..', 'drivers', 'swroce', 'core',
-    'swroce_xstats.h'))
+    SRC, 'drivers', 'swroce', 'core', 'swroce_xstats.h'))
 TMP = tempfile.mkdtemp(prefix='roced-test-')
 PREFIX = 'roced-test-%d' % os.getpid()
 WAIT_S = 30

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """ndk-roced tests (suite daemon).
 
-  test_daemon.py <ndk-roced> <roced-peer> <lib/ndk/include/ndk.h>
+  test_daemon.py <ndk-roced> <roced-peer> <source directory>
 
 1. Bad configuration files and bad arguments: each must end with exit
    status 2 and a message holding the expected fragment (a table).
@@ -58,7 +58,7 @@ import sys
 import time
 import traceback
 
-from daemon_lib import (EAL_NOHUGE, GOOD_PORT, NDK_H, PREFIX, ROCED, TMP,
+from daemon_lib import (EAL_NOHUGE, GOOD_PORT, SRC, PREFIX, ROCED, TMP,
                         WAIT_S, Peer, Telemetry, cleanup, counters, results,
                         start, stop, wait_for, wait_ready, write)
 from daemon_attach import (t_attach, t_attach_cm, t_attach_daemon_killed,
@@ -194,8 +194,7 @@ def t_bad_inputs():
 
 def t_check_example():
     """The commented example in config/ is valid."""
-    example = os.path.join(os.path.dirname(NDK_H), '..', '..', 'config',
-                           'ndk-roced.conf')
+    example = os.path.join(SRC, 'config', 'ndk-roced.conf')
     p = subprocess.run([ROCED, '-f', example, '--check'],
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stdout + p.stderr
