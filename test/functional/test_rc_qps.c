@@ -232,6 +232,58 @@ t_rnr(void)
 	return 0;
 }
 
+/*
+ * rnr_retry counts RNR NAKs per message, as IB and rxe do: progress gives
+ * the next message the whole count again. With rnr_retry 1 and each of
+ * three SENDs meeting exactly one RNR NAK (its receive is posted while
+ * the ~0.5 s RNR timer runs), all three complete; a count kept over the
+ * QP's life would fail the second.
+ */
+static int
+t_rnr_per_message(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_pair_conn_opts o = { .min_rnr_timer = 31, .rnr_retry = 1 };
+	struct ndk_pair_conn *c;
+	struct ndk_pair_buf *src, *dst;
+	struct ndk_sge s;
+	char what[32];
+
+	TEST_ASSERT(p != NULL, "pair");
+	c = ndk_pair_conn_create(p, &o, NULL);
+	TEST_ASSERT(c != NULL, "connection");
+	src = ndk_pair_buf_alloc(p, c->pd[0], 64, 0);
+	dst = ndk_pair_buf_alloc(p, c->pd[1], 64,
+				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
+	for (uint32_t m = 0; m < 3; m++) {
+		uint64_t rnr0 = ndk_pair_xstat(p, 0, "nak_rnr_rcvd");
+		double waited = 0;
+
+		snprintf(what, sizeof(what), "message %u", m);
+		ndk_pair_fill(src->data, 64, m);
+		s = ndk_pair_sge(src, 0, 64);
+		TEST_ASSERT_EQ(ndk_send(c->qp[0], (void *)1, &s, 1, 0),
+			       NDK_STATUS_SUCCESS, "send %u", m);
+		/* Its first RNR NAK; then the receive, within the timer. */
+		while (ndk_pair_xstat(p, 0, "nak_rnr_rcvd") == rnr0) {
+			TEST_ASSERT(waited < WAIT_S, "%s: no RNR NAK", what);
+			ndk_pair_sleep_ms(1);
+			waited += 0.001;
+		}
+		s = ndk_pair_sge(dst, 0, 64);
+		TEST_ASSERT_EQ(ndk_receive(c->qp[1], (void *)2, &s, 1),
+			       NDK_STATUS_SUCCESS, "receive %u", m);
+		if (expect_ok(c->icq[0], NDK_OP_SEND, (void *)1, what) != 0 ||
+		    expect_ok(c->rcq[1], NDK_OP_RECEIVE, (void *)2, what) != 0)
+			return -1;
+		TEST_ASSERT(ndk_pair_check(dst->data, 64, m) < 0,
+			    "%s: data", what);
+	}
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Queue depths                                                        */
 /* ------------------------------------------------------------------ */
@@ -554,6 +606,7 @@ t_silent_success(void)
 static const struct ndk_test_case cases[] = {
 	{ "many_qps", t_many_qps },
 	{ "rnr", t_rnr },
+	{ "rnr_per_message", t_rnr_per_message },
 	{ "queue_depth", t_queue_depth },
 	{ "read_fence", t_read_fence },
 	{ "silent_success", t_silent_success },

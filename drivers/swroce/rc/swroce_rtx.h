@@ -166,7 +166,9 @@ static inline void
 swr_rtx_progress(struct swr_qp *qp, uint32_t una)
 {
 	swr_rtt_progress(qp, una);
+	/* Both retry counts are per message (IB; rxe likewise). */
 	qp->retry_left = qp->attr.retry_cnt;
+	qp->rnr_left = qp->attr.rnr_retry;
 	qp->rto_backoff = 0;
 	qp->rto_defers = 0;
 	/* All that was out at the last adaptive expiry is answered. */
