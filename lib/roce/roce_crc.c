@@ -9,7 +9,9 @@
  *  - carry-less multiplication (PCLMULQDQ) folding on x86-64: the buffer is
  *    folded four 128-bit lanes at a time, then one lane at a time, and the
  *    last 128-bit remainder is reduced to 32 bits with two folds and a
- *    Barrett reduction. Tails shorter than 16 bytes go through the table;
+ *    Barrett reduction. A tail shorter than 16 bytes after the lanes is
+ *    folded in with one byte-shuffle step; only whole buffers shorter than
+ *    16 bytes go through the table;
  *  - the same folding on 256-bit registers (VPCLMULQDQ, AVX2): four
  *    256-bit lanes, 128 bytes per step, for buffers of 256 bytes and more,
  *    then folded down to one 128-bit lane and finished as above. 512-bit

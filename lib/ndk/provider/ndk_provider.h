@@ -29,8 +29,10 @@ struct ndk_provider {
 };
 
 /**
- * Register a provider (call from an RTE_INIT constructor). The first
- * provider registered under the default name "swroce" is the default.
+ * Register a provider (call from an RTE_INIT constructor). A provider
+ * registered later under a name already taken hides the earlier one.
+ * ndk_adapter_open() with no provider name picks "swroce" in a DPDK primary
+ * process and "attach" in a secondary one.
  */
 void ndk_provider_register(struct ndk_provider *provider);
 
