@@ -39,7 +39,10 @@
    foreign handles refused, a full event ring.
 9. perf_attached: ndk-perf attached to two daemons, --verify.
 10. good_forms: numbers in hex, a /31, a capital MAC are accepted (and
-   the EAL gets decimal).
+   the EAL gets decimal); clean_stop: on a hugetlbfs of its own, a second
+   daemon on the prefix is refused with the holder's pid, a clean stop
+   leaves no hugepage file and no runtime directory of the prefix, a
+   SIGKILLed daemon's are reclaimed by the next start.
 Every attached program takes its registrable buffers from
 ndk_adapter_alloc_buffer() (the daemon registers nothing else).
 
@@ -63,7 +66,7 @@ import traceback
 from daemon_lib import (EAL_NOHUGE, GOOD_PORT, SRC, PREFIX, ROCED, TMP,
                         WAIT_S, Peer, Telemetry, cleanup, counters, results,
                         start, stop, wait_for, wait_ready, write)
-from daemon_attach import (t_attach, t_attach_cm,
+from daemon_attach import (mount_huge, t_attach, t_attach_cm,
                            t_attach_daemon_killed, t_attach_rdma,
                            t_attach_restart, t_dumpcap, t_perf_attached)
 
@@ -391,10 +394,73 @@ def t_echo_peer():
             peer.p.kill()
 
 
+def prefix_files(prefix, huge):
+    """What the EAL left of a file prefix: hugepage files in @p huge and
+    the runtime directory."""
+    left = ['%s/%s' % (huge, f) for f in os.listdir(huge)
+            if f.startswith(prefix + 'map_')]
+    rundir = '/var/run/dpdk/' + prefix
+    if os.path.exists(rundir):
+        left.append(rundir)
+    return left
+
+
+def t_clean_stop():
+    """Hugepages on a hugetlbfs: a second daemon on the prefix is refused
+    with the reason; a clean stop leaves nothing of the prefix behind; a
+    SIGKILLed daemon's files are reclaimed by the next start."""
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    prefix = PREFIX + '-clean'
+    conf = ('[eal]\nlcores = 0\nhugepages = yes\nmemory = 128\n'
+            'huge-dir = %s\nfile-prefix = %s\n[echo]\nenabled = no\n'
+            '[port r0]\ndevice = net_ring0\nip = 10.2.0.1/16\n'
+            % (huge, prefix))
+    proc = None
+    try:
+        proc, log = start(conf, 'clean')
+        wait_ready(proc, log)
+        left = prefix_files(prefix, huge)
+        assert len(left) > 1, left      # hugepage files and the directory
+        # A second daemon on the same prefix: refused, and says why.
+        p2 = subprocess.run([ROCED, '-f', write('clean2.conf', conf)],
+                            capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+        out = p2.stdout + p2.stderr
+        assert p2.returncode == 1, (p2.returncode, out)
+        assert ("seems to run with file prefix '%s'" % prefix) in out and \
+            'Success' not in out and ('pid %d' % proc.pid) in out, out
+        out = stop(proc, log)
+        assert 'removed' in out, out[-1500:]
+        assert prefix_files(prefix, huge) == [], prefix_files(prefix, huge)
+        # SIGKILL: the files stay; the next start on the prefix takes
+        # them back (DPDK's clear_hugedir, shown with a stale file of our
+        # own), and its clean stop leaves nothing.
+        proc, log = start(conf, 'clean-killed')
+        wait_ready(proc, log)
+        proc.kill()
+        proc.wait()
+        assert len(prefix_files(prefix, huge)) > 1
+        stale = os.path.join(huge, prefix + 'map_999')
+        open(stale, 'w').close()
+        proc, log = start(conf, 'clean-restarted')
+        wait_ready(proc, log)
+        assert not os.path.exists(stale), 'stale hugepage file kept'
+        stop(proc, log)
+        assert prefix_files(prefix, huge) == [], prefix_files(prefix, huge)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        subprocess.call(['umount', huge])
+
+
 CASES = [
     ('bad_inputs', t_bad_inputs),
     ('check_example', t_check_example),
     ('good_forms', t_good_forms),
+    ('clean_stop', t_clean_stop),
     ('telemetry_ring', t_telemetry_ring),
     ('queues_ring', t_queues_ring),
     ('echo_peer', t_echo_peer),
