@@ -368,7 +368,11 @@ main(int argc, char **argv)
 	if (cfg.telemetry && roced_telemetry_init(&ports) != 0)
 		ROCED_LOG(WARNING, "cannot register the /ndk telemetry "
 			  "commands");
-	if (cfg.echo && roced_echo_start(&cfg, &ports, &echo) != 0) {
+	rc = cfg.echo ? roced_echo_start(&cfg, &ports, &echo) : 0;
+	if (rc != 0) {
+		/* -EIO follows the port's own message; -ENOMEM has none */
+		ROCED_LOG(ERR, "cannot start the echo service: %s",
+			  strerror(-rc));
 		shutdown_all(&cfg, &ports, NULL, pdump);
 		rte_eal_cleanup();
 		remove_eal_files(&cfg, rundir);
