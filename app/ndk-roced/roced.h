@@ -79,6 +79,9 @@ struct roced_port_cfg {
 	/** rto_floor_us = N: smallest adaptive timeout (0: provider's). */
 	uint32_t rto_floor_us;
 	char where[ROCED_DEV_LEN];   /**< "file:line" or "--port" for errors */
+	/** Where the address and the prefix were given, for errors. */
+	char ip_where[ROCED_DEV_LEN * 2];
+	char prefix_where[ROCED_DEV_LEN * 2];
 };
 
 /** Everything the daemon was told. */
@@ -98,6 +101,11 @@ struct roced_config {
 	/** EAL arguments (argv[0] first), built by roced_config_parse(). */
 	int eal_argc;
 	char *eal_argv[ROCED_MAX_EAL_ARGS];
+	/**
+	 * The same strings, owned here: rte_eal_init() reorders eal_argv
+	 * and writes argv[0] over one of its slots.
+	 */
+	char *eal_strings[ROCED_MAX_EAL_ARGS];
 };
 
 /** A running port: its configuration, ethdev and adapter. */
@@ -129,6 +137,15 @@ struct roced_ports {
  * exits with ROCED_EXIT_USAGE. Runs before the EAL starts.
  */
 void roced_config_parse(int argc, char **argv, struct roced_config *cfg);
+
+/** Free what roced_config_parse() allocated (the EAL arguments). */
+void roced_config_free(struct roced_config *cfg);
+
+/**
+ * The EAL file prefix the arguments give (--file-prefix), or DPDK's
+ * default "rte".
+ */
+const char *roced_config_file_prefix(const struct roced_config *cfg);
 
 /** Print the configuration (--check, and at start-up). */
 void roced_config_print(const struct roced_config *cfg, FILE *f);

@@ -66,17 +66,44 @@ roced_ip_str(uint32_t ip, char *buf)
 /* Values                                                              */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Every number of the file and the options has one form: decimal without
+ * a leading zero ("0", "4096"), or hexadecimal after 0x ("0x1000"). No
+ * sign (a leading '+' or '-' is refused), no octal (strtoul would read
+ * "010" as 8), no spaces, nothing after the digits.
+ */
 static bool
 parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v = 0;
+	unsigned int base = 10;
+	const char *c;
 
-	if (s == NULL || !isdigit((unsigned char)s[0]))
+	if (s == NULL || s[0] == '\0')
 		return false;
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (s[0] == '\0')
+			return false;
+	} else if (s[0] == '0' && s[1] != '\0') {
+		return false;                  /* a leading zero: octal? */
+	}
+	for (c = s; *c != '\0'; c++) {
+		unsigned int d;
+
+		if (isdigit((unsigned char)*c))
+			d = (unsigned int)(*c - '0');
+		else if (base == 16 && isxdigit((unsigned char)*c))
+			d = (unsigned int)(tolower((unsigned char)*c) - 'a' +
+					   10);
+		else
+			return false;
+		v = v * base + d;
+		if (v > UINT32_MAX)
+			return false;
+	}
+	if (v < lo || v > hi)
 		return false;
 	*out = (uint32_t)v;
 	return true;
@@ -89,8 +116,8 @@ need_u32(const char *where, const char *what, const char *s, uint32_t lo,
 	uint32_t v;
 
 	if (!parse_u32(s, lo, hi, &v))
-		die(where, "%s '%s': not a whole number in %u..%u", what, s, lo,
-		    hi);
+		die(where, "%s '%s': not a whole number in %u..%u (decimal, "
+		    "or hex after 0x)", what, s, lo, hi);
 	return v;
 }
 
@@ -110,7 +137,10 @@ need_bool(const char *where, const char *what, const char *s)
 	    s);
 }
 
-/* A netmask, dotted ("255.255.255.0") or a prefix length ("24"). */
+/*
+ * A netmask, dotted ("255.255.255.0") or a prefix length ("24"). /0 and
+ * /32 pass here and are refused by port_check_addr() with the address.
+ */
 static uint8_t
 need_netmask(const char *where, const char *s)
 {
@@ -143,6 +173,8 @@ set_ip(struct roced_port_cfg *p, const char *where, const char *s)
 	if (slash != NULL) {
 		*slash = '\0';
 		p->prefix_len = need_netmask(where, slash + 1);
+		snprintf(p->prefix_where, sizeof(p->prefix_where), "%s",
+			 where);
 	}
 	if (inet_pton(AF_INET, buf, &a) != 1)
 		die(where, "ip '%s': not an IPv4 address", s);
@@ -150,21 +182,81 @@ set_ip(struct roced_port_cfg *p, const char *where, const char *s)
 	    IN_MULTICAST(ntohl(a.s_addr)))
 		die(where, "ip '%s': not a unicast address", s);
 	p->ipv4 = a.s_addr;
+	snprintf(p->ip_where, sizeof(p->ip_where), "%s", where);
 }
 
+/*
+ * The address with its prefix, once the port's keys are all read (ip and
+ * netmask may come in any order). The adapter reaches every peer by ARP
+ * on its own network (there is no router), so it needs a network with
+ * room for a peer: /1 to /31 (/31: the two ends of a point-to-point link,
+ * RFC 3021). A /0 is no network and a /32 leaves no peer on the link.
+ * From /1 to /30 the address may not be the network's own address (host
+ * part all zeros) nor its broadcast address (all ones).
+ */
+static void
+port_check_addr(const struct roced_port_cfg *p)
+{
+	const char *pw = p->prefix_where[0] != '\0' ? p->prefix_where :
+			 p->ip_where;
+	char ip[INET_ADDRSTRLEN];
+	uint32_t host, a;
+
+	if (p->ipv4 == 0)
+		return;                 /* "no ip" is said by the caller */
+	roced_ip_str(p->ipv4, ip);
+	if (p->prefix_len == 0)
+		die(pw, "prefix /0 for %s: not a network (give the prefix of "
+		    "the link's network, e.g. /24)", ip);
+	if (p->prefix_len == 32)
+		die(pw, "prefix /32 for %s: no peer could be on the link (the "
+		    "adapter reaches its peers by ARP on its own network; "
+		    "use /31 for a point-to-point link)", ip);
+	if (p->prefix_len == 31)
+		return;
+	host = ~0u >> p->prefix_len;
+	a = ntohl(p->ipv4);
+	if ((a & host) == 0)
+		die(p->ip_where, "ip %s/%u: the network's own address, not a "
+		    "host's", ip, p->prefix_len);
+	if ((a & host) == host)
+		die(p->ip_where, "ip %s/%u: the network's broadcast address, "
+		    "not a host's", ip, p->prefix_len);
+}
+
+static int
+hex_digit(char c)
+{
+	if (isdigit((unsigned char)c))
+		return c - '0';
+	if (isxdigit((unsigned char)c))
+		return tolower((unsigned char)c) - 'a' + 10;
+	return -1;
+}
+
+/* xx:xx:xx:xx:xx:xx, two hex digits each; a unicast, non-zero address. */
 static void
 set_mac(struct roced_port_cfg *p, const char *where, const char *s)
 {
-	unsigned int b[6];
-	char end;
+	uint8_t b[6];
+	bool zero = true;
 
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &end) != 6)
+	if (strlen(s) != 17)
 		die(where, "mac '%s': not xx:xx:xx:xx:xx:xx", s);
+	for (unsigned int i = 0; i < 6; i++) {
+		int hi = hex_digit(s[3 * i]), lo = hex_digit(s[3 * i + 1]);
+
+		if (hi < 0 || lo < 0 || (i < 5 && s[3 * i + 2] != ':'))
+			die(where, "mac '%s': not xx:xx:xx:xx:xx:xx", s);
+		b[i] = (uint8_t)(hi << 4 | lo);
+		zero = zero && b[i] == 0;
+	}
 	if (b[0] & 1)
 		die(where, "mac '%s': a multicast address", s);
-	for (unsigned int i = 0; i < 6; i++)
-		p->mac[i] = (uint8_t)b[i];
+	if (zero)
+		die(where, "mac '%s': all zero, not an interface's address "
+		    "(leave mac out to keep the port's own)", s);
+	memcpy(p->mac, b, sizeof(b));
 }
 
 /* A PCI address, full (0000:03:00.0) or short (03:00.0), normalised. */
@@ -242,8 +334,11 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 		set_device(p, where, val);
 	else if (strcmp(key, "ip") == 0)
 		set_ip(p, where, val);
-	else if (strcmp(key, "netmask") == 0)
+	else if (strcmp(key, "netmask") == 0) {
 		p->prefix_len = need_netmask(where, val);
+		snprintf(p->prefix_where, sizeof(p->prefix_where), "%s",
+			 where);
+	}
 	else if (strcmp(key, "mtu") == 0) {
 		p->mtu = need_u32(where, "mtu", val, 256, 4096);
 		if (!rte_is_power_of_2(p->mtu))
@@ -406,11 +501,18 @@ scan_line(char *l, int lineno, char *sec)
 	scan.pos[scan.n++].line = lineno;
 }
 
+/*
+ * Lines are read with their length, so a NUL byte inside one is seen:
+ * C strings (and rte_cfgfile) would end the line there and silently drop
+ * what follows ("ip = 10.1.0.1\0junk").
+ */
 static void
 scan_file(const char *file)
 {
-	char line[LINE_MAX_LEN + 2];
 	char sec[CFG_NAME_LEN] = "";
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
 	int lineno = 0;
 	FILE *f = fopen(file, "r");
 
@@ -418,15 +520,22 @@ scan_file(const char *file)
 		die(NULL, "cannot read config file %s: %s", file,
 		    strerror(errno));
 	scan.file = file;
-	while (fgets(line, sizeof(line), f) != NULL) {
+	while ((n = getline(&line, &cap, f)) >= 0) {
 		lineno++;
-		if (strlen(line) > LINE_MAX_LEN) {
+		if (n > LINE_MAX_LEN || memchr(line, '\0', (size_t)n) != NULL) {
+			bool nul = n <= LINE_MAX_LEN;
+
+			free(line);
 			fclose(f);
+			if (nul)
+				die(NULL, "%s:%d: a NUL byte in the line (text "
+				    "after it would be ignored)", file, lineno);
 			die(NULL, "%s:%d: line longer than %d", file, lineno,
 			    LINE_MAX_LEN);
 		}
 		scan_line(line, lineno, sec);
 	}
+	free(line);
 	fclose(f);
 }
 
@@ -456,6 +565,7 @@ eal_add(struct roced_config *cfg, const char *where, const char *arg)
 	copy = strdup(arg);
 	if (copy == NULL)
 		die(where, "out of memory");
+	cfg->eal_strings[cfg->eal_argc] = copy;
 	cfg->eal_argv[cfg->eal_argc++] = copy;
 }
 
@@ -472,6 +582,29 @@ eal_add2(struct roced_config *cfg, const char *where, const char *opt,
 	}
 	snprintf(buf, sizeof(buf), "%s=%s", opt, val);
 	eal_add(cfg, where, buf);
+}
+
+/*
+ * The file prefix names DPDK's runtime directory /var/run/dpdk/<prefix>
+ * (removed at a clean stop) and the hugepage files <prefix>map_N: a name,
+ * not a path. Letters, digits, '_', '-' and '.', not starting with '.',
+ * short enough for the Unix socket paths under the runtime directory.
+ */
+#define FILE_PREFIX_MAX 48
+
+static void
+need_file_prefix(const char *where, const char *s)
+{
+	if (s[0] == '\0' || strlen(s) > FILE_PREFIX_MAX)
+		die(where, "file-prefix '%s': empty or longer than %d", s,
+		    FILE_PREFIX_MAX);
+	if (strchr(s, '/') != NULL || strstr(s, "..") != NULL || s[0] == '.')
+		die(where, "file-prefix '%s': a name, not a path (no '/', no "
+		    "'..', no leading '.')", s);
+	for (const char *c = s; *c != '\0'; c++)
+		if (!isalnum((unsigned char)*c) && strchr("_-.", *c) == NULL)
+			die(where, "file-prefix '%s': use letters, digits, "
+			    "_ - .", s);
 }
 
 static const char *const log_levels[] = {
@@ -497,7 +630,7 @@ static void
 file_eal(struct rte_cfgfile *f, struct roced_config *cfg)
 {
 	struct rte_cfgfile_entry e[16];
-	char where[ROCED_DEV_LEN * 2];
+	char where[ROCED_DEV_LEN * 2], num[16];
 	bool no_huge = false, in_mem = false;
 	int n = rte_cfgfile_section_entries(f, "eal", e, RTE_DIM(e));
 
@@ -510,17 +643,24 @@ file_eal(struct rte_cfgfile *f, struct roced_config *cfg)
 			eal_add2(cfg, where,
 				 strchr(v, '@') != NULL ? "--lcores" : "-l", v);
 		} else if (strcmp(k, "main-lcore") == 0) {
-			need_u32(where, "main-lcore", v, 0, RTE_MAX_LCORE - 1);
-			eal_add2(cfg, where, "--main-lcore", v);
+			/* The EAL gets the number in decimal, as it was read */
+			snprintf(num, sizeof(num), "%u",
+				 need_u32(where, "main-lcore", v, 0,
+					  RTE_MAX_LCORE - 1));
+			eal_add2(cfg, where, "--main-lcore", num);
 		} else if (strcmp(k, "file-prefix") == 0) {
+			need_file_prefix(where, v);
 			eal_add2(cfg, where, "--file-prefix", v);
 		} else if (strcmp(k, "hugepages") == 0) {
 			no_huge = !need_bool(where, "hugepages", v);
 			if (no_huge)
 				eal_add(cfg, where, "--no-huge");
 		} else if (strcmp(k, "memory") == 0) {
-			need_u32(where, "memory (MB)", v, 64, 1u << 20);
-			eal_add2(cfg, where, "-m", v);
+			/* the EAL reads -m with atoi(): no hex for it */
+			snprintf(num, sizeof(num), "%u",
+				 need_u32(where, "memory (MB)", v, 64,
+					  1u << 20));
+			eal_add2(cfg, where, "-m", num);
 		} else if (strcmp(k, "in-memory") == 0) {
 			in_mem = need_bool(where, "in-memory", v);
 			if (in_mem)
@@ -618,6 +758,7 @@ file_ports(struct rte_cfgfile *f, struct roced_config *cfg)
 			    "PCI address)");
 		if (p->ipv4 == 0)
 			die(where, "no ip (a.b.c.d/len)");
+		port_check_addr(p);
 	}
 }
 
@@ -738,6 +879,7 @@ opt_port(struct roced_config *cfg, const char *spec)
 	}
 	if (p->ipv4 == 0)
 		die(where, "no ip=a.b.c.d/len");
+	port_check_addr(p);
 }
 
 /* Options that override the file, applied after it is read. */
@@ -928,9 +1070,48 @@ roced_config_parse(int argc, char **argv, struct roced_config *cfg)
 	if (cfg->echo_depth * 2 > 16384)
 		die(cfg->file, "[echo] depth too large");
 	eal_pci(cfg);
+	/* [eal] args and the EAL command line may name a prefix too. */
+	for (int i = 1; i < cfg->eal_argc; i++) {
+		const char *a = cfg->eal_argv[i];
+
+		if (strncmp(a, "--file-prefix=", 14) == 0)
+			need_file_prefix("EAL arguments", a + 14);
+		else if (strcmp(a, "--file-prefix") == 0 &&
+			 i + 1 < cfg->eal_argc)
+			need_file_prefix("EAL arguments", cfg->eal_argv[i + 1]);
+	}
 	if (!cfg->telemetry && !eal_has(cfg, "--no-telemetry"))
 		eal_add(cfg, NULL, "--no-telemetry");
 	cfg->eal_argv[cfg->eal_argc] = NULL;
+}
+
+void
+roced_config_free(struct roced_config *cfg)
+{
+	for (int i = 0; i < cfg->eal_argc; i++) {
+		free(cfg->eal_strings[i]);
+		cfg->eal_strings[i] = NULL;
+		cfg->eal_argv[i] = NULL;
+	}
+	cfg->eal_argc = 0;
+}
+
+const char *
+roced_config_file_prefix(const struct roced_config *cfg)
+{
+	const char *prefix = "rte";    /* the EAL's default */
+
+	/* The last one counts, as for the EAL's getopt (original order). */
+	for (int i = 1; i < cfg->eal_argc; i++) {
+		const char *a = cfg->eal_strings[i];
+
+		if (strncmp(a, "--file-prefix=", 14) == 0)
+			prefix = a + 14;
+		else if (strcmp(a, "--file-prefix") == 0 &&
+			 i + 1 < cfg->eal_argc)
+			prefix = cfg->eal_strings[++i];
+	}
+	return prefix;
 }
 
 void

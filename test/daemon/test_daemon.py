@@ -38,13 +38,18 @@
    FRMR and window, CQ notification, disconnect event); attach-misuse:
    foreign handles refused, a full event ring.
 9. perf_attached: ndk-perf attached to two daemons, --verify.
+10. good_forms: numbers in hex, a /31, a capital MAC are accepted (and
+   the EAL gets decimal); clean_stop: on a hugetlbfs of its own, a second
+   daemon on the prefix is refused with the holder's pid, a clean stop
+   leaves no hugepage file and no runtime directory of the prefix, a
+   SIGKILLed daemon's are reclaimed by the next start.
 Every attached program takes its registrable buffers from
 ndk_adapter_alloc_buffer() (the daemon registers nothing else).
 
 ROCED_TEST_KEEP=1 keeps the logs of a failed run; a 4th argument runs the
 cases whose name contains it (=name: that case only).
 
-Cases 1 to 3 are here, 4 to 9 in daemon_attach.py; daemon_lib.py holds
+Cases 1 to 3 and 10 are here, 4 to 9 in daemon_attach.py; daemon_lib.py holds
 what they share.
 
 Nothing here measures time: waits are bounded polls for a condition.
@@ -61,9 +66,9 @@ import traceback
 from daemon_lib import (EAL_NOHUGE, GOOD_PORT, SRC, PREFIX, ROCED, TMP,
                         WAIT_S, Peer, Telemetry, cleanup, counters, results,
                         start, stop, wait_for, wait_ready, write)
-from daemon_attach import (t_attach, t_attach_cm, t_attach_daemon_killed,
-                           t_attach_rdma, t_attach_restart, t_dumpcap,
-                           t_perf_attached)
+from daemon_attach import (mount_huge, t_attach, t_attach_cm,
+                           t_attach_daemon_killed, t_attach_rdma,
+                           t_attach_restart, t_dumpcap, t_perf_attached)
 
 # (name, file text or None, extra arguments, expected message fragment)
 BAD = [
@@ -134,6 +139,55 @@ BAD = [
      "2..4096"),
     ('unknown attach key', '[attach]\nheap = 8\n' + GOOD_PORT, [],
      ":2: unknown key 'heap' in [attach]"),
+    # What an operator wants refused (issue 18)
+    ('network address', '[port p0]\ndevice = net_ring0\nip = 10.1.0.0/24\n',
+     [], ":3: [port p0] ip = 10.1.0.0/24: ip 10.1.0.0/24: the network's "
+     "own address"),
+    ('broadcast address', '[port p0]\ndevice = net_ring0\nip = 10.1.0.1\n'
+     'netmask = 16\n[port p1]\ndevice = net_ring1\nip = 10.2.255.255\n'
+     'netmask = 255.255.0.0\n', [],
+     ":7: [port p1] ip = 10.2.255.255: ip 10.2.255.255/16: the network's "
+     "broadcast address"),
+    ('/0 prefix', '[port p0]\ndevice = net_ring0\nip = 10.1.0.1/0\n', [],
+     ':3: [port p0] ip = 10.1.0.1/0: prefix /0 for 10.1.0.1: not a '
+     'network'),
+    ('/0 netmask', GOOD_PORT + 'netmask = 0.0.0.0\n', [],
+     ':4: [port p0] netmask = 0.0.0.0: prefix /0 for 10.1.0.1'),
+    ('/32 prefix', '[port p0]\ndevice = net_ring0\nip = 10.1.0.1/32\n', [],
+     ':3: [port p0] ip = 10.1.0.1/32: prefix /32 for 10.1.0.1: no peer '
+     'could be on the link'),
+    ('--port network address', None,
+     ['--port', 'net_ring0,ip=10.1.0.64,netmask=26'],
+     "--port net_ring0,ip=10.1.0.64,netmask=26: ip 10.1.0.64/26: the "
+     "network's own address"),
+    ('NUL in a line', '[port p0]\ndevice = net_ring0\nip = 10.1.0.1\0junk\n',
+     [], ':3: a NUL byte in the line'),
+    ('all-zero mac', GOOD_PORT + 'mac = 00:00:00:00:00:00\n', [],
+     ":4: [port p0] mac = 00:00:00:00:00:00: mac '00:00:00:00:00:00': all "
+     "zero"),
+    ('broadcast mac', GOOD_PORT + 'mac = ff:ff:ff:ff:ff:ff\n', [],
+     "mac 'ff:ff:ff:ff:ff:ff': a multicast address"),
+    ('mac with a sign', GOOD_PORT + 'mac = -2:00:00:00:00:01\n', [],
+     "mac '-2:00:00:00:00:01': not xx:xx:xx:xx:xx:xx"),
+    ('file prefix with ..', '[eal]\nfile-prefix = ../etc\n' + GOOD_PORT, [],
+     ":2: [eal] file-prefix = ../etc: file-prefix '../etc': a name, not a "
+     "path"),
+    ('file prefix with /', '[eal]\nfile-prefix = a/b\n' + GOOD_PORT, [],
+     "file-prefix 'a/b': a name, not a path"),
+    ('file prefix in [eal] args', '[eal]\nargs = --file-prefix=..\n' +
+     GOOD_PORT, [], "EAL arguments: file-prefix '..': a name, not a path"),
+    ('number with +', '[limits]\nmax-qp = +5\n' + GOOD_PORT, [],
+     ":2: [limits] max-qp = +5: max-qp '+5': not a whole number in "
+     "1..1048576 (decimal, or hex after 0x)"),
+    ('number with a leading zero', GOOD_PORT + 'mtu = 01024\n', [],
+     "mtu '01024': not a whole number in 256..4096"),
+    ('hex number out of range', GOOD_PORT + 'mtu = 0x2000\n', [],
+     "mtu '0x2000': not a whole number in 256..4096"),
+    ('number too large', '[echo]\nport = 4294967297\n' + GOOD_PORT, [],
+     "port '4294967297': not a whole number in 1..65535"),
+    ('option number with +', None,
+     ['--max-cq', '+5', '--port', 'net_ring0,ip=10.1.0.1'],
+     "--max-cq: value '+5': not a whole number"),
     # Arguments
     ('unknown option', None, ['--bogus'], "unknown option '--bogus'"),
     ('EAL option without --', None, ['-l', '0'], "unknown option '-l'"),
@@ -190,6 +244,23 @@ def t_bad_inputs():
         print('  FAIL bad input ' + f)
     print('  %d bad inputs, %d wrong' % (len(BAD), len(failed)))
     assert not failed
+
+
+# Accepted: the same numbers in hex, a /31, a MAC in capitals.
+GOOD_FORMS = ('[eal]\nmemory = 0x100\nmain-lcore = 0x0\n[limits]\n'
+              'max-qp = 0x40\n[echo]\nport = 7471\n[port p0]\n'
+              'device = net_ring0\nip = 10.1.0.0/31\nmtu = 0x400\n'
+              'mac = 02:AB:00:00:00:01\n')
+
+
+def t_good_forms():
+    p = subprocess.run([ROCED, '-f', write('forms.conf', GOOD_FORMS),
+                        '--check'], capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    # The EAL gets decimal (it reads -m with atoi()).
+    assert '-m 256 ' in p.stdout and '--main-lcore=0 ' in p.stdout, p.stdout
+    assert 'ip 10.1.0.0/31, mtu 1024' in p.stdout, p.stdout
 
 
 def t_check_example():
@@ -323,9 +394,73 @@ def t_echo_peer():
             peer.p.kill()
 
 
+def prefix_files(prefix, huge):
+    """What the EAL left of a file prefix: hugepage files in @p huge and
+    the runtime directory."""
+    left = ['%s/%s' % (huge, f) for f in os.listdir(huge)
+            if f.startswith(prefix + 'map_')]
+    rundir = '/var/run/dpdk/' + prefix
+    if os.path.exists(rundir):
+        left.append(rundir)
+    return left
+
+
+def t_clean_stop():
+    """Hugepages on a hugetlbfs: a second daemon on the prefix is refused
+    with the reason; a clean stop leaves nothing of the prefix behind; a
+    SIGKILLed daemon's files are reclaimed by the next start."""
+    huge = mount_huge()
+    if huge is None:
+        return 'skip: cannot mount hugetlbfs with 256 free 2 MB pages'
+    prefix = PREFIX + '-clean'
+    conf = ('[eal]\nlcores = 0\nhugepages = yes\nmemory = 128\n'
+            'huge-dir = %s\nfile-prefix = %s\n[echo]\nenabled = no\n'
+            '[port r0]\ndevice = net_ring0\nip = 10.2.0.1/16\n'
+            % (huge, prefix))
+    proc = None
+    try:
+        proc, log = start(conf, 'clean')
+        wait_ready(proc, log)
+        left = prefix_files(prefix, huge)
+        assert len(left) > 1, left      # hugepage files and the directory
+        # A second daemon on the same prefix: refused, and says why.
+        p2 = subprocess.run([ROCED, '-f', write('clean2.conf', conf)],
+                            capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+        out = p2.stdout + p2.stderr
+        assert p2.returncode == 1, (p2.returncode, out)
+        assert ("seems to run with file prefix '%s'" % prefix) in out and \
+            'Success' not in out and ('pid %d' % proc.pid) in out, out
+        out = stop(proc, log)
+        assert 'removed' in out, out[-1500:]
+        assert prefix_files(prefix, huge) == [], prefix_files(prefix, huge)
+        # SIGKILL: the files stay; the next start on the prefix takes
+        # them back (DPDK's clear_hugedir, shown with a stale file of our
+        # own), and its clean stop leaves nothing.
+        proc, log = start(conf, 'clean-killed')
+        wait_ready(proc, log)
+        proc.kill()
+        proc.wait()
+        assert len(prefix_files(prefix, huge)) > 1
+        stale = os.path.join(huge, prefix + 'map_999')
+        open(stale, 'w').close()
+        proc, log = start(conf, 'clean-restarted')
+        wait_ready(proc, log)
+        assert not os.path.exists(stale), 'stale hugepage file kept'
+        stop(proc, log)
+        assert prefix_files(prefix, huge) == [], prefix_files(prefix, huge)
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        subprocess.call(['umount', huge])
+
+
 CASES = [
     ('bad_inputs', t_bad_inputs),
     ('check_example', t_check_example),
+    ('good_forms', t_good_forms),
+    ('clean_stop', t_clean_stop),
     ('telemetry_ring', t_telemetry_ring),
     ('queues_ring', t_queues_ring),
     ('echo_peer', t_echo_peer),

@@ -35,7 +35,13 @@
 #define WAIT_S 30.0               /**< longest wait for a completion */
 #define ETH_MIN 60                /**< Ethernet minimum without FCS */
 #define ARP_END (RTE_ETHER_HDR_LEN + 28)
-#define IP4(a, b, c, d) rte_cpu_to_be_32(RTE_IPV4(a, b, c, d))
+/*
+ * An IPv4 address in network order. Not RTE_IPV4(): DPDK 22.11 shifts its
+ * first byte left by 24 as an int, undefined from 128 up (UBSan).
+ */
+#define IP4(a, b, c, d) rte_cpu_to_be_32((uint32_t)(a) << 24 | \
+					 (uint32_t)(b) << 16 | \
+					 (uint32_t)(c) << 8 | (uint32_t)(d))
 
 /** Both adapters' counters at one time (read by name: XS()). */
 struct snap {

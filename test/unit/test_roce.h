@@ -69,7 +69,10 @@ struct rte_mbuf *chain_build(const uint8_t *data, uint32_t len,
 /* Free what chain_build() returned. */
 void chain_free(struct rte_mbuf *m, bool heap);
 
-/* Parse a flat frame from an exact-size heap mbuf. */
+/*
+ * Parse a flat frame from an exact-size heap mbuf, freed before returning:
+ * @p p's m and bth are NULL (read headers from @p f at p's offsets).
+ */
 enum ndk_roce_parse_err parse_flat(const uint8_t *f, uint32_t len,
 				   struct ndk_roce_pkt *p, bool icrc);
 

@@ -102,7 +102,10 @@ chain_free(struct rte_mbuf *m, bool heap)
 	}
 }
 
-/* Parse a flat frame from an exact-size heap mbuf. */
+/*
+ * Parse a flat frame from an exact-size heap mbuf, which is freed before
+ * returning: @p p's fields are the caller's, its m and bth are NULL.
+ */
 enum ndk_roce_parse_err
 parse_flat(const uint8_t *f, uint32_t len, struct ndk_roce_pkt *p, bool icrc)
 {
@@ -110,6 +113,9 @@ parse_flat(const uint8_t *f, uint32_t len, struct ndk_roce_pkt *p, bool icrc)
 	enum ndk_roce_parse_err e = ndk_roce_parse(m, p, icrc);
 
 	chain_free(m, true);
+	/* The mbuf is gone: leave no pointer into it. */
+	p->m = NULL;
+	p->bth = NULL;
 	return e;
 }
 
