@@ -88,13 +88,13 @@ def attach_confs(tag, huge):
     pa, pb = PREFIX + '-%sa' % tag, PREFIX + '-%sb' % tag
     sock = os.path.join(TMP, tag + '.sock')
     conf_b = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
-              'file-prefix = %s\n[daemon]\nlinger-ms = 500\n'
+              'file-prefix = %s\n[daemon]\nlinger-ms = 2000\n'
               '[echo]\ndepth = 16\n[port m0]\ndevice = net_memif0,'
               'role=server,socket=%s,bsize=8192\nip = 10.5.0.1/24\n'
               % (pb, sock))
     conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
               'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
               'ip = 10.5.0.2/24\n' % (huge, pa, sock))
     return pa, pb, conf_a, conf_b
@@ -102,7 +102,11 @@ def attach_confs(tag, huge):
 
 def stop_together(procs):
     """SIGTERM daemons at once: they stop polling together, linger,
-    then close (the memif defect of the platform notes); their logs."""
+    then close (the memif defect of the platform notes); their logs.
+    The daemons' linger-ms (2 s) is what a descheduled daemon has to see
+    its SIGTERM and stop polling before its peer closes the link: 0.5 s
+    was too short on a loaded machine (a daemon died of SIGSEGV in
+    memif)."""
     for p, _ in procs:
         p.send_signal(signal.SIGTERM)
     return [stop(p, log) for p, log in procs]
@@ -436,7 +440,7 @@ def t_attach_rdma(queues=1):
     sock = os.path.join(TMP, 'rdma.sock')
     conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
               'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
               'ip = 10.6.0.2/24\nqueues = %d\n' % (huge, pa, sock, queues))
     emb = app = a = None
@@ -499,7 +503,7 @@ def cm_round(huge, tag, net, attached_role):
     ip_a, ip_e = net + '.2', net + '.1'
     conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
               'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-              'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+              'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
               'ip = %s/24\n' % (huge, pa, sock, ip_a))
     other = 'client' if attached_role == 'server' else 'server'
@@ -618,7 +622,7 @@ def t_perf_attached():
     sock = os.path.join(TMP, 'perf.sock')
     conf = ('[eal]\nlcores = %d\nhugepages = yes\nmemory = 256\n'
             'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-            'linger-ms = 500\n[echo]\nenabled = no\n[port m0]\n'
+            'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
             'device = net_memif0,role=%s,socket=%s,bsize=8192\n'
             'ip = %s/24\n')
     tcp = str(18000 + os.getpid() % 1000)
