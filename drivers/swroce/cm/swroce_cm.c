@@ -521,7 +521,8 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 			      ndk_roce_mtu_from_bytes(ad->max_path_mtu));
 	c->ack_timeout = m->primary.local_ack_timeout != 0 ?
 		m->primary.local_ack_timeout : SWR_CM_QP_ACK_TIMEOUT;
-	c->retry_cnt = m->retry_count;
+	/* Ours stays finite (a vanished peer ends it): SWR_CM_QP_RETRY_CNT. */
+	c->retry_cnt = RTE_MIN(m->retry_count, SWR_CM_QP_RETRY_CNT);
 	c->rnr_retry = m->rnr_retry_count;
 	c->pdata_len = SWR_CM_CALLER_DATA;
 	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
@@ -549,6 +550,8 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->ird = RTE_MIN(c->ird, c->peer_ord);
 		c->ord = RTE_MIN(c->ord, c->peer_ird);
 		c->rnr_retry = m->rnr_retry_count;
+		/* As rdma_cm: the round trip or the peer's ACK delay. */
+		c->ack_timeout = swr_cm_ack_timeout(m->target_ack_delay);
 		c->pdata_len = SWR_CM_CALLEE_DATA;
 		memcpy(c->pdata, m->pdata, SWR_CM_CALLEE_DATA);
 		c->pdata_valid = true;

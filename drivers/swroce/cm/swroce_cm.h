@@ -44,14 +44,59 @@
 #define SWR_CM_CALLEE_DATA 196    /**< REP private data */
 #define SWR_CM_REJECT_DATA 148    /**< REJ private data */
 #define SWR_CM_MAX_MRA_MS 60000   /**< longest wait an MRA may ask for */
-/** CM response timeout we announce: 4.096 us << 20 = 4.3 s. */
+/*
+ * What the messages announce is what Linux rdma_cm (and so librdmacm,
+ * rping, perftest -R) announces by default, so that a peer treats our
+ * connections as it treats its own (doc/cm.md, "Negotiated QP
+ * attributes"): the values of drivers/infiniband/core/cma.c and cm.c.
+ */
+/** CM response timeout we announce: 4.096 us << 20 = 4.3 s (rdma_cm's). */
 #define SWR_CM_RESPONSE_TIMEOUT 20
-/** ACK timeout of connected QPs: 4.096 us << 17 = 0.54 s. */
-#define SWR_CM_QP_ACK_TIMEOUT 17
+/** Max CM retries we announce in REQs (rdma_cm's). */
+#define SWR_CM_MAX_CM_RETRIES 15
+/**
+ * Packet lifetime rdma_cm assumes on RoCE, where no SA answers path
+ * queries, in current kernels (4.096 us << 16 = 268 ms; older ones, such
+ * as 6.1, 18: their REQs carry a local ACK timeout of 19).
+ */
+#define SWR_CM_PACKET_LIFETIME 16
 /** Target ACK delay we announce in REPs: 4.096 us << 15 = 134 ms. */
 #define SWR_CM_TARGET_ACK_DELAY 15
-/** RC retry count of the QPs we connect (finite: a vanished peer ends). */
+/**
+ * Retry count a REQ asks of the peer's QP: 7, as librdmacm applications
+ * (rping, perftest) ask. Linux rxe takes 7 as "retry for ever", as we do;
+ * a smaller count lets a lossy link fail the peer's QP (RETRY_EXC_ERR).
+ */
+#define SWR_CM_REQ_RETRY_CNT 7
+/**
+ * Retry count of our own connected QPs, either side (at most the REQ's):
+ * finite, so a vanished peer ends the QP. Loss alone does not spend it:
+ * retries are restored on every progress and adaptive retransmission
+ * spends none (doc/recovery.md).
+ */
 #define SWR_CM_QP_RETRY_CNT 6
+/** RNR retry count asked and granted: 7, for ever (rdma_cm's). */
+#define SWR_CM_RNR_RETRY_CNT 7
+
+/**
+ * The local ACK timeout rdma_cm gives a RoCE QP: the packet's round trip
+ * (SWR_CM_PACKET_LIFETIME + 1) or the responder's ACK delay @p ack_delay,
+ * whichever is longer, once more doubled when the two are within a factor
+ * of two of each other (IB time codes: 4.096 us << code). 17 (0.54 s) for
+ * our ACK delay 15.
+ */
+static inline uint8_t
+swr_cm_ack_timeout(uint8_t ack_delay)
+{
+	int a = SWR_CM_PACKET_LIFETIME + 1, b = ack_delay;
+	int hi = a > b ? a : b, d = a > b ? a - b : b - a;
+
+	hi += d <= 1;
+	return (uint8_t)(hi < 31 ? hi : 31);
+}
+
+/** ACK timeout of the QPs we connect, the REQ's: 17 (0.54 s). */
+#define SWR_CM_QP_ACK_TIMEOUT swr_cm_ack_timeout(SWR_CM_TARGET_ACK_DELAY)
 
 /** Connection states (IB CM's, folded to what NDK can observe). */
 enum swr_cm_state {

@@ -39,7 +39,7 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	c->mtu_code = ndk_roce_mtu_from_bytes(ad->max_path_mtu);
 	c->ack_timeout = SWR_CM_QP_ACK_TIMEOUT;
 	c->retry_cnt = SWR_CM_QP_RETRY_CNT;
-	c->rnr_retry = 7;
+	c->rnr_retry = SWR_CM_RNR_RETRY_CNT;
 
 	swr_cm_msg_init(&m, NDK_ROCE_CM_REQ, c);
 	m.service_id = NDK_ROCE_CM_SID_TCP | c->rport;
@@ -50,11 +50,11 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.remote_cm_response_timeout = SWR_CM_RESPONSE_TIMEOUT;
 	m.starting_psn = c->local_psn;
 	m.local_cm_response_timeout = SWR_CM_RESPONSE_TIMEOUT;
-	m.retry_count = c->retry_cnt;
+	m.retry_count = SWR_CM_REQ_RETRY_CNT;
 	m.pkey = 0xFFFF;
 	m.path_mtu = c->mtu_code;
-	m.rnr_retry_count = 7;
-	m.max_cm_retries = SWR_CM_RETRIES;
+	m.rnr_retry_count = SWR_CM_RNR_RETRY_CNT;
+	m.max_cm_retries = SWR_CM_MAX_CM_RETRIES;
 	m.primary.local_lid = 0xFFFF;
 	m.primary.remote_lid = 0xFFFF;
 	ndk_roce_gid_from_ipv4(m.primary.local_gid, c->lip);
@@ -156,7 +156,7 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.responder_resources = c->ird;
 	m.initiator_depth = c->ord;
 	m.target_ack_delay = SWR_CM_TARGET_ACK_DELAY;
-	m.rnr_retry_count = 7;
+	m.rnr_retry_count = SWR_CM_RNR_RETRY_CNT;
 	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
 	if (pdata_len != 0)
 		memcpy(m.pdata, pdata, pdata_len);
