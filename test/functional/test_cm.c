@@ -907,6 +907,59 @@ t_lost_mads(void)
 	return 0;
 }
 
+/*
+ * A client closes its connector while established (no Disconnect, as a
+ * program that exits), and its one DREQ is lost: the closed connection's
+ * DREQ is retransmitted all the same, so the server still learns that
+ * the connection is over, frees it and takes the next one.
+ */
+static int
+t_close_lost_dreq(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in;
+	struct ndk_listener *l = listen_b(p, &in, PORT);
+	struct ndk_connector *ca, *cb;
+	static struct disc da, db;
+	struct ndk_pair_conn *c;
+	uint64_t rtx0 = ndk_test_xstat(p->ad[NDK_PAIR_A], "cm_retransmits");
+	uint64_t drop0 = ndk_test_xstat(p->ad[NDK_PAIR_A], "cm_rx_dropped");
+
+	in = (struct incoming){ 0 };
+	da = (struct disc){ 0 };
+	db = (struct disc){ 0 };
+	TEST_ASSERT(l != NULL, "listen");
+	c = conn_new(p, &o);
+	TEST_ASSERT(c != NULL && handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
+		    "handshake");
+	TEST_ASSERT(drop_cm(p, NDK_PAIR_B, NDK_ROCE_CM_DREQ, 1) == 0, "drop");
+	ndk_close_connector(ca, NULL, NULL);
+	TEST_ASSERT(wait_int(&db.fired, 1) == 0, "B never learnt");
+	TEST_ASSERT_EQ(dropped(NDK_PAIR_B), 1, "DREQ dropped");
+	TEST_ASSERT(ndk_test_xstat(p->ad[NDK_PAIR_A], "cm_retransmits") >
+		    rtx0, "DREQ retransmitted");
+	ndk_close_connector(cb, NULL, NULL);
+	ndk_pair_conn_destroy(c);
+	/* B's DREP ended A's retransmissions (taken, not dropped). */
+	ndk_pair_sleep_ms(50);
+	TEST_ASSERT_EQ(ndk_test_xstat(p->ad[NDK_PAIR_A], "cm_rx_dropped"),
+		       drop0, "DREP not taken");
+
+	da = (struct disc){ 0 };
+	db = (struct disc){ 0 };
+	c = conn_new(p, &o);
+	TEST_ASSERT(c != NULL && handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
+		    "handshake after");
+	ndk_close_connector(ca, NULL, NULL);
+	TEST_ASSERT(wait_int(&db.fired, 1) == 0, "B's event");
+	ndk_close_connector(cb, NULL, NULL);
+	ndk_close_listener(l, NULL, NULL);
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "connect_accept", t_connect_accept },
 	{ "disconnect_both_ways", t_disconnect_both_ways },
@@ -916,6 +969,7 @@ static const struct ndk_test_case cases[] = {
 	{ "many", t_many },
 	{ "unreachable", t_unreachable },
 	{ "lost_mads", t_lost_mads },
+	{ "close_lost_dreq", t_close_lost_dreq },
 };
 
 int

@@ -178,6 +178,84 @@ swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
 	cm_xmit(ad, &c->neigh, c->rip, mad);
 }
 
+void
+swr_cm_send_linger(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
+{
+	struct swr_adapter *ad = c->ad;
+	struct swr_cm *cm = ad->cm;
+
+	swr_cm_send(c, m, false);
+	for (unsigned int i = 0; i < SWR_CM_LINGER; i++) {
+		struct swr_cm_linger *l = &cm->linger[i];
+
+		if (l->deadline != 0)
+			continue;
+		ndk_roce_cm_encode(m, l->mad);
+		l->neigh = c->neigh;
+		l->rip = c->rip;
+		l->local_id = c->local_id;
+		l->retries = SWR_CM_RETRIES;
+		l->deadline = ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000);
+		cm->n_linger++;
+		return;
+	}
+	/* All taken: sent once, as a close always did before. */
+}
+
+static void
+cm_linger_free(struct swr_cm *cm, struct swr_cm_linger *l)
+{
+	l->deadline = 0;
+	cm->n_linger--;
+}
+
+/* Retransmit the closed connections' DREQs that are due; end the spent. */
+static void
+cm_linger_tick(struct swr_adapter *ad)
+{
+	struct swr_cm *cm = ad->cm;
+
+	for (unsigned int i = 0; i < SWR_CM_LINGER && cm->n_linger != 0;
+	     i++) {
+		struct swr_cm_linger *l = &cm->linger[i];
+
+		if (l->deadline == 0 || ad->now < l->deadline)
+			continue;
+		if (l->retries == 0) {
+			SWR_STAT(ad, cm_timeouts);
+			cm_linger_free(cm, l);
+			continue;
+		}
+		l->retries--;
+		l->deadline = ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000);
+		SWR_STAT(ad, cm_retransmits);
+		cm_xmit(ad, &l->neigh, l->rip, l->mad);
+	}
+}
+
+/*
+ * A DREP or DREQ for closed connection @p local_id: the peer is done.
+ * @return true if it ended a lingering DREQ.
+ */
+static bool
+cm_linger_end(struct swr_adapter *ad, uint32_t local_id, rte_be32_t rip)
+{
+	struct swr_cm *cm = ad->cm;
+
+	for (unsigned int i = 0; i < SWR_CM_LINGER; i++) {
+		struct swr_cm_linger *l = &cm->linger[i];
+
+		if (l->deadline != 0 && l->local_id == local_id &&
+		    l->rip == rip) {
+			cm_linger_free(cm, l);
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Answer a message that belongs to no connection (REJ of a REQ nobody
  * takes, DREP of an unknown DREQ): same TID, the IDs swapped.
@@ -647,9 +725,15 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 	}
 	c = cm_find(ad, m.remote_comm_id, p->sip);
 	if (c == NULL) {
+		/* Closed while established: its lingering DREQ ends. */
+		bool ended = unlikely(ad->cm->n_linger != 0) &&
+			(m.attr_id == NDK_ROCE_CM_DREQ ||
+			 m.attr_id == NDK_ROCE_CM_DREP) &&
+			cm_linger_end(ad, m.remote_comm_id, p->sip);
+
 		if (m.attr_id == NDK_ROCE_CM_DREQ)
 			cm_reply_stateless(ad, p, &m, NDK_ROCE_CM_DREP, 0);
-		else
+		else if (!ended)
 			SWR_STAT(ad, cm_rx_dropped);
 		return;
 	}
@@ -811,6 +895,8 @@ swr_cm_poll(struct swr_adapter *ad)
 		for (struct swr_conn *c = cm->conns; c != NULL; c = c->next)
 			if (c->deadline != 0 && ad->now >= c->deadline)
 				cm_expire(c);
+		if (cm->n_linger != 0)
+			cm_linger_tick(ad);
 	}
 	/*
 	 * A callback may close connections and listeners (they move to the

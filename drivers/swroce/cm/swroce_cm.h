@@ -217,6 +217,25 @@ struct swr_lis {
 };
 
 /** Per-adapter CM state (lcore-private). */
+/**
+ * A connection closed while established (TimeWait-style): its connector
+ * is gone, but its DREQ is retransmitted as Disconnect's would be, until
+ * the peer answers (a DREP, or a DREQ of its own) or the retries run out,
+ * so a peer that lost the first one still learns the connection is over.
+ * deadline 0: a free slot.
+ */
+struct swr_cm_linger {
+	uint64_t deadline;
+	struct swr_neigh *neigh;   /**< next hop cache of rip */
+	rte_be32_t rip;
+	uint32_t local_id;         /**< the closed connection's */
+	uint8_t retries;
+	uint8_t mad[NDK_ROCE_MAD_LEN];
+};
+
+/** Closed connections whose DREQ is retried at once; beyond: sent once. */
+#define SWR_CM_LINGER 32
+
 struct swr_cm {
 	struct rte_mempool *pool;  /**< struct swr_conn objects */
 	struct swr_conn *conns;
@@ -229,6 +248,8 @@ struct swr_cm {
 	bool events;               /**< some connection owes callbacks */
 	uint64_t tick;             /**< next timer run (TSC) */
 	uint64_t bad_transitions;  /**< state changes the table refused */
+	unsigned int n_linger;     /**< slots of linger[] in use */
+	struct swr_cm_linger linger[SWR_CM_LINGER];
 };
 
 /* swroce_cm_fsm.c: the state machine (polling thread) */
@@ -283,6 +304,11 @@ uint16_t swr_cm_ephemeral(struct swr_adapter *ad, rte_be32_t ip);
 /** A message of @p c's connection: its IDs and TID filled in. */
 void swr_cm_msg_init(struct ndk_roce_cm_msg *m, uint16_t attr,
 		     const struct swr_conn *c);
+/**
+ * Send DREQ @p m of @p c, which is being closed, and keep retransmitting
+ * it after the connector is gone (struct swr_cm_linger).
+ */
+void swr_cm_send_linger(struct swr_conn *c, const struct ndk_roce_cm_msg *m);
 /** Send @p m to @p c's peer; @p retry keeps it for retransmission. */
 void swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m,
 		 bool retry);

@@ -229,7 +229,7 @@ swr_cm_abort(struct swr_conn *c)
 	case SWR_CM_ESTABLISHED:
 		swr_cm_msg_init(&m, NDK_ROCE_CM_DREQ, c);
 		m.remote_qpn = c->remote_qpn;
-		swr_cm_send(c, &m, false);
+		swr_cm_send_linger(c, &m);
 		break;
 	default:
 		break;
