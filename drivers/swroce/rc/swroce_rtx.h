@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "ndk_roce.h"
 #include "ndk_roce_rtt.h"
 #include "swroce_adapter.h"
@@ -142,7 +144,7 @@ swr_rd_stream_time(const struct swr_qp *qp, uint64_t cap)
 	/* floor(log2 left) - floor(log2 n) + 1 >= log2(left / n) */
 	sh = __builtin_clz(qp->rd_meter_n) - __builtin_clz((uint32_t)left) + 1;
 	if (sh <= 0)
-		return el >> -sh;
+		return RTE_MIN(el >> -sh, cap);
 	if (sh >= 32 || el > (cap >> sh))
 		return cap;
 	return el << sh;
