@@ -203,8 +203,13 @@ static struct {
 } g_drop[2];
 static uint16_t g_drop_port[2] = { UINT16_MAX, UINT16_MAX };
 
+/* The last REQ each side received (t_cm_params), and whether one came. */
+static struct ndk_roce_cm_msg g_req[2];
+static int g_req_seen[2];
+
+/* Is @p m a CM MAD @p attr? A REQ arriving at side @p s is kept. */
 static bool
-cm_attr_is(struct rte_mbuf *m, uint16_t attr)
+cm_attr_is(int s, struct rte_mbuf *m, uint16_t attr)
 {
 	uint8_t mad[NDK_ROCE_MAD_LEN];
 	struct ndk_roce_cm_msg msg;
@@ -214,8 +219,13 @@ cm_attr_is(struct rte_mbuf *m, uint16_t attr)
 	    p.qpn != 1 || p.payload_len < NDK_ROCE_MAD_LEN)
 		return false;
 	ndk_roce_mbuf_copy_out(m, p.payload_off, mad, sizeof(mad));
-	return ndk_roce_cm_decode(mad, sizeof(mad), &msg) == 0 &&
-		msg.attr_id == attr;
+	if (ndk_roce_cm_decode(mad, sizeof(mad), &msg) != 0)
+		return false;
+	if (msg.attr_id == NDK_ROCE_CM_REQ) {
+		g_req[s] = msg;
+		__atomic_store_n(&g_req_seen[s], 1, __ATOMIC_RELEASE);
+	}
+	return msg.attr_id == attr;
 }
 
 static uint16_t
@@ -230,8 +240,8 @@ drop_cm_cb(uint16_t port, uint16_t queue, struct rte_mbuf **pkts,
 	RTE_SET_USED(queue);
 	RTE_SET_USED(max);
 	for (uint16_t i = 0; i < n; i++) {
-		if (attr != 0 && g_drop[s].left != 0 &&
-		    cm_attr_is(pkts[i], attr)) {
+		if (cm_attr_is(s, pkts[i], attr) && attr != 0 &&
+		    g_drop[s].left != 0) {
 			if (g_drop[s].left > 0)
 				g_drop[s].left--;
 			__atomic_fetch_add(&g_drop[s].dropped, 1,
@@ -960,6 +970,91 @@ t_close_lost_dreq(void)
 	return 0;
 }
 
+/*
+ * The CM's parameters (ndk_adapter_set_cm_params()): rdma_cm's defaults,
+ * ranges checked, and what is set is what the REQ announces and what both
+ * sides' QPs get (the passive one at most its own retry count).
+ */
+static int
+t_cm_params(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_adapter *a = p->ad[NDK_PAIR_A];
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	const struct ndk_cm_params def = NDK_CM_PARAMS_DEFAULT;
+	const struct ndk_cm_params mine = {
+		.retry_count = 3, .rnr_retry_count = 5, .qp_retry_count = 4,
+		.local_ack_timeout = 14, .cm_response_timeout = 18,
+		.max_cm_retries = 9,
+	};
+	struct ndk_cm_params got, bad;
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in;
+	struct ndk_listener *l = listen_b(p, &in, PORT);
+	struct ndk_connector *ca, *cb;
+	static struct disc da, db;
+	static struct req r1;
+	struct ndk_qp_attr qa, qb;
+	struct ndk_pair_conn *c;
+
+	in = (struct incoming){ 0 };
+	da = (struct disc){ 0 };
+	db = (struct disc){ 0 };
+	r1 = (struct req){ 0 };
+	TEST_ASSERT(l != NULL, "listen");
+	TEST_ASSERT_EQ(ndk_adapter_get_cm_params(a, &got), NDK_STATUS_SUCCESS,
+		       "get");
+	TEST_ASSERT(memcmp(&got, &def, sizeof(got)) == 0, "not rdma_cm's");
+	bad = def;
+	bad.retry_count = 8;
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),
+		       NDK_STATUS_INVALID_PARAMETER, "retry count 8");
+	bad = def;
+	bad.max_cm_retries = 16;
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),
+		       NDK_STATUS_INVALID_PARAMETER, "16 CM retries");
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, NULL),
+		       NDK_STATUS_INVALID_PARAMETER, "NULL");
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &mine), NDK_STATUS_SUCCESS,
+		       "set");
+	TEST_ASSERT_EQ(ndk_adapter_get_cm_params(a, &got), NDK_STATUS_SUCCESS,
+		       "get");
+	TEST_ASSERT(memcmp(&got, &mine, sizeof(got)) == 0, "not kept");
+
+	TEST_ASSERT(drop_cm(p, NDK_PAIR_B, 0, 0) == 0, "watch");
+	__atomic_store_n(&g_req_seen[NDK_PAIR_B], 0, __ATOMIC_RELEASE);
+	c = conn_new(p, &o);
+	TEST_ASSERT(c != NULL && handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
+		    "handshake");
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &def), NDK_STATUS_SUCCESS,
+		       "defaults again");
+	TEST_ASSERT(__atomic_load_n(&g_req_seen[NDK_PAIR_B], __ATOMIC_ACQUIRE),
+		    "no REQ seen");
+	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].retry_count, 3, "REQ retry count");
+	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].rnr_retry_count, 5, "REQ RNR retry");
+	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].primary.local_ack_timeout, 14,
+		       "REQ ACK timeout");
+	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].remote_cm_response_timeout, 18,
+		       "REQ response timeout");
+	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].max_cm_retries, 9, "REQ CM retries");
+	TEST_ASSERT_EQ(ndk_qp_query(c->qp[0], &qa), NDK_STATUS_SUCCESS, "A");
+	TEST_ASSERT_EQ(ndk_qp_query(c->qp[1], &qb), NDK_STATUS_SUCCESS, "B");
+	TEST_ASSERT_EQ(qa.retry_cnt, 4, "A's retry count");
+	TEST_ASSERT_EQ(qa.timeout, 14, "A's ACK timeout");
+	TEST_ASSERT_EQ(qa.rnr_retry, 7, "A's RNR retry (B's REP)");
+	TEST_ASSERT_EQ(qb.retry_cnt, 3, "B's retry count (the REQ's)");
+	TEST_ASSERT_EQ(qb.timeout, 14, "B's ACK timeout (the REQ's)");
+	TEST_ASSERT_EQ(qb.rnr_retry, 5, "B's RNR retry (the REQ's)");
+	TEST_ASSERT_EQ(ndk_disconnect(ca, req_done, &r1), NDK_STATUS_PENDING,
+		       "A disconnects");
+	WAIT_REQ(&r1, NDK_STATUS_SUCCESS, "A's disconnect");
+	ndk_close_connector(ca, NULL, NULL);
+	ndk_close_connector(cb, NULL, NULL);
+	ndk_close_listener(l, NULL, NULL);
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "connect_accept", t_connect_accept },
 	{ "disconnect_both_ways", t_disconnect_both_ways },
@@ -970,6 +1065,7 @@ static const struct ndk_test_case cases[] = {
 	{ "unreachable", t_unreachable },
 	{ "lost_mads", t_lost_mads },
 	{ "close_lost_dreq", t_close_lost_dreq },
+	{ "cm_params", t_cm_params },
 };
 
 int

@@ -53,6 +53,7 @@ swr_cm_init(struct swr_adapter *ad)
 		rte_free(cm);
 		return -ENOMEM;
 	}
+	cm->params = (struct ndk_cm_params)NDK_CM_PARAMS_DEFAULT;
 	cm->next_comm_id = (uint32_t)rte_rand();
 	cm->next_port = SWR_CM_EPHEMERAL_LO +
 		(uint16_t)(rte_rand() % (SWR_CM_EPHEMERAL_HI -
@@ -599,8 +600,8 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 			      ndk_roce_mtu_from_bytes(ad->max_path_mtu));
 	c->ack_timeout = m->primary.local_ack_timeout != 0 ?
 		m->primary.local_ack_timeout : SWR_CM_QP_ACK_TIMEOUT;
-	/* Ours stays finite (a vanished peer ends it): SWR_CM_QP_RETRY_CNT. */
-	c->retry_cnt = RTE_MIN(m->retry_count, SWR_CM_QP_RETRY_CNT);
+	/* Ours stays finite (a vanished peer ends it): qp_retry_count. */
+	c->retry_cnt = RTE_MIN(m->retry_count, ad->cm->params.qp_retry_count);
 	c->rnr_retry = m->rnr_retry_count;
 	c->pdata_len = SWR_CM_CALLER_DATA;
 	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
@@ -629,7 +630,9 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->ord = RTE_MIN(c->ord, c->peer_ird);
 		c->rnr_retry = m->rnr_retry_count;
 		/* As rdma_cm: the round trip or the peer's ACK delay. */
-		c->ack_timeout = swr_cm_ack_timeout(m->target_ack_delay);
+		if (c->ad->cm->params.local_ack_timeout == 0)
+			c->ack_timeout = swr_cm_ack_timeout(
+				m->target_ack_delay);
 		c->pdata_len = SWR_CM_CALLEE_DATA;
 		memcpy(c->pdata, m->pdata, SWR_CM_CALLEE_DATA);
 		c->pdata_valid = true;

@@ -98,6 +98,11 @@ swr_cm_ack_timeout(uint8_t ack_delay)
 /** ACK timeout of the QPs we connect, the REQ's: 17 (0.54 s). */
 #define SWR_CM_QP_ACK_TIMEOUT swr_cm_ack_timeout(SWR_CM_TARGET_ACK_DELAY)
 
+/* The constants above are the defaults of struct ndk_cm_params. */
+_Static_assert(SWR_CM_REQ_RETRY_CNT == 7 && SWR_CM_RNR_RETRY_CNT == 7 &&
+	       SWR_CM_QP_RETRY_CNT == 6 && SWR_CM_RESPONSE_TIMEOUT == 20 &&
+	       SWR_CM_MAX_CM_RETRIES == 15, "NDK_CM_PARAMS_DEFAULT");
+
 /** Connection states (IB CM's, folded to what NDK can observe). */
 enum swr_cm_state {
 	SWR_CM_IDLE = 0,          /**< new connector */
@@ -248,6 +253,7 @@ struct swr_cm {
 	bool events;               /**< some connection owes callbacks */
 	uint64_t tick;             /**< next timer run (TSC) */
 	uint64_t bad_transitions;  /**< state changes the table refused */
+	struct ndk_cm_params params;  /**< ndk_adapter_set_cm_params() */
 	unsigned int n_linger;     /**< slots of linger[] in use */
 	struct swr_cm_linger linger[SWR_CM_LINGER];
 };
@@ -359,6 +365,12 @@ ndk_status_t swr_connector_create(struct ndk_adapter *adapter,
 ndk_status_t swr_listener_create(struct ndk_adapter *adapter,
 				 ndk_connect_event_fn event, void *ctx,
 				 struct ndk_listener **out);
+/** ndk_adapter_set_cm_params() (values checked by libndk). */
+ndk_status_t swr_cm_set_params(struct ndk_adapter *adapter,
+			       const struct ndk_cm_params *params);
+/** ndk_adapter_get_cm_params(). */
+ndk_status_t swr_cm_get_params(struct ndk_adapter *adapter,
+			       struct ndk_cm_params *params);
 /** Connector object for an incoming REQ (lcore), NULL if none free. */
 struct swr_conn *swr_conn_alloc(struct swr_adapter *ad);
 /** Return a connector object to the pool. */
