@@ -98,10 +98,12 @@ rp_connect_event(void *ctx, struct ndk_connector *conn)
 	struct rp_ctx *c = ctx;
 
 	/*
-	 * One connection at a time, and one more waiting (its REQ is held:
-	 * the CM answers its retransmissions with an MRA); refuse others.
+	 * One connection at a time, and with -P one more waiting (its REQ is
+	 * held: the CM answers its retransmissions with an MRA); refuse
+	 * others.
 	 */
-	if (__atomic_load_n(&c->incoming, __ATOMIC_ACQUIRE) != NULL) {
+	if (__atomic_load_n(&c->incoming, __ATOMIC_ACQUIRE) != NULL ||
+	    (!c->o.persistent && c->conn != NULL)) {
 		ndk_close_connector(conn, NULL, NULL);
 		return;
 	}
