@@ -97,9 +97,13 @@ rp_connect_event(void *ctx, struct ndk_connector *conn)
 {
 	struct rp_ctx *c = ctx;
 
-	/* One connection at a time: refuse others while one is served. */
+	/*
+	 * One connection at a time, and with -P one more waiting (its REQ is
+	 * held: the CM answers its retransmissions with an MRA); refuse
+	 * others.
+	 */
 	if (__atomic_load_n(&c->incoming, __ATOMIC_ACQUIRE) != NULL ||
-	    c->conn != NULL) {
+	    (!c->o.persistent && c->conn != NULL)) {
 		ndk_close_connector(conn, NULL, NULL);
 		return;
 	}
@@ -147,9 +151,24 @@ rp_wait_req(struct rp_ctx *c, ndk_status_t st, const char *what)
 }
 
 /*
- * Wait until every completion kind in @p need has been seen once.
- * @return 0, RP_GONE (the peer disconnected first; only when @p watch),
- *   or -1 (error printed).
+ * Server, waiting for its client's next message: the client has been
+ * silent for RP_IDLE_S while another waits to connect. rping sends its
+ * disconnect request once and goes; if it was lost, nothing else would
+ * ever end this connection.
+ */
+static bool
+rp_idle_with_waiting(const struct rp_ctx *c, uint64_t t0)
+{
+	return __atomic_load_n(&c->incoming, __ATOMIC_ACQUIRE) != NULL &&
+		rte_get_timer_cycles() - t0 > RP_IDLE_S * rte_get_timer_hz();
+}
+
+/*
+ * Wait until every completion kind in @p need has been seen once. Ends
+ * on the peer's disconnect and on a failed QP, never waits longer than
+ * RP_WAIT_S. @p watch: the peer may end the connection here (the server
+ * between two pings): that is RP_GONE, not an error.
+ * @return 0, RP_GONE (only when @p watch), or -1 (reason printed).
  */
 static int
 rp_wait(struct rp_ctx *c, uint32_t need, bool watch)
@@ -159,9 +178,19 @@ rp_wait(struct rp_ctx *c, uint32_t need, bool watch)
 
 	while ((c->got & need) != need) {
 		if (ndk_get_cq_results_ex(c->cq, &r, 1) == 0) {
-			if (watch && __atomic_load_n(&c->disconnected,
-						     __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&c->disconnected,
+					    __ATOMIC_ACQUIRE)) {
+				if (watch)
+					return RP_GONE;
+				fprintf(stderr, "the peer disconnected\n");
+				return -1;
+			}
+			if (watch && rp_idle_with_waiting(c, t0)) {
+				fprintf(stderr, "client silent for %d s while "
+					"another waits: taken as gone\n",
+					RP_IDLE_S);
 				return RP_GONE;
+			}
 			if (rp_expired(t0)) {
 				fprintf(stderr, "no completion in %d s\n",
 					RP_WAIT_S);
@@ -177,6 +206,10 @@ rp_wait(struct rp_ctx *c, uint32_t need, bool watch)
 				"(type %d, provider error %#x)\n",
 				ndk_status_str(r.status), (int)r.type,
 				r.provider_error);
+			fprintf(stderr, "%s\n",
+				r.status == NDK_STATUS_CANCELLED ?
+				"the connection ended (QP flushed)" :
+				"the QP failed");
 			return -1;
 		}
 		switch (r.type) {
@@ -563,6 +596,7 @@ rp_server(struct rp_ctx *c)
 		uint32_t ird = c->info.max_inbound_read_limit;
 		uint32_t ord = c->info.max_outbound_read_limit;
 
+		/* A server waits for its next client as long as it runs. */
 		while ((in = __atomic_load_n(&c->incoming,
 					     __ATOMIC_ACQUIRE)) == NULL)
 			rp_poll(c);
@@ -575,13 +609,16 @@ rp_server(struct rp_ctx *c)
 					&(uint32_t){ 0 });
 		st = ndk_accept(in, c->qp, ird, ord, NULL, 0,
 				rp_disconnect_event, c, rp_req_done, &c->req);
-		if (rp_wait_req(c, st, "accept") != NDK_STATUS_SUCCESS)
-			return -1;
-		DBG(c, "connected\n");
-		if (rp_serve(c) != 0)
-			return -1;
-		DBG(c, "client disconnected\n");
-		if (rp_hang_up(c) != 0)
+		/* -P: a client lost (handshake, QP, silence): the next one. */
+		if (rp_wait_req(c, st, "accept") != NDK_STATUS_SUCCESS ||
+		    rp_serve(c) != 0) {
+			if (!c->o.persistent)
+				return -1;
+			fprintf(stderr, "client lost: serving the next one\n");
+		} else {
+			DBG(c, "client disconnected\n");
+		}
+		if (rp_hang_up(c) != 0 && !c->o.persistent)
 			return -1;
 	} while (c->o.persistent);
 	return 0;

@@ -29,6 +29,12 @@
 #define RP_MAX_SIZE 65535       /* rping's RPING_BUFSIZE - 1 */
 #define RP_MSG_FMT "rdma-ping-%d: "
 #define RP_WAIT_S 30            /* longest wait for one step */
+/*
+ * Server: longest silence of a connected client between two pings while
+ * another client waits to connect. A client whose disconnect request was
+ * lost (rping sends it once and goes) is then taken as gone.
+ */
+#define RP_IDLE_S 3
 
 /** rping's struct rping_rdma_info, big-endian on the wire. */
 struct rp_info {

@@ -205,6 +205,35 @@ ndk_disconnect(struct ndk_connector *c, ndk_request_completion_fn done,
 }
 
 ndk_status_t
+ndk_adapter_set_cm_params(struct ndk_adapter *adapter,
+			  const struct ndk_cm_params *params)
+{
+	if (!adapter_ok(adapter))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (params == NULL || params->retry_count > 7 ||
+	    params->rnr_retry_count > 7 || params->qp_retry_count > 7 ||
+	    params->local_ack_timeout > 31 ||
+	    params->cm_response_timeout > 31 || params->max_cm_retries > 15)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (adapter->dispatch->set_cm_params == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return adapter->dispatch->set_cm_params(adapter, params);
+}
+
+ndk_status_t
+ndk_adapter_get_cm_params(struct ndk_adapter *adapter,
+			  struct ndk_cm_params *params)
+{
+	if (!adapter_ok(adapter))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (params == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (adapter->dispatch->get_cm_params == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return adapter->dispatch->get_cm_params(adapter, params);
+}
+
+ndk_status_t
 ndk_create_listener(struct ndk_adapter *adapter,
 		    ndk_connect_event_fn connect_event, void *context,
 		    struct ndk_listener **listener)

@@ -144,6 +144,23 @@ filter_side(struct rcx *x, int from)
 	}
 }
 
+/* Deliver the first @p n frames held from side @p from (in order). */
+void
+release_n(struct rcx *x, int from, unsigned int n)
+{
+	unsigned int k = RTE_MIN(n, x->n_held[from]);
+
+	for (unsigned int i = 0; i < k; i++)
+		if (rte_ring_enqueue(rx_ring(x, from, x->held_q[from][i]),
+				     x->held[from][i]) != 0)
+			abort();
+	x->n_held[from] -= k;
+	memmove(x->held[from], x->held[from] + k,
+		x->n_held[from] * sizeof(x->held[from][0]));
+	memmove(x->held_q[from], x->held_q[from] + k,
+		x->n_held[from] * sizeof(x->held_q[from][0]));
+}
+
 /*
  * Deliver the frames held from side @p from, in order, ahead of new ones,
  * each to the ring of the queue it was taken from.
@@ -151,11 +168,7 @@ filter_side(struct rcx *x, int from)
 void
 release(struct rcx *x, int from)
 {
-	for (unsigned int i = 0; i < x->n_held[from]; i++)
-		if (rte_ring_enqueue(rx_ring(x, from, x->held_q[from][i]),
-				     x->held[from][i]) != 0)
-			abort();
-	x->n_held[from] = 0;
+	release_n(x, from, x->n_held[from]);
 }
 
 void

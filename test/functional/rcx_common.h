@@ -83,6 +83,8 @@ const struct ndk_test_xstats *ctr_now(const struct rcx *x, int side);
 uint32_t sink_flags(void);
 /* Deliver the frames held from side @p from (in order), ahead of new ones. */
 void release(struct rcx *x, int from);
+/* Deliver the first @p n frames held from side @p from (in order). */
+void release_n(struct rcx *x, int from, unsigned int n);
 void drop_held(struct rcx *x, int from);
 /* One round: A polls (1 + a_extra times), its frames pass the filter, then B's. */
 void step(struct rcx *x);

@@ -12,7 +12,9 @@
  * - the last READ response, the last WRITE's ACK or its last packet lost:
  *   adaptive on, an early retransmission (never the QP's timeout; for a
  *   WRITE one probe packet, not the window); off, the QP's timeout;
- * - the RTT estimate and the armed timeout in ndk_qp_query_info().
+ * - the RTT estimate and the armed timeout in ndk_qp_query_info();
+ * - a long READ whose responses come slower than the round trip: never
+ *   a timeout while they arrive; its tail lost, still recovered early.
  */
 
 #include <inttypes.h>
@@ -223,7 +225,101 @@ t_adaptive_info(void)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* A long READ whose responses come slowly                             */
+/* ------------------------------------------------------------------ */
+
+#define SLOW_LEN (4u << 20)            /* 1,024 response frames */
+#define SLOW_PKTS (SLOW_LEN / MTU)
+#define SLOW_GAP_US 200                /* between two responses */
+#define SLOW_LOST 4                    /* the last ones, once (arg2 1) */
+
+/*
+ * B's READ responses are held and let through one at a time (tick_slow),
+ * slower than the adaptive timeout of the round trip; with arg2 1 the
+ * first transmission of the last SLOW_LOST is lost (arg: the PSN offset
+ * after the highest one seen, so a re-read's answers pass).
+ */
+static enum verdict
+f_slow(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+
+	if (from != B || p->opcode == NDK_ROCE_OP_RC_ACK)
+		return PASS;
+	if (x->arg2 == 1 && k >= SLOW_PKTS - SLOW_LOST && k >= x->arg) {
+		x->arg = k + 1;
+		x->hits++;
+		return DROP;
+	}
+	return HOLD;
+}
+
+/* Let one held response through every SLOW_GAP_US (the first at once). */
+static void
+tick_slow(struct rcx *x)
+{
+	static uint64_t last;
+	uint64_t now = rte_rdtsc();
+
+	if (x->n_held[B] == 0)
+		return;
+	if (x->phase != 0 &&
+	    now - last < rte_get_tsc_hz() / 1000000 * SLOW_GAP_US)
+		return;
+	x->phase = 1;
+	last = now;
+	release_n(x, B, 1);
+}
+
+/*
+ * One 4 MiB READ whose responses arrive one every 200 us, four times the
+ * 50 us adaptive timeout of this link's round trip: every response makes
+ * progress, which re-arms the timer with the time the responses still
+ * expected take at the rate seen so far, so the READ never times out
+ * while they arrive (no retransmission at all). With its last responses
+ * really lost (@p lose), an early retransmission still recovers it,
+ * before the QP's 268 ms timeout.
+ */
+static int
+slow_read(bool lose)
+{
+	struct rcx x;
+	int rc;
+
+	g_adaptive = true;
+	rc = rcx_open(&x, 16, 7, f_slow);
+	g_adaptive = false;
+	if (rc != 0)
+		return -1;
+	x.arg2 = lose ? 1 : 0;
+	rc = transfer_checked(&x, 1, SLOW_LEN, false, tick_slow, 71 + lose);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "full timeouts");
+		if (!lose) {
+			TEST_ASSERT_EQ(DELTA(&x, A, adaptive_retransmits), 0,
+				       "adaptive expiry while responses came");
+			TEST_ASSERT_EQ(DELTA(&x, A, retransmit_packets), 0,
+				       "retransmitted");
+			TEST_ASSERT_EQ(DELTA(&x, B, read_replays), 0,
+				       "responses streamed again");
+		} else {
+			TEST_ASSERT_EQ(x.hits, SLOW_LOST, "frames dropped");
+			TEST_ASSERT(DELTA(&x, A, adaptive_retransmits) >= 1,
+				    "no early retransmission");
+		}
+	}
+	rcx_close(&x);
+	return rc;
+}
+
+static int t_slow_read(void) { return slow_read(false); }
+static int t_slow_read_lost_tail(void) { return slow_read(true); }
+
 static const struct ndk_test_case cases[] = {
+	{ "slow_read", t_slow_read },
+	{ "slow_read_lost_tail", t_slow_read_lost_tail },
 	{ "nak_during_gap", t_nak_during_gap },
 	{ "adaptive_read_tail", t_adaptive_read_tail },
 	{ "adaptive_write_ack", t_adaptive_write_ack },

@@ -53,6 +53,7 @@ swr_cm_init(struct swr_adapter *ad)
 		rte_free(cm);
 		return -ENOMEM;
 	}
+	cm->params = (struct ndk_cm_params)NDK_CM_PARAMS_DEFAULT;
 	cm->next_comm_id = (uint32_t)rte_rand();
 	cm->next_port = SWR_CM_EPHEMERAL_LO +
 		(uint16_t)(rte_rand() % (SWR_CM_EPHEMERAL_HI -
@@ -176,6 +177,84 @@ swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
 		SWR_STAT(ad, cm_rejects_sent);
 	SWR_STAT(ad, cm_tx);
 	cm_xmit(ad, &c->neigh, c->rip, mad);
+}
+
+void
+swr_cm_send_linger(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
+{
+	struct swr_adapter *ad = c->ad;
+	struct swr_cm *cm = ad->cm;
+
+	swr_cm_send(c, m, false);
+	for (unsigned int i = 0; i < SWR_CM_LINGER; i++) {
+		struct swr_cm_linger *l = &cm->linger[i];
+
+		if (l->deadline != 0)
+			continue;
+		ndk_roce_cm_encode(m, l->mad);
+		l->neigh = c->neigh;
+		l->rip = c->rip;
+		l->local_id = c->local_id;
+		l->retries = SWR_CM_RETRIES;
+		l->deadline = ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000);
+		cm->n_linger++;
+		return;
+	}
+	/* All taken: sent once, as a close always did before. */
+}
+
+static void
+cm_linger_free(struct swr_cm *cm, struct swr_cm_linger *l)
+{
+	l->deadline = 0;
+	cm->n_linger--;
+}
+
+/* Retransmit the closed connections' DREQs that are due; end the spent. */
+static void
+cm_linger_tick(struct swr_adapter *ad)
+{
+	struct swr_cm *cm = ad->cm;
+
+	for (unsigned int i = 0; i < SWR_CM_LINGER && cm->n_linger != 0;
+	     i++) {
+		struct swr_cm_linger *l = &cm->linger[i];
+
+		if (l->deadline == 0 || ad->now < l->deadline)
+			continue;
+		if (l->retries == 0) {
+			SWR_STAT(ad, cm_timeouts);
+			cm_linger_free(cm, l);
+			continue;
+		}
+		l->retries--;
+		l->deadline = ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000);
+		SWR_STAT(ad, cm_retransmits);
+		cm_xmit(ad, &l->neigh, l->rip, l->mad);
+	}
+}
+
+/*
+ * A DREP or DREQ for closed connection @p local_id: the peer is done.
+ * @return true if it ended a lingering DREQ.
+ */
+static bool
+cm_linger_end(struct swr_adapter *ad, uint32_t local_id, rte_be32_t rip)
+{
+	struct swr_cm *cm = ad->cm;
+
+	for (unsigned int i = 0; i < SWR_CM_LINGER; i++) {
+		struct swr_cm_linger *l = &cm->linger[i];
+
+		if (l->deadline != 0 && l->local_id == local_id &&
+		    l->rip == rip) {
+			cm_linger_free(cm, l);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -521,7 +600,8 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 			      ndk_roce_mtu_from_bytes(ad->max_path_mtu));
 	c->ack_timeout = m->primary.local_ack_timeout != 0 ?
 		m->primary.local_ack_timeout : SWR_CM_QP_ACK_TIMEOUT;
-	c->retry_cnt = m->retry_count;
+	/* Ours stays finite (a vanished peer ends it): qp_retry_count. */
+	c->retry_cnt = RTE_MIN(m->retry_count, ad->cm->params.qp_retry_count);
 	c->rnr_retry = m->rnr_retry_count;
 	c->pdata_len = SWR_CM_CALLER_DATA;
 	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
@@ -549,6 +629,10 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->ird = RTE_MIN(c->ird, c->peer_ord);
 		c->ord = RTE_MIN(c->ord, c->peer_ird);
 		c->rnr_retry = m->rnr_retry_count;
+		/* As rdma_cm: the round trip or the peer's ACK delay. */
+		if (c->ad->cm->params.local_ack_timeout == 0)
+			c->ack_timeout = swr_cm_ack_timeout(
+				m->target_ack_delay);
 		c->pdata_len = SWR_CM_CALLEE_DATA;
 		memcpy(c->pdata, m->pdata, SWR_CM_CALLEE_DATA);
 		c->pdata_valid = true;
@@ -644,9 +728,15 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 	}
 	c = cm_find(ad, m.remote_comm_id, p->sip);
 	if (c == NULL) {
+		/* Closed while established: its lingering DREQ ends. */
+		bool ended = unlikely(ad->cm->n_linger != 0) &&
+			(m.attr_id == NDK_ROCE_CM_DREQ ||
+			 m.attr_id == NDK_ROCE_CM_DREP) &&
+			cm_linger_end(ad, m.remote_comm_id, p->sip);
+
 		if (m.attr_id == NDK_ROCE_CM_DREQ)
 			cm_reply_stateless(ad, p, &m, NDK_ROCE_CM_DREP, 0);
-		else
+		else if (!ended)
 			SWR_STAT(ad, cm_rx_dropped);
 		return;
 	}
@@ -808,6 +898,8 @@ swr_cm_poll(struct swr_adapter *ad)
 		for (struct swr_conn *c = cm->conns; c != NULL; c = c->next)
 			if (c->deadline != 0 && ad->now >= c->deadline)
 				cm_expire(c);
+		if (cm->n_linger != 0)
+			cm_linger_tick(ad);
 	}
 	/*
 	 * A callback may close connections and listeners (they move to the

@@ -44,14 +44,64 @@
 #define SWR_CM_CALLEE_DATA 196    /**< REP private data */
 #define SWR_CM_REJECT_DATA 148    /**< REJ private data */
 #define SWR_CM_MAX_MRA_MS 60000   /**< longest wait an MRA may ask for */
-/** CM response timeout we announce: 4.096 us << 20 = 4.3 s. */
+/*
+ * What the messages announce is what Linux rdma_cm (and so librdmacm,
+ * rping, perftest -R) announces by default, so that a peer treats our
+ * connections as it treats its own (doc/cm.md, "Negotiated QP
+ * attributes"): the values of drivers/infiniband/core/cma.c and cm.c.
+ */
+/** CM response timeout we announce: 4.096 us << 20 = 4.3 s (rdma_cm's). */
 #define SWR_CM_RESPONSE_TIMEOUT 20
-/** ACK timeout of connected QPs: 4.096 us << 17 = 0.54 s. */
-#define SWR_CM_QP_ACK_TIMEOUT 17
+/** Max CM retries we announce in REQs (rdma_cm's). */
+#define SWR_CM_MAX_CM_RETRIES 15
+/**
+ * Packet lifetime rdma_cm assumes on RoCE, where no SA answers path
+ * queries, in current kernels (4.096 us << 16 = 268 ms; older ones, such
+ * as 6.1, 18: their REQs carry a local ACK timeout of 19).
+ */
+#define SWR_CM_PACKET_LIFETIME 16
 /** Target ACK delay we announce in REPs: 4.096 us << 15 = 134 ms. */
 #define SWR_CM_TARGET_ACK_DELAY 15
-/** RC retry count of the QPs we connect (finite: a vanished peer ends). */
+/**
+ * Retry count a REQ asks of the peer's QP: 7, as librdmacm applications
+ * (rping, perftest) ask. Linux rxe takes 7 as "retry for ever", as we do;
+ * a smaller count lets a lossy link fail the peer's QP (RETRY_EXC_ERR).
+ */
+#define SWR_CM_REQ_RETRY_CNT 7
+/**
+ * Retry count of our own connected QPs, either side (at most the REQ's):
+ * finite, so a vanished peer ends the QP. Loss alone does not spend it:
+ * retries are restored on every progress and adaptive retransmission
+ * spends none (doc/recovery.md).
+ */
 #define SWR_CM_QP_RETRY_CNT 6
+/** RNR retry count asked and granted: 7, for ever (rdma_cm's). */
+#define SWR_CM_RNR_RETRY_CNT 7
+
+/**
+ * The local ACK timeout rdma_cm gives a RoCE QP: the packet's round trip
+ * (SWR_CM_PACKET_LIFETIME + 1) or the responder's ACK delay @p ack_delay,
+ * whichever is longer, once more doubled when the two are within a factor
+ * of two of each other (IB time codes: 4.096 us << code). 17 (0.54 s) for
+ * our ACK delay 15.
+ */
+static inline uint8_t
+swr_cm_ack_timeout(uint8_t ack_delay)
+{
+	int a = SWR_CM_PACKET_LIFETIME + 1, b = ack_delay;
+	int hi = a > b ? a : b, d = a > b ? a - b : b - a;
+
+	hi += d <= 1;
+	return (uint8_t)(hi < 31 ? hi : 31);
+}
+
+/** ACK timeout of the QPs we connect, the REQ's: 17 (0.54 s). */
+#define SWR_CM_QP_ACK_TIMEOUT swr_cm_ack_timeout(SWR_CM_TARGET_ACK_DELAY)
+
+/* The constants above are the defaults of struct ndk_cm_params. */
+_Static_assert(SWR_CM_REQ_RETRY_CNT == 7 && SWR_CM_RNR_RETRY_CNT == 7 &&
+	       SWR_CM_QP_RETRY_CNT == 6 && SWR_CM_RESPONSE_TIMEOUT == 20 &&
+	       SWR_CM_MAX_CM_RETRIES == 15, "NDK_CM_PARAMS_DEFAULT");
 
 /** Connection states (IB CM's, folded to what NDK can observe). */
 enum swr_cm_state {
@@ -172,6 +222,25 @@ struct swr_lis {
 };
 
 /** Per-adapter CM state (lcore-private). */
+/**
+ * A connection closed while established (TimeWait-style): its connector
+ * is gone, but its DREQ is retransmitted as Disconnect's would be, until
+ * the peer answers (a DREP, or a DREQ of its own) or the retries run out,
+ * so a peer that lost the first one still learns the connection is over.
+ * deadline 0: a free slot.
+ */
+struct swr_cm_linger {
+	uint64_t deadline;
+	struct swr_neigh *neigh;   /**< next hop cache of rip */
+	rte_be32_t rip;
+	uint32_t local_id;         /**< the closed connection's */
+	uint8_t retries;
+	uint8_t mad[NDK_ROCE_MAD_LEN];
+};
+
+/** Closed connections whose DREQ is retried at once; beyond: sent once. */
+#define SWR_CM_LINGER 32
+
 struct swr_cm {
 	struct rte_mempool *pool;  /**< struct swr_conn objects */
 	struct swr_conn *conns;
@@ -184,6 +253,9 @@ struct swr_cm {
 	bool events;               /**< some connection owes callbacks */
 	uint64_t tick;             /**< next timer run (TSC) */
 	uint64_t bad_transitions;  /**< state changes the table refused */
+	struct ndk_cm_params params;  /**< ndk_adapter_set_cm_params() */
+	unsigned int n_linger;     /**< slots of linger[] in use */
+	struct swr_cm_linger linger[SWR_CM_LINGER];
 };
 
 /* swroce_cm_fsm.c: the state machine (polling thread) */
@@ -238,6 +310,11 @@ uint16_t swr_cm_ephemeral(struct swr_adapter *ad, rte_be32_t ip);
 /** A message of @p c's connection: its IDs and TID filled in. */
 void swr_cm_msg_init(struct ndk_roce_cm_msg *m, uint16_t attr,
 		     const struct swr_conn *c);
+/**
+ * Send DREQ @p m of @p c, which is being closed, and keep retransmitting
+ * it after the connector is gone (struct swr_cm_linger).
+ */
+void swr_cm_send_linger(struct swr_conn *c, const struct ndk_roce_cm_msg *m);
 /** Send @p m to @p c's peer; @p retry keeps it for retransmission. */
 void swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m,
 		 bool retry);
@@ -288,6 +365,12 @@ ndk_status_t swr_connector_create(struct ndk_adapter *adapter,
 ndk_status_t swr_listener_create(struct ndk_adapter *adapter,
 				 ndk_connect_event_fn event, void *ctx,
 				 struct ndk_listener **out);
+/** ndk_adapter_set_cm_params() (values checked by libndk). */
+ndk_status_t swr_cm_set_params(struct ndk_adapter *adapter,
+			       const struct ndk_cm_params *params);
+/** ndk_adapter_get_cm_params(). */
+ndk_status_t swr_cm_get_params(struct ndk_adapter *adapter,
+			       struct ndk_cm_params *params);
 /** Connector object for an incoming REQ (lcore), NULL if none free. */
 struct swr_conn *swr_conn_alloc(struct swr_adapter *ad);
 /** Return a connector object to the pool. */

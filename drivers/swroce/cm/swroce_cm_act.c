@@ -23,6 +23,7 @@ ndk_status_t
 swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 {
 	struct swr_adapter *ad = c->ad;
+	const struct ndk_cm_params *cp = &ad->cm->params;
 	struct ndk_roce_cma_hdr h = {
 		.ip_version = 4, .src_port = c->lport,
 		.src_ip = c->lip, .dst_ip = c->rip,
@@ -37,9 +38,10 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	c->tid = rte_rand();
 	c->local_psn = (uint32_t)rte_rand() & NDK_ROCE_PSN_MASK;
 	c->mtu_code = ndk_roce_mtu_from_bytes(ad->max_path_mtu);
-	c->ack_timeout = SWR_CM_QP_ACK_TIMEOUT;
-	c->retry_cnt = SWR_CM_QP_RETRY_CNT;
-	c->rnr_retry = 7;
+	c->ack_timeout = cp->local_ack_timeout != 0 ? cp->local_ack_timeout :
+		SWR_CM_QP_ACK_TIMEOUT;
+	c->retry_cnt = cp->qp_retry_count;
+	c->rnr_retry = cp->rnr_retry_count;
 
 	swr_cm_msg_init(&m, NDK_ROCE_CM_REQ, c);
 	m.service_id = NDK_ROCE_CM_SID_TCP | c->rport;
@@ -47,14 +49,14 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.local_qpn = c->qp->pub.qpn;
 	m.responder_resources = c->ird;
 	m.initiator_depth = c->ord;
-	m.remote_cm_response_timeout = SWR_CM_RESPONSE_TIMEOUT;
+	m.remote_cm_response_timeout = cp->cm_response_timeout;
 	m.starting_psn = c->local_psn;
-	m.local_cm_response_timeout = SWR_CM_RESPONSE_TIMEOUT;
-	m.retry_count = c->retry_cnt;
+	m.local_cm_response_timeout = cp->cm_response_timeout;
+	m.retry_count = cp->retry_count;
 	m.pkey = 0xFFFF;
 	m.path_mtu = c->mtu_code;
-	m.rnr_retry_count = 7;
-	m.max_cm_retries = SWR_CM_RETRIES;
+	m.rnr_retry_count = cp->rnr_retry_count;
+	m.max_cm_retries = cp->max_cm_retries;
 	m.primary.local_lid = 0xFFFF;
 	m.primary.remote_lid = 0xFFFF;
 	ndk_roce_gid_from_ipv4(m.primary.local_gid, c->lip);
@@ -156,7 +158,7 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.responder_resources = c->ird;
 	m.initiator_depth = c->ord;
 	m.target_ack_delay = SWR_CM_TARGET_ACK_DELAY;
-	m.rnr_retry_count = 7;
+	m.rnr_retry_count = ad->cm->params.rnr_retry_count;
 	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
 	if (pdata_len != 0)
 		memcpy(m.pdata, pdata, pdata_len);
@@ -229,7 +231,7 @@ swr_cm_abort(struct swr_conn *c)
 	case SWR_CM_ESTABLISHED:
 		swr_cm_msg_init(&m, NDK_ROCE_CM_DREQ, c);
 		m.remote_qpn = c->remote_qpn;
-		swr_cm_send(c, &m, false);
+		swr_cm_send_linger(c, &m);
 		break;
 	default:
 		break;

@@ -455,6 +455,42 @@ swr_lis_link_ctl(struct swr_adapter *ad, void *arg)
 	return NDK_STATUS_SUCCESS;
 }
 
+/* The CM's parameters, on the thread that owns its state. */
+struct cm_params_arg {
+	struct ndk_cm_params *params;
+	bool set;
+};
+
+static ndk_status_t
+swr_cm_params_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct cm_params_arg *a = arg;
+
+	if (a->set)
+		ad->cm->params = *a->params;
+	else
+		*a->params = ad->cm->params;
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_cm_set_params(struct ndk_adapter *adapter,
+		  const struct ndk_cm_params *params)
+{
+	struct ndk_cm_params p = *params;
+	struct cm_params_arg a = { &p, true };
+
+	return swr_ctl_exec(swr_adapter_of(adapter), swr_cm_params_ctl, &a);
+}
+
+ndk_status_t
+swr_cm_get_params(struct ndk_adapter *adapter, struct ndk_cm_params *params)
+{
+	struct cm_params_arg a = { params, false };
+
+	return swr_ctl_exec(swr_adapter_of(adapter), swr_cm_params_ctl, &a);
+}
+
 ndk_status_t
 swr_listener_create(struct ndk_adapter *adapter, ndk_connect_event_fn event,
 		    void *ctx, struct ndk_listener **out)

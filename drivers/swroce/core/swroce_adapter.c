@@ -265,6 +265,8 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.xstats_get_names = swr_xstats_get_names,
 	.xstats_get = swr_xstats_get,
 	.queue_xstats_get = swr_queue_xstats_get,
+	.set_cm_params = swr_cm_set_params,
+	.get_cm_params = swr_cm_get_params,
 };
 
 static int

@@ -106,6 +106,9 @@ swr_comp_read_done(struct swr_qp *qp)
 					 __ATOMIC_RELEASE);
 	}
 	swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
+	/* No READ left: later SENDs/WRITEs are no stream, a later READ anew. */
+	if (qp->rd_outstanding == 0)
+		qp->rd_meter_n = 0;
 }
 
 /*
@@ -346,6 +349,7 @@ swr_comp_read_ahead(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 			return;
 		}
 		SWR_STAT(qp->q, read_resp_ahead);
+		swr_rd_meter(qp);
 		/* The first answer of a timed READ ends its RTT sample. */
 		if (k == 0)
 			swr_rtt_progress(qp, ndk_roce_psn_add(p->psn, 1));
@@ -523,6 +527,8 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 		swr_qp_to_error(qp);
 		return;
 	}
+	/* Progress re-arms the timer, with the stream still expected. */
+	swr_rd_meter(qp);
 	swr_comp_progress(qp, ndk_roce_psn_add(psn, 1));
 	if (wqe->rd_pkts != wqe->npkts)
 		return;

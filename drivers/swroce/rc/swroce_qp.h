@@ -184,6 +184,10 @@ struct swr_qp {
 	uint64_t rto_start;       /**< TSC the wait for progress began
 				   *  (0 = none): full timeout from here */
 	struct ndk_roce_rtt rtt;  /**< answers' round-trip time, TSC */
+	/** READ response meter (adaptive timeout of a stream): responses
+	 *  placed since the stream began at rd_meter_t0; 0 = no stream */
+	uint32_t rd_meter_n;
+	uint64_t rd_meter_t0;
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 
 	/* --- the poller's per-operation bookkeeping (lcore-private): one

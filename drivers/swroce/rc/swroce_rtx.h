@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "ndk_roce.h"
 #include "ndk_roce_rtt.h"
 #include "swroce_adapter.h"
@@ -106,11 +108,57 @@ swr_rtt_progress(struct swr_qp *qp, uint32_t una)
 }
 
 /**
+ * A READ response was placed (in order or ahead): count it in the
+ * stream's meter. A stream begins with the wait for its first response
+ * (rto_start: the request's transmission, or the last progress before
+ * it), so the first response already gives a rate, the round trip.
+ */
+static inline void
+swr_rd_meter(struct swr_qp *qp)
+{
+	if (qp->rd_meter_n++ == 0)
+		qp->rd_meter_t0 = qp->rto_start != 0 ? qp->rto_start :
+			qp->q->now;
+}
+
+/**
+ * The time the READ responses still expected (psn_max - una_psn) take at
+ * the rate the stream came in so far: elapsed x left / responses, the
+ * ratio rounded up to a power of two (shifts only; at most 4x too long,
+ * never too short). 0 without a stream. At most @p cap (the caller caps
+ * the deadline at the full timeout anyway).
+ */
+static inline uint64_t
+swr_rd_stream_time(const struct swr_qp *qp, uint64_t cap)
+{
+	uint64_t el;
+	int32_t left;
+	int sh;
+
+	if (qp->rd_meter_n == 0)
+		return 0;
+	left = ndk_roce_psn_diff(qp->psn_max, qp->una_psn);
+	if (left <= 0)
+		return 0;
+	el = qp->q->now - qp->rd_meter_t0;
+	/* floor(log2 left) - floor(log2 n) + 1 >= log2(left / n) */
+	sh = __builtin_clz(qp->rd_meter_n) - __builtin_clz((uint32_t)left) + 1;
+	if (sh <= 0)
+		return RTE_MIN(el >> -sh, cap);
+	if (sh >= 32 || el > (cap >> sh))
+		return cap;
+	return el << sh;
+}
+
+/**
  * Arm the retransmission timer on the queue's wheel (the one place that
  * sets rto_deadline). Strict (adaptive retransmission off): the full local
- * ACK timeout from now. Adaptive: swr_rto_value() from now, but no later
- * than a full local ACK timeout after the wait for progress began
- * (rto_start), which swr_req_timers() counts against retry_cnt.
+ * ACK timeout from now. Adaptive: swr_rto_value() from now, plus the time
+ * the READ responses still expected take at the stream's observed rate
+ * (swr_rd_stream_time(): a READ never times out while its responses keep
+ * coming, however slowly), but no later than a full local ACK timeout
+ * after the wait for progress began (rto_start), which swr_req_timers()
+ * counts against retry_cnt.
  */
 static inline void
 swr_rto_arm(struct swr_qp *qp)
@@ -125,7 +173,8 @@ swr_rto_arm(struct swr_qp *qp)
 		qp->rto_deadline = now + swr_rto_full(qp);
 	} else {
 		end = qp->rto_start + swr_rto_full(qp);
-		qp->rto_deadline = now + swr_rto_value(qp);
+		qp->rto_deadline = now + swr_rto_value(qp) +
+			swr_rd_stream_time(qp, swr_rto_full(qp));
 		if (qp->rto_deadline > end)
 			qp->rto_deadline = end;
 		if (qp->rto_deadline == 0)
@@ -191,6 +240,7 @@ swr_rtx_progress(struct swr_qp *qp, uint32_t una)
 	} else {
 		qp->rto_deadline = 0;
 		qp->rto_start = 0;
+		qp->rd_meter_n = 0;     /* nothing out: a later stream anew */
 	}
 }
 
@@ -205,6 +255,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->rto_adapt_shift = 0;
 	qp->rto_probe = 0;
 	qp->rtt_active = false;
+	qp->rd_meter_n = 0;
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
 }
 

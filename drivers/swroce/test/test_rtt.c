@@ -9,6 +9,7 @@
  * QP's timeout alone when off) on a QP set up by hand. No NIC.
  */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -222,6 +223,54 @@ t_timer_value(void)
 	return 0;
 }
 
+/*
+ * A READ's response stream: the adaptive deadline also gets the time the
+ * responses still expected take at the rate seen (never less, at most 4x
+ * more, capped), and the meter ends with nothing outstanding.
+ */
+static int
+t_read_stream(void)
+{
+	struct swr_qp *qp = qp_init(true);
+	uint64_t t0 = qp->q->now, cap = 100000;
+
+	ndk_roce_rtt_sample(&qp->rtt, 1000);        /* timeout 3000 */
+	qp->rto_start = t0;                         /* the READ went out */
+	qp->una_psn = 0;
+	qp->req_psn = qp->psn_max = 1000;           /* 1,000 responses due */
+	TEST_ASSERT_EQ(swr_rd_stream_time(qp, cap), 0, "no stream yet");
+	/* One response every 7 ticks; the first 7 after the request. */
+	for (uint32_t n = 1; n < 1000; n++) {
+		uint64_t got, want;
+
+		qp->q->now = t0 + 7ull * n;
+		swr_rd_meter(qp);
+		qp->una_psn = n;
+		want = 7ull * (1000 - n);           /* el x left / n */
+		got = swr_rd_stream_time(qp, cap);
+		TEST_ASSERT(got >= RTE_MIN(want, cap) && got <= 4 * want,
+			    "response %u: %" PRIu64 " for %" PRIu64, n, got,
+			    want);
+	}
+	/* Armed: the timeout plus the stream, never past the full one. */
+	qp->rto_start = qp->q->now;
+	swr_rto_arm(qp);
+	TEST_ASSERT(qp->rto_deadline >= qp->q->now + 3000 + 7 &&
+		    qp->rto_deadline <= qp->q->now + 3000 + 28, "deadline %"
+		    PRIu64, qp->rto_deadline - qp->q->now);
+	qp->rto_start = qp->q->now - cap + 100;
+	swr_rto_arm(qp);
+	TEST_ASSERT_EQ(qp->rto_deadline, qp->q->now + 100, "capped");
+	/* A slow stream is capped by the full timeout. */
+	qp->q->now += 1000000000;
+	TEST_ASSERT_EQ(swr_rd_stream_time(qp, cap), cap, "not capped");
+	/* Everything answered: the meter ends. */
+	swr_rtx_progress(qp, qp->req_psn);
+	TEST_ASSERT_EQ(qp->rd_meter_n, 0, "meter kept");
+	TEST_ASSERT_EQ(swr_rd_stream_time(qp, cap), 0, "stream after the end");
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "first_sample", t_first_sample },
 	{ "clamp", t_clamp },
@@ -229,6 +278,7 @@ static const struct ndk_test_case cases[] = {
 	{ "reference", t_reference },
 	{ "karn", t_karn },
 	{ "timer_value", t_timer_value },
+	{ "read_stream", t_read_stream },
 };
 
 int

@@ -199,6 +199,59 @@ ndk_status_t ndk_disconnect(struct ndk_connector *connector,
 			    ndk_request_completion_fn done, void *context);
 
 /* ------------------------------------------------------------------ */
+/* Connection manager parameters                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * What an adapter's connection manager announces in its REQs and REPs and
+ * gives the QPs it connects (ndk_adapter_set_cm_params()). The defaults,
+ * NDK_CM_PARAMS_DEFAULT, are what Linux rdma_cm uses, so that a librdmacm
+ * peer (rping, perftest -R) treats the connections as its own.
+ */
+struct ndk_cm_params {
+	/** RC retry count a REQ asks of the peer's QP, 0-7 (7: librdmacm's;
+	 *  Linux rxe and this project retry for ever). Default 7. */
+	uint8_t retry_count;
+	/** RNR retry count a REQ asks and a REP grants, 0-7 (7: for ever).
+	 *  Default 7. */
+	uint8_t rnr_retry_count;
+	/** Retry count of the adapter's own connected QPs, 0-7 (on the
+	 *  passive side at most the REQ's). Default 6: finite, so a vanished
+	 *  peer ends the QP; loss alone does not spend it. */
+	uint8_t qp_retry_count;
+	/** Local ACK timeout of the adapter's own QPs and of its REQs, 1-31
+	 *  (4.096 us << n); 0 (default): as rdma_cm derives it on RoCE from
+	 *  the packet lifetime and the responder's ACK delay (17: 0.54 s). */
+	uint8_t local_ack_timeout;
+	/** CM response timeout a REQ announces, 0-31 (4.096 us << n).
+	 *  Default 20 (4.3 s). */
+	uint8_t cm_response_timeout;
+	/** Max CM retries a REQ announces, 0-15. Default 15. */
+	uint8_t max_cm_retries;
+};
+
+/** struct ndk_cm_params initializer with the defaults (rdma_cm's). */
+#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15 }
+
+/**
+ * Set the connection manager parameters of @p adapter; they apply to the
+ * connections a Connect starts or a REQ opens from then on.
+ * @return STATUS_SUCCESS, STATUS_INVALID_HANDLE, STATUS_INVALID_PARAMETER
+ *   (NULL, or a value out of its range), STATUS_NOT_SUPPORTED (the
+ *   provider has no such setting, e.g. an attached application: the
+ *   daemon decides).
+ */
+ndk_status_t ndk_adapter_set_cm_params(struct ndk_adapter *adapter,
+				       const struct ndk_cm_params *params);
+
+/**
+ * The connection manager parameters of @p adapter.
+ * @return as ndk_adapter_set_cm_params().
+ */
+ndk_status_t ndk_adapter_get_cm_params(struct ndk_adapter *adapter,
+				       struct ndk_cm_params *params);
+
+/* ------------------------------------------------------------------ */
 /* Listener                                                            */
 /* ------------------------------------------------------------------ */
 

@@ -80,6 +80,12 @@ struct ndk_adapter_dispatch {
 			  struct ndk_xstat *values, unsigned int n);
 	int (*queue_xstats_get)(struct ndk_adapter *adapter, uint16_t queue,
 				struct ndk_xstat *values, unsigned int n);
+	/* Connection manager parameters (ndk_adapter_set_cm_params()):
+	 * both NULL, not supported; values checked by libndk. */
+	ndk_status_t (*set_cm_params)(struct ndk_adapter *adapter,
+				      const struct ndk_cm_params *params);
+	ndk_status_t (*get_cm_params)(struct ndk_adapter *adapter,
+				      struct ndk_cm_params *params);
 };
 
 /** NDK_CQ_DISPATCH. */
