@@ -88,13 +88,13 @@ def attach_confs(tag, huge):
     pa, pb = PREFIX + '-%sa' % tag, PREFIX + '-%sb' % tag
     sock = os.path.join(TMP, tag + '.sock')
     conf_b = ('[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n'
-              'file-prefix = %s\n[daemon]\nlinger-ms = 2000\n'
+              'file-prefix = %s\n[daemon]\nlinger-ms = 7000\n'
               '[echo]\ndepth = 16\n[port m0]\ndevice = net_memif0,'
               'role=server,socket=%s,bsize=8192\nip = 10.5.0.1/24\n'
               % (pb, sock))
     conf_a = ('[eal]\nlcores = 1\nhugepages = yes\nmemory = 256\n'
               'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-              'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
+              'linger-ms = 4000\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
               'ip = 10.5.0.2/24\n' % (huge, pa, sock))
     return pa, pb, conf_a, conf_b
@@ -103,10 +103,13 @@ def attach_confs(tag, huge):
 def stop_together(procs):
     """SIGTERM daemons at once: they stop polling together, linger,
     then close (the memif defect of the platform notes); their logs.
-    The daemons' linger-ms (2 s) is what a descheduled daemon has to see
-    its SIGTERM and stop polling before its peer closes the link: 0.5 s
-    was too short on a loaded machine (a daemon died of SIGSEGV in
-    memif)."""
+    A closes first, B well after: A (no echo service) stops polling at
+    once and closes after 4 s, by when B has hung up its echo
+    connections (polling, at most 2 s) and stopped polling too; B closes
+    after 7 s, once A's close is long handled. On a loaded machine 0.5 s
+    each killed a daemon with SIGSEGV in memif: polling while the peer
+    closed, or closing while handling the peer's close (the memif defect
+    of the platform notes)."""
     for p, _ in procs:
         p.send_signal(signal.SIGTERM)
     return [stop(p, log) for p, log in procs]
