@@ -151,6 +151,11 @@ enum ndk_provider_error {
 #define NDK_OP_FLAG_ALLOW_REMOTE_WRITE 0x00000030u
 #define NDK_OP_FLAG_INLINE 0x00000040u
 #define NDK_OP_FLAG_RDMA_READ_SINK 0x00000080u
+/**
+ * NdkRead with local invalidate of SGE 0's token. 0x100 as ndkpi.h
+ * defines it: the NdkRead DDI page prints 0x200, which is DEFER's value
+ * and a documentation erratum.
+ */
 #define NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE 0x00000100u
 #define NDK_OP_FLAG_DEFER 0x00000200u
 
