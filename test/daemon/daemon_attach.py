@@ -101,15 +101,15 @@ def attach_confs(tag, huge):
 
 
 def stop_together(procs):
-    """SIGTERM daemons at once: they stop polling together, linger,
-    then close (the memif defect of the platform notes); their logs.
-    A closes first, B well after: A (no echo service) stops polling at
-    once and closes after 4 s, by when B has hung up its echo
-    connections (polling, at most 2 s) and stopped polling too; B closes
-    after 7 s, once A's close is long handled. On a loaded machine 0.5 s
-    each killed a daemon with SIGSEGV in memif: polling while the peer
-    closed, or closing while handling the peer's close (the memif defect
-    of the platform notes)."""
+    """SIGTERM daemons at once; their logs. DPDK 22.11's memif kills a
+    daemon (SIGSEGV) that polls while its peer closes the link, or that
+    closes while its interrupt thread handles the peer's close (platform
+    notes; seen in cores on a loaded machine). So the configurations give
+    the two daemons lingers seconds apart: both stop polling at SIGTERM
+    (a daemon with the echo service first hangs up its connections,
+    polling at most 2 s), the one with the shorter linger closes, and the
+    other closes seconds after that close has been handled (attach
+    cases: A 4 s, B 7 s; perf: A 2 s, B 5 s)."""
     for p, _ in procs:
         p.send_signal(signal.SIGTERM)
     return [stop(p, log) for p, log in procs]
@@ -623,20 +623,22 @@ def t_perf_attached():
         return huge
     pa, pb = PREFIX + '-pfa', PREFIX + '-pfb'
     sock = os.path.join(TMP, 'perf.sock')
+    # A closes 2 s after SIGTERM, B 5 s after: never both at once (see
+    # stop_together()).
     conf = ('[eal]\nlcores = %d\nhugepages = yes\nmemory = 256\n'
             'huge-dir = %s\nfile-prefix = %s\n[daemon]\n'
-            'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
+            'linger-ms = %d\n[echo]\nenabled = no\n[port m0]\n'
             'device = net_memif0,role=%s,socket=%s,bsize=8192\n'
             'ip = %s/24\n')
     tcp = str(18000 + os.getpid() % 1000)
     procs = []
     try:
-        b, blog = start(conf % (0, huge, pb, 'server', sock, '10.10.0.1'),
-                        'pf-b')
+        b, blog = start(conf % (0, huge, pb, 5000, 'server', sock,
+                                '10.10.0.1'), 'pf-b')
         procs.append((b, blog))
         wait_ready(b, blog)
-        a, alog = start(conf % (1, huge, pa, 'client', sock, '10.10.0.2'),
-                        'pf-a')
+        a, alog = start(conf % (1, huge, pa, 2000, 'client', sock,
+                                '10.10.0.2'), 'pf-a')
         procs.append((a, alog))
         wait_ready(a, alog)
         for test in (['write_bw', '-s', '65536', '-n', '100'],
@@ -668,7 +670,7 @@ def t_perf_attached():
                 checks += int(m.group(1))
             assert checks > 0, 'ndk-perf %s: nothing verified' % test[0]
             print('  %s attached: %d checks passed' % (test[0], checks))
-        # Both daemons stop polling together, linger, then close.
+        # Both daemons stop polling together; A closes, then B.
         stop_together(procs)
     finally:
         kill_all([], procs, huge)
