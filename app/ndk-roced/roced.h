@@ -78,6 +78,13 @@ struct roced_port_cfg {
 	bool strict_rto;
 	/** rto_floor_us = N: smallest adaptive timeout (0: provider's). */
 	uint32_t rto_floor_us;
+	/**
+	 * Connection manager parameters (cm_retry_count, cm_rnr_retry_count,
+	 * qp_retry_count, local_ack_timeout, cm_response_timeout,
+	 * max_cm_retries); NDK_CM_PARAMS_DEFAULT where not given.
+	 */
+	struct ndk_cm_params cm;
+	bool cm_set;                 /**< one of them given */
 	char where[ROCED_DEV_LEN];   /**< "file:line" or "--port" for errors */
 	/** Where the address and the prefix were given, for errors. */
 	char ip_where[ROCED_DEV_LEN * 2];

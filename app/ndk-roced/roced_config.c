@@ -325,6 +325,43 @@ set_lcores(struct roced_port_cfg *p, const char *where, const char *s)
 	p->lcore = p->lcores[0];
 }
 
+/*
+ * A connection manager key of a port (struct ndk_cm_params, ranges from
+ * its field docs); false if @p key is not one.
+ */
+static bool
+cm_set(struct roced_port_cfg *p, const char *where, const char *key,
+       const char *val)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		uint32_t hi;
+	} keys[] = {
+		{ "cm_retry_count",
+		  offsetof(struct ndk_cm_params, retry_count), 7 },
+		{ "cm_rnr_retry_count",
+		  offsetof(struct ndk_cm_params, rnr_retry_count), 7 },
+		{ "qp_retry_count",
+		  offsetof(struct ndk_cm_params, qp_retry_count), 7 },
+		{ "local_ack_timeout",
+		  offsetof(struct ndk_cm_params, local_ack_timeout), 31 },
+		{ "cm_response_timeout",
+		  offsetof(struct ndk_cm_params, cm_response_timeout), 31 },
+		{ "max_cm_retries",
+		  offsetof(struct ndk_cm_params, max_cm_retries), 15 },
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(keys); i++)
+		if (strcmp(key, keys[i].key) == 0) {
+			((uint8_t *)&p->cm)[keys[i].off] = (uint8_t)
+				need_u32(where, key, val, 0, keys[i].hi);
+			p->cm_set = true;
+			return true;
+		}
+	return false;
+}
+
 /* One key of a port, from the file or a --port option. */
 static void
 port_set(struct roced_port_cfg *p, const char *where, const char *key,
@@ -364,9 +401,12 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 	} else if (strcmp(key, "rto_floor_us") == 0)
 		p->rto_floor_us = need_u32(where, "rto_floor_us", val, 1,
 					   1000000);
-	else
+	else if (!cm_set(p, where, key, val))
 		die(where, "unknown port key '%s' (device, ip, netmask, mtu, "
-		    "lcore, queues, mac, adaptive_rto, rto_floor_us)", key);
+		    "lcore, queues, mac, adaptive_rto, rto_floor_us, "
+		    "cm_retry_count, cm_rnr_retry_count, qp_retry_count, "
+		    "local_ack_timeout, cm_response_timeout, max_cm_retries)",
+		    key);
 }
 
 static void
@@ -377,6 +417,7 @@ port_init(struct roced_port_cfg *p, const char *name, const char *where)
 	p->queues = 1;
 	p->prefix_len = 24;
 	p->mtu = 4096;
+	p->cm = (struct ndk_cm_params)NDK_CM_PARAMS_DEFAULT;
 	if (name[0] == '\0' || strlen(name) >= sizeof(p->name))
 		die(where, "port name '%s': empty or longer than %zu", name,
 		    sizeof(p->name) - 1);
@@ -814,6 +855,9 @@ usage(FILE *f)
 "                        [,mac=02:00:00:00:00:01][,netmask=24]\n"
 "                        [,queues=2][,lcore=1:2] (an lcore per queue)\n"
 "                        [,adaptive_rto=on|off][,rto_floor_us=50]\n"
+"                        [,cm_retry_count=7][,cm_rnr_retry_count=7]\n"
+"                        [,qp_retry_count=6][,local_ack_timeout=0]\n"
+"                        [,cm_response_timeout=20][,max_cm_retries=15]\n"
 "      --max-qp N        QPs per adapter (also --max-cq, --max-mr)\n"
 "      --max-cq N\n"
 "      --max-mr N\n"
@@ -1144,5 +1188,12 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 		for (unsigned int k = 0; k < p->n_lcores; k++)
 			fprintf(f, "%d%s", p->lcores[k],
 				k + 1 < p->n_lcores ? ":" : "\n");
+		fprintf(f, "port %s: cm_retry_count %u, cm_rnr_retry_count %u"
+			", qp_retry_count %u, local_ack_timeout %u%s"
+			", cm_response_timeout %u, max_cm_retries %u\n",
+			p->name, p->cm.retry_count, p->cm.rnr_retry_count,
+			p->cm.qp_retry_count, p->cm.local_ack_timeout,
+			p->cm.local_ack_timeout == 0 ? " (derived)" : "",
+			p->cm.cm_response_timeout, p->cm.max_cm_retries);
 	}
 }

@@ -123,6 +123,15 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 	if (st != NDK_STATUS_SUCCESS)
 		ROCED_LOG(WARNING, "%s: adaptive retransmission not set: %s",
 			  c->where, ndk_status_str(st));
+	if (c->cm_set) {
+		st = ndk_adapter_set_cm_params(p->ad, &c->cm);
+		if (st != NDK_STATUS_SUCCESS) {
+			ROCED_LOG(ERR, "%s: connection manager parameters "
+				  "not set: %s", c->where,
+				  ndk_status_str(st));
+			return -EINVAL;
+		}
+	}
 	if ((p->info.mac[0] | p->info.mac[1] | p->info.mac[2] |
 	     p->info.mac[3] | p->info.mac[4] | p->info.mac[5]) == 0)
 		ROCED_LOG(WARNING, "%s: port %s has no MAC address (net_ring):"

@@ -38,8 +38,9 @@
    FRMR and window, CQ notification, disconnect event); attach-misuse:
    foreign handles refused, a full event ring.
 9. perf_attached: ndk-perf attached to two daemons, --verify.
-10. good_forms: numbers in hex, a /31, a capital MAC are accepted (and
-   the EAL gets decimal); clean_stop: on a hugetlbfs of its own, a second
+10. good_forms: numbers in hex, a /31, a capital MAC, the connection
+   manager keys (file and --port) are accepted (and the EAL gets
+   decimal); clean_stop: on a hugetlbfs of its own, a second
    daemon on the prefix is refused with the holder's pid, a clean stop
    leaves no hugepage file and no runtime directory of the prefix, a
    SIGKILLed daemon's are reclaimed by the next start.
@@ -109,6 +110,31 @@ BAD = [
      "adaptive_rto 'maybe': on or off"),
     ('rto floor too big', GOOD_PORT + 'rto_floor_us = 2000000\n', [],
      "rto_floor_us '2000000': not a whole number in 1..1000000"),
+    ('cm retry count too big', GOOD_PORT + 'cm_retry_count = 8\n', [],
+     ":4: [port p0] cm_retry_count = 8: cm_retry_count '8': not a whole "
+     "number in 0..7"),
+    ('cm rnr retry count too big', GOOD_PORT + 'cm_rnr_retry_count = 8\n',
+     [], ":4: [port p0] cm_rnr_retry_count = 8: cm_rnr_retry_count '8': "
+     "not a whole number in 0..7"),
+    ('qp retry count too big', GOOD_PORT + 'qp_retry_count = 8\n', [],
+     ":4: [port p0] qp_retry_count = 8: qp_retry_count '8': not a whole "
+     "number in 0..7"),
+    ('local ack timeout too big', GOOD_PORT + 'local_ack_timeout = 32\n',
+     [], ":4: [port p0] local_ack_timeout = 32: local_ack_timeout '32': "
+     "not a whole number in 0..31"),
+    ('cm response timeout too big', GOOD_PORT +
+     'cm_response_timeout = 32\n', [],
+     ":4: [port p0] cm_response_timeout = 32: cm_response_timeout '32': "
+     "not a whole number in 0..31"),
+    ('max cm retries too big', GOOD_PORT + 'max_cm_retries = 16\n', [],
+     ":4: [port p0] max_cm_retries = 16: max_cm_retries '16': not a whole "
+     "number in 0..15"),
+    ('cm key not a number', GOOD_PORT + 'qp_retry_count = -1\n', [],
+     "qp_retry_count '-1': not a whole number in 0..7"),
+    ('--port cm key too big', None,
+     ['--port', 'net_ring0,ip=10.1.0.1,max_cm_retries=0x10'],
+     "--port net_ring0,ip=10.1.0.1,max_cm_retries=0x10: max_cm_retries "
+     "'0x10': not a whole number in 0..15"),
     ('port without device', '[port p0]\nip = 10.1.0.1\n', [],
      ':1: [port p0]: no device'),
     ('port without ip', '[port p0]\ndevice = net_ring0\n', [],
@@ -246,11 +272,15 @@ def t_bad_inputs():
     assert not failed
 
 
-# Accepted: the same numbers in hex, a /31, a MAC in capitals.
+# Accepted: the same numbers in hex, a /31, a MAC in capitals, the
+# connection manager keys at the ends of their ranges.
 GOOD_FORMS = ('[eal]\nmemory = 0x100\nmain-lcore = 0x0\n[limits]\n'
               'max-qp = 0x40\n[echo]\nport = 7471\n[port p0]\n'
               'device = net_ring0\nip = 10.1.0.0/31\nmtu = 0x400\n'
-              'mac = 02:AB:00:00:00:01\n')
+              'mac = 02:AB:00:00:00:01\ncm_retry_count = 0\n'
+              'cm_rnr_retry_count = 0x3\nqp_retry_count = 7\n'
+              'local_ack_timeout = 31\ncm_response_timeout = 0\n'
+              'max_cm_retries = 0xf\n')
 
 
 def t_good_forms():
@@ -261,6 +291,17 @@ def t_good_forms():
     # The EAL gets decimal (it reads -m with atoi()).
     assert '-m 256 ' in p.stdout and '--main-lcore=0 ' in p.stdout, p.stdout
     assert 'ip 10.1.0.0/31, mtu 1024' in p.stdout, p.stdout
+    assert ('port p0: cm_retry_count 0, cm_rnr_retry_count 3, '
+            'qp_retry_count 7, local_ack_timeout 31, cm_response_timeout 0, '
+            'max_cm_retries 15\n') in p.stdout, p.stdout
+    # On the command line too; a key not given keeps its default.
+    p = subprocess.run([ROCED, '--port', 'net_ring0,ip=10.1.0.1,'
+                        'qp_retry_count=3,local_ack_timeout=14', '--check'],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert ('cm_retry_count 7, cm_rnr_retry_count 7, qp_retry_count 3, '
+            'local_ack_timeout 14, cm_response_timeout 20, '
+            'max_cm_retries 15\n') in p.stdout, p.stdout
 
 
 def t_check_example():
@@ -270,6 +311,10 @@ def t_check_example():
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stdout + p.stderr
     assert 'configuration OK' in p.stdout, p.stdout
+    # Its connection manager keys are commented out: the defaults.
+    assert ('port mem0: cm_retry_count 7, cm_rnr_retry_count 7, '
+            'qp_retry_count 6, local_ack_timeout 0 (derived), '
+            'cm_response_timeout 20, max_cm_retries 15') in p.stdout, p.stdout
 
 
 def t_telemetry_ring():
