@@ -234,6 +234,9 @@ EOF
 	[[ $st =~ ctrlrs\ 0\ qpairs\ 0\ inflight\ 0 ]] ||
 		iop_why "the target did not free everything: $st"
 	[[ $st =~ errors\ 0 ]] || iop_why "commands failed: $st"
+	# The host came back by itself: its admin and I/O queue.
+	[[ $st =~ connects\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -ge 2 ] ||
+		iop_why "the host did not reconnect to the second target: $st"
 	iop_capture_stop "$name"
 	if [ ${#IOP_WHY[@]} -gt 0 ]; then
 		ng "-" dmesg 20 || true
