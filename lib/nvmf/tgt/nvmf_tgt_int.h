@@ -138,8 +138,7 @@ struct nvmf_qpair {
 	struct ndk_cq *cq;
 	uint32_t wr_outstanding; /**< posted, not completed (recvs too) */
 	uint32_t reqs_busy;     /**< requests taken from the free list */
-	bool cm_pending;        /**< accept/disconnect callback due */
-	bool disc_started;
+	bool cm_pending;        /**< accept callback due */
 	uint32_t nrecv;
 	struct nvmf_recv *recvs;
 	struct nvmf_req *reqs;  /**< 2 * entries */
