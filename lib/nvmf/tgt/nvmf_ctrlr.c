@@ -385,8 +385,8 @@ nvmf_ctrlr_set_cc(struct nvmf_req *req, uint32_t cc)
 		c->num_io_set = false;
 	}
 	if ((cc & NVME_CC_SHN_MASK) != 0 && (old & NVME_CC_SHN_MASK) == 0) {
-		/* Shutdown: nothing volatile to write back (memory and
-		 * files are written through). */
+		/* Shutdown, complete at once: file namespaces are not
+		 * flushed here (the host's Flush commands do that). */
 		nvmf_ctrlr_close_io(c);
 		c->csts = (c->csts & ~NVME_CSTS_SHST_MASK) |
 			NVME_CSTS_SHST_COMPLETE;
