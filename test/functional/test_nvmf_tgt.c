@@ -9,7 +9,8 @@
  *
  * Cases: a whole session (admin and two I/O queues, Connect data in the
  * capsule and by RDMA READ, writes in-capsule and keyed, reads, verified
- * data, disconnect with everything freed); CM requests the binding
+ * data, a second controller with its own I/O queue at the same time,
+ * disconnect with everything freed); CM requests the binding
  * refuses; keep-alive expiry; a host that vanishes with a Read in flight
  * (the target's RDMA WRITE is never acknowledged): the target frees every
  * queue pair, controller, request and data buffer.
@@ -328,7 +329,7 @@ wait_idle(double s)
 static int
 t_session(void)
 {
-	static struct hq a, q1, q2;
+	static struct hq a, q1, q2, b, qb;
 	static uint8_t pattern[65536], small[4096];
 	struct nvme_cpl cpl;
 	struct nvme_cmd c;
@@ -408,8 +409,32 @@ t_session(void)
 	    cpl.status != nvme_status(NVME_SCT_GENERIC,
 				      NVME_SC_DATA_SGL_LENGTH_INVALID, 1))
 		goto out;
-	rc = tgt->stats.qpairs_now == 3 && tgt->stats.ctrlrs_now == 1 ? 0 : -2;
+	/* A second controller of the same host at once, with its own
+	 * queue 1, writing over what the first wrote. */
+	step = 9;
+	if (hq_open(&b, 0, 32, NULL) != NDK_STATUS_SUCCESS ||
+	    hq_connect(&b, 0, 0xFFFF, 0, false, &cpl) != 0 || cpl.status ||
+	    (uint16_t)cpl.cdw0 == cntlid || hq_enable(&b) != 0 ||
+	    hq_open(&qb, 1, 64, NULL) != NDK_STATUS_SUCCESS ||
+	    hq_connect(&qb, 1, (uint16_t)cpl.cdw0, 0, false, &cpl) != 0 ||
+	    cpl.status)
+		goto out;
+	step = 10;
+	memset(qb.mem + H_DATA, 0x77, 4096);
+	c = rw(NVME_OPC_WRITE, 1000, 8);
+	keyed(&qb, &c, 0, 4096);
+	if (hq_cmd(&qb, &c, NULL, 0, &cpl) != 0 || cpl.status != 0)
+		goto out;
+	memset(q2.mem + H_DATA, 0, 4096);
+	c = rw(NVME_OPC_READ, 1000, 8);
+	keyed(&q2, &c, 0, 4096);
+	if (hq_cmd(&q2, &c, NULL, 0, &cpl) != 0 || cpl.status != 0 ||
+	    memcmp(q2.mem + H_DATA, qb.mem + H_DATA, 4096) != 0)
+		goto out;
+	rc = tgt->stats.qpairs_now == 5 && tgt->stats.ctrlrs_now == 2 ? 0 : -2;
 out:
+	hq_close(&qb, true);
+	hq_close(&b, true);
 	hq_close(&q1, true);
 	hq_close(&q2, true);
 	hq_close(&a, true);
