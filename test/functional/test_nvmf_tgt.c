@@ -11,7 +11,8 @@
  * capsule and by RDMA READ, writes in-capsule and keyed, reads, verified
  * data, a second controller with its own I/O queue at the same time,
  * disconnect with everything freed); CM requests the binding
- * refuses; keep-alive expiry; a host that vanishes with a Read in flight
+ * refuses; the session again over a lossy link (lib/netem); keep-alive
+ * expiry; a host that vanishes with a Read in flight
  * (the target's RDMA WRITE is never acknowledged): the target frees every
  * queue pair, controller, request and data buffer.
  */
@@ -25,6 +26,7 @@
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "ndk_netem.h"
 #include "ndk_pair.h"
 #include "ndk_pair_test.h"
 #include "ndk_test.h"
@@ -443,6 +445,36 @@ out:
 	return wait_idle(WAIT_S);
 }
 
+/* The session over a link that drops 1 % and reorders 0.5 % of the
+ * frames each way (lib/netem): every byte still right. */
+static int
+t_session_loss(void)
+{
+	struct ndk_netem_config nc = { .drop_ppm = 10000, .reorder_ppm = 5000,
+				       .seed = 14 };
+	struct ndk_netem *ne[2] = { NULL, NULL };
+	struct ndk_netem_stats ns[2] = { { 0 }, { 0 } };
+	int rc = 0;
+
+	for (int s = 0; s < 2; s++) {
+		ne[s] = ndk_netem_attach(P->port[s], 0, &nc);
+		TEST_ASSERT(ne[s] != NULL, "netem on port %u", P->port[s]);
+	}
+	for (int i = 0; i < 3 && rc == 0; i++)
+		rc = t_session();
+	for (int s = 0; s < 2; s++) {
+		ndk_netem_get_stats(ne[s], &ns[s]);
+		printf("  netem %c: seen %lu dropped %lu reordered %lu\n",
+		       'A' + s, (unsigned long)ns[s].seen,
+		       (unsigned long)ns[s].dropped,
+		       (unsigned long)ns[s].reordered);
+		ndk_netem_detach(ne[s]);
+	}
+	TEST_ASSERT_EQ(rc, 0, "");
+	TEST_ASSERT(ns[0].dropped + ns[1].dropped > 0, "nothing was lost");
+	return 0;
+}
+
 static int
 t_cm_reject(void)
 {
@@ -543,6 +575,7 @@ t_host_vanishes(void)
 
 static const struct ndk_test_case cases[] = {
 	{ "session", t_session },
+	{ "session_loss", t_session_loss },
 	{ "cm_reject", t_cm_reject },
 	{ "keep_alive", t_keep_alive },
 	{ "host_vanishes", t_host_vanishes },
