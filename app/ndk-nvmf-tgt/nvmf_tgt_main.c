@@ -4,13 +4,15 @@
 
 /*
  * ndk-nvmf-tgt: the NVMe over Fabrics (RDMA) target of lib/nvmf as a
- * process with its own EAL (embedded mode): it opens an adapter on a DPDK
- * port, reads its subsystems, hosts, namespaces and listeners from a
- * configuration file (doc/nvmf.md) and polls the target on the main lcore
- * until SIGINT / SIGTERM (or -t seconds).
+ * process: it opens an adapter on a DPDK port, reads its subsystems,
+ * hosts, namespaces and listeners from a configuration file (doc/nvmf.md)
+ * and polls the target on the main lcore until SIGINT / SIGTERM (or -t
+ * seconds). Embedded (a DPDK primary process: its own port) or attached
+ * (a secondary process of ndk-roced: the daemon's adapter on the port,
+ * doc/attach.md), with the same code.
  *
- *   ndk-nvmf-tgt [EAL options] -- -c FILE --ip A.B.C.D [-p PORT]
- *                [--mtu N] [-t SECONDS] [--stats]
+ *   ndk-nvmf-tgt [EAL options] -- -c FILE --ip A.B.C.D [-p PORT |
+ *                --ethdev NAME] [--mtu N] [-t SECONDS] [--stats]
  *
  * Telemetry: /ndk/nvmf on the rte_telemetry socket (dpdk-telemetry.py)
  * answers the target's counters (ndk_nvmf_tgt_get_stats()).
@@ -28,6 +30,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_memory.h>
 #include <rte_telemetry.h>
@@ -39,6 +42,7 @@
 
 struct tgt_opts {
 	const char *config;
+	const char *ethdev;
 	uint16_t port_id;
 	uint32_t ipv4;
 	uint32_t mtu;
@@ -110,6 +114,8 @@ usage(const char *prog)
 	       "  -c, --config FILE  subsystems, hosts, namespaces, listeners\n"
 	       "  --ip A.B.C.D       the adapter's IPv4 address\n"
 	       "  -p, --port N       DPDK port (default 0)\n"
+	       "  --ethdev NAME      the DPDK port of that name (attached: "
+	       "the daemon's)\n"
 	       "  --mtu N            largest RDMA path MTU (default 4096)\n"
 	       "  -t, --time S       stop after S seconds (default: on "
 	       "SIGINT/SIGTERM)\n"
@@ -127,6 +133,7 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "time", required_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "ethdev", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -156,6 +163,9 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 			break;
 		case 's':
 			o->stats = true;
+			break;
+		case 'e':
+			o->ethdev = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -313,12 +323,29 @@ print_stats(struct ndk_nvmf_tgt *tgt)
 	fflush(stdout);
 }
 
+/* Attached, the adapter is the daemon's: --ip must be its address. */
+static int
+check_address(struct ndk_adapter *ad, const struct tgt_opts *o)
+{
+	struct ndk_adapter_info info;
+	uint32_t isz = sizeof(info);
+	char have[INET_ADDRSTRLEN];
+
+	if (ndk_query_adapter_info(ad, &info, &isz) != NDK_STATUS_SUCCESS)
+		return -1;
+	if (info.ipv4 == o->ipv4)
+		return 0;
+	inet_ntop(AF_INET, &info.ipv4, have, sizeof(have));
+	fprintf(stderr, "--ip: the adapter on port %u has address %s\n",
+		o->port_id, have);
+	return -1;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct tgt_opts o = { .mtu = 4096 };
-	struct ndk_adapter_config ac = { .configure_port = true,
-					 .socket_id = SOCKET_ID_ANY };
+	struct ndk_adapter_config ac = { .socket_id = SOCKET_ID_ANY };
 	struct ndk_nvmf_tgt_config tc = { .poll_adapter = true,
 					  .socket_id = SOCKET_ID_ANY };
 	struct ndk_adapter *ad = NULL;
@@ -341,15 +368,25 @@ main(int argc, char **argv)
 	rc = 1;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (o.ethdev != NULL &&
+	    rte_eth_dev_get_port_by_name(o.ethdev, &o.port_id) != 0) {
+		fprintf(stderr, "no DPDK port named %s\n", o.ethdev);
+		goto out;
+	}
 	ac.port_id = o.port_id;
-	ac.ipv4 = o.ipv4;
-	ac.max_path_mtu = o.mtu;
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		ac.configure_port = true;
+		ac.ipv4 = o.ipv4;
+		ac.max_path_mtu = o.mtu;
+	}
 	st = ndk_adapter_open(&ac, &ad);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "open adapter on port %u: %s\n", o.port_id,
 			ndk_status_str(st));
 		goto out;
 	}
+	if (check_address(ad, &o) != 0)
+		goto out;
 	tc.adapter = ad;
 	if (ndk_nvmf_tgt_create(&tc, &tgt) != 0) {
 		fprintf(stderr, "cannot create the target\n");

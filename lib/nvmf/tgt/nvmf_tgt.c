@@ -4,7 +4,8 @@
 
 /*
  * The target: creation (protection domain, registered receive arena and
- * data buffers, object pools, all in hugepage memory), subsystems, hosts,
+ * data buffers from ndk_adapter_alloc_buffer(), object pools, all in
+ * hugepage memory), subsystems, hosts,
  * namespaces, listeners, the poll loop and the counters.
  */
 
@@ -177,8 +178,14 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 		sizeof(struct nvme_cpl), 64);
 	arena_len = tgt->arena_qp_size * c.max_qpairs;
 	bufs_len = (size_t)c.max_io_size * c.nb_data_buffers;
-	tgt->arena = rte_zmalloc_socket("nvmf_arena", arena_len, 4096, sock);
-	tgt->bufs = rte_zmalloc_socket("nvmf_bufs", bufs_len, 4096, sock);
+	/* Registered memory comes from the adapter: attached to ndk-roced,
+	 * that is the only memory the daemon lets us register. */
+	if (ndk_adapter_alloc_buffer(tgt->ad, arena_len, 4096,
+				     (void **)&tgt->arena) != NDK_STATUS_SUCCESS)
+		tgt->arena = NULL;
+	if (ndk_adapter_alloc_buffer(tgt->ad, bufs_len, 4096,
+				     (void **)&tgt->bufs) != NDK_STATUS_SUCCESS)
+		tgt->bufs = NULL;
 	tgt->buf_free = rte_zmalloc_socket("nvmf_buf_free",
 		sizeof(uint32_t) * c.nb_data_buffers, 64, sock);
 	tgt->qpairs = rte_zmalloc_socket("nvmf_qpairs",
@@ -280,8 +287,10 @@ ndk_nvmf_tgt_destroy(struct ndk_nvmf_tgt *tgt)
 	}
 	if (tgt->pd != NULL)
 		ndk_close_pd(tgt->pd, NULL, NULL);
-	rte_free(tgt->arena);
-	rte_free(tgt->bufs);
+	if (tgt->arena != NULL)
+		ndk_adapter_free_buffer(tgt->ad, tgt->arena);
+	if (tgt->bufs != NULL)
+		ndk_adapter_free_buffer(tgt->ad, tgt->bufs);
 	rte_free(tgt->buf_free);
 	rte_free(tgt->qpairs);
 	rte_free(tgt->recv_pool);
