@@ -23,6 +23,10 @@
 #      what was written before, and new I/O on both verifies;
 #   6. `nvme disconnect`: the target frees every queue pair and controller
 #      (its counters at exit: qpairs 0, ctrlrs 0, inflight 0).
+# Then, per MTU, the same target attached to ndk-roced (a DPDK secondary
+# process; the daemon serves the vhost-user NIC, on a hugetlbfs of this
+# run's own): discover, connect, dd on both namespaces, disconnect, the
+# target left with nothing (skipped without 256 free hugepages).
 # The guest captures eth1: tshark must decode it, icrc_check.py verify every
 # RoCEv2 ICRC, and nvmf_inv_check.py find SEND with Invalidate (opcode 17h)
 # carrying the key of the command that asked for it (keyed SGL sub-type
@@ -30,7 +34,8 @@
 # answered without it.
 #
 # env: NDK_INTEROP_WORK (this test uses its nvmf/ subdirectory)
-#      NDK_NVMF_TGT (default build/app/ndk-nvmf-tgt/ndk-nvmf-tgt)  TESTPMD
+#      NDK_NVMF_TGT (default build/app/ndk-nvmf-tgt/ndk-nvmf-tgt)
+#      NDK_ROCED (default build/app/ndk-roced/ndk-roced)  TESTPMD
 #      PYTHON  NV_MTUS="1500 4200"  NV_LCORES=0-1  NV_DPDK_MEM
 #      NV_NS=ndk-nvmf  NV_CASE_TIMEOUT=300
 set -euo pipefail
@@ -42,6 +47,10 @@ IOP_CASE_TIMEOUT=300
 IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture):"
 iop_init nvmf NV nv ndk-nv
 NDK_NVMF_TGT=${NDK_NVMF_TGT:-$NDK_INTEROP_ROOT/build/app/ndk-nvmf-tgt/ndk-nvmf-tgt}
+NDK_ROCED=${NDK_ROCED:-$NDK_INTEROP_ROOT/build/app/ndk-roced/ndk-roced}
+ROCED_PID=
+ATT_PID=
+HUGE=$IOP_WORK/huge
 W=$IOP_WORK
 GUEST_ADDR=${IOP_GUEST_IP1%/*}
 NQN=nqn.2026-11.io.ndk-roce:interop
@@ -252,17 +261,124 @@ EOF
 	iop_case_end "$IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed; ${inv#nvmf_inv_check: }"
 }
 
+# --- attached to ndk-roced ---------------------------------------------------
+
+# att_kill: the attached target, then the daemon, then our hugetlbfs
+att_kill() {
+	if [ -n "$ATT_PID" ]; then
+		kill "$ATT_PID" 2>/dev/null || true
+		wait "$ATT_PID" 2>/dev/null || true
+	fi
+	if [ -n "$ROCED_PID" ]; then
+		kill "$ROCED_PID" 2>/dev/null || true
+		wait "$ROCED_PID" 2>/dev/null || true
+	fi
+	ATT_PID=
+	ROCED_PID=
+	if mountpoint -q "$HUGE" 2>/dev/null; then
+		umount "$HUGE" 2>/dev/null || true
+	fi
+}
+
+# att_ready LOG PATTERN PID: until LOG matches PATTERN (30 s) while PID runs
+att_ready() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# run_attached MTU RDMA_MTU: the target attached to ndk-roced
+run_attached() {
+	local mtu=$1 rmtu=$2 name L conf st inv free prefix
+	name="mtu$mtu-kernel-host-attached"
+	L=$W/logs/$name
+	conf=$W/tgt.conf
+	free=$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)
+	if [ "${free:-0}" -lt 256 ]; then
+		iop_skip "$name: fewer than 256 free hugepages"
+		return 0
+	fi
+	iop_case_begin "$name"
+	echo "interop: case $name: nvme-rdma against ndk-nvmf-tgt attached" \
+		"to ndk-roced, RDMA MTU $rmtu"
+	mkdir -p "$HUGE"
+	mount -t hugetlbfs nodev "$HUGE" || iop_why "cannot mount hugetlbfs"
+	prefix=$IOP_PREFIX-roced
+	printf '%s\n' '[eal]' 'lcores = 1' 'hugepages = yes' 'memory = 256' \
+		"huge-dir = $HUGE" "file-prefix = $prefix" '[daemon]' \
+		'linger-ms = 500' '[echo]' 'enabled = no' '[port v0]' \
+		"device = net_vhost0,iface=$IOP_SOCK,queues=1" \
+		"ip = $IOP_NDK_IP/24" "mtu = $rmtu" >"$W/roced.conf"
+	iop_expect_link_down
+	iop_capture_start "$name" $((mtu + 64)) || true
+	rm -f "$IOP_SOCK"
+	ip netns exec "$NS" timeout -k 5 "$IOP_CASE_TIMEOUT" "$NDK_ROCED" \
+		-f "$W/roced.conf" >"$L.roced.log" 2>&1 &
+	ROCED_PID=$!
+	att_ready "$L.roced.log" 'ndk-roced: ready' "$ROCED_PID" ||
+		iop_why "ndk-roced did not start"
+	ip netns exec "$NS" timeout -k 5 "$IOP_CASE_TIMEOUT" "$NDK_NVMF_TGT" \
+		-l 0 --no-pci --proc-type=secondary --file-prefix "$prefix" \
+		--huge-dir "$HUGE" --log-level=lib.eal:error -- -c "$conf" \
+		--ip "$IOP_NDK_IP" --ethdev net_vhost0 --stats \
+		>"$L.tgt.log" 2>&1 &
+	ATT_PID=$!
+	att_ready "$L.tgt.log" '^ndk-nvmf-tgt: ready' "$ATT_PID" ||
+		iop_why "the attached ndk-nvmf-tgt did not start"
+	iop_gh "waitactive 30" | sed 's/^/      /' || iop_why "rxe1 not ACTIVE"
+	ng "nvme discover" discover "$HOSTNQN" || true
+	grep -qx "$NQN" <<<"$NG_OUT" ||
+		iop_why "nvme discover does not list $NQN"
+	ng "nvme connect" connect "$NQN" "$HOSTNQN" "$HOSTID" || true
+	ng "namespaces" wait-dev /dev/nvme0n1 /dev/nvme0n2 || true
+	ng "dd on namespace 1" io /dev/nvme0n1 "$(io_list "$MEM_MB")" || true
+	ng "dd on namespace 2" io /dev/nvme0n2 "$(io_list "$FILE_MB")" || true
+	ng "nvme disconnect" disconnect "$NQN" || true
+	sleep 1
+	kill "$ATT_PID" 2>/dev/null || true
+	wait "$ATT_PID" 2>/dev/null || iop_why "the attached target failed"
+	ATT_PID=
+	st=$(tgt_stats "$L.tgt.log")
+	echo "      target: ${st#ndk-nvmf-tgt: }"
+	[[ $st =~ ctrlrs\ 0\ qpairs\ 0\ inflight\ 0 ]] ||
+		iop_why "the target did not free everything: $st"
+	[[ $st =~ errors\ 0 ]] || iop_why "commands failed: $st"
+	att_kill
+	grep -q 'ndk-roced: stopped' "$L.roced.log" ||
+		iop_why "ndk-roced did not stop cleanly"
+	iop_capture_stop "$name"
+	if [ ${#IOP_WHY[@]} -gt 0 ]; then
+		ng "-" dmesg 20 || true
+		iop_tail ndk-nvmf-tgt "$L.tgt.log" 10
+		iop_tail ndk-roced "$L.roced.log" 10
+	fi
+	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
+		--min-roce 100
+	inv=$("$PYTHON" "$IOP_HERE/nvmf_inv_check.py" "$IOP_PCAP" \
+		--host-ip "$GUEST_ADDR" --target-ip "$IOP_NDK_IP" --require 2>&1) ||
+		iop_why "remote invalidation: $inv"
+	sed 's/^/    /' <<<"$inv"
+	iop_case_end "$IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed; ${inv#nvmf_inv_check: }"
+}
+
 nvmf_mtu() {
 	local mtu=$1 rmtu
 	rmtu=$(iop_rdma_mtu "$mtu")
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
 	write_guest_script
 	run_case "$mtu" "$rmtu"
+	run_attached "$mtu" "$rmtu"
 	iop_guest_end "$mtu"
 }
 
 # --- main ------------------------------------------------------------------
-if iop_prepare --capture "$NDK_NVMF_TGT"; then
+# The attached case's target and daemon go first on any exit.
+trap 'rc=$?; att_kill; (exit $rc); iop_finish' EXIT
+if iop_prepare --capture "$NDK_NVMF_TGT" "$NDK_ROCED"; then
 	for mtu in $IOP_MTUS; do
 		nvmf_mtu "$mtu"
 	done
