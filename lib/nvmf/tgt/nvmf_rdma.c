@@ -517,7 +517,8 @@ nvmf_rdma_accept_one(struct ndk_nvmf_tgt *tgt, struct ndk_connector *conn)
 void
 nvmf_rdma_accept_pending(struct ndk_nvmf_tgt *tgt)
 {
-	/* Accepting may poll nothing, but callbacks may add more. */
+	/* ndk_accept() and ndk_reject() do not poll: no connect event can
+	 * arrive while this runs. */
 	for (uint32_t i = 0; i < tgt->nincoming; i++)
 		nvmf_rdma_accept_one(tgt, tgt->incoming[i]);
 	tgt->nincoming = 0;
