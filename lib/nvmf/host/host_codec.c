@@ -316,3 +316,20 @@ nvmf_cpl_slot(const struct nvme_cpl *cpl, uint32_t len, uint32_t nslots)
 		return -ENOENT;
 	return cpl->cid;
 }
+
+enum nvmf_resp_action
+nvmf_resp_classify(const struct nvmf_req *r, bool inv, uint32_t token,
+		   bool *stray)
+{
+	*stray = false;
+	if (r == NULL || !r->busy || r->resp) {
+		*stray = inv;
+		return NVMF_RESP_DROP;
+	}
+	if (inv) {
+		if (r->keyed && r->mr_valid && token == r->rkey)
+			return NVMF_RESP_REMOTE_INV;
+		*stray = true;
+	}
+	return r->keyed && r->mr_valid ? NVMF_RESP_LOCAL_INV : NVMF_RESP_DONE;
+}

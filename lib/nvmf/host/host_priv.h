@@ -114,6 +114,24 @@ void nvmf_sgl_none(struct nvme_cmd *cmd);
  */
 int nvmf_cpl_slot(const struct nvme_cpl *cpl, uint32_t len, uint32_t nslots);
 
+struct nvmf_req;
+
+/** What a response means for its command (nvmf_resp_classify()). */
+enum nvmf_resp_action {
+	NVMF_RESP_DROP,         /**< no command waits for it: drop it */
+	NVMF_RESP_DONE,         /**< no token of the command left valid */
+	NVMF_RESP_REMOTE_INV,   /**< the controller invalidated its token */
+	NVMF_RESP_LOCAL_INV,    /**< its token is valid: invalidate it */
+};
+
+/**
+ * Classify a response for command slot @p r (NULL: no such CID) that
+ * arrived as SEND with Invalidate of @p token when @p inv.
+ * @param stray out: @p inv named a token that is not the command's.
+ */
+enum nvmf_resp_action nvmf_resp_classify(const struct nvmf_req *r, bool inv,
+					 uint32_t token, bool *stray);
+
 /** Pages of NDK_PAGE_SIZE that [va, va + len) touches. */
 static inline uint32_t
 nvmf_page_count(uint64_t va, uint32_t len)

@@ -201,13 +201,15 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 {
 	struct nvmf_recv *rv = res->request_context;
 	const struct nvme_cpl *cpl = rv->buf;
-	bool inv = res->type == NDK_OP_RECEIVE_AND_INVALIDATE;
+	bool inv = res->type == NDK_OP_RECEIVE_AND_INVALIDATE, stray;
+	uint32_t token = (uint32_t)res->type_specific;
 	struct nvmf_req *r;
 	int slot;
 
 	slot = nvmf_cpl_slot(cpl, res->bytes_transferred, qp->nreq);
 	r = slot >= 0 ? &qp->reqs[slot] : NULL;
-	if (r == NULL || !r->busy || r->resp) {
+	switch (nvmf_resp_classify(r, inv, token, &stray)) {
+	case NVMF_RESP_DROP:
 		qp->stats.bad_responses++;
 		NVMF_HOST_LOG(WARNING, "queue %u: response for %s CID %u "
 			      "(%u bytes) dropped", qp->qid,
@@ -215,23 +217,15 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 			      r == NULL ? "an unknown" : "an idle",
 			      res->bytes_transferred >= sizeof(*cpl) ?
 			      cpl->cid : 0, res->bytes_transferred);
-		if (inv)
-			stray_invalidation(qp, (uint32_t)res->type_specific);
+		if (stray)
+			stray_invalidation(qp, token);
 		recv_post(qp, rv);
 		return 0;
-	}
-	r->cpl = *cpl;
-	r->resp = true;
-	if (inv) {
-		if (r->keyed && r->mr_valid &&
-		    (uint32_t)res->type_specific == r->rkey) {
-			r->mr_valid = false;
-			qp->stats.remote_invalidations++;
-		} else {
-			stray_invalidation(qp, (uint32_t)res->type_specific);
-		}
-	}
-	if (r->keyed && r->mr_valid) {
+	case NVMF_RESP_REMOTE_INV:
+		r->mr_valid = false;
+		qp->stats.remote_invalidations++;
+		break;
+	case NVMF_RESP_LOCAL_INV:
 		if (ndk_invalidate(qp->ndkqp, r, &r->mr->header, 0) !=
 		    NDK_STATUS_SUCCESS) {
 			nvmf_qpair_fail(qp, "cannot post an invalidate");
@@ -239,7 +233,14 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 			r->wr_out++;
 			qp->stats.local_invalidations++;
 		}
+		break;
+	case NVMF_RESP_DONE:
+		break;
 	}
+	if (stray)
+		stray_invalidation(qp, token);
+	r->cpl = *cpl;
+	r->resp = true;
 	recv_post(qp, rv);
 	return req_try_complete(qp, r);
 }
