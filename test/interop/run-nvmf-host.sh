@@ -49,7 +49,8 @@ CASE_T=$IOP_CASE_TIMEOUT
 nvmet_setup() {
 	iop_gx -t 120 "set -e
 modprobe nvmet-rdma
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+grep -q ' /sys/kernel/config ' /proc/mounts ||
+	mount -t configfs none /sys/kernel/config
 dd if=/dev/zero of=/tmp/nvmf-ns.img bs=1M count=64 2>/dev/null
 S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
 mkdir \$S
@@ -131,7 +132,7 @@ bad_nqn() {
 		iop_why "no Connect failure with the target's status"
 	grep -h 'Connect failed' "$L.ndk.log" | sed 's/^/    /' || true
 	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
-	iop_case_end "Connect refused: $(grep -ho 'SCT [0-9a-f]*h SC [0-9a-f]*h[^)]*)*' "$L.ndk.log" | head -n 1)"
+	iop_case_end "Connect refused: $(sed -n 's/.*Connect failed: //p' "$L.ndk.log" | head -n 1)"
 }
 
 # --- one MTU: boot, the target, every case, stop ------------------------

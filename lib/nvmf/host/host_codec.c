@@ -275,11 +275,18 @@ nvmf_build_dsm(struct nvme_cmd *cmd, uint32_t nsid, uint32_t nr)
 /* SGLs                                                                */
 /* ------------------------------------------------------------------ */
 
-void
-nvmf_sgl_in_capsule(struct nvme_cmd *cmd, uint32_t len)
+/* PSDT: SGLs for the data (fabrics commands use nothing else). */
+static void
+sgl_psdt(struct nvme_cmd *cmd)
 {
 	cmd->flags = (uint8_t)((cmd->flags & ~NVME_CMD_PSDT_MASK) |
 			       NVME_CMD_PSDT_SGL_MPTR_CONTIG);
+}
+
+void
+nvmf_sgl_in_capsule(struct nvme_cmd *cmd, uint32_t len)
+{
+	sgl_psdt(cmd);
 	cmd->dptr.addr = 0;
 	nvme_sgl_set_length(&cmd->dptr, len);
 	cmd->dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_DATA_BLOCK,
@@ -290,16 +297,14 @@ void
 nvmf_sgl_keyed_inv(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
 		   uint32_t key)
 {
-	cmd->flags = (uint8_t)((cmd->flags & ~NVME_CMD_PSDT_MASK) |
-			       NVME_CMD_PSDT_SGL_MPTR_CONTIG);
+	sgl_psdt(cmd);
 	nvme_sgl_set_keyed(&cmd->dptr, addr, len, key, true);
 }
 
 void
 nvmf_sgl_none(struct nvme_cmd *cmd)
 {
-	cmd->flags = (uint8_t)((cmd->flags & ~NVME_CMD_PSDT_MASK) |
-			       NVME_CMD_PSDT_SGL_MPTR_CONTIG);
+	sgl_psdt(cmd);
 	nvme_sgl_set_keyed(&cmd->dptr, 0, 0, 0, false);
 }
 

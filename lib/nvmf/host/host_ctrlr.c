@@ -213,8 +213,9 @@ identify_ctrlr(struct ndk_nvmf_ctrlr *c)
 	if (id->mdts != 0 && id->mdts < 20)
 		mdts_bytes = (uint32_t)NDK_PAGE_SIZE << id->mdts;
 	in->max_io_size = RTE_MIN(c->base.opts.max_io_size, mdts_bytes);
-	if (in->max_io_size > (c->base.frmr_pages - 1) * NDK_PAGE_SIZE)
-		in->max_io_size = (c->base.frmr_pages - 1) * NDK_PAGE_SIZE;
+	/* A buffer of the largest size must then be page aligned. */
+	if (in->max_io_size > c->base.frmr_pages * NDK_PAGE_SIZE)
+		in->max_io_size = c->base.frmr_pages * NDK_PAGE_SIZE;
 	if (id->cntlid != in->cntlid)
 		NVMF_HOST_LOG(WARNING, "Identify CNTLID %u, Connect said %u",
 			      id->cntlid, in->cntlid);

@@ -26,7 +26,8 @@
  * blocking calls poll it while they wait).
  *
  * Data buffers lie in DPDK memory (rte_malloc, ndk_adapter_alloc_buffer)
- * and stay untouched until their I/O completes.
+ * and stay untouched until their I/O completes. A buffer may span at
+ * most the adapter's frmr_page_count pages of NDK_PAGE_SIZE.
  */
 
 #include <stdbool.h>
@@ -76,7 +77,9 @@ struct ndk_nvmf_host_opts {
 	uint32_t kato_ms;
 	/**
 	 * Largest I/O in bytes, capped by the controller's MDTS and the
-	 * adapter's fast-register page count. Default 131072.
+	 * adapter's fast-register page count (frmr_page_count pages: a
+	 * buffer that long must be page aligned, an unaligned one spans a
+	 * page more). Default 131072.
 	 */
 	uint32_t max_io_size;
 	/**
