@@ -5,7 +5,7 @@
  * swroce adapters of a net_ring pair in one process. The host (adapter A,
  * the test thread on lcore 0) uses the public API of ndk_nvmf_host.h; the
  * controller (adapter B, lcore 2) is written here on ndk.h alone and can
- * misbehave on purpose: answer without SEND with Invalidate (the host must
+ * count the host's Keep Alives, and misbehave on purpose: answer without SEND with Invalidate (the host must
  * invalidate locally, and the token is then dead for a late RDMA WRITE),
  * send a response for an unknown CID, return error statuses, stay silent
  * (the host's timeout), reject the RDMA CM request with the NVMe/RDMA
@@ -81,6 +81,7 @@ struct fc {
 	int taken;                /* incoming connectors handled */
 	int stop;
 	uint32_t cc, csts;
+	int keep_alives;          /* Keep Alive commands received */
 	uint32_t last_key;        /* the last keyed SGL's token */
 	uint64_t last_addr;
 	uint32_t last_len;
@@ -263,6 +264,7 @@ fc_admin(struct fc *f, struct fc_queue *q, const struct nvme_cmd *c,
 		*cdw0 = 0x00030003;   /* 4 SQs, 4 CQs */
 		return 0;
 	case NVME_OPC_KEEP_ALIVE:
+		__atomic_fetch_add(&f->keep_alives, 1, __ATOMIC_RELEASE);
 		return 0;
 	default:
 		return nvme_status(0, NVME_SC_INVALID_OPCODE, 1);
@@ -622,6 +624,17 @@ test_remote_inv(void)
 	    io.cpl.status != nvme_status(0, NVME_SC_LBA_OUT_OF_RANGE, 1)) {
 		fprintf(stderr, "  FAIL read past the end: status %#x\n",
 			io.cpl.status);
+		goto out;
+	}
+	/* Idle for 2.5 s: Keep Alives every KATO/2 = 1 s. */
+	for (double end = ndk_pair_now() + 2.5; ndk_pair_now() < end;)
+		if (ndk_nvmf_ctrlr_process_admin(c) != 0) {
+			fprintf(stderr, "  FAIL the admin queue failed\n");
+			goto out;
+		}
+	if (__atomic_load_n(&g_fc.keep_alives, __ATOMIC_ACQUIRE) < 2) {
+		fprintf(stderr, "  FAIL %d Keep Alives in 2.5 s\n",
+			g_fc.keep_alives);
 		goto out;
 	}
 	if (ndk_nvmf_read(qp, 2, buf, 0, 1, io_done, &io) != -EINVAL ||

@@ -16,7 +16,8 @@
 #   4k        4 KiB: writes as in-capsule data, reads by keyed SGL
 #   4k-keyed  4 KiB with --no-in-capsule: writes by keyed SGL too (the
 #             target RDMA READs them)
-#   64k, 1m   64 KiB and 1 MiB: keyed SGLs, multi-packet RDMA
+#   64k, 1m   64 KiB (over two I/O queues) and 1 MiB: keyed SGLs,
+#             multi-packet RDMA
 #   bad-nqn   (first MTU only) a subsystem NQN the target does not have:
 #             Connect must fail with the target's status, decoded
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
@@ -37,8 +38,9 @@ IOP_RECONNECT=1
 IOP_CASE_TIMEOUT=180
 IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture, CM MADs included):"
 iop_init nvmf-host NH nh ndk-nh
-# NAME:SIZE:COUNT:EXTRA (COUNT verify units: a write and a read each)
-CASES=${NH_CASES:-4k:4096:200: 4k-keyed:4096:100:--no-in-capsule 64k:65536:40: 1m:1048576:8:}
+# NAME:SIZE:COUNT:EXTRA (COUNT verify units: a write and a read each;
+# EXTRA: options, '@' for a space)
+CASES=${NH_CASES:-4k:4096:200: 4k-keyed:4096:100:--no-in-capsule 64k:65536:40:-P@2 1m:1048576:8:}
 NDK_NVMF_PERF=${NDK_NVMF_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-nvmf-perf/ndk-nvmf-perf}
 NVMF_NQN=nqn.2026-11.org.ndk-roce:interop
 W=$IOP_WORK
@@ -157,6 +159,7 @@ nvmf_mtu() {
 		rest=${rest#*:}
 		count=${rest%%:*}
 		extra=${rest#*:}
+		extra=${extra//@/ }
 		run_case "$mtu" "$rmtu" "$name" "$size" "$count" "$extra"
 	done
 	[ "$first" != 1 ] || bad_nqn "$mtu" "$rmtu"
