@@ -30,6 +30,9 @@
 #      NDK_NVMF_PERF (default build/app/ndk-nvmf-perf/ndk-nvmf-perf)
 #      TESTPMD PYTHON  NH_MTUS="1500 4200"  NH_CASES (below)  NH_LCORES=0-1
 #      NH_DPDK_MEM  NH_NS=ndk-nvmf-host  NH_CASE_TIMEOUT=180
+#      NH_PERF="randread:4096:1 randread:4096:32" (PATTERN:SIZE:QD ...):
+#      timed runs (NH_PERF_T=10 s, no verify) after the cases, for
+#      figures; not run unless set; they pass when ndk-nvmf-perf exits 0
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -121,6 +124,22 @@ run_case() {
 	iop_case_end "${count}x${size} B verified $verified; remote invalidations $rinv; $(sed -n 's/^responses: \([0-9]*\) SEND with Invalidate.*/\1 SEND w\/ Inv in capture/p' <<<"$inv_out"); $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
 }
 
+# perf_run MTU RDMA_MTU PATTERN SIZE QD: a timed run, its figures
+perf_run() {
+	local mtu=$1 rmtu=$2 name="mtu$1-perf-$3-$4-q$5" nrc=0 L
+	L=$W/logs/$name
+	iop_case_begin "$name"
+	echo "interop: case $name: ${NH_PERF_T:-10} s of $3 $4 B at depth $5"
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q "$5" -o "$4" \
+		-w "$3" -t "${NH_PERF_T:-10}" --json="$L.json"
+	iop_app_wait || nrc=$?
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -E '^ +IOPS|^(read|write|total) ' "$L.ndk.log" | sed 's/^/    /' || true
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(awk '$1 == "read" || $1 == "write" { printf "%s %s IOPS %s MiB/s p50 %s us p99 %s us; ", $1, $2, $3, $6, $7 }' "$L.ndk.log")"
+}
+
 # bad_nqn MTU RDMA_MTU: Connect to a subsystem the target lacks
 bad_nqn() {
 	local mtu=$1 rmtu=$2 name="mtu$1-bad-nqn" L=$W/logs/mtu$1-bad-nqn nrc=0
@@ -139,7 +158,7 @@ bad_nqn() {
 
 # --- one MTU: boot, the target, every case, stop ------------------------
 nvmf_mtu() {
-	local mtu=$1 first=$2 rmtu c name rest size count extra out
+	local mtu=$1 first=$2 rmtu c name rest size count extra out pat qd
 	rmtu=$(iop_rdma_mtu "$mtu")
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
 	iop_gh "arp-dynamic $IOP_NDK_IP" >/dev/null 2>&1 || true
@@ -163,6 +182,10 @@ nvmf_mtu() {
 		run_case "$mtu" "$rmtu" "$name" "$size" "$count" "$extra"
 	done
 	[ "$first" != 1 ] || bad_nqn "$mtu" "$rmtu"
+	for c in ${NH_PERF:-}; do
+		IFS=: read -r pat size qd <<<"$c"
+		perf_run "$mtu" "$rmtu" "$pat" "$size" "$qd"
+	done
 	iop_guest_end "$mtu"
 }
 

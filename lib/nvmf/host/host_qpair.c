@@ -32,6 +32,7 @@
 
 #define QP_POLL_BURST 32
 #define QP_CHECK_MS 1            /* timeout scan interval */
+#define QP_LOG_BAD 8             /* bad responses logged per queue */
 #define QP_DSM_BYTES (NDK_NVMF_DSM_RANGES_MAX * sizeof(struct nvme_dsm_range))
 
 /* A CM request the control path waits for (completed on the poller). */
@@ -181,11 +182,13 @@ recv_post(struct ndk_nvmf_qpair *qp, struct nvmf_recv *rv)
 
 /* The controller named a token that is not the command's: find it. */
 static void
-stray_invalidation(struct ndk_nvmf_qpair *qp, uint32_t token)
+stray_invalidation(struct ndk_nvmf_qpair *qp, uint32_t token, bool counted)
 {
-	qp->stats.bad_responses++;
-	NVMF_HOST_LOG(WARNING, "queue %u: controller invalidated token %#x "
-		      "that is not its command's", qp->qid, token);
+	if (!counted)
+		qp->stats.bad_responses++;
+	if (qp->stats.bad_responses <= QP_LOG_BAD)
+		NVMF_HOST_LOG(WARNING, "queue %u: controller invalidated token "
+			      "%#x that is not its command's", qp->qid, token);
 	for (uint32_t i = 0; i < qp->nreq; i++) {
 		struct nvmf_req *r = &qp->reqs[i];
 
@@ -210,15 +213,16 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 	r = slot >= 0 ? &qp->reqs[slot] : NULL;
 	switch (nvmf_resp_classify(r, inv, token, &stray)) {
 	case NVMF_RESP_DROP:
-		qp->stats.bad_responses++;
-		NVMF_HOST_LOG(WARNING, "queue %u: response for %s CID %u "
-			      "(%u bytes) dropped", qp->qid,
-			      slot == -EPROTO ? "a short" :
-			      r == NULL ? "an unknown" : "an idle",
-			      res->bytes_transferred >= sizeof(*cpl) ?
-			      cpl->cid : 0, res->bytes_transferred);
+		/* Logged a few times only: a peer must not flood the log. */
+		if (++qp->stats.bad_responses <= QP_LOG_BAD)
+			NVMF_HOST_LOG(WARNING, "queue %u: response for %s CID %u "
+				      "(%u bytes) dropped", qp->qid,
+				      slot == -EPROTO ? "a short" :
+				      r == NULL ? "an unknown" : "an idle",
+				      res->bytes_transferred >= sizeof(*cpl) ?
+				      cpl->cid : 0, res->bytes_transferred);
 		if (stray)
-			stray_invalidation(qp, token);
+			stray_invalidation(qp, token, true);
 		recv_post(qp, rv);
 		return 0;
 	case NVMF_RESP_REMOTE_INV:
@@ -238,7 +242,7 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 		break;
 	}
 	if (stray)
-		stray_invalidation(qp, token);
+		stray_invalidation(qp, token, false);
 	r->cpl = *cpl;
 	r->resp = true;
 	recv_post(qp, rv);
