@@ -1,25 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""nvmf_inv_check.py - the NVMe/RDMA tokens of a capture: which keyed SGLs
-the host's command capsules carried, and whether the controller's SEND
-with Invalidate frames named them.
+"""nvmf_inv_check.py - NVMe/RDMA remote invalidation in a capture.
 
-For every RoCEv2 frame (Ethernet/IPv4/UDP port 4791) of a pcap or pcapng:
-  - from --host-ip: the first packet of a SEND (SEND_FIRST, SEND_ONLY) of
-    at least 64 bytes is a command capsule; its SGL descriptor 1 (bytes
-    24..39) is read: identifier byte 39, type 4 (keyed data block) with
-    sub-type F (invalidate key) or 0 (address), key at bytes 35..38
-    (little-endian);
-  - from --ctrl-ip: SEND_LAST/SEND_ONLY with Invalidate (opcodes 0x16,
-    0x17) carry the token in their IETH (4 bytes after the BTH, big
-    endian); plain SEND_ONLY (0x04) of 16 bytes are responses without.
+Reads an Ethernet pcap/pcapng (icrc_check.py's reader) and follows the
+NVMe over Fabrics capsules of RC queue pairs, written from the NVMe/RDMA
+transport binding and IBA 9.2 only:
 
-Prints the counts. Exit status 1 if a SEND with Invalidate names a token
-no capsule offered with the invalidate sub-type, or if there are fewer
-than --min-inv of them; 2 on a file error.
+  - a command capsule is the first packet of a SEND (SEND_FIRST or
+    SEND_ONLY) from the host (--host-ip) carrying at least 64 bytes; its
+    CID is bytes 2-3, its SGL descriptor 1 bytes 24-39, and a keyed data
+    block with sub-type Fh (identifier 4Fh) asks the target to invalidate
+    the key at bytes 35-38;
+  - a response capsule is a 16-byte SEND_ONLY or SEND_ONLY_INV (opcode
+    17h, the IETH's R_Key after the BTH) from the target (--target-ip);
+    its CID is bytes 12-13.
+
+Each response with Invalidate must name the key of a command with the same
+CID that asked for it, and by the end of the capture every command that
+asked must have had its response with Invalidate. Retransmitted packets (a PSN seen again on the
+same destination QP) count once.
+
+Prints "commands N (asking invalidation K), responses M (with invalidate
+I, matched J)"; exit status 0 when every check holds and I > 0 (with
+--require), 1 otherwise, 2 on a file error.
 """
 
 import argparse
+import collections
+import ipaddress
 import os
 import struct
 import sys
@@ -28,82 +36,96 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from icrc_check import read_frames  # noqa: E402
 
 ROCE_PORT = 4791
-SEND_FIRST, SEND_ONLY = 0x00, 0x04
-SEND_LAST_INV, SEND_ONLY_INV = 0x16, 0x17
+SEND_FIRST, SEND_ONLY, SEND_ONLY_INV = 0x00, 0x04, 0x17
+KEYED_INVALIDATE = 0x4F
 
 
-def roce(frame):
-    """(src ip, dst ip, opcode, payload after the BTH) or None."""
-    if len(frame) < 14 + 20 + 8 + 12 or frame[12:14] != b"\x08\x00":
-        return None
-    ihl = (frame[14] & 0xF) * 4
-    if frame[23] != 17:
-        return None
-    udp = 14 + ihl
-    if struct.unpack(">H", frame[udp + 2:udp + 4])[0] != ROCE_PORT:
-        return None
-    bth = udp + 8
-    return (frame[26:30], frame[30:34], frame[bth], frame[bth + 12:-4])
+def roce_packets(path):
+    """Yield (src ip, opcode, dest qpn, psn, ext+payload) of RoCEv2 frames."""
+    for f, _orig in read_frames(path):
+        if len(f) < 14 or struct.unpack("!H", f[12:14])[0] != 0x0800:
+            continue
+        ip = f[14:]
+        ihl = (ip[0] & 0x0f) * 4
+        if ip[9] != 17 or len(ip) < ihl + 8 + 12 + 4:
+            continue
+        tot = struct.unpack("!H", ip[2:4])[0]
+        udp = ip[ihl:tot]
+        if struct.unpack("!H", udp[2:4])[0] != ROCE_PORT:
+            continue
+        bth = udp[8:20]
+        pad = (bth[1] >> 4) & 3
+        body = udp[20:len(udp) - 4]
+        if pad:
+            body = body[:len(body) - pad]
+        qpn = int.from_bytes(bth[5:8], "big")
+        psn = int.from_bytes(bth[9:12], "big")
+        yield str(ipaddress.IPv4Address(ip[12:16])), bth[0], qpn, psn, body
+
+
+def check(path, host_ip, target_ip):
+    seen = set()
+    asked = collections.Counter()      # (cid, key) -> commands pending
+    stats = collections.Counter()
+    bad = []
+    for src, op, qpn, psn, body in roce_packets(path):
+        if (qpn, psn, op) in seen:
+            continue
+        seen.add((qpn, psn, op))
+        if src == host_ip and op in (SEND_FIRST, SEND_ONLY) and \
+                len(body) >= 64:
+            stats["commands"] += 1
+            cid = struct.unpack("<H", body[2:4])[0]
+            if body[39] == KEYED_INVALIDATE:
+                key = struct.unpack("<I", body[35:39])[0]
+                asked[(cid, key)] += 1
+                stats["asking"] += 1
+        elif src == target_ip and op == SEND_ONLY and len(body) == 16:
+            stats["responses"] += 1
+        elif src == target_ip and op == SEND_ONLY_INV and len(body) == 20:
+            stats["responses"] += 1
+            stats["invalidate"] += 1
+            key = struct.unpack("!I", body[0:4])[0]
+            cid = struct.unpack("<H", body[16:18])[0]
+            if asked[(cid, key)] > 0:
+                asked[(cid, key)] -= 1
+                stats["matched"] += 1
+            else:
+                bad.append("psn %#x: SEND with Invalidate of key %#x for "
+                           "CID %u: no such command asked for it"
+                           % (psn, key, cid))
+    left = sum(asked.values())
+    if left:
+        bad.append("%d command(s) asked for invalidation and got no "
+                   "response with Invalidate" % left)
+    return stats, bad
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--host-ip", required=True)
-    ap.add_argument("--ctrl-ip", required=True)
-    ap.add_argument("--min-inv", type=int, default=0)
-    ap.add_argument("files", nargs="+")
-    a = ap.parse_args()
-    host = bytes(int(x) for x in a.host_ip.split("."))
-    ctrl = bytes(int(x) for x in a.ctrl_ip.split("."))
-    offered, plain_keyed, incapsule, nodata = set(), 0, 0, 0
-    inv, inv_ok, inv_bad, plain_resp = 0, 0, [], 0
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("file")
+    p.add_argument("--host-ip", required=True)
+    p.add_argument("--target-ip", required=True)
+    p.add_argument("--require", action="store_true",
+                   help="fail unless a response carried Invalidate")
+    a = p.parse_args()
     try:
-        for path in a.files:
-            for frame, _ in read_frames(path):
-                r = roce(frame)
-                if r is None:
-                    continue
-                src, dst, opc, pl = r
-                if src == host and dst == ctrl and \
-                        opc in (SEND_FIRST, SEND_ONLY) and len(pl) >= 64:
-                    sid = pl[39]
-                    if sid >> 4 == 4 and (sid & 0xF) == 0xF:
-                        offered.add(struct.unpack("<I", pl[35:39])[0])
-                    elif sid >> 4 == 4:
-                        if pl[32:35] == b"\0\0\0":
-                            nodata += 1
-                        else:
-                            plain_keyed += 1
-                    elif sid == 0x01:
-                        incapsule += 1
-                elif src == ctrl and dst == host:
-                    if opc in (SEND_LAST_INV, SEND_ONLY_INV):
-                        inv += 1
-                        tok = struct.unpack(">I", pl[:4])[0]
-                        if tok in offered:
-                            inv_ok += 1
-                        else:
-                            inv_bad.append(tok)
-                    elif opc == SEND_ONLY and len(pl) == 16:
-                        plain_resp += 1
+        stats, bad = check(a.file, a.host_ip, a.target_ip)
     except (OSError, ValueError) as e:
         print("nvmf_inv_check: %s" % e)
         return 2
-    print("capsules: %d tokens offered with invalidate, %d keyed without, "
-          "%d in-capsule data, %d without data" %
-          (len(offered), plain_keyed, incapsule, nodata))
-    print("responses: %d SEND with Invalidate (%d naming a token offered), "
-          "%d plain SEND" % (inv, inv_ok, plain_resp))
-    rc = 0
-    if inv_bad:
-        print("FAIL: SEND with Invalidate of tokens never offered: %s" %
-              " ".join("%#x" % t for t in inv_bad[:10]))
-        rc = 1
-    if inv < a.min_inv:
-        print("FAIL: %d SEND with Invalidate, expected at least %d" %
-              (inv, a.min_inv))
-        rc = 1
-    return rc
+    print("nvmf_inv_check: commands %d (asking invalidation %d), responses "
+          "%d (with invalidate %d, matched %d)"
+          % (stats["commands"], stats["asking"], stats["responses"],
+             stats["invalidate"], stats["matched"]))
+    for b in bad[:10]:
+        print("  " + b)
+    if bad:
+        return 1
+    if a.require and stats["invalidate"] == 0:
+        print("  no response carried Invalidate")
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -23,8 +23,9 @@
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
 # tshark must decode it, icrc_check.py must verify every ICRC, and
 # nvmf_inv_check.py must find the target's SEND with Invalidate frames,
-# each naming a token our capsules offered with the invalidate sub-type
-# (at least as many as ndk-nvmf-perf counted as remote invalidations).
+# each naming the token and CID of a command that asked for it with the
+# invalidate sub-type, every such command answered so (at least as many
+# as ndk-nvmf-perf counted as remote invalidations).
 #
 # env: NDK_INTEROP_WORK (this test uses its nvmf-host/ subdirectory)
 #      NDK_NVMF_PERF (default build/app/ndk-nvmf-perf/ndk-nvmf-perf)
@@ -82,10 +83,17 @@ num() {
 	echo "${v:-0}"
 }
 
+# num_in TEXT REGEX: the same for a string
+num_in() {
+	local v
+	v=$(sed -n "s/$2/\\1/p" <<<"$1" | head -n 1)
+	echo "${v:-0}"
+}
+
 # run_case MTU RDMA_MTU NAME SIZE COUNT EXTRA
 run_case() {
 	local mtu=$1 rmtu=$2 name="mtu$1-$3" size=$4 count=$5 extra=$6
-	local L=$W/logs/mtu$1-$3 nrc=0 verified mism errs rinv inv_out
+	local L=$W/logs/mtu$1-$3 nrc=0 verified mism errs rinv inv_out ninv
 	iop_case_begin "$name"
 	echo "interop: case $name: ndk-nvmf-perf against nvmet-rdma," \
 		"--verify randrw, $count x (write, read) of $size B" \
@@ -113,15 +121,17 @@ run_case() {
 	grep -h '^queues: ' "$L.ndk.log" | sed 's/^/    /' || true
 	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
 		--ndk-mac "$IOP_NDK_MAC" --min-roce $((count * 4))
-	inv_out=$("$PYTHON" "$IOP_HERE/nvmf_inv_check.py" \
-		--host-ip "$IOP_NDK_IP" --ctrl-ip "$GUEST_ADDR" \
-		--min-inv "$((rinv > 0 ? rinv : 1))" "$IOP_PCAP" 2>&1) ||
+	inv_out=$("$PYTHON" "$IOP_HERE/nvmf_inv_check.py" --require \
+		--host-ip "$IOP_NDK_IP" --target-ip "$GUEST_ADDR" "$IOP_PCAP" 2>&1) ||
 		iop_why "nvmf_inv_check: $(tail -n 1 <<<"$inv_out")"
 	sed 's/^/    /' <<<"$inv_out"
+	ninv=$(num_in "$inv_out" '.*with invalidate \([0-9]*\),.*')
+	[ "$ninv" -ge "$rinv" ] ||
+		iop_why "$ninv SEND with Invalidate captured, $rinv counted"
 	if [ ${#IOP_WHY[@]} -gt 0 ]; then
 		iop_tail ndk-nvmf-perf "$L.ndk.log" 30
 	fi
-	iop_case_end "${count}x${size} B verified $verified; remote invalidations $rinv; $(sed -n 's/^responses: \([0-9]*\) SEND with Invalidate.*/\1 SEND w\/ Inv in capture/p' <<<"$inv_out"); $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
+	iop_case_end "${count}x${size} B verified $verified; remote invalidations $rinv; $ninv SEND w/ Inv in capture; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
 }
 
 # perf_run MTU RDMA_MTU PATTERN SIZE QD: a timed run, its figures

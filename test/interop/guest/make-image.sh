@@ -50,11 +50,12 @@ SBIN_TOOLS="nvme mke2fs mkfs.ext4 e2fsck fsck.ext4"
 # through its 9p share (run-guest.sh copies OUTDIR/tools to /share/tools).
 TOOL_PKGS="tcpdump libpcap0.8"
 # nvme-rdma, nvmet-rdma (and through them nvme-fabrics, nvme-core, nvmet)
-# and ext4 are in the image but not loaded at boot: the NVMe test scripts
-# modprobe them when they need them.
+# and ext4 with crc32c (which ext4 asks the crypto API for at mount time,
+# not a module dependency) are in the image but not loaded at boot: the NVMe
+# test scripts modprobe them when they need them.
 MODULES="virtio_pci virtio_net rdma_rxe rdma_ucm ib_umad 9p 9pnet_virtio
 	crc32_generic crc32-pclmul nvme-rdma nvme-fabrics nvme-core nvmet
-	nvmet-rdma ext4"
+	nvmet-rdma ext4 crc32c_generic crc32c-intel"
 
 apt_updated=0
 apt_update() {
