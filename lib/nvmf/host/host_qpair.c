@@ -19,6 +19,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <netinet/in.h>
@@ -267,9 +268,14 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 		qp->stats.bad_responses++;
 		return 0;
 	}
-	if (res->status != NDK_STATUS_SUCCESS)
-		nvmf_qpair_fail(qp, res->status == NDK_STATUS_CANCELLED ?
-				"request flushed" : ndk_status_str(res->status));
+	if (res->status != NDK_STATUS_SUCCESS && !qp->failed) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "work request type %d: %s, "
+			 "provider error %u", (int)res->type,
+			 ndk_status_str(res->status), res->provider_error);
+		nvmf_qpair_fail(qp, why);
+	}
 	switch (res->type) {
 	case NDK_OP_SEND:
 	case NDK_OP_INVALIDATE:
