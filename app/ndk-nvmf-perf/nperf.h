@@ -43,6 +43,7 @@ struct np_opts {
 	bool verify;             /* --verify */
 	bool no_icd;             /* --no-in-capsule */
 	bool json;               /* --json */
+	bool stats;              /* --stats: the adapter's counters */
 	const char *json_file;   /* --json=FILE */
 	uint32_t ipv4;           /* --ip: the adapter's */
 	uint16_t port_id;        /* --port-id */

@@ -24,6 +24,7 @@
 #include <rte_random.h>
 
 #include "ndk.h"
+#include "ndk_app_xstats.h"
 #include "nperf.h"
 
 #define NP_LINK_S 20
@@ -444,6 +445,9 @@ np_teardown(struct np_ctx *c)
 		rte_free(c->tasks);
 	}
 	free(c->busy);
+	if (c->ad != NULL && c->o.stats)
+		ndk_app_print_xstats(stdout, c->ad, "adapter counters "
+				     "(non-zero):", "  ", 28, 12, false);
 	if (c->ad != NULL) {
 		rte_delay_us_sleep(NP_LINGER_MS * 1000);
 		ndk_adapter_close(c->ad);

@@ -20,6 +20,7 @@ enum {
 	NP_OPT_RANGE,
 	NP_OPT_NO_ICD,
 	NP_OPT_KATO,
+	NP_OPT_STATS,
 };
 
 static const char *const pattern_names[] = {
@@ -62,6 +63,7 @@ np_usage(const char *prog)
 	       "checks it\n");
 	printf("  --no-in-capsule  every write by keyed SGL\n");
 	printf("  --json[=FILE] also the results as JSON (stdout or FILE)\n");
+	printf("  --stats       the adapter's non-zero counters at the end\n");
 	printf("The adapter:\n");
 	printf("  --ip a.b.c.d  its IPv4 address (required)\n");
 	printf("  --port-id n   DPDK port (default 0)\n");
@@ -125,6 +127,7 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "range", required_argument, NULL, NP_OPT_RANGE },
 		{ "no-in-capsule", no_argument, NULL, NP_OPT_NO_ICD },
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
+		{ "stats", no_argument, NULL, NP_OPT_STATS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +226,9 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			break;
 		case NP_OPT_VERIFY:
 			o->verify = true;
+			break;
+		case NP_OPT_STATS:
+			o->stats = true;
 			break;
 		case NP_OPT_NO_ICD:
 			o->no_icd = true;
