@@ -9,8 +9,11 @@ cd "$(dirname "$0")/.."
 # runs in the rxe guest (built only when meson finds it).
 # tshark: decodes dpdk-dumpcap's capture in the daemon suite's dumpcap case
 # (which is skipped without it).
+# liburing-dev: lib/nvmf's file and block-device namespaces do their I/O
+# with io_uring on a worker thread, never a system call on the lcore
+# (without it only memory namespaces exist).
 PKGS="dpdk-dev libdpdk-dev libnuma-dev meson ninja-build pkg-config gcc python3
-	libibverbs-dev tshark"
+	libibverbs-dev tshark liburing-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
