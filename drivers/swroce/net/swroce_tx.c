@@ -41,7 +41,7 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 		SWR_STAT(q, mbuf_alloc_fail);
 		return NULL;
 	}
-	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
+	frame = (uint8_t *)rte_pktmbuf_append(m, qp->l2l4.len + l4);
 	if (unlikely(frame == NULL)) {
 		rte_pktmbuf_free(m);
 		SWR_STAT(q, mbuf_alloc_fail);
@@ -60,7 +60,7 @@ swr_frame_seal(struct rte_mbuf *m)
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 	struct ndk_roce_bth *bth =
-		(struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
+		(struct ndk_roce_bth *)(frame + ndk_roce_frame_l2l4_len(frame));
 	uint32_t pad = ndk_roce_bth_padcnt(bth);
 	uint32_t icrc;
 
