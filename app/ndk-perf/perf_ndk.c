@@ -312,7 +312,7 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	q->my.psn = (uint32_t)(rte_rand() & 0xffffff);
 	q->my.rkey = ndk_mr_remote_token(q->mr);
 	q->my.vaddr = (uint64_t)(uintptr_t)q->rbuf;
-	/* GIDs: ::ffff:<ip> (with --ip), then <ip6> (with --ip6); -x picks. */
+	/* ::ffff:<ip> unless -x >= 1 picks <ip6> (or there is no --ip). */
 	if (c->o->ipv4 != 0 && c->o->gid_index <= 0)
 		perf_gid_from_ipv4(q->my.gid, c->o->ipv4);
 	else

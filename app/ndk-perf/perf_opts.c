@@ -118,8 +118,8 @@ perf_opts_usage(const char *prog)
 	       "  -o, --outs=<num>        outstanding READs (adapter max)\n"
 	       "  -u, --qp-timeout=<t>    ACK timeout 4.096 us * 2^t, 1..31 "
 	       "(14)\n"
-	       "  -x, --gid-index=<idx>   our GID: 0 the first of "
-	       "::ffff:<ip>, <ip6>\n"
+	       "  -x, --gid-index=<idx>   with --ip and --ip6: 0 "
+	       "::ffff:<ip>, >= 1 <ip6>\n"
 	       "  -p, --port=<port>       TCP port of the exchange (18515)\n"
 	       "  -N, --noPeak            do not compute the peak bandwidth\n"
 	       "  -d, -F, -i, -c RC       accepted, no effect (the device is "
@@ -135,9 +135,7 @@ perf_opts_usage(const char *prog)
 	       "                          its [port] device, e.g. net_memif0)\n"
 	       "      --ip=<A.B.C.D>      adapter IPv4 address\n"
 	       "      --ip6=<addr>        adapter IPv6 address (--ip and/or "
-	       "--ip6 required;\n"
-	       "                          GIDs: ::ffff:<ip>, then <ip6>: "
-	       "-x picks)\n"
+	       "--ip6 required)\n"
 	       "      --peer-mac=<mac>    peer MAC (default: ARP by the "
 	       "provider)\n"
 	       "      --verify            check the data end to end\n"
@@ -484,11 +482,6 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 	if (o->ipv4 == 0 && !o->have_ipv6) {
 		fprintf(stderr, " --ip A.B.C.D or --ip6 ADDR (the adapter's "
 			"address) is required\n");
-		return -1;
-	}
-	if (o->gid_index >= (o->ipv4 != 0) + (int)o->have_ipv6) {
-		fprintf(stderr, " -x %d: GIDs are ::ffff:<ip> (--ip), then "
-			"<ip6> (--ip6)\n", o->gid_index);
 		return -1;
 	}
 	if (o->all_sizes && o->size != 0) {

@@ -404,7 +404,7 @@ pp_run(struct pp_ctx *c)
 	c->my.lid = 0;
 	c->my.qpn = ndk_qp_num(c->qp);
 	c->my.psn = (uint32_t)lrand48() & 0xffffff;
-	/* GID table: ::ffff:<ip> (with --ip), then <ip6> (with --ip6). */
+	/* ::ffff:<ip> unless -g >= 1 picks <ip6> (or there is no --ip). */
 	if (c->o.ipv4 != 0 && c->o.gid_idx <= 0)
 		pp_gid_from_ipv4(c->my.gid, c->o.ipv4);
 	else

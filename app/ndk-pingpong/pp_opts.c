@@ -59,11 +59,12 @@ pp_usage(const char *prog)
 	       "with one lcore the\n"
 	       "                         main thread polls the adapter while "
 	       "it waits\n");
-	printf("  -g, --gid-idx=<gid index> local port gid index: the "
-	       "adapter's GIDs are\n"
-	       "                         ::ffff:<ip> (with --ip), then <ip6> "
-	       "(with --ip6);\n"
-	       "                         default the first: IPv4 if both\n");
+	printf("  -g, --gid-idx=<gid index> local port gid index: with --ip "
+	       "and --ip6,\n"
+	       "                         0 (default) is ::ffff:<ip>, 1 and "
+	       "up <ip6>; with one\n"
+	       "                         address, its GID whatever the "
+	       "index\n");
 	printf("  -c, --chk              validate received buffer (every "
 	       "message; failures exit 1)\n");
 	printf("  -N, --new_send         accepted; NDK has one send call\n");
@@ -296,13 +297,6 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	if (o->ipv4 == 0 && !o->ipv6_set) {
 		fprintf(stderr, "ndk-pingpong: --ip A.B.C.D or --ip6 ADDR (the "
 			"adapter's address) is required\n");
-		return 1;
-	}
-	if (o->gid_idx >= (o->ipv4 != 0) + (int)o->ipv6_set) {
-		fprintf(stderr, "ndk-pingpong: -g %d: the adapter has %d "
-			"GID(s): ::ffff:<ip> with --ip, then <ip6> with "
-			"--ip6\n", o->gid_idx, (o->ipv4 != 0) +
-			(int)o->ipv6_set);
 		return 1;
 	}
 	if (o->ib_dev != NULL && o->port_id_set) {
