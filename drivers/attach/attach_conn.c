@@ -266,18 +266,13 @@ att_connect(struct ndk_connector *c, struct ndk_qp *qp,
 
 	if (qp->dispatch != &att_qp_ops)
 		return NDK_STATUS_INVALID_HANDLE;
-	/* The attach protocol carries IPv4 addresses only. */
-	if (dst->sa.sa_family != AF_INET)
-		return NDK_STATUS_NOT_SUPPORTED;
 	if (pdata_len > NDK_ATTACH_PDATA_MAX)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
 	rq.connect.conn = att_obj(c)->h;
 	rq.connect.qp = att_obj(qp)->h;
 	rq.connect.cb = att_cb_of(done, ctx);
-	rq.connect.src_ip = src->sin.sin_addr.s_addr;
-	rq.connect.src_port = src->sin.sin_port;
-	rq.connect.dst_ip = dst->sin.sin_addr.s_addr;
-	rq.connect.dst_port = dst->sin.sin_port;
+	ndk_attach_addr_put(&rq.connect.src, src);
+	ndk_attach_addr_put(&rq.connect.dst, dst);
 	rq.connect.pdata_len = pdata_len;
 	if (pdata_len != 0)
 		memcpy(rq.connect.pdata, pdata, pdata_len);
@@ -420,18 +415,10 @@ att_conn_addresses(struct ndk_connector *c, union ndk_sockaddr *local,
 	st = att_call(att_obj(c)->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
-	if (local != NULL) {
-		memset(local, 0, sizeof(*local));
-		local->sin.sin_family = AF_INET;
-		local->sin.sin_addr.s_addr = rp.conn_addr.local_ip;
-		local->sin.sin_port = rp.conn_addr.local_port;
-	}
-	if (peer != NULL) {
-		memset(peer, 0, sizeof(*peer));
-		peer->sin.sin_family = AF_INET;
-		peer->sin.sin_addr.s_addr = rp.conn_addr.peer_ip;
-		peer->sin.sin_port = rp.conn_addr.peer_port;
-	}
+	if ((local != NULL &&
+	     ndk_attach_addr_get(&rp.conn_addr.local, local) == 0) ||
+	    (peer != NULL && ndk_attach_addr_get(&rp.conn_addr.peer, peer) == 0))
+		return NDK_STATUS_INTERNAL_ERROR;
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -476,11 +463,8 @@ att_listen(struct ndk_listener *l, const union ndk_sockaddr *addr)
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTEN };
 	struct ndk_attach_rep rp;
 
-	if (addr->sa.sa_family != AF_INET)
-		return NDK_STATUS_NOT_SUPPORTED;
 	rq.listen.listener = att_obj(l)->h;
-	rq.listen.ip = addr->sin.sin_addr.s_addr;
-	rq.listen.port = addr->sin.sin_port;
+	ndk_attach_addr_put(&rq.listen.addr, addr);
 	return att_call(att_obj(l)->aa, &rq, &rp);
 }
 
@@ -495,11 +479,8 @@ att_lis_addr(struct ndk_listener *l, union ndk_sockaddr *addr)
 	st = att_call(att_obj(l)->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
-	memset(addr, 0, sizeof(*addr));
-	addr->sin.sin_family = AF_INET;
-	addr->sin.sin_addr.s_addr = rp.listener_addr.ip;
-	addr->sin.sin_port = rp.listener_addr.port;
-	return NDK_STATUS_SUCCESS;
+	return ndk_attach_addr_get(&rp.listener_addr.addr, addr) != 0 ?
+		NDK_STATUS_SUCCESS : NDK_STATUS_INTERNAL_ERROR;
 }
 
 static ndk_status_t

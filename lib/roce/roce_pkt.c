@@ -232,7 +232,9 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 		etype = vh->eth_proto;
 		l3 += sizeof(*vh);
 	}
-	if (etype == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+	if (unlikely(etype != RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+		if (etype != RTE_BE16(RTE_ETHER_TYPE_IPV6))
+			return NDK_ROCE_PARSE_NOT_IPV4;
 		/*
 		 * IPv6: UDP right after the fixed header (RoCEv2 uses no
 		 * extension headers); the payload length bounds the rest.
@@ -248,8 +250,6 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 		ip_len = IPV6_HDR_LEN + rte_be_to_cpu_16(ip6->payload_len);
 		goto udp;
 	}
-	if (etype != RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		return NDK_ROCE_PARSE_NOT_IPV4;
 
 	/* IPv4: no fragments; the total length bounds everything below. */
 	if (seg_len < l3 + IPV4_HDR_LEN)

@@ -16,6 +16,7 @@
 
 #include <rte_common.h>
 #include <rte_errno.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "ndk_roce.h"
@@ -619,6 +620,120 @@ t_rc_ipv6_2q(void)
 	return rc_ipv6(2);
 }
 
+/* One completion on @p cq: its type and status. */
+static int
+one(struct ndk_cq *cq, enum ndk_operation_type type, ndk_status_t st,
+    struct ndk_result_ex *r, const char *what)
+{
+	char d[200];
+
+	TEST_ASSERT(pump(cq, r, 1, WAIT_S) == 1, "%s: no completion", what);
+	ndk_pair_result_str(r, d, sizeof(d));
+	TEST_ASSERT(r->type == type && r->status == st, "%s: %s", what, d);
+	return 0;
+}
+
+/*
+ * Tokens over IPv6: B fast-registers a page, A writes into it through the
+ * token, then SENDs with Invalidate of that token; B's receive reports the
+ * token invalidated, and A's next WRITE through it fails (remote access).
+ */
+static int
+t_send_inv_ipv6(void)
+{
+	struct ndk_pair_conn_opts o = { .ipv6 = true };
+	struct ndk_pair_buf *src = NULL, *rcv = NULL;
+	struct ndk_pair_conn *c = NULL;
+	struct ndk_mr *mr = NULL;
+	struct ndk_result_ex r;
+	uint64_t page, base = NDK_PAGE_SIZE;
+	uint8_t *mem = NULL;
+	struct ndk_sge s;
+	uint32_t tok;
+	ndk_status_t st;
+	int rc = -1;
+
+	g_pair = pair_up(NDK_PAIR_IPV6);
+	TEST_ASSERT(g_pair != NULL, "pair");
+	c = ndk_pair_conn_create(g_pair, &o, NULL);
+	mem = rte_zmalloc("ipv6_frmr", NDK_PAGE_SIZE, NDK_PAGE_SIZE);
+	if (c == NULL || mem == NULL) {
+		fprintf(stderr, "  FAIL: connection or page\n");
+		goto out;
+	}
+	src = ndk_pair_buf_alloc(g_pair, c->pd[A], 256, 0);
+	rcv = ndk_pair_buf_alloc(g_pair, c->pd[B], 256,
+				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	if (src == NULL || rcv == NULL ||
+	    ndk_create_mr(c->pd[B], true, &mr) != NDK_STATUS_SUCCESS ||
+	    ndk_initialize_fast_register_mr(mr, 1, true) != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "  FAIL: buffers or fast-register MR\n");
+		goto out;
+	}
+	page = (uint64_t)(uintptr_t)mem;
+	st = ndk_fast_register(c->qp[B], (void *)1, mr, 1, &page, 0,
+			       NDK_PAGE_SIZE, base,
+			       NDK_OP_FLAG_ALLOW_REMOTE_WRITE |
+			       NDK_OP_FLAG_ALLOW_LOCAL_WRITE);
+	if (st != NDK_STATUS_SUCCESS ||
+	    one(c->icq[B], NDK_OP_FAST_REGISTER, NDK_STATUS_SUCCESS, &r,
+		"fast register") != 0) {
+		fprintf(stderr, "  FAIL: fast register: %s\n",
+			ndk_status_str(st));
+		goto out;
+	}
+	tok = ndk_mr_remote_token(mr);
+	ndk_pair_fill(src->data, 256, 7);
+	s = ndk_pair_sge(src, 0, 256);
+	if (ndk_write(c->qp[A], (void *)2, &s, 1, base + 100, tok, 0) !=
+	    NDK_STATUS_SUCCESS ||
+	    one(c->icq[A], NDK_OP_WRITE, NDK_STATUS_SUCCESS, &r, "write") != 0 ||
+	    ndk_pair_check(mem + 100, 256, 7) >= 0) {
+		fprintf(stderr, "  FAIL: WRITE through the token\n");
+		goto out;
+	}
+	s = ndk_pair_sge(rcv, 0, 256);
+	if (ndk_receive(c->qp[B], (void *)3, &s, 1) != NDK_STATUS_SUCCESS)
+		goto out;
+	s = ndk_pair_sge(src, 0, 64);
+	if (ndk_send_and_invalidate(c->qp[A], (void *)4, &s, 1, 0, tok) !=
+	    NDK_STATUS_SUCCESS ||
+	    one(c->icq[A], NDK_OP_SEND, NDK_STATUS_SUCCESS, &r, "send+inv") != 0 ||
+	    one(c->rcq[B], NDK_OP_RECEIVE_AND_INVALIDATE, NDK_STATUS_SUCCESS,
+		&r, "receive+inv") != 0)
+		goto out;
+	if (r.type_specific != tok || r.bytes_transferred != 64) {
+		fprintf(stderr, "  FAIL: invalidated %#lx (want %#x), %u B\n",
+			(unsigned long)r.type_specific, tok,
+			r.bytes_transferred);
+		goto out;
+	}
+	/* The token is dead: a WRITE through it is refused by B. */
+	s = ndk_pair_sge(src, 0, 256);
+	if (ndk_write(c->qp[A], (void *)5, &s, 1, base, tok, 0) !=
+	    NDK_STATUS_SUCCESS ||
+	    pump(c->icq[A], &r, 1, WAIT_S) != 1 ||
+	    r.status == NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "  FAIL: a WRITE through the invalidated token "
+			"succeeded\n");
+		goto out;
+	}
+	rc = 0;
+out:
+	if (mr != NULL)
+		ndk_close_mr(mr, NULL, NULL);
+	if (src != NULL)
+		ndk_pair_buf_free(src);
+	if (rcv != NULL)
+		ndk_pair_buf_free(rcv);
+	if (c != NULL)
+		ndk_pair_conn_destroy(c);
+	rte_free(mem);
+	ndk_pair_destroy(g_pair);
+	g_pair = NULL;
+	return rc;
+}
+
 /* The CM over IPv6; addresses an adapter does not have are refused. */
 static int
 t_cm_ipv6(void)
@@ -835,6 +950,7 @@ static const struct ndk_test_case cases[] = {
 	{ "family_only", t_family_only },
 	{ "rc_ipv6", t_rc_ipv6 },
 	{ "rc_ipv6_2q", t_rc_ipv6_2q },
+	{ "send_inv_ipv6", t_send_inv_ipv6 },
 	{ "cm_ipv6", t_cm_ipv6 },
 	{ "dual_stack", t_dual_stack },
 	{ "config", t_config },
