@@ -591,7 +591,7 @@ bool ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p);
  */
 
 /**
- * The ICRC register of parsed packet @p p after its headers (masked IPv4,
+ * The ICRC register of parsed packet @p p after its headers (masked IP,
  * UDP, BTH and extension headers, up to the payload).
  */
 uint32_t ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p);
@@ -840,21 +840,10 @@ ndk_roce_gid_from_ipv4(uint8_t gid[16], rte_be32_t ip)
 	memcpy(gid + 12, &ip, 4);
 }
 
-/** The IPv4 address of an IPv4-mapped GID, 0 if it is not one. */
-static inline rte_be32_t
-ndk_roce_gid_to_ipv4(const uint8_t gid[16])
-{
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xFF, 0xFF };
-	rte_be32_t ip;
-
-	if (memcmp(gid, pfx, sizeof(pfx)) != 0)
-		return 0;
-	memcpy(&ip, gid + 12, 4);
-	return ip;
-}
-
-/** True if @p gid is an IPv4-mapped GID (::ffff:a.b.c.d). */
+/**
+ * True if @p gid is an IPv4-mapped GID (::ffff:a.b.c.d); any other GID is
+ * an IPv6 address (RoCEv2 GIDs are IP addresses).
+ */
 static inline bool
 ndk_roce_gid_is_ipv4(const uint8_t gid[16])
 {
@@ -864,14 +853,16 @@ ndk_roce_gid_is_ipv4(const uint8_t gid[16])
 	return memcmp(gid, pfx, sizeof(pfx)) == 0;
 }
 
-/**
- * The GID of an IPv6 address: the address itself (RoCEv2 GIDs are IPv6
- * addresses; an IPv4 address is carried IPv4-mapped).
- */
-static inline void
-ndk_roce_gid_from_ipv6(uint8_t gid[16], const uint8_t ip6[16])
+/** The IPv4 address of an IPv4-mapped GID, 0 if it is not one. */
+static inline rte_be32_t
+ndk_roce_gid_to_ipv4(const uint8_t gid[16])
 {
-	memcpy(gid, ip6, 16);
+	rte_be32_t ip;
+
+	if (!ndk_roce_gid_is_ipv4(gid))
+		return 0;
+	memcpy(&ip, gid + 12, 4);
+	return ip;
 }
 
 /** The EUI-64 CA GUID made of a MAC address (as Linux RoCE devices do). */
