@@ -274,8 +274,18 @@ ndk_pair_create(const struct ndk_pair_config *config)
 		return NULL;
 	}
 	pair->port[0] = pair->port[1] = RTE_MAX_ETHPORTS;
-	pair->ipv4[0] = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 1));
-	pair->ipv4[1] = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0, 2));
+	for (int s = 0; s < 2; s++) {
+		unsigned int fam = c->families != 0 ? c->families :
+			NDK_PAIR_IPV4;
+
+		if (fam & NDK_PAIR_IPV4)
+			pair->ipv4[s] = rte_cpu_to_be_32(RTE_IPV4(10, 0, 0,
+								  s + 1));
+		if (fam & NDK_PAIR_IPV6) {
+			pair->ipv6[s][0] = 0xfd;      /* fd00::1, fd00::2 */
+			pair->ipv6[s][15] = (uint8_t)(s + 1);
+		}
+	}
 
 	for (int s = 0; s < 2; s++) {
 		for (uint16_t k = 0; k < pair->nb_queues; k++) {
@@ -339,6 +349,7 @@ ndk_pair_create(const struct ndk_pair_config *config)
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;
 
+		memcpy(ac.ipv6, pair->ipv6[s], sizeof(ac.ipv6));
 		st = ndk_adapter_open(&ac, &pair->ad[s]);
 		if (st != NDK_STATUS_SUCCESS) {
 			PAIR_ERR("ndk_adapter_open(port %u, mtu %u): %s",
@@ -487,7 +498,10 @@ ndk_pair_connect(struct ndk_pair_conn *conn, int side)
 	struct ndk_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.dest_ip = pair->ipv4[peer];
+	if (o->ipv6)
+		memcpy(a.dest_ip6, pair->ipv6[peer], sizeof(a.dest_ip6));
+	else
+		a.dest_ip = pair->ipv4[peer];
 	if (!o->resolve_mac)
 		memcpy(a.dest_mac, pair->info[peer].mac, sizeof(a.dest_mac));
 	a.dest_qpn = conn->qpn[peer];

@@ -95,7 +95,18 @@ struct ndk_pair_config {
 	 * (overrides lcore_per_adapter).
 	 */
 	bool lcore_per_queue;
+	/**
+	 * Addresses of the adapters: NDK_PAIR_IPV4 (10.0.0.1 and 10.0.0.2)
+	 * [the default], NDK_PAIR_IPV6 (fd00::1 and fd00::2) or both
+	 * (dual-stack adapters).
+	 */
+	unsigned int families;
 };
+
+/** struct ndk_pair_config.families: IPv4 addresses. */
+#define NDK_PAIR_IPV4 1u
+/** struct ndk_pair_config.families: IPv6 addresses. */
+#define NDK_PAIR_IPV6 2u
 
 /** Most queues per adapter (struct ndk_pair_config.nb_queues). */
 #define NDK_PAIR_MAX_QUEUES 4
@@ -109,7 +120,8 @@ struct ndk_pair {
 	uint16_t port[2];                  /**< ethdev ports of A and B */
 	struct ndk_adapter *ad[2];         /**< adapters A and B */
 	struct ndk_adapter_info info[2];   /**< their information */
-	uint32_t ipv4[2];                  /**< network byte order */
+	uint32_t ipv4[2];                  /**< network byte order; 0: none */
+	uint8_t ipv6[2][16];               /**< all-zero: none */
 	uint32_t max_path_mtu;             /**< of both adapters */
 	bool lcore_per_adapter;            /**< from the configuration */
 	bool mp_rings;                     /**< from the configuration */
@@ -179,8 +191,13 @@ struct ndk_pair_conn_opts {
 	void *qp_ctx[2];
 	/** Leave the QPs in INIT (connect later with ndk_pair_connect()). */
 	bool no_connect;
-	/** Leave dest_mac zero: the adapters resolve each other by ARP. */
+	/**
+	 * Leave dest_mac zero: the adapters resolve each other by ARP (or
+	 * neighbour discovery with ipv6).
+	 */
 	bool resolve_mac;
+	/** Connect over IPv6 (the pair needs NDK_PAIR_IPV6) [IPv4]. */
+	bool ipv6;
 	/* --- connection attributes (see struct ndk_qp_attr) --- */
 	uint32_t path_mtu;          /**< [the pair's max_path_mtu] */
 	uint8_t timeout;            /**< [provider default] */

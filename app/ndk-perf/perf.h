@@ -99,7 +99,9 @@ struct perf_opts {
 	const char *ib_dev;     /**< -d (accepted, ignored) */
 	/* ndk-perf's own */
 	uint16_t port_id;       /**< --port-id */
-	uint32_t ipv4;          /**< --ip, network byte order */
+	uint32_t ipv4;          /**< --ip, network byte order; 0: none */
+	uint8_t ipv6[16];       /**< --ip6 */
+	bool have_ipv6;         /**< --ip6 given */
 	bool have_peer_mac;     /**< --peer-mac given */
 	uint8_t peer_mac[6];
 	bool verify;            /**< --verify */

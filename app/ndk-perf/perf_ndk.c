@@ -108,6 +108,7 @@ perf_ndk_open(struct perf_ctx *c)
 	cfg.port_id = c->o->port_id;
 	cfg.configure_port = true;
 	cfg.ipv4 = c->o->ipv4;
+	memcpy(cfg.ipv6, c->o->ipv6, sizeof(cfg.ipv6));
 	cfg.max_path_mtu = 4096;
 	cfg.socket_id = SOCKET_ID_ANY;
 	cfg.nb_queues = c->o->queues;
@@ -311,7 +312,11 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	q->my.psn = (uint32_t)(rte_rand() & 0xffffff);
 	q->my.rkey = ndk_mr_remote_token(q->mr);
 	q->my.vaddr = (uint64_t)(uintptr_t)q->rbuf;
-	perf_gid_from_ipv4(q->my.gid, c->o->ipv4);
+	/* ::ffff:<ip> unless -x >= 1 picks <ip6> (or there is no --ip). */
+	if (c->o->ipv4 != 0 && c->o->gid_index <= 0)
+		perf_gid_from_ipv4(q->my.gid, c->o->ipv4);
+	else
+		memcpy(q->my.gid, c->o->ipv6, sizeof(q->my.gid));
 	return 0;
 }
 
@@ -359,12 +364,10 @@ perf_ndk_connect(struct perf_ctx *c)
 		ndk_status_t st;
 
 		memset(&a, 0, sizeof(a));
+		/* The peer's GID: IPv4-mapped, or its IPv6 address. */
 		a.dest_ip = perf_ipv4_from_gid(q->rem.gid);
-		if (a.dest_ip == 0) {
-			fprintf(stderr, " The peer's GID is not IPv4-mapped "
-				"(::ffff:a.b.c.d): not supported\n");
-			return -1;
-		}
+		if (a.dest_ip == 0)
+			memcpy(a.dest_ip6, q->rem.gid, sizeof(a.dest_ip6));
 		if (c->o->have_peer_mac)
 			memcpy(a.dest_mac, c->o->peer_mac, sizeof(a.dest_mac));
 		a.dest_qpn = q->rem.qpn;

@@ -25,6 +25,7 @@ enum {
 	OPT_OUT_JSON_FILE,
 	OPT_PORT_ID,
 	OPT_IP,
+	OPT_IP6,
 	OPT_PEER_MAC,
 	OPT_VERIFY,
 	OPT_STATS,
@@ -70,6 +71,7 @@ static const struct option perf_lopts[] = {
 	{ "out_json_file", required_argument, NULL, OPT_OUT_JSON_FILE },
 	{ "port-id", required_argument, NULL, OPT_PORT_ID },
 	{ "ip", required_argument, NULL, OPT_IP },
+	{ "ip6", required_argument, NULL, OPT_IP6 },
 	{ "peer-mac", required_argument, NULL, OPT_PEER_MAC },
 	{ "verify", no_argument, NULL, OPT_VERIFY },
 	{ "stats", no_argument, NULL, OPT_STATS },
@@ -116,8 +118,8 @@ perf_opts_usage(const char *prog)
 	       "  -o, --outs=<num>        outstanding READs (adapter max)\n"
 	       "  -u, --qp-timeout=<t>    ACK timeout 4.096 us * 2^t, 1..31 "
 	       "(14)\n"
-	       "  -x, --gid-index=<idx>   accepted (our one GID: "
-	       "::ffff:<ip>)\n"
+	       "  -x, --gid-index=<idx>   with --ip and --ip6: 0 "
+	       "::ffff:<ip>, >= 1 <ip6>\n"
 	       "  -p, --port=<port>       TCP port of the exchange (18515)\n"
 	       "  -N, --noPeak            do not compute the peak bandwidth\n"
 	       "  -d, -F, -i, -c RC       accepted, no effect (the device is "
@@ -131,7 +133,9 @@ perf_opts_usage(const char *prog)
 	       "      --ethdev=<name>     the port by ethdev name (attached to "
 	       "ndk-roced:\n"
 	       "                          its [port] device, e.g. net_memif0)\n"
-	       "      --ip=<A.B.C.D>      adapter IPv4 address (required)\n"
+	       "      --ip=<A.B.C.D>      adapter IPv4 address\n"
+	       "      --ip6=<addr>        adapter IPv6 address (--ip and/or "
+	       "--ip6 required)\n"
 	       "      --peer-mac=<mac>    peer MAC (default: ARP by the "
 	       "provider)\n"
 	       "      --verify            check the data end to end\n"
@@ -342,6 +346,13 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		o->ipv4 = a.s_addr;
 		break;
 	}
+	case OPT_IP6:
+		if (inet_pton(AF_INET6, arg, o->ipv6) != 1) {
+			fprintf(stderr, " Invalid --ip6 address %s\n", arg);
+			return -1;
+		}
+		o->have_ipv6 = true;
+		break;
 	case OPT_PEER_MAC:
 		if (parse_mac(arg, o->peer_mac) != 0) {
 			fprintf(stderr, " Invalid --peer-mac %s\n", arg);
@@ -468,9 +479,9 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 			"rerun \n");
 		return -1;
 	}
-	if (o->ipv4 == 0) {
-		fprintf(stderr, " --ip A.B.C.D (the adapter's address) is "
-			"required\n");
+	if (o->ipv4 == 0 && !o->have_ipv6) {
+		fprintf(stderr, " --ip A.B.C.D or --ip6 ADDR (the adapter's "
+			"address) is required\n");
 		return -1;
 	}
 	if (o->all_sizes && o->size != 0) {

@@ -88,6 +88,7 @@ pp_open(struct pp_ctx *c)
 	ndk_status_t st;
 	int rc;
 
+	memcpy(cfg.ipv6, c->o.ipv6, sizeof(cfg.ipv6));
 	st = ndk_adapter_open(&cfg, &c->ad);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "Couldn't open an adapter on port %u: %s\n",
@@ -196,20 +197,26 @@ pp_connect(void *arg, const struct pp_dest *rem)
 	struct pp_ctx *c = arg;
 	struct ndk_qp_attr attr;
 	ndk_status_t st;
-	uint32_t ip;
+	uint32_t ip = 0;
+	bool v4 = pp_gid_to_ipv4(rem->gid, &ip) == 0;
+	static const uint8_t zero[16];
 
-	if (pp_gid_to_ipv4(rem->gid, &ip) != 0) {
-		static const uint8_t zero[16];
-
-		fprintf(stderr, "The peer's GID is not an IPv4-mapped address "
-			"(::ffff:a.b.c.d)%s\n",
-			memcmp(rem->gid, zero, sizeof(zero)) == 0 ?
-			": the peer sent none (ibv_rc_pingpong needs -g on "
-			"RoCE)" : ": RoCEv2 over IPv6 is not supported");
+	/* The peer's GID is its address: IPv4-mapped, or IPv6. */
+	if (memcmp(rem->gid, zero, sizeof(zero)) == 0) {
+		fprintf(stderr, "The peer sent no GID (ibv_rc_pingpong needs "
+			"-g on RoCE)\n");
+		return -1;
+	}
+	if (v4 != (pp_gid_to_ipv4(c->my.gid, &(uint32_t){ 0 }) == 0)) {
+		fprintf(stderr, "The peer's GID is of the other family than "
+			"ours (-g picks ours: ::ffff:<ip>, then <ip6>)\n");
 		return -1;
 	}
 	memset(&attr, 0, sizeof(attr));
-	attr.dest_ip = ip;
+	if (v4)
+		attr.dest_ip = ip;
+	else
+		memcpy(attr.dest_ip6, rem->gid, sizeof(attr.dest_ip6));
 	if (c->o.peer_mac_set)
 		memcpy(attr.dest_mac, c->o.peer_mac, sizeof(attr.dest_mac));
 	attr.dest_qpn = rem->qpn;
@@ -397,7 +404,11 @@ pp_run(struct pp_ctx *c)
 	c->my.lid = 0;
 	c->my.qpn = ndk_qp_num(c->qp);
 	c->my.psn = (uint32_t)lrand48() & 0xffffff;
-	pp_gid_from_ipv4(c->my.gid, c->o.ipv4);
+	/* ::ffff:<ip> unless -g >= 1 picks <ip6> (or there is no --ip). */
+	if (c->o.ipv4 != 0 && c->o.gid_idx <= 0)
+		pp_gid_from_ipv4(c->my.gid, c->o.ipv4);
+	else
+		memcpy(c->my.gid, c->o.ipv6, sizeof(c->my.gid));
 	pp_print_dest("local address: ", &c->my);
 
 	/*

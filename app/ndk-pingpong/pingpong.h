@@ -39,7 +39,9 @@ struct pp_opts {
 	int gid_idx;             /**< -g: -1 when not given */
 	bool use_event;          /**< -e */
 	bool validate;           /**< -c */
-	uint32_t ipv4;           /**< --ip, network byte order */
+	uint32_t ipv4;           /**< --ip, network byte order; 0: none */
+	uint8_t ipv6[16];        /**< --ip6 */
+	bool ipv6_set;
 	const char *tcp_bind;    /**< --tcp-bind, NULL if not given */
 	uint8_t peer_mac[6];     /**< --peer-mac */
 	bool peer_mac_set;

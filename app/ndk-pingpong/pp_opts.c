@@ -24,6 +24,7 @@
 enum {
 	PP_OPT_PORT_ID = 256,
 	PP_OPT_IP,
+	PP_OPT_IP6,
 	PP_OPT_TCP_BIND,
 	PP_OPT_PEER_MAC,
 };
@@ -58,15 +59,21 @@ pp_usage(const char *prog)
 	       "with one lcore the\n"
 	       "                         main thread polls the adapter while "
 	       "it waits\n");
-	printf("  -g, --gid-idx=<gid index> local port gid index (the adapter "
-	       "has one GID, ::ffff:<ip>)\n");
+	printf("  -g, --gid-idx=<gid index> local port gid index: with --ip "
+	       "and --ip6,\n"
+	       "                         0 (default) is ::ffff:<ip>, 1 and "
+	       "up <ip6>; with one\n"
+	       "                         address, its GID whatever the "
+	       "index\n");
 	printf("  -c, --chk              validate received buffer (every "
 	       "message; failures exit 1)\n");
 	printf("  -N, --new_send         accepted; NDK has one send call\n");
 	printf("\n");
 	printf("Options (ndk-roce's):\n");
-	printf("  --ip=<a.b.c.d>         IPv4 address of the adapter "
-	       "(required)\n");
+	printf("  --ip=<a.b.c.d>         IPv4 address of the adapter\n");
+	printf("  --ip6=<ipv6>           IPv6 address of the adapter (one of "
+	       "--ip, --ip6\n"
+	       "                         is required; both: dual-stack)\n");
 	printf("  --port-id=<n>          DPDK ethdev port of the adapter "
 	       "(default 0)\n");
 	printf("  --peer-mac=<mac>       peer's MAC address (default: the "
@@ -146,6 +153,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "port-id", required_argument, NULL, PP_OPT_PORT_ID },
 		{ "ip", required_argument, NULL, PP_OPT_IP },
+		{ "ip6", required_argument, NULL, PP_OPT_IP6 },
 		{ "tcp-bind", required_argument, NULL, PP_OPT_TCP_BIND },
 		{ "peer-mac", required_argument, NULL, PP_OPT_PEER_MAC },
 		{ NULL, 0, NULL, 0 },
@@ -251,6 +259,13 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 						 "a non-zero IPv4 address");
 			o->ipv4 = a.s_addr;
 			break;
+		case PP_OPT_IP6:
+			if (inet_pton(AF_INET6, optarg, o->ipv6) != 1 ||
+			    IN6_IS_ADDR_UNSPECIFIED((struct in6_addr *)o->ipv6))
+				return bad_value("--ip6", optarg,
+						 "a unicast IPv6 address");
+			o->ipv6_set = true;
+			break;
 		case PP_OPT_TCP_BIND:
 			if (inet_pton(AF_INET, optarg, &a) != 1)
 				return bad_value("--tcp-bind", optarg,
@@ -279,9 +294,9 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			argv[optind + 1]);
 		return 1;
 	}
-	if (o->ipv4 == 0) {
-		fprintf(stderr, "ndk-pingpong: --ip A.B.C.D (the adapter's "
-			"IPv4 address) is required\n");
+	if (o->ipv4 == 0 && !o->ipv6_set) {
+		fprintf(stderr, "ndk-pingpong: --ip A.B.C.D or --ip6 ADDR (the "
+			"adapter's address) is required\n");
 		return 1;
 	}
 	if (o->ib_dev != NULL && o->port_id_set) {

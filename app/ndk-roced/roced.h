@@ -62,8 +62,11 @@ struct roced_port_cfg {
 	 */
 	char device[ROCED_DEV_LEN];
 	bool pci;                    /**< device is a PCI address */
-	uint32_t ipv4;               /**< network byte order */
+	uint32_t ipv4;               /**< network byte order; 0: none */
 	uint8_t prefix_len;          /**< netmask as a prefix length */
+	uint8_t ipv6[16];            /**< ip6 = addr[/len] */
+	bool has_ipv6;
+	uint8_t prefix6;             /**< its prefix length (64) */
 	uint32_t mtu;                /**< largest RDMA path MTU, bytes */
 	int lcore;                   /**< polling lcore, -1 = first worker */
 	/**
@@ -159,6 +162,17 @@ void roced_config_print(const struct roced_config *cfg, FILE *f);
 
 /** "a.b.c.d" of a network-order address into @p buf (16 bytes). */
 const char *roced_ip_str(uint32_t ip, char *buf);
+
+/* roced_addr6.c */
+
+/**
+ * Parse the `ip6` key, "addr" or "addr/len" (len 1..127, default 64): a
+ * unicast host address. @return NULL (set in @p p), or why it is refused.
+ */
+const char *roced_ip6_parse(struct roced_port_cfg *p, const char *s);
+
+/** The text of IPv6 address @p ip6 in @p buf (INET6_ADDRSTRLEN bytes). */
+const char *roced_ip6_str(const uint8_t ip6[16], char *buf);
 
 /**
  * Find or probe every configured port, open an adapter on each and start

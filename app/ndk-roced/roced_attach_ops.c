@@ -463,14 +463,6 @@ op_create_listener(struct roced_attach *s, unsigned int ai,
 	return NDK_STATUS_SUCCESS;
 }
 
-static void
-sin_of(struct sockaddr_in *sin, uint32_t ip, uint16_t port)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = ip;
-	sin->sin_port = port;
-}
 
 /*
  * Start a CM step of connector @p e whose completion (@p cb) goes to the
@@ -523,7 +515,8 @@ op_connect(struct roced_attach *s, unsigned int ai,
 	const struct ndk_attach_connect *b = &rq->connect;
 	struct att_ent *c = roced_att_ent_get(s, ai, b->conn,
 					      NDK_OBJECT_TYPE_CONNECTOR);
-	struct sockaddr_in src, dst;
+	union ndk_sockaddr src, dst;
+	socklen_t slen, dlen;
 	struct att_ent *q;
 	struct att_areq *r;
 	ndk_status_t st;
@@ -536,14 +529,15 @@ op_connect(struct roced_attach *s, unsigned int ai,
 		return NDK_STATUS_INVALID_HANDLE;
 	if (b->pdata_len > NDK_ATTACH_PDATA_MAX)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	slen = ndk_attach_addr_get(&b->src, &src);
+	dlen = ndk_attach_addr_get(&b->dst, &dst);
+	if (slen == 0 || dlen == 0)
+		return NDK_STATUS_INVALID_ADDRESS;
 	st = cm_start(c, 0, &b->cb, 0, false, &r);
 	if (st != NDK_STATUS_PENDING)
 		return st;
-	sin_of(&src, b->src_ip, b->src_port);
-	sin_of(&dst, b->dst_ip, b->dst_port);
 	return cm_started(c, ndk_connect(c->obj, q->obj,
-		(struct sockaddr *)&src, sizeof(src),
-		(struct sockaddr *)&dst, sizeof(dst), b->ird, b->ord,
+		&src.sa, slen, &dst.sa, dlen, b->ird, b->ord,
 		b->pdata_len != 0 ? b->pdata : NULL, b->pdata_len, cm_done,
 		r), false);
 }
@@ -660,21 +654,20 @@ op_conn_addr(struct roced_attach *s, unsigned int ai,
 {
 	struct att_ent *c = roced_att_ent_get(s, ai, rq->obj.h,
 					      NDK_OBJECT_TYPE_CONNECTOR);
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
+	union ndk_sockaddr sa;
+	socklen_t len = sizeof(sa);
 	ndk_status_t st;
 
 	if (c == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
-	st = ndk_get_local_address(c->obj, (struct sockaddr *)&sin, &len);
+	st = ndk_get_local_address(c->obj, &sa.sa, &len);
 	if (!NDK_SUCCESS(st))
 		return st;
-	rp->conn_addr.local_ip = sin.sin_addr.s_addr;
-	rp->conn_addr.local_port = sin.sin_port;
-	len = sizeof(sin);
-	st = ndk_get_peer_address(c->obj, (struct sockaddr *)&sin, &len);
-	rp->conn_addr.peer_ip = sin.sin_addr.s_addr;
-	rp->conn_addr.peer_port = sin.sin_port;
+	ndk_attach_addr_put(&rp->conn_addr.local, &sa);
+	len = sizeof(sa);
+	st = ndk_get_peer_address(c->obj, &sa.sa, &len);
+	if (NDK_SUCCESS(st))
+		ndk_attach_addr_put(&rp->conn_addr.peer, &sa);
 	return st;
 }
 
@@ -684,13 +677,16 @@ op_listen(struct roced_attach *s, unsigned int ai,
 {
 	struct att_ent *l = roced_att_ent_get(s, ai, rq->listen.listener,
 					      NDK_OBJECT_TYPE_LISTENER);
-	struct sockaddr_in sin;
+	union ndk_sockaddr sa;
+	socklen_t len;
 
 	RTE_SET_USED(rp);
 	if (l == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
-	sin_of(&sin, rq->listen.ip, rq->listen.port);
-	return ndk_listen(l->obj, (struct sockaddr *)&sin, sizeof(sin));
+	len = ndk_attach_addr_get(&rq->listen.addr, &sa);
+	if (len == 0)
+		return NDK_STATUS_INVALID_ADDRESS;
+	return ndk_listen(l->obj, &sa.sa, len);
 }
 
 static ndk_status_t
@@ -699,17 +695,15 @@ op_listener_addr(struct roced_attach *s, unsigned int ai,
 {
 	struct att_ent *l = roced_att_ent_get(s, ai, rq->obj.h,
 					      NDK_OBJECT_TYPE_LISTENER);
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
+	union ndk_sockaddr sa;
+	socklen_t len = sizeof(sa);
 	ndk_status_t st;
 
 	if (l == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
-	memset(&sin, 0, sizeof(sin));
-	st = ndk_listener_get_local_address(l->obj, (struct sockaddr *)&sin,
-					    &len);
-	rp->listener_addr.ip = sin.sin_addr.s_addr;
-	rp->listener_addr.port = sin.sin_port;
+	st = ndk_listener_get_local_address(l->obj, &sa.sa, &len);
+	if (NDK_SUCCESS(st))
+		ndk_attach_addr_put(&rp->listener_addr.addr, &sa);
 	return st;
 }
 

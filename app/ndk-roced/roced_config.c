@@ -371,6 +371,12 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 		set_device(p, where, val);
 	else if (strcmp(key, "ip") == 0)
 		set_ip(p, where, val);
+	else if (strcmp(key, "ip6") == 0) {
+		const char *why = roced_ip6_parse(p, val);
+
+		if (why != NULL)
+			die(where, "ip6 '%s': %s", val, why);
+	}
 	else if (strcmp(key, "netmask") == 0) {
 		p->prefix_len = need_netmask(where, val);
 		snprintf(p->prefix_where, sizeof(p->prefix_where), "%s",
@@ -797,8 +803,8 @@ file_ports(struct rte_cfgfile *f, struct roced_config *cfg)
 		if (p->device[0] == '\0')
 			die(where, "no device (an ethdev name, devargs or a "
 			    "PCI address)");
-		if (p->ipv4 == 0)
-			die(where, "no ip (a.b.c.d/len)");
+		if (p->ipv4 == 0 && !p->has_ipv6)
+			die(where, "no ip (a.b.c.d/len) or ip6 (addr/len)");
 		port_check_addr(p);
 	}
 }
@@ -921,8 +927,8 @@ opt_port(struct roced_config *cfg, const char *spec)
 			die(where, "device: the first field is the device");
 		port_set(p, where, tok, eq + 1);
 	}
-	if (p->ipv4 == 0)
-		die(where, "no ip=a.b.c.d/len");
+	if (p->ipv4 == 0 && !p->has_ipv6)
+		die(where, "no ip=a.b.c.d/len or ip6=addr/len");
 	port_check_addr(p);
 }
 
@@ -999,7 +1005,7 @@ parse_opts(int argc, char **argv, struct roced_config *cfg,
 static void
 check_ports(const struct roced_config *cfg)
 {
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN], ip6[INET6_ADDRSTRLEN];
 
 	if (cfg->n_ports == 0)
 		die(NULL, "no ports: give --config FILE with [port NAME] "
@@ -1020,9 +1026,13 @@ check_ports(const struct roced_config *cfg)
 			if (strcmp(a->device, b->device) == 0)
 				die(a->where, "device %s is port %s already",
 				    a->device, b->name);
-			if (a->ipv4 == b->ipv4)
+			if (a->ipv4 != 0 && a->ipv4 == b->ipv4)
 				die(a->where, "address %s is port %s's already",
 				    roced_ip_str(a->ipv4, ip), b->name);
+			if (a->has_ipv6 && b->has_ipv6 &&
+			    memcmp(a->ipv6, b->ipv6, 16) == 0)
+				die(a->where, "address %s is port %s's already",
+				    roced_ip6_str(a->ipv6, ip6), b->name);
 		}
 	}
 }
@@ -1161,7 +1171,7 @@ roced_config_file_prefix(const struct roced_config *cfg)
 void
 roced_config_print(const struct roced_config *cfg, FILE *f)
 {
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN], ip6[INET6_ADDRSTRLEN];
 
 	fprintf(f, "EAL arguments:");
 	for (int i = 1; i < cfg->eal_argc; i++)
@@ -1188,6 +1198,9 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 		for (unsigned int k = 0; k < p->n_lcores; k++)
 			fprintf(f, "%d%s", p->lcores[k],
 				k + 1 < p->n_lcores ? ":" : "\n");
+		if (p->has_ipv6)
+			fprintf(f, "port %s: ip6 %s/%u\n", p->name,
+				roced_ip6_str(p->ipv6, ip6), p->prefix6);
 		fprintf(f, "port %s: cm_retry_count %u, cm_rnr_retry_count %u"
 			", qp_retry_count %u, local_ack_timeout %u%s"
 			", cm_response_timeout %u, max_cm_retries %u\n",

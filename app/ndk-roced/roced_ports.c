@@ -108,6 +108,7 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 	uint32_t size = sizeof(p->info);
 	ndk_status_t st;
 
+	memcpy(ac.ipv6, c->ipv6, sizeof(ac.ipv6));
 	memcpy(ac.mac, c->mac, sizeof(ac.mac));
 	st = ndk_adapter_open(&ac, &p->ad);
 	if (st != NDK_STATUS_SUCCESS) {

@@ -27,6 +27,7 @@
  */
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,12 @@ adapter_fill(const struct roced_port *p, struct rte_tel_data *d)
 		 p->info.mac[3], p->info.mac[4], p->info.mac[5]);
 	add_str(d, "mac", buf);
 	add_str(d, "ip", roced_ip_str(p->info.ipv4, buf));
+	if (c->has_ipv6) {
+		char b6[INET6_ADDRSTRLEN];
+
+		add_str(d, "ip6", roced_ip6_str(p->info.ipv6, b6));
+		rte_tel_data_add_dict_int(d, "prefix6", c->prefix6);
+	}
 	mask = c->prefix_len == 0 ? 0 :
 		rte_cpu_to_be_32(~0u << (32 - c->prefix_len));
 	add_str(d, "netmask", roced_ip_str(mask, buf));
@@ -213,7 +220,7 @@ static void
 qp_fill(const char *adapter, const struct ndk_qp_info *q,
 	struct rte_tel_data *d)
 {
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET6_ADDRSTRLEN];
 
 	rte_tel_data_start_dict(d);
 	add_str(d, "adapter", adapter);
@@ -221,6 +228,9 @@ qp_fill(const char *adapter, const struct ndk_qp_info *q,
 	add_str(d, "state", ndk_qp_state_str((enum ndk_qp_state)q->state));
 	rte_tel_data_add_dict_u64(d, "dest_qpn", q->dest_qpn);
 	add_str(d, "dest_ip", roced_ip_str(q->dest_ip, ip));
+	if (q->dest_ip == 0 && q->state != NDK_QP_STATE_RESET &&
+	    q->state != NDK_QP_STATE_INIT)
+		add_str(d, "dest_ip6", roced_ip6_str(q->dest_ip6, ip));
 	rte_tel_data_add_dict_u64(d, "path_mtu", q->path_mtu);
 	rte_tel_data_add_dict_u64(d, "send_psn", q->send_psn);
 	rte_tel_data_add_dict_u64(d, "unacked_psn", q->unacked_psn);

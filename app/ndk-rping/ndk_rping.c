@@ -287,6 +287,7 @@ rp_open(struct rp_ctx *c)
 	unsigned int lcore;
 	ndk_status_t st;
 
+	memcpy(cfg.ipv6, c->o.ipv6, sizeof(cfg.ipv6));
 	st = ndk_adapter_open(&cfg, &c->ad);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "open adapter on port %u: %s\n",
@@ -462,22 +463,47 @@ rp_fill(struct rp_ctx *c, uint32_t ping)
 	b[c->o.size - 1] = 0;
 }
 
+/*
+ * The -a address (@p any: the wildcard of its family) with @p port in @p a.
+ * Without -a (a server): IPv6's wildcard on an adapter with IPv6 (it takes
+ * both families), else IPv4's. @return the sockaddr's length.
+ */
+static socklen_t
+rp_sockaddr(const struct rp_opts *o, union ndk_sockaddr *a, uint16_t port,
+	    bool any)
+{
+	bool v6 = o->addr_v6 || (o->addr == 0 && o->ipv6_set);
+
+	memset(a, 0, sizeof(*a));
+	if (v6) {
+		a->sin6.sin6_family = AF_INET6;
+		if (!any && o->addr_v6)
+			memcpy(&a->sin6.sin6_addr, o->addr6, 16);
+		a->sin6.sin6_port = htons(port);
+		return sizeof(a->sin6);
+	}
+	a->sin.sin_family = AF_INET;
+	a->sin.sin_addr.s_addr = any ? 0 : o->addr;
+	a->sin.sin_port = htons(port);
+	return sizeof(a->sin);
+}
+
 static int
 rp_client(struct rp_ctx *c)
 {
-	struct sockaddr_in src = { .sin_family = AF_INET };
-	struct sockaddr_in dst = { .sin_family = AF_INET };
+	union ndk_sockaddr src, dst;
 	uint32_t ird = RTE_MIN(1u, c->info.max_inbound_read_limit);
+	socklen_t len;
 	ndk_status_t st;
 
-	dst.sin_addr.s_addr = c->o.addr;
-	dst.sin_port = htons(c->o.port);
+	/* From our address of the server's family (any: the adapter's). */
+	len = rp_sockaddr(&c->o, &dst, c->o.port, false);
+	rp_sockaddr(&c->o, &src, 0, true);
 	if (rp_new_qp(c) != 0 || rp_post_recv(c) != 0 ||
 	    ndk_create_connector(c->ad, &c->conn) != NDK_STATUS_SUCCESS)
 		return -1;
-	st = ndk_connect(c->conn, c->qp, (struct sockaddr *)&src, sizeof(src),
-			 (struct sockaddr *)&dst, sizeof(dst), ird, ird, NULL,
-			 0, rp_req_done, &c->req);
+	st = ndk_connect(c->conn, c->qp, &src.sa, len, &dst.sa, len, ird, ird,
+			 NULL, 0, rp_req_done, &c->req);
 	if (rp_wait_req(c, st, "connect") != NDK_STATUS_SUCCESS)
 		return -1;
 	st = ndk_complete_connect(c->conn, rp_disconnect_event, c,
@@ -587,15 +613,14 @@ rp_serve(struct rp_ctx *c)
 static int
 rp_server(struct rp_ctx *c)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	union ndk_sockaddr a;
+	socklen_t len = rp_sockaddr(&c->o, &a, c->o.port, false);
 	ndk_status_t st;
 
-	a.sin_addr.s_addr = c->o.addr;
-	a.sin_port = htons(c->o.port);
 	if (ndk_create_listener(c->ad, rp_connect_event, c, &c->lis) !=
 	    NDK_STATUS_SUCCESS)
 		return -1;
-	st = ndk_listen(c->lis, (struct sockaddr *)&a, sizeof(a));
+	st = ndk_listen(c->lis, &a.sa, len);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "listen on port %u: %s\n", c->o.port,
 			ndk_status_str(st));

@@ -13,6 +13,7 @@
 
 enum {
 	RP_OPT_IP = 256,
+	RP_OPT_IP6,
 	RP_OPT_PORT_ID,
 	RP_OPT_MTU,
 };
@@ -24,8 +25,11 @@ rp_usage(const char *prog)
 	printf("rping's options:\n");
 	printf("  -s            server\n");
 	printf("  -c            client\n");
-	printf("  -a addr       address: the server's (client) or the one to "
-	       "listen on (server; default any)\n");
+	printf("  -a addr       address, IPv4 or IPv6: the server's (client) "
+	       "or the one to\n"
+	       "                listen on (server; default any: both "
+	       "families on a\n"
+	       "                dual-stack adapter)\n");
 	printf("  -p port       port (default %d)\n", RP_DEF_PORT);
 	printf("  -C count      pings (default: forever)\n");
 	printf("  -S size       ping data size, %d..%d (default %d)\n",
@@ -35,7 +39,9 @@ rp_usage(const char *prog)
 	printf("  -d            debug: trace every step\n");
 	printf("  -P            persistent server: one client after another\n");
 	printf("ndk-roce's options:\n");
-	printf("  --ip=a.b.c.d  the adapter's IPv4 address (required)\n");
+	printf("  --ip=a.b.c.d  the adapter's IPv4 address\n");
+	printf("  --ip6=addr    the adapter's IPv6 address (one of --ip, "
+	       "--ip6 is required)\n");
 	printf("  --port-id=n   DPDK port of the adapter (default 0)\n");
 	printf("  --mtu=n       largest RDMA path MTU, 256..4096 (default "
 	       "4096)\n");
@@ -67,6 +73,7 @@ rp_parse_args(int argc, char **argv, struct rp_opts *o)
 {
 	static const struct option lopts[] = {
 		{ "ip", required_argument, NULL, RP_OPT_IP },
+		{ "ip6", required_argument, NULL, RP_OPT_IP6 },
 		{ "port-id", required_argument, NULL, RP_OPT_PORT_ID },
 		{ "mtu", required_argument, NULL, RP_OPT_MTU },
 		{ "help", no_argument, NULL, 'h' },
@@ -91,9 +98,14 @@ rp_parse_args(int argc, char **argv, struct rp_opts *o)
 			client = true;
 			break;
 		case 'a':
-			if (inet_pton(AF_INET, optarg, &a) != 1)
+			if (inet_pton(AF_INET, optarg, &a) == 1) {
+				o->addr = a.s_addr;
+				o->addr_v6 = false;
+			} else if (inet_pton(AF_INET6, optarg, o->addr6) == 1) {
+				o->addr_v6 = true;
+			} else {
 				return rp_bad("-a", optarg);
-			o->addr = a.s_addr;
+			}
 			break;
 		case 'p':
 			if (rp_num(optarg, 1, 65535, &v) != 0)
@@ -126,6 +138,11 @@ rp_parse_args(int argc, char **argv, struct rp_opts *o)
 				return rp_bad("--ip", optarg);
 			o->ipv4 = a.s_addr;
 			break;
+		case RP_OPT_IP6:
+			if (inet_pton(AF_INET6, optarg, o->ipv6) != 1)
+				return rp_bad("--ip6", optarg);
+			o->ipv6_set = true;
+			break;
 		case RP_OPT_PORT_ID:
 			if (rp_num(optarg, 0, 65535, &v) != 0)
 				return rp_bad("--port-id", optarg);
@@ -149,11 +166,11 @@ rp_parse_args(int argc, char **argv, struct rp_opts *o)
 		fprintf(stderr, "ndk-rping: give exactly one of -s and -c\n");
 		return 1;
 	}
-	if (o->ipv4 == 0) {
-		fprintf(stderr, "ndk-rping: --ip is required\n");
+	if (o->ipv4 == 0 && !o->ipv6_set) {
+		fprintf(stderr, "ndk-rping: --ip or --ip6 is required\n");
 		return 1;
 	}
-	if (client && o->addr == 0) {
+	if (client && o->addr == 0 && !o->addr_v6) {
 		fprintf(stderr, "ndk-rping: a client needs -a <server>\n");
 		return 1;
 	}

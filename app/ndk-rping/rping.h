@@ -52,8 +52,12 @@ struct rp_opts {
 	uint32_t count;          /* -C: pings, 0 = forever */
 	uint32_t size;           /* -S */
 	uint16_t port;           /* -p */
-	uint32_t addr;           /* -a, network order (0 = any, server) */
-	uint32_t ipv4;           /* --ip: the adapter's */
+	uint32_t addr;           /* -a IPv4, network order (0 = any, server) */
+	uint8_t addr6[16];       /* -a IPv6 */
+	bool addr_v6;            /* -a gave an IPv6 address */
+	uint32_t ipv4;           /* --ip: the adapter's (0: none) */
+	uint8_t ipv6[16];        /* --ip6: the adapter's */
+	bool ipv6_set;
 	uint16_t port_id;        /* --port-id */
 	uint32_t mtu;            /* --mtu: largest RDMA path MTU */
 };

@@ -258,7 +258,7 @@ att_cb_of(ndk_request_completion_fn done, void *ctx)
 
 static ndk_status_t
 att_connect(struct ndk_connector *c, struct ndk_qp *qp,
-	    const struct sockaddr_in *src, const struct sockaddr_in *dst,
+	    const union ndk_sockaddr *src, const union ndk_sockaddr *dst,
 	    uint32_t ird, uint32_t ord, const void *pdata, uint32_t pdata_len,
 	    ndk_request_completion_fn done, void *ctx)
 {
@@ -271,10 +271,8 @@ att_connect(struct ndk_connector *c, struct ndk_qp *qp,
 	rq.connect.conn = att_obj(c)->h;
 	rq.connect.qp = att_obj(qp)->h;
 	rq.connect.cb = att_cb_of(done, ctx);
-	rq.connect.src_ip = src->sin_addr.s_addr;
-	rq.connect.src_port = src->sin_port;
-	rq.connect.dst_ip = dst->sin_addr.s_addr;
-	rq.connect.dst_port = dst->sin_port;
+	ndk_attach_addr_put(&rq.connect.src, src);
+	ndk_attach_addr_put(&rq.connect.dst, dst);
 	rq.connect.pdata_len = pdata_len;
 	if (pdata_len != 0)
 		memcpy(rq.connect.pdata, pdata, pdata_len);
@@ -406,8 +404,8 @@ att_conn_data(struct ndk_connector *c, uint32_t *ird, uint32_t *ord,
 }
 
 static ndk_status_t
-att_conn_addresses(struct ndk_connector *c, struct sockaddr_in *local,
-		   struct sockaddr_in *peer)
+att_conn_addresses(struct ndk_connector *c, union ndk_sockaddr *local,
+		   union ndk_sockaddr *peer)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CONN_ADDR };
 	struct ndk_attach_rep rp;
@@ -417,18 +415,10 @@ att_conn_addresses(struct ndk_connector *c, struct sockaddr_in *local,
 	st = att_call(att_obj(c)->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
-	if (local != NULL) {
-		memset(local, 0, sizeof(*local));
-		local->sin_family = AF_INET;
-		local->sin_addr.s_addr = rp.conn_addr.local_ip;
-		local->sin_port = rp.conn_addr.local_port;
-	}
-	if (peer != NULL) {
-		memset(peer, 0, sizeof(*peer));
-		peer->sin_family = AF_INET;
-		peer->sin_addr.s_addr = rp.conn_addr.peer_ip;
-		peer->sin_port = rp.conn_addr.peer_port;
-	}
+	if ((local != NULL &&
+	     ndk_attach_addr_get(&rp.conn_addr.local, local) == 0) ||
+	    (peer != NULL && ndk_attach_addr_get(&rp.conn_addr.peer, peer) == 0))
+		return NDK_STATUS_INTERNAL_ERROR;
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -468,19 +458,18 @@ att_lis_close(struct ndk_listener *l, ndk_close_completion_fn done,
 }
 
 static ndk_status_t
-att_listen(struct ndk_listener *l, const struct sockaddr_in *addr)
+att_listen(struct ndk_listener *l, const union ndk_sockaddr *addr)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTEN };
 	struct ndk_attach_rep rp;
 
 	rq.listen.listener = att_obj(l)->h;
-	rq.listen.ip = addr->sin_addr.s_addr;
-	rq.listen.port = addr->sin_port;
+	ndk_attach_addr_put(&rq.listen.addr, addr);
 	return att_call(att_obj(l)->aa, &rq, &rp);
 }
 
 static ndk_status_t
-att_lis_addr(struct ndk_listener *l, struct sockaddr_in *addr)
+att_lis_addr(struct ndk_listener *l, union ndk_sockaddr *addr)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTENER_ADDR };
 	struct ndk_attach_rep rp;
@@ -490,11 +479,8 @@ att_lis_addr(struct ndk_listener *l, struct sockaddr_in *addr)
 	st = att_call(att_obj(l)->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
-	memset(addr, 0, sizeof(*addr));
-	addr->sin_family = AF_INET;
-	addr->sin_addr.s_addr = rp.listener_addr.ip;
-	addr->sin_port = rp.listener_addr.port;
-	return NDK_STATUS_SUCCESS;
+	return ndk_attach_addr_get(&rp.listener_addr.addr, addr) != 0 ?
+		NDK_STATUS_SUCCESS : NDK_STATUS_INTERNAL_ERROR;
 }
 
 static ndk_status_t

@@ -29,32 +29,52 @@ adapter_ok(const struct ndk_adapter *a)
 	return a != NULL && a->header.type == NDK_OBJECT_TYPE_ADAPTER;
 }
 
-/* An IPv4 sockaddr of at least sizeof(sockaddr_in) bytes, copied out. */
+/*
+ * An IPv4 sockaddr of at least sizeof(sockaddr_in) bytes or an IPv6 one of
+ * at least sizeof(sockaddr_in6), copied out.
+ */
 static ndk_status_t
-sin_in(const struct sockaddr *sa, socklen_t len, struct sockaddr_in *out)
+sa_in(const struct sockaddr *sa, socklen_t len, union ndk_sockaddr *out)
 {
 	if (sa == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
-	if (len < (socklen_t)sizeof(*out) || sa->sa_family != AF_INET)
-		return NDK_STATUS_INVALID_ADDRESS;
-	memcpy(out, sa, sizeof(*out));
-	return NDK_STATUS_SUCCESS;
+	memset(out, 0, sizeof(*out));
+	if (sa->sa_family == AF_INET && len >= (socklen_t)sizeof(out->sin)) {
+		memcpy(&out->sin, sa, sizeof(out->sin));
+		return NDK_STATUS_SUCCESS;
+	}
+	if (sa->sa_family == AF_INET6 && len >= (socklen_t)sizeof(out->sin6)) {
+		memcpy(&out->sin6, sa, sizeof(out->sin6));
+		return NDK_STATUS_SUCCESS;
+	}
+	return NDK_STATUS_INVALID_ADDRESS;
 }
 
-/* Copy @p sin to the caller's buffer with BUFFER_TOO_SMALL semantics. */
+/* Copy @p a to the caller's buffer with BUFFER_TOO_SMALL semantics. */
 static ndk_status_t
-sin_out(const struct sockaddr_in *sin, struct sockaddr *sa, socklen_t *len)
+sa_out(const union ndk_sockaddr *a, struct sockaddr *sa, socklen_t *len)
 {
-	socklen_t have;
+	socklen_t have, need;
 
 	if (len == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
+	need = a->sa.sa_family == AF_INET6 ? sizeof(a->sin6) : sizeof(a->sin);
 	have = *len;
-	*len = sizeof(*sin);
-	if (sa == NULL || have < (socklen_t)sizeof(*sin))
+	*len = need;
+	if (sa == NULL || have < need)
 		return NDK_STATUS_BUFFER_TOO_SMALL;
-	memcpy(sa, sin, sizeof(*sin));
+	memcpy(sa, a, need);
 	return NDK_STATUS_SUCCESS;
+}
+
+/* No peer: the family's wildcard address or a zero port. */
+static bool
+sa_unspecified(const union ndk_sockaddr *a)
+{
+	if (a->sa.sa_family == AF_INET6)
+		return IN6_IS_ADDR_UNSPECIFIED(&a->sin6.sin6_addr) ||
+			a->sin6.sin6_port == 0;
+	return a->sin.sin_addr.s_addr == INADDR_ANY || a->sin.sin_port == 0;
 }
 
 ndk_status_t
@@ -83,7 +103,7 @@ ndk_connect(struct ndk_connector *c, struct ndk_qp *qp,
 	    const void *private_data, uint32_t private_data_len,
 	    ndk_request_completion_fn done, void *context)
 {
-	struct sockaddr_in s, d;
+	union ndk_sockaddr s, d;
 	ndk_status_t st;
 
 	if (!conn_ok(c))
@@ -91,12 +111,12 @@ ndk_connect(struct ndk_connector *c, struct ndk_qp *qp,
 	if (qp == NULL || qp->header.type != NDK_OBJECT_TYPE_QP ||
 	    done == NULL || (private_data == NULL && private_data_len != 0))
 		return NDK_STATUS_INVALID_PARAMETER;
-	st = sin_in(src, src_len, &s);
+	st = sa_in(src, src_len, &s);
 	if (NDK_SUCCESS(st))
-		st = sin_in(dst, dst_len, &d);
+		st = sa_in(dst, dst_len, &d);
 	if (!NDK_SUCCESS(st))
 		return st;
-	if (d.sin_addr.s_addr == INADDR_ANY || d.sin_port == 0)
+	if (sa_unspecified(&d) || s.sa.sa_family != d.sa.sa_family)
 		return NDK_STATUS_INVALID_ADDRESS;
 	return c->dispatch->connect(c, qp, &s, &d, inbound_read_limit,
 				    outbound_read_limit, private_data,
@@ -168,15 +188,17 @@ static ndk_status_t
 conn_address(struct ndk_connector *c, bool peer, struct sockaddr *addr,
 	     socklen_t *len)
 {
-	struct sockaddr_in local, remote;
+	union ndk_sockaddr local, remote;
 	ndk_status_t st;
 
 	if (!conn_ok(c))
 		return NDK_STATUS_INVALID_HANDLE;
+	memset(&local, 0, sizeof(local));
+	memset(&remote, 0, sizeof(remote));
 	st = c->dispatch->get_addresses(c, &local, &remote);
 	if (!NDK_SUCCESS(st))
 		return st;
-	return sin_out(peer ? &remote : &local, addr, len);
+	return sa_out(peer ? &remote : &local, addr, len);
 }
 
 ndk_status_t
@@ -256,28 +278,29 @@ ndk_close_listener(struct ndk_listener *l, ndk_close_completion_fn done,
 ndk_status_t
 ndk_listen(struct ndk_listener *l, const struct sockaddr *addr, socklen_t len)
 {
-	struct sockaddr_in sin;
+	union ndk_sockaddr sa;
 	ndk_status_t st;
 
 	if (!lis_ok(l))
 		return NDK_STATUS_INVALID_HANDLE;
-	st = sin_in(addr, len, &sin);
+	st = sa_in(addr, len, &sa);
 	if (!NDK_SUCCESS(st))
 		return st;
-	return l->dispatch->listen(l, &sin);
+	return l->dispatch->listen(l, &sa);
 }
 
 ndk_status_t
 ndk_listener_get_local_address(struct ndk_listener *l, struct sockaddr *addr,
 			       socklen_t *len)
 {
-	struct sockaddr_in sin;
+	union ndk_sockaddr sa;
 	ndk_status_t st;
 
 	if (!lis_ok(l))
 		return NDK_STATUS_INVALID_HANDLE;
-	st = l->dispatch->get_local_address(l, &sin);
-	return NDK_SUCCESS(st) ? sin_out(&sin, addr, len) : st;
+	memset(&sa, 0, sizeof(sa));
+	st = l->dispatch->get_local_address(l, &sa);
+	return NDK_SUCCESS(st) ? sa_out(&sa, addr, len) : st;
 }
 
 ndk_status_t

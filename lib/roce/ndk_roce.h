@@ -5,10 +5,11 @@
 
 /**
  * @file
- * RoCEv2 wire format: InfiniBand transport headers carried in IPv4/UDP 4791.
+ * RoCEv2 wire format: InfiniBand transport headers carried in UDP 4791 over
+ * IPv4 or IPv6.
  *
  * Everything here is pure: header layouts and accessors, the per-opcode
- * table, 24-bit PSN arithmetic, the invariant CRC and Ethernet/IPv4/UDP
+ * table, 24-bit PSN arithmetic, the invariant CRC and Ethernet/IP/UDP
  * framing. Nothing calls ethdev, so the RC engines built on it can be tested
  * without a NIC. All multi-byte wire fields are big-endian; accessors take
  * and return host order.
@@ -45,11 +46,15 @@ extern "C" {
 #define NDK_ROCE_ICRC_LEN 4
 /** Ethernet + IPv4 (no options) + UDP. */
 #define NDK_ROCE_L2L4_LEN (RTE_ETHER_HDR_LEN + 20 + 8)
+/** Ethernet + IPv6 (no extension headers) + UDP. */
+#define NDK_ROCE_L2L4_LEN6 (RTE_ETHER_HDR_LEN + 40 + 8)
+/** The longer of the two. */
+#define NDK_ROCE_L2L4_MAX NDK_ROCE_L2L4_LEN6
 /** Largest transport header (BTH + extension headers) of any opcode. */
 #define NDK_ROCE_MAX_TRANSPORT_HDR 64
 /** Frame overhead of an RC packet beyond its payload, worst case. */
 #define NDK_ROCE_MAX_OVERHEAD \
-	(NDK_ROCE_L2L4_LEN + NDK_ROCE_MAX_TRANSPORT_HDR + 3 + NDK_ROCE_ICRC_LEN)
+	(NDK_ROCE_L2L4_MAX + NDK_ROCE_MAX_TRANSPORT_HDR + 3 + NDK_ROCE_ICRC_LEN)
 
 /** 24-bit field masks. */
 #define NDK_ROCE_PSN_MASK 0xFFFFFFu
@@ -421,8 +426,9 @@ uint32_t ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 /**
  * Start the ICRC of a packet written piecewise: the CRC-32 register after
  * the masked pseudo-LRH and the first @p len bytes from @p l3 (which must
- * hold at least the IPv4 header, UDP header and BTH, masked as the spec
- * says). Continue with ndk_roce_crc32_update() or ndk_roce_crc32_copy()
+ * hold at least the IP header, UDP header and BTH, masked as the spec
+ * says: IPv4 TOS, TTL and checksum, or IPv6 traffic class, flow label and
+ * hop limit; the UDP checksum; BTH byte 4). Continue with ndk_roce_crc32_update() or ndk_roce_crc32_copy()
  * over the rest of the packet up to the ICRC (payload and pad); the ICRC
  * is the complement of the final register, as ndk_roce_icrc_buf() returns.
  */
@@ -431,7 +437,7 @@ uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
 /**
  * ICRC of a RoCEv2 packet held in a flat buffer.
  *
- * @param l3   IPv4 header start.
+ * @param l3   IPv4 or IPv6 header start (the version nibble tells which).
  * @param len  bytes from @p l3 up to, not including, the ICRC.
  * @return the ICRC value; its little-endian encoding is the 4 wire bytes.
  */
@@ -441,23 +447,25 @@ uint32_t ndk_roce_icrc_buf(const void *l3, size_t len);
  * ICRC of a RoCEv2 packet in a (possibly multi-segment) mbuf. Headers up to
  * the end of the BTH must lie in the first segment.
  *
- * @param l3_off offset of the IPv4 header in the packet.
- * @param len    bytes from the IPv4 header up to, not including, the ICRC.
+ * @param l3_off offset of the IP header in the packet.
+ * @param len    bytes from the IP header up to, not including, the ICRC.
  */
 uint32_t ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off,
 			    uint32_t len);
 
 /* ------------------------------------------------------------------ */
-/* Ethernet / IPv4 / UDP framing                                       */
+/* Ethernet / IP / UDP framing                                         */
 /* ------------------------------------------------------------------ */
 
 /**
- * Precomputed Ethernet + IPv4 + UDP header of one flow (one QP): only the
+ * Precomputed Ethernet + IP + UDP header of one flow (one QP): only the
  * lengths and the IPv4 checksum change per packet.
  */
 struct ndk_roce_l2l4 {
-	uint8_t hdr[NDK_ROCE_L2L4_LEN];
+	uint8_t hdr[NDK_ROCE_L2L4_MAX];
 	uint32_t csum_base; /**< IPv4 checksum partial sum without total length */
+	uint8_t len;        /**< NDK_ROCE_L2L4_LEN, or _LEN6 for IPv6 */
+	bool ipv6;          /**< IPv6 header */
 };
 
 /**
@@ -474,13 +482,41 @@ void ndk_roce_l2l4_init(struct ndk_roce_l2l4 *t,
 			uint8_t tos, uint8_t ttl);
 
 /**
+ * Prepare an IPv6 header template: next header UDP, no extension headers.
+ * @param sip, dip     IPv6 addresses (16 bytes, network order).
+ * @param sport        UDP source port (host order).
+ * @param tclass       traffic class (DSCP << 2 | ECN).
+ * @param flow_label   20-bit flow label (rxe sends 0).
+ * @param hop_limit    hop limit.
+ */
+void ndk_roce_l2l4_init6(struct ndk_roce_l2l4 *t,
+			 const struct rte_ether_addr *src,
+			 const struct rte_ether_addr *dst,
+			 const uint8_t sip[16], const uint8_t dip[16],
+			 uint16_t sport, uint8_t tclass, uint32_t flow_label,
+			 uint8_t hop_limit);
+
+/**
  * Write the template at @p frame with the lengths of a UDP payload of
- * @p udp_payload bytes (BTH .. ICRC inclusive) and a valid IPv4 checksum.
- * The UDP checksum is 0 (RoCEv2 protects the payload with the ICRC).
- * @return pointer to where the BTH goes (frame + NDK_ROCE_L2L4_LEN).
+ * @p udp_payload bytes (BTH .. ICRC inclusive) and, for IPv4, a valid
+ * header checksum. The UDP checksum is 0 on both IP versions: RoCEv2
+ * protects the packet with the ICRC, and rxe sends and accepts 0 on IPv6
+ * too (its IPv6 UDP socket does not require checksums).
+ * @return pointer to where the BTH goes (frame + t->len).
  */
 uint8_t *ndk_roce_l2l4_write(const struct ndk_roce_l2l4 *t, uint8_t *frame,
 			     uint16_t udp_payload);
+
+/**
+ * Ethernet + IP + UDP bytes of a frame this library built (untagged):
+ * NDK_ROCE_L2L4_LEN6 if its EtherType is IPv6, else NDK_ROCE_L2L4_LEN.
+ */
+static inline uint32_t
+ndk_roce_frame_l2l4_len(const uint8_t *frame)
+{
+	return frame[12] == 0x86 && frame[13] == 0xDD ? NDK_ROCE_L2L4_LEN6 :
+		NDK_ROCE_L2L4_LEN;
+}
 
 /** UDP source port for a connection (symmetric in the two QPNs). */
 uint16_t ndk_roce_udp_sport(uint32_t lqpn, uint32_t rqpn);
@@ -488,10 +524,10 @@ uint16_t ndk_roce_udp_sport(uint32_t lqpn, uint32_t rqpn);
 /** Why a received frame was not accepted by ndk_roce_parse(). */
 enum ndk_roce_parse_err {
 	NDK_ROCE_PARSE_OK = 0,
-	NDK_ROCE_PARSE_NOT_IPV4,     /**< not IPv4 (ARP etc.: not RoCE) */
-	NDK_ROCE_PARSE_NOT_ROCE,     /**< IPv4 but not UDP/4791 */
+	NDK_ROCE_PARSE_NOT_IPV4,     /**< neither IPv4 nor IPv6 (ARP...) */
+	NDK_ROCE_PARSE_NOT_ROCE,     /**< IP but not UDP/4791 (ICMPv6...) */
 	NDK_ROCE_PARSE_TRUNCATED,    /**< shorter than its headers claim */
-	NDK_ROCE_PARSE_BAD_IP,       /**< bad IPv4 version/IHL/length/fragment */
+	NDK_ROCE_PARSE_BAD_IP,       /**< bad version/IHL/length/fragment */
 	NDK_ROCE_PARSE_BAD_UDP,      /**< UDP length inconsistent */
 	NDK_ROCE_PARSE_BAD_OPCODE,   /**< undefined or unsupported opcode */
 	NDK_ROCE_PARSE_BAD_BTH,      /**< TVer != 0 or bad pad count */
@@ -507,7 +543,9 @@ struct ndk_roce_pkt {
 	struct rte_mbuf *m;
 	const struct ndk_roce_opcode_info *op;
 	const struct ndk_roce_bth *bth; /**< in the first segment */
-	rte_be32_t sip, dip;            /**< network order */
+	rte_be32_t sip, dip;            /**< IPv4, network order; 0 on IPv6 */
+	const uint8_t *sip6;            /**< IPv6 source (in the header), */
+	const uint8_t *dip6;            /**< destination; NULL on IPv4 */
 	struct rte_ether_addr smac;
 	uint16_t sport;                 /**< UDP source port, host order */
 	uint8_t opcode;
@@ -516,14 +554,15 @@ struct ndk_roce_pkt {
 	bool ackreq;
 	uint32_t qpn;
 	uint32_t psn;
-	uint32_t l3_off;                /**< IPv4 header offset in the packet */
+	uint32_t l3_off;                /**< IP header offset in the packet */
 	uint32_t payload_off;           /**< payload offset in the packet */
 	uint32_t payload_len;           /**< payload bytes, pad and ICRC excluded */
 };
 
 /**
  * Parse and validate a frame: Ethernet (optionally one 802.1Q tag), IPv4
- * without fragmentation, UDP to port 4791, BTH with a defined opcode, lengths
+ * without fragmentation or IPv6 whose next header is UDP (no extension
+ * headers), UDP to port 4791 (any UDP checksum: the ICRC covers the packet), BTH with a defined opcode, lengths
  * that hold every header, pad and ICRC, and (if @p check_icrc) the ICRC.
  * @return NDK_ROCE_PARSE_OK or the reason the frame is not a valid packet.
  */
@@ -552,7 +591,7 @@ bool ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p);
  */
 
 /**
- * The ICRC register of parsed packet @p p after its headers (masked IPv4,
+ * The ICRC register of parsed packet @p p after its headers (masked IP,
  * UDP, BTH and extension headers, up to the payload).
  */
 uint32_t ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p);
@@ -762,24 +801,33 @@ const char *ndk_roce_cm_attr_str(uint16_t attr_id);
 /** Bytes of the RDMA-CM header at the front of a REQ's private data. */
 #define NDK_ROCE_CMA_HDR_LEN 36
 
-/** RDMA-CM's IP header in a REQ (IPv4 only here). */
+/**
+ * RDMA-CM's IP header in a REQ: version, IP version (high nibble of byte
+ * 1), the initiator's port and two 16-byte address fields, which hold an
+ * IPv6 address or, for IPv4, 12 zero bytes and the IPv4 address.
+ */
 struct ndk_roce_cma_hdr {
 	uint8_t cma_version;      /**< 0x00 */
 	uint8_t ip_version;       /**< 4 or 6 */
 	uint16_t src_port;        /**< the initiator's port, host order */
-	rte_be32_t src_ip;        /**< IPv4, network order */
+	rte_be32_t src_ip;        /**< IPv4, network order (ip_version 4) */
 	rte_be32_t dst_ip;
+	uint8_t src_ip6[16];      /**< IPv6 (ip_version 6) */
+	uint8_t dst_ip6[16];
 };
 
 /**
  * Read the RDMA-CM header from REQ private data.
  * @return 0, -EPROTO for a CMA version other than 0, -EAFNOSUPPORT for an
- *   IP version other than 4.
+ *   IP version other than 4 or 6.
  */
 int ndk_roce_cma_hdr_decode(const uint8_t *pdata,
 			    struct ndk_roce_cma_hdr *h);
 
-/** Write the RDMA-CM header of an IPv4 REQ at @p pdata. */
+/**
+ * Write the RDMA-CM header of a REQ at @p pdata: the IPv4 fields if
+ * h->ip_version is 4, the IPv6 ones if it is 6.
+ */
 void ndk_roce_cma_hdr_encode(uint8_t *pdata, const struct ndk_roce_cma_hdr *h);
 
 /** The IPv4-mapped GID (::ffff:a.b.c.d) of an address in network order. */
@@ -792,15 +840,26 @@ ndk_roce_gid_from_ipv4(uint8_t gid[16], rte_be32_t ip)
 	memcpy(gid + 12, &ip, 4);
 }
 
+/**
+ * True if @p gid is an IPv4-mapped GID (::ffff:a.b.c.d); any other GID is
+ * an IPv6 address (RoCEv2 GIDs are IP addresses).
+ */
+static inline bool
+ndk_roce_gid_is_ipv4(const uint8_t gid[16])
+{
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xFF, 0xFF };
+
+	return memcmp(gid, pfx, sizeof(pfx)) == 0;
+}
+
 /** The IPv4 address of an IPv4-mapped GID, 0 if it is not one. */
 static inline rte_be32_t
 ndk_roce_gid_to_ipv4(const uint8_t gid[16])
 {
-	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					 0xFF, 0xFF };
 	rte_be32_t ip;
 
-	if (memcmp(gid, pfx, sizeof(pfx)) != 0)
+	if (!ndk_roce_gid_is_ipv4(gid))
 		return 0;
 	memcpy(&ip, gid + 12, 4);
 	return ip;

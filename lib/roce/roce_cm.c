@@ -366,6 +366,11 @@ ndk_roce_cma_hdr_decode(const uint8_t *pdata, struct ndk_roce_cma_hdr *h)
 	h->src_port = get16(pdata + 2);
 	if (h->cma_version != 0)
 		return -EPROTO;
+	if (h->ip_version == 6) {
+		memcpy(h->src_ip6, pdata + CMA_OFF_SRC, 16);
+		memcpy(h->dst_ip6, pdata + CMA_OFF_DST, 16);
+		return 0;
+	}
 	if (h->ip_version != 4)
 		return -EAFNOSUPPORT;
 	memcpy(&h->src_ip, pdata + CMA_OFF_SRC + CMA_IPV4_PAD, 4);
@@ -380,6 +385,11 @@ ndk_roce_cma_hdr_encode(uint8_t *pdata, const struct ndk_roce_cma_hdr *h)
 	pdata[0] = h->cma_version;
 	pdata[1] = (uint8_t)(h->ip_version << 4);
 	put16(pdata + 2, h->src_port);
+	if (h->ip_version == 6) {
+		memcpy(pdata + CMA_OFF_SRC, h->src_ip6, 16);
+		memcpy(pdata + CMA_OFF_DST, h->dst_ip6, 16);
+		return;
+	}
 	memcpy(pdata + CMA_OFF_SRC + CMA_IPV4_PAD, &h->src_ip, 4);
 	memcpy(pdata + CMA_OFF_DST + CMA_IPV4_PAD, &h->dst_ip, 4);
 }

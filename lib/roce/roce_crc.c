@@ -689,8 +689,10 @@ ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len)
 /* ICRC                                                                */
 /* ------------------------------------------------------------------ */
 
-/* IPv4 header (up to 60 bytes) + UDP + BTH. */
+/* IPv4 header (up to 60 bytes; IPv6: 40) + UDP + BTH. */
 #define ICRC_HDR_MAX (60 + 8 + NDK_ROCE_BTH_LEN)
+/* The fixed IPv6 header (RoCEv2 carries no extension headers). */
+#define ICRC_IP6_HLEN 40
 /*
  * The masked copy of the headers is extended to a multiple of 16 bytes
  * (with the bytes that follow them, when the packet has them), so that
@@ -715,11 +717,14 @@ icrc_hdr_chunk(size_t len, size_t ihl)
 					   (size_t)ICRC_HDR_ALIGN));
 }
 
+/* IP header length from its first byte: 40 for IPv6, IHL for IPv4. */
 static inline size_t
 icrc_ip_hdr_len(uint8_t ver_ihl)
 {
 	size_t ihl = (size_t)(ver_ihl & 0x0F) << 2;
 
+	if ((ver_ihl >> 4) == 6)
+		return ICRC_IP6_HLEN;
 	return ihl < 20 ? 20 : ihl;
 }
 
@@ -731,13 +736,25 @@ mask_byte(uint8_t *h, size_t hlen, size_t idx)
 }
 
 /*
- * Force the variant fields of the first @p hlen bytes (IPv4 + UDP + BTH) to
- * ones: IPv4 TOS, TTL and checksum, UDP checksum, BTH byte 4 (FECN, BECN,
- * reserved). IPv4 options, if any, are covered as transmitted.
+ * Force the variant fields of the first @p hlen bytes (IP + UDP + BTH) to
+ * ones: IPv4 TOS, TTL and checksum, or IPv6 traffic class, flow label and
+ * hop limit; UDP checksum, BTH byte 4 (FECN, BECN, reserved). IPv4
+ * options, if any, are covered as transmitted. @p ihl is 40 for IPv6.
  */
 static inline void
 icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
 {
+	if (ihl == ICRC_IP6_HLEN && hlen > 0 && (h[0] >> 4) == 6) {
+		h[0] |= 0x0F;                    /* traffic class, high */
+		mask_byte(h, hlen, 1);           /* TC low, flow label */
+		mask_byte(h, hlen, 2);
+		mask_byte(h, hlen, 3);
+		mask_byte(h, hlen, 7);           /* hop limit */
+		mask_byte(h, hlen, ihl + 6);     /* UDP checksum */
+		mask_byte(h, hlen, ihl + 7);
+		mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
+		return;
+	}
 	if (likely(hlen >= ihl + 8 + NDK_ROCE_BTH_LEN)) {
 		h[1] = 0xFF;
 		h[8] = 0xFF;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * Ethernet/IPv4/UDP framing of RoCEv2 packets: per-flow header templates,
+ * Ethernet/IPv4-or-IPv6/UDP framing of RoCEv2 packets: per-flow header templates,
  * UDP source-port entropy, the receive-side parser and mbuf helpers.
  */
 
@@ -23,6 +23,8 @@
 #define UDP_HDR_LEN 8
 #define IPV4_OFF_IP (RTE_ETHER_HDR_LEN)
 #define IPV4_OFF_UDP (RTE_ETHER_HDR_LEN + IPV4_HDR_LEN)
+#define IPV6_HDR_LEN 40
+#define IPV6_OFF_UDP (RTE_ETHER_HDR_LEN + IPV6_HDR_LEN)
 
 /* ------------------------------------------------------------------ */
 /* Templates                                                           */
@@ -51,20 +53,35 @@ fold_sum16(uint32_t sum)
 	return (uint16_t)sum;
 }
 
+/* Ethernet header at t->hdr and the UDP header at @p udp_off. */
+static void
+l2l4_eth_udp(struct ndk_roce_l2l4 *t, const struct rte_ether_addr *src,
+	     const struct rte_ether_addr *dst, uint16_t etype,
+	     uint32_t udp_off, uint16_t sport)
+{
+	struct rte_ether_hdr eth;
+	struct rte_udp_hdr udp;
+
+	rte_ether_addr_copy(dst, &eth.dst_addr);
+	rte_ether_addr_copy(src, &eth.src_addr);
+	eth.ether_type = rte_cpu_to_be_16(etype);
+	udp.src_port = rte_cpu_to_be_16(sport);
+	udp.dst_port = RTE_BE16(NDK_ROCE_UDP_PORT);
+	udp.dgram_len = 0;        /* per packet */
+	udp.dgram_cksum = 0;      /* covered by the ICRC instead (both IPs) */
+	memcpy(t->hdr, &eth, sizeof(eth));
+	memcpy(t->hdr + udp_off, &udp, sizeof(udp));
+}
+
 void
 ndk_roce_l2l4_init(struct ndk_roce_l2l4 *t, const struct rte_ether_addr *src,
 		   const struct rte_ether_addr *dst, rte_be32_t sip,
 		   rte_be32_t dip, uint16_t sport, uint8_t tos, uint8_t ttl)
 {
-	struct rte_ether_hdr eth;
 	struct rte_ipv4_hdr ip;
-	struct rte_udp_hdr udp;
 
 	memset(t, 0, sizeof(*t));
-
-	rte_ether_addr_copy(dst, &eth.dst_addr);
-	rte_ether_addr_copy(src, &eth.src_addr);
-	eth.ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	l2l4_eth_udp(t, src, dst, RTE_ETHER_TYPE_IPV4, IPV4_OFF_UDP, sport);
 
 	memset(&ip, 0, sizeof(ip));
 	ip.version_ihl = RTE_IPV4_VHL_DEF;
@@ -78,16 +95,37 @@ ndk_roce_l2l4_init(struct ndk_roce_l2l4 *t, const struct rte_ether_addr *src,
 	ip.src_addr = sip;
 	ip.dst_addr = dip;
 
-	udp.src_port = rte_cpu_to_be_16(sport);
-	udp.dst_port = RTE_BE16(NDK_ROCE_UDP_PORT);
-	udp.dgram_len = 0;        /* per packet */
-	udp.dgram_cksum = 0;      /* RoCEv2: covered by the ICRC instead */
-
-	memcpy(t->hdr, &eth, sizeof(eth));
 	memcpy(t->hdr + IPV4_OFF_IP, &ip, sizeof(ip));
-	memcpy(t->hdr + IPV4_OFF_UDP, &udp, sizeof(udp));
 	/* Sum of the constant header words; write() adds the total length. */
 	t->csum_base = ones_sum16(t->hdr + IPV4_OFF_IP, IPV4_HDR_LEN);
+	t->len = NDK_ROCE_L2L4_LEN;
+	t->ipv6 = false;
+}
+
+void
+ndk_roce_l2l4_init6(struct ndk_roce_l2l4 *t, const struct rte_ether_addr *src,
+		    const struct rte_ether_addr *dst, const uint8_t sip[16],
+		    const uint8_t dip[16], uint16_t sport, uint8_t tclass,
+		    uint32_t flow_label, uint8_t hop_limit)
+{
+	struct rte_ipv6_hdr ip;
+
+	memset(t, 0, sizeof(*t));
+	l2l4_eth_udp(t, src, dst, RTE_ETHER_TYPE_IPV6, IPV6_OFF_UDP, sport);
+
+	memset(&ip, 0, sizeof(ip));
+	ip.vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tclass << 20 |
+				       (flow_label & 0xFFFFFu));
+	ip.payload_len = 0;       /* per packet */
+	ip.proto = IPPROTO_UDP;
+	ip.hop_limits = hop_limit;
+	memcpy(&ip.src_addr, sip, 16);
+	memcpy(&ip.dst_addr, dip, 16);
+
+	/* UDP checksum 0 as rxe sends it on IPv6 too; the ICRC covers all. */
+	memcpy(t->hdr + IPV4_OFF_IP, &ip, sizeof(ip));
+	t->len = NDK_ROCE_L2L4_LEN6;
+	t->ipv6 = true;
 }
 
 uint8_t *
@@ -100,6 +138,17 @@ ndk_roce_l2l4_write(const struct ndk_roce_l2l4 *t, uint8_t *frame,
 					udp_payload));
 	uint16_t csum;
 
+	if (t->ipv6) {
+		/* IPv6 payload length = UDP length; no header checksum. */
+		memcpy(frame, t->hdr, NDK_ROCE_L2L4_LEN6);
+		memcpy(frame + IPV4_OFF_IP +
+		       offsetof(struct rte_ipv6_hdr, payload_len),
+		       &udp_len, sizeof(udp_len));
+		memcpy(frame + IPV6_OFF_UDP +
+		       offsetof(struct rte_udp_hdr, dgram_len),
+		       &udp_len, sizeof(udp_len));
+		return frame + NDK_ROCE_L2L4_LEN6;
+	}
 	memcpy(frame, t->hdr, NDK_ROCE_L2L4_LEN);
 	/* Sum of native-order words is byte-order independent. */
 	csum = (uint16_t)~fold_sum16(t->csum_base + ip_len);
@@ -160,7 +209,8 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t seg_len = m->data_len;
 	const struct rte_ether_hdr *eth;
-	const struct rte_ipv4_hdr *ip;
+	const struct rte_ipv4_hdr *ip = NULL;
+	const struct rte_ipv6_hdr *ip6 = NULL;
 	const struct rte_udp_hdr *udp;
 	const struct ndk_roce_bth *bth;
 	const struct ndk_roce_opcode_info *op;
@@ -182,8 +232,24 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 		etype = vh->eth_proto;
 		l3 += sizeof(*vh);
 	}
-	if (etype != RTE_BE16(RTE_ETHER_TYPE_IPV4))
-		return NDK_ROCE_PARSE_NOT_IPV4;
+	if (unlikely(etype != RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+		if (etype != RTE_BE16(RTE_ETHER_TYPE_IPV6))
+			return NDK_ROCE_PARSE_NOT_IPV4;
+		/*
+		 * IPv6: UDP right after the fixed header (RoCEv2 uses no
+		 * extension headers); the payload length bounds the rest.
+		 */
+		if (seg_len < l3 + IPV6_HDR_LEN)
+			return NDK_ROCE_PARSE_TRUNCATED;
+		ip6 = (const struct rte_ipv6_hdr *)(d + l3);
+		if ((rte_be_to_cpu_32(ip6->vtc_flow) >> 28) != 6)
+			return NDK_ROCE_PARSE_BAD_IP;
+		if (ip6->proto != IPPROTO_UDP)
+			return NDK_ROCE_PARSE_NOT_ROCE;
+		ihl = IPV6_HDR_LEN;
+		ip_len = IPV6_HDR_LEN + rte_be_to_cpu_16(ip6->payload_len);
+		goto udp;
+	}
 
 	/* IPv4: no fragments; the total length bounds everything below. */
 	if (seg_len < l3 + IPV4_HDR_LEN)
@@ -202,6 +268,7 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 	ip_len = rte_be_to_cpu_16(ip->total_length);
 	if (ip_len < ihl)
 		return NDK_ROCE_PARSE_BAD_IP;
+udp:
 	/* Longer frames are fine (Ethernet padding); shorter are not. */
 	if (m->pkt_len < l3 + ip_len || ip_len < ihl + UDP_HDR_LEN ||
 	    seg_len < l3 + ihl + UDP_HDR_LEN)
@@ -242,8 +309,17 @@ ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 	p->m = m;
 	p->op = op;
 	p->bth = bth;
-	p->sip = ip->src_addr;
-	p->dip = ip->dst_addr;
+	if (ip6 != NULL) {
+		p->sip = 0;
+		p->dip = 0;
+		p->sip6 = (const uint8_t *)&ip6->src_addr;
+		p->dip6 = (const uint8_t *)&ip6->dst_addr;
+	} else {
+		p->sip = ip->src_addr;
+		p->dip = ip->dst_addr;
+		p->sip6 = NULL;
+		p->dip6 = NULL;
+	}
 	rte_ether_addr_copy(&eth->src_addr, &p->smac);
 	p->sport = rte_be_to_cpu_16(udp->src_port);
 	p->opcode = bth->opcode;

@@ -26,7 +26,11 @@
  *   (stops polling, prints STOPPED) and "close" / EOF (prints CLOSED).
  *
  *   attach-cm <EAL args> -- --ip A --peer B (--server [--fill] |
- *                           --client) [--port N]
+ *                           --client) [--port N] [--ip6 A6 --peer6 B6]
+ *
+ * --ip6/--peer6: the connection runs over IPv6 (the embedded adapter gets
+ * A6 beside A; the server listens on in6addr_any, the client connects from
+ * :: to B6) and the server checks the peer's IPv6 address.
  *
  * --fill (attached server, NDK_ATTACH_EV_SLOTS=8 in its environment):
  * first fill the event ring with promises, print FULL, wait for "free"
@@ -75,6 +79,8 @@ static struct {
 	uint32_t tok;
 	bool notify;               /* wait for completions by notification */
 	bool fill;                 /* --fill: refuse a request (full ring) */
+	bool v6;                   /* --ip6/--peer6: over IPv6 */
+	uint8_t ip6[16], peer6[16];
 	int done, notified, disc;
 	uint32_t disc_reason, n_notify;
 	ndk_status_t st;
@@ -382,7 +388,9 @@ fill_events(void)
 static void
 server(uint32_t ip, uint32_t peer, uint16_t port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET }, pa;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6 };
+	union ndk_sockaddr pa;
 	uint8_t pd[256], want[SRV_PDATA];
 	uint32_t ird, ord, len = sizeof(pd);
 	socklen_t plen = sizeof(pa);
@@ -395,10 +403,12 @@ server(uint32_t ip, uint32_t peer, uint16_t port)
 
 	sa.sin_addr.s_addr = ip;
 	sa.sin_port = htons(port);
+	sa6.sin6_port = htons(port);      /* in6addr_any: both families */
 	if (ndk_create_listener(g.ad, on_connect, NULL, &lis) !=
 	    NDK_STATUS_SUCCESS)
 		fail("listener");
-	post_ok(ndk_listen(lis, (struct sockaddr *)&sa, sizeof(sa)), "listen");
+	post_ok(g.v6 ? ndk_listen(lis, (struct sockaddr *)&sa6, sizeof(sa6)) :
+		ndk_listen(lis, (struct sockaddr *)&sa, sizeof(sa)), "listen");
 	printf("LISTENING\n");
 	fflush(stdout);
 	if (g.fill)
@@ -421,9 +431,10 @@ server(uint32_t ip, uint32_t peer, uint16_t port)
 	pattern(want, CLI_PDATA, 5);
 	if (len < CLI_PDATA || memcmp(pd, want, CLI_PDATA) != 0)
 		fail("the caller's private data differ");
-	post_ok(ndk_get_peer_address(g.conn, (struct sockaddr *)&pa, &plen),
-		"peer address");
-	if (pa.sin_addr.s_addr != peer)
+	post_ok(ndk_get_peer_address(g.conn, &pa.sa, &plen), "peer address");
+	if (g.v6 ? plen != sizeof(pa.sin6) || pa.sa.sa_family != AF_INET6 ||
+	    memcmp(&pa.sin6.sin6_addr, g.peer6, 16) != 0 :
+	    pa.sin.sin_addr.s_addr != peer)
 		fail("peer address is not the client's");
 	pattern(want, SRV_PDATA, 6);
 	if (wait_req(ndk_accept(g.conn, g.qp, 4, 4, want, SRV_PDATA, on_disc,
@@ -498,12 +509,24 @@ client_connect(struct ndk_qp *qp, uint32_t ip, uint32_t peer,
 {
 	struct sockaddr_in src = { .sin_family = AF_INET };
 	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct sockaddr_in6 src6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in6 dst6 = { .sin6_family = AF_INET6 };
 
 	src.sin_addr.s_addr = ip;
 	dst.sin_addr.s_addr = peer;
 	dst.sin_port = htons(port);
+	memcpy(&dst6.sin6_addr, g.peer6, 16);
+	dst6.sin6_port = htons(port);
 	if (ndk_create_connector(g.ad, &g.conn) != NDK_STATUS_SUCCESS)
 		fail("connector");
+	if (g.v6)
+		return wait_req(ndk_connect(g.conn, qp,
+					    (struct sockaddr *)&src6,
+					    sizeof(src6),
+					    (struct sockaddr *)&dst6,
+					    sizeof(dst6), 4, 4, pdata,
+					    CLI_PDATA, req_done, NULL),
+				"connect");
 	return wait_req(ndk_connect(g.conn, qp, (struct sockaddr *)&src,
 				    sizeof(src), (struct sockaddr *)&dst,
 				    sizeof(dst), 4, 4, pdata, CLI_PDATA,
@@ -624,6 +647,7 @@ open_all(uint32_t ip)
 		.socket_id = SOCKET_ID_ANY,
 	};
 
+	memcpy(ac.ipv6, g.ip6, sizeof(ac.ipv6));
 	if (ndk_adapter_open(&ac, &g.ad) != NDK_STATUS_SUCCESS)
 		fail("adapter");
 	printf("OPEN\n");
@@ -662,6 +686,8 @@ main(int argc, char **argv)
 		{ "server", no_argument, NULL, 's' },
 		{ "client", no_argument, NULL, 'c' },
 		{ "fill", no_argument, NULL, 'f' },
+		{ "ip6", required_argument, NULL, '6' },
+		{ "peer6", required_argument, NULL, '7' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t ip = 0, peer = 0;
@@ -684,6 +710,10 @@ main(int argc, char **argv)
 			role = c;
 		else if (c == 'f')
 			g.fill = true;
+		else if (c == '6' && inet_pton(AF_INET6, optarg, g.ip6) == 1)
+			g.v6 = true;
+		else if (c == '7' && inet_pton(AF_INET6, optarg, g.peer6) == 1)
+			g.v6 = true;
 		else
 			fail("usage: attach-cm <EAL> -- --ip A --peer B "
 			     "--server|--client");

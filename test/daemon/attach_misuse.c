@@ -48,6 +48,13 @@ struct app {
 
 static unsigned int checked;
 
+/* An IPv4 address (network order) into a protocol address's bytes. */
+static void
+put_ip4(uint8_t *addr, in_addr_t ip)
+{
+	memcpy(addr, &ip, sizeof(ip));
+}
+
 static void
 fail(const char *what)
 {
@@ -281,8 +288,10 @@ pending_connect(const struct app *x)
 
 	rq.connect.conn = x->conn;
 	rq.connect.qp = x->qp;
-	rq.connect.dst_ip = inet_addr("10.255.255.1");
-	rq.connect.dst_port = htons(7000);
+	rq.connect.src.family = AF_INET;
+	rq.connect.dst.family = AF_INET;
+	put_ip4(rq.connect.dst.addr, inet_addr("10.255.255.1"));
+	rq.connect.dst.port = htons(7000);
 	rq.connect.ird = rq.connect.ord = 1;
 	rq.connect.cb.fn = 0x1234;
 	rq.connect.cb.ctx = 0x5678;
@@ -340,8 +349,10 @@ ring_full(const char *port)
 	make(z.id, req_cq_arm(cq[0]), &rp);
 	rq.connect.conn = z.conn;
 	rq.connect.qp = z.qp;
-	rq.connect.dst_ip = inet_addr("10.255.255.1");
-	rq.connect.dst_port = htons(7000);
+	rq.connect.src.family = AF_INET;
+	rq.connect.dst.family = AF_INET;
+	put_ip4(rq.connect.dst.addr, inet_addr("10.255.255.1"));
+	rq.connect.dst.port = htons(7000);
 	rq.connect.cb.fn = 1;
 	st = call(z.id, getpid(), &rq, &rp);
 	if (st != NDK_STATUS_INSUFFICIENT_RESOURCES ||
@@ -382,7 +393,8 @@ main(int argc, char **argv)
 	both(&x, &y, &rq, "LISTENER_PAUSE");
 	rq = req(NDK_ATT_LISTEN);
 	rq.listen.listener = x.lis;
-	rq.listen.port = htons(7999);
+	rq.listen.addr.family = AF_INET;
+	rq.listen.addr.port = htons(7999);
 	both(&x, &y, &rq, "LISTEN");
 	rq = req(NDK_ATT_ACCEPT);
 	rq.accept.conn = x.conn;

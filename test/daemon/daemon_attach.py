@@ -498,9 +498,11 @@ def Cm_small_ring(name, eal, args):
         del os.environ['NDK_ATTACH_EV_SLOTS']
 
 
-def cm_round(huge, tag, net, attached_role):
+def cm_round(huge, tag, net, attached_role, net6=None):
     """One attach-cm pair over memif: the embedded one owns the memif
-    server, daemon A the client; the attached one is a secondary of A."""
+    server, daemon A the client; the attached one is a secondary of A.
+    With net6 (an IPv6 prefix, e.g. 'fd0a::'), daemon A's port and the
+    embedded adapter are dual-stack and the connection runs over IPv6."""
     pa = PREFIX + '-cm' + tag
     sock = os.path.join(TMP, 'cm%s.sock' % tag)
     ip_a, ip_e = net + '.2', net + '.1'
@@ -509,6 +511,11 @@ def cm_round(huge, tag, net, attached_role):
               'linger-ms = 2000\n[echo]\nenabled = no\n[port m0]\n'
               'device = net_memif0,role=client,socket=%s,bsize=8192\n'
               'ip = %s/24\n' % (huge, pa, sock, ip_a))
+    v6_e = v6_a = []
+    if net6 is not None:
+        conf_a += 'ip6 = %s2/64\n' % net6
+        v6_e = ['--ip6', net6 + '1', '--peer6', net6 + '2']
+        v6_a = ['--ip6', net6 + '2', '--peer6', net6 + '1']
     other = 'client' if attached_role == 'server' else 'server'
     emb = app = a = None
     try:
@@ -517,7 +524,7 @@ def cm_round(huge, tag, net, attached_role):
                   '--file-prefix', PREFIX + '-cme' + tag,
                   '--vdev=net_memif0,role=server,socket=%s,bsize=8192'
                   % sock],
-                 ['--ip', ip_e, '--peer', ip_a, '--' + other])
+                 ['--ip', ip_e, '--peer', ip_a, '--' + other] + v6_e)
         emb.expect('OPEN')
         a, alog = start(conf_a, 'cm%s-a' % tag)
         wait_ready(a, alog)
@@ -526,7 +533,8 @@ def cm_round(huge, tag, net, attached_role):
             'cm%s-app' % tag,
             ['-l', '1', '--no-pci', '--proc-type=secondary',
              '--file-prefix', pa, '--huge-dir', huge],
-            ['--ip', ip_a, '--peer', ip_e, '--' + attached_role] + fill)
+            ['--ip', ip_a, '--peer', ip_e, '--' + attached_role] + fill +
+            v6_a)
         app.expect('OPEN')
         srv, cli = (app, emb) if attached_role == 'server' else (emb, app)
         srv.expect('LISTENING')
@@ -607,6 +615,8 @@ def t_attach_cm():
     try:
         cm_round(huge, 's', '10.7.0', 'server')
         cm_round(huge, 'c', '10.8.0', 'client')
+        # The same over IPv6 through the attach protocol's addresses.
+        cm_round(huge, 'v', '10.9.0', 'client', 'fd0a::')
     finally:
         subprocess.call(['umount', huge])
 

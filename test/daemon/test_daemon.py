@@ -135,6 +135,21 @@ BAD = [
      ['--port', 'net_ring0,ip=10.1.0.1,max_cm_retries=0x10'],
      "--port net_ring0,ip=10.1.0.1,max_cm_retries=0x10: max_cm_retries "
      "'0x10': not a whole number in 0..15"),
+    ('bad ip6', '[port p0]\ndevice = net_ring0\nip6 = fd00::1::2\n', [],
+     ":3: [port p0] ip6 = fd00::1::2: ip6 'fd00::1::2': not an IPv6 "
+     "address"),
+    ('multicast ip6', '[port p0]\ndevice = net_ring0\nip6 = ff02::1\n', [],
+     "ip6 'ff02::1': not a unicast host address"),
+    ('IPv4-mapped ip6', '[port p0]\ndevice = net_ring0\n'
+     'ip6 = ::ffff:10.1.0.1\n', [],
+     "ip6 '::ffff:10.1.0.1': not a unicast host address"),
+    ('ip6 prefix /128', '[port p0]\ndevice = net_ring0\nip6 = fd00::1/128\n',
+     [], "ip6 'fd00::1/128': the prefix length is not 1..127"),
+    ('two ports, one ip6', '[port p0]\ndevice = net_ring0\nip6 = fd00::1\n'
+     '[port p1]\ndevice = net_ring1\nip6 = fd00::1/64\n', [],
+     "address fd00::1 is port p0's already"),
+    ('--port bad ip6', None, ['--port', 'net_ring0,ip6=fd00::g'],
+     "ip6 'fd00::g': not an IPv6 address"),
     ('port without device', '[port p0]\nip = 10.1.0.1\n', [],
      ':1: [port p0]: no device'),
     ('port without ip', '[port p0]\ndevice = net_ring0\n', [],
@@ -302,6 +317,13 @@ def t_good_forms():
     assert ('cm_retry_count 7, cm_rnr_retry_count 7, qp_retry_count 3, '
             'local_ack_timeout 14, cm_response_timeout 20, '
             'max_cm_retries 15\n') in p.stdout, p.stdout
+    # IPv6: alone, or beside IPv4 (dual stack).
+    p = subprocess.run([ROCED, '--port', 'net_ring0,ip6=fd00::1', '--port',
+                        'net_ring1,ip=10.1.0.2/24,ip6=fd00::2/112', '--check'],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert 'port net_ring0: ip6 fd00::1/64\n' in p.stdout, p.stdout
+    assert 'port net_ring1: ip6 fd00::2/112\n' in p.stdout, p.stdout
 
 
 def t_check_example():

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
@@ -44,6 +46,7 @@ reopen(struct ndk_pair *p, int s)
 	uint32_t size = sizeof(p->info[s]);
 
 	memcpy(ac.mac, mac_ad[s].addr_bytes, 6);
+	memcpy(ac.ipv6, p->ipv6[s], sizeof(ac.ipv6));
 	ndk_adapter_close(p->ad[s]);
 	if (ndk_adapter_open(&ac, &p->ad[s]) != NDK_STATUS_SUCCESS) {
 		p->ad[s] = NULL;
@@ -55,9 +58,40 @@ reopen(struct ndk_pair *p, int s)
 
 /* Fresh pair, no pollers, adapters reopened with mac_ad[]. */
 int
+neigh_main(const char *name, const struct ndk_test_case *cases,
+	   unsigned int n, int argc, char **argv)
+{
+	char prog[64];
+	int rc;
+
+	snprintf(prog, sizeof(prog), "test_func_%s", name);
+	if (ndk_test_eal_init(prog, "0-1", NULL) != 0)
+		return 1;
+	g_pool = rte_pktmbuf_pool_create("neigh_pool", 1023, 32, 0,
+					 FRAME_ROOM + RTE_PKTMBUF_HEADROOM,
+					 (int)rte_socket_id());
+	if (g_pool == NULL) {
+		fprintf(stderr, "mbuf pool: %s\n", rte_strerror(rte_errno));
+		rte_eal_cleanup();
+		return 1;
+	}
+	rc = ndk_test_run(name, cases, n, argc, argv);
+	rte_mempool_free(g_pool);
+	rte_eal_cleanup();
+	return rc;
+}
+
+int
 run_case(int (*body)(void))
 {
-	struct ndk_pair_config pc = { .no_pollers = true, .mp_rings = true };
+	return run_case_fam(NDK_PAIR_IPV4, body);
+}
+
+int
+run_case_fam(unsigned int families, int (*body)(void))
+{
+	struct ndk_pair_config pc = { .no_pollers = true, .mp_rings = true,
+				      .families = families };
 	int rc = -1;
 
 	g_pair = ndk_pair_create(&pc);
@@ -146,7 +180,7 @@ get16(const uint8_t *p)
 }
 
 /* An mbuf (chain of @p seg-byte segments if seg != 0) holding @p d. */
-static struct rte_mbuf *
+struct rte_mbuf *
 mk_mbuf(const uint8_t *d, uint32_t len, uint32_t seg)
 {
 	struct rte_mbuf *head = NULL;

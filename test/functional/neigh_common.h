@@ -60,6 +60,19 @@ extern struct rte_mempool *g_pool;
 /** Run @p body on a fresh pair (g_pair), then destroy it. */
 int run_case(int (*body)(void));
 
+/**
+ * main() of a program of these cases: EAL (lcores 0-1), g_pool, the cases
+ * (ndk_test_run() under @p name), clean-up. @return its exit status.
+ */
+int neigh_main(const char *name, const struct ndk_test_case *cases,
+	       unsigned int n, int argc, char **argv);
+
+/** run_case() with adapters of @p families (NDK_PAIR_IPV4, _IPV6). */
+int run_case_fam(unsigned int families, int (*body)(void));
+
+/** An mbuf (chain of @p seg-byte segments if seg != 0) holding @p d. */
+struct rte_mbuf *mk_mbuf(const uint8_t *d, uint32_t len, uint32_t seg);
+
 /** Poll adapter @p side once from the test thread. */
 void poll_ad(int side);
 

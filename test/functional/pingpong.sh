@@ -100,11 +100,25 @@ check_side() {
 	local log=$1 size=$2 peer=$3
 	local bytes=$((size * ITERS * 2))
 	local hexq='0x[0-9a-f]{6}'
+	local mine='::ffff:10\.77\.0\.1[12]'
 
-	grep -Eq "^  local address:  LID 0x0000, QPN $hexq, PSN $hexq, GID ::ffff:10\.77\.0\.1[12]$" "$log" &&
-	grep -Eq "^  remote address: LID 0x0000, QPN $hexq, PSN $hexq, GID ::ffff:${peer//./\\.}$" "$log" &&
+	if [ "$FAM" = 6 ]; then
+		mine='fd77::1[12]'
+		peer=${peer/10.77.0./fd77::}
+	else
+		peer=::ffff:${peer//./\\.}
+	fi
+	grep -Eq "^  local address:  LID 0x0000, QPN $hexq, PSN $hexq, GID $mine$" "$log" &&
+	grep -Eq "^  remote address: LID 0x0000, QPN $hexq, PSN $hexq, GID $peer$" "$log" &&
 	grep -Eq "^$bytes bytes in [0-9]+\.[0-9]{2} seconds = [0-9]+\.[0-9]{2} Mbit/sec$" "$log" &&
 	grep -Eq "^$ITERS iters in [0-9]+\.[0-9]{2} seconds = [0-9]+\.[0-9]{2} usec/iter$" "$log"
+}
+
+# With FAM=6 the adapters are dual-stack (fd77::11 beside 10.77.0.11, ...)
+# and -g 1 picks their IPv6 GID: the QPs speak RoCEv2 over IPv6.
+FAM=4
+ip6_opts() {
+	[ "$FAM" = 6 ] && echo "--ip6 ${1/10.77.0./fd77::} -g 1"
 }
 
 # run_case <name> <size> <mtu> <mac: static|arp> [extra options]
@@ -127,7 +141,8 @@ run_case() {
 	# shellcheck disable=SC2046 # eal_mem is meant to split
 	timeout 120 "$BIN" -l 0 --no-pci $(eal_mem "$name-s") \
 		--vdev="net_memif0,role=server,socket=$sock,mac=$MAC_S,bsize=8192" \
-		-- --ip "$IP_S" -p "$port" -s "$size" -m "$mtu" -n "$ITERS" \
+		-- --ip "$IP_S" $(ip6_opts "$IP_S") -p "$port" -s "$size" \
+		-m "$mtu" -n "$ITERS" \
 		-c "${s_mac[@]}" "${extra[@]}" >"$s_out" 2>"$s_err" &
 	s_pid=$!
 	PIDS+=("$s_pid")
@@ -143,7 +158,8 @@ run_case() {
 		# shellcheck disable=SC2046
 		timeout 120 "$BIN" -l 1 --no-pci $(eal_mem "$name-c") \
 			--vdev="net_memif0,role=client,socket=$sock,mac=$MAC_C,bsize=8192" \
-			-- --ip "$IP_C" -p "$port" -s "$size" -m "$mtu" \
+			-- --ip "$IP_C" $(ip6_opts "$IP_C") -p "$port" \
+			-s "$size" -m "$mtu" \
 			-n "$ITERS" -c "${c_mac[@]}" "${extra[@]}" 127.0.0.1 \
 			>"$c_out" 2>"$c_err" &
 		c_pid=$!
@@ -189,6 +205,11 @@ done
 # CQ events instead of busy polling; the peer MAC resolved by ARP.
 run_case events_s65536 65536 1024 static -e
 run_case arp_s4096 4096 1024 arp
+# RoCEv2 over IPv6 (GID index 1), the peer resolved by neighbour discovery.
+FAM=6
+run_case ip6_s65536 65536 1024 static
+run_case ip6_nd_s4096 4096 4096 arp
+FAM=4
 
 echo "pingpong: $PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

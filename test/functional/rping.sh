@@ -44,6 +44,11 @@ fi
 
 IP_S=10.77.0.11
 IP_C=10.77.0.12
+# The adapters' addresses and the one the client connects to (see the
+# IPv6 cases at the end).
+OPTS_S=(--ip "$IP_S")
+OPTS_C=(--ip "$IP_C")
+SRV_A=$IP_S
 
 # run_case NAME SIZE MTU [extra server options]
 run_case() {
@@ -54,7 +59,7 @@ run_case() {
 
 	timeout 120 "$BIN" -l 0 "${eal[@]}" --file-prefix="ndkrp-$$-$name-s" \
 		--vdev="net_memif0,role=server,socket=$sock,bsize=8192" \
-		-- -s --ip "$IP_S" --mtu "$mtu" -S "$size" -v "$@" \
+		-- -s "${OPTS_S[@]}" --mtu "$mtu" -S "$size" -v "$@" \
 		>"$TMP/$name.s.out" 2>"$TMP/$name.s.err" &
 	s_pid=$!
 	PIDS=("$s_pid")
@@ -65,7 +70,7 @@ run_case() {
 	done
 	timeout 120 "$BIN" -l 1 "${eal[@]}" --file-prefix="ndkrp-$$-$name-c" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" \
-		-- -c -a "$IP_S" --ip "$IP_C" --mtu "$mtu" -S "$size" \
+		-- -c -a "$SRV_A" "${OPTS_C[@]}" --mtu "$mtu" -S "$size" \
 		-C "$COUNT" -v -V >"$TMP/$name.c.out" 2>"$TMP/$name.c.err" &
 	c_pid=$!
 	PIDS+=("$c_pid")
@@ -103,6 +108,16 @@ run_case s64_m1024 64 1024
 run_case s4096_m1024 4096 1024
 run_case s65535_m4096 65535 4096
 run_case debug_s100 100 4096 -d
+# The CM over IPv6: a dual-stack server listening on the IPv6 wildcard
+# (both families), an IPv6-only client connecting to fd77::11.
+OPTS_S=(--ip "$IP_S" --ip6 fd77::11)
+OPTS_C=(--ip6 fd77::12)
+SRV_A=fd77::11
+run_case ip6_s4096 4096 1024
+# The same server, an IPv4 client: the IPv6 wildcard takes it too.
+OPTS_C=(--ip "$IP_C")
+SRV_A=$IP_S
+run_case dual_v4_s64 64 4096
 
 echo "rping: $PASSED passed, $FAILED failed, 0 skipped"
 [ "$FAILED" = 0 ]

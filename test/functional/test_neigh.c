@@ -698,20 +698,5 @@ static const struct ndk_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	int rc;
-
-	if (ndk_test_eal_init("test_func_neigh", "0-1", NULL) != 0)
-		return 1;
-	g_pool = rte_pktmbuf_pool_create("neigh_pool", 1023, 32, 0,
-					 FRAME_ROOM + RTE_PKTMBUF_HEADROOM,
-					 (int)rte_socket_id());
-	if (g_pool == NULL) {
-		fprintf(stderr, "mbuf pool: %s\n", rte_strerror(rte_errno));
-		rte_eal_cleanup();
-		return 1;
-	}
-	rc = ndk_test_run("neigh", cases, RTE_DIM(cases), argc, argv);
-	rte_mempool_free(g_pool);
-	rte_eal_cleanup();
-	return rc;
+	return neigh_main("neigh", cases, RTE_DIM(cases), argc, argv);
 }

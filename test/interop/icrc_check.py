@@ -2,16 +2,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """icrc_check.py - verify every RoCEv2 frame of a capture, independently of
 ndk-roce's C code (written from the InfiniBand spec, Annex A17, and RFC 791 /
-768 only; nothing here is shared with lib/roce).
+768 / 8200 only; nothing here is shared with lib/roce).
 
-For every Ethernet/IPv4/UDP frame to port 4791 of a pcap or pcapng file:
+For every Ethernet/IPv4/UDP or Ethernet/IPv6/UDP frame to port 4791 of a
+pcap or pcapng file:
   - IPv4: version 4, header checksum, total length within the frame;
-    UDP length = IPv4 payload length; a non-zero UDP checksum is verified;
+    IPv6: next header UDP (no extension headers), payload length within the
+    frame; UDP length = IP payload length; a non-zero UDP checksum is
+    verified (rxe sends 0 on both IP versions);
   - BTH: transport header version 0, known opcode, the header extensions the
     opcode implies fit, pad count consistent with a 4-byte aligned payload;
   - ICRC: CRC-32 (IEEE 802.3, reflected, as zlib computes it) over
         8 bytes 0xff (the masked LRH of RoCEv2)
-        + the IPv4 header with TOS, TTL and header checksum set to all ones
+        + the IPv4 header with TOS, TTL and header checksum set to all ones,
+          or the IPv6 header with traffic class, flow label and hop limit
+          set to all ones
         + the UDP header with the checksum set to all ones
         + the BTH with byte 4 (FECN, BECN, resv6a) set to 0xff
         + everything after the BTH up to the ICRC,
@@ -28,8 +33,9 @@ exactly N messages of S bytes in N * ceil(S/MTU) distinct PSNs (a PSN seen
 again is a retransmission, reported), FIRST/MIDDLE packets of exactly MTU
 bytes, the PSNs contiguous from the sender's initial PSN (--ndk-psn,
 --guest-psn), the right destination QPNs (--ndk-qpn, --guest-qpn), the
-last SEND acknowledged, and every frame from --ndk-ip (ARP included)
-carrying --ndk-mac.
+last SEND acknowledged, and every frame from --ndk-ip (ARP and neighbour
+discovery included) carrying --ndk-mac. The two addresses may be IPv4 or
+IPv6 (both of one family).
 
 Prints a summary; exit status 0 when everything holds, 1 when a check
 failed, 2 on a usage or file error.
@@ -44,7 +50,8 @@ import sys
 import zlib
 
 ROCE_PORT = 4791
-ETH_IPV4, ETH_ARP, ETH_VLAN = 0x0800, 0x0806, 0x8100
+ETH_IPV4, ETH_ARP, ETH_VLAN, ETH_IPV6 = 0x0800, 0x0806, 0x8100, 0x86dd
+ICMP6_NS, ICMP6_NA = 135, 136
 
 # Opcode -> (name, bytes of extension headers after the BTH). RC (0x00),
 # UC (0x20), RD (0x40, with RDETH/DETH) and UD (0x60) per IBA 9.2/Table 38.
@@ -89,11 +96,17 @@ PSN_MOD = 1 << 24
 
 
 def icrc(ip_hdr, udp_hdr, bth, rest):
-    """The ICRC of a RoCEv2 packet over IPv4 (the value, as an integer)."""
+    """The ICRC of a RoCEv2 packet over IPv4 or IPv6 (the value, as an
+    integer)."""
     ip = bytearray(ip_hdr)
-    ip[1] = 0xff                   # type of service (DSCP + ECN)
-    ip[8] = 0xff                   # time to live
-    ip[10:12] = b"\xff\xff"        # header checksum
+    if ip[0] >> 4 == 6:
+        ip[0] |= 0x0f              # traffic class (high nibble)
+        ip[1:4] = b"\xff\xff\xff"  # traffic class (low), flow label
+        ip[7] = 0xff               # hop limit
+    else:
+        ip[1] = 0xff               # type of service (DSCP + ECN)
+        ip[8] = 0xff               # time to live
+        ip[10:12] = b"\xff\xff"    # header checksum
     udp = bytearray(udp_hdr)
     udp[6:8] = b"\xff\xff"         # checksum
     b = bytearray(bth)
@@ -118,7 +131,10 @@ def ipv4_csum_ok(hdr):
 
 
 def udp_csum_ok(ip_hdr, udp):
-    pseudo = ip_hdr[12:20] + struct.pack("!BBH", 0, 17, len(udp))
+    if ip_hdr[0] >> 4 == 6:
+        pseudo = ip_hdr[8:40] + struct.pack("!IxxxB", len(udp), 17)
+    else:
+        pseudo = ip_hdr[12:20] + struct.pack("!BBH", 0, 17, len(udp))
     return ones_sum(pseudo + udp) == 0xffff
 
 
@@ -250,6 +266,7 @@ class Checker:
         self.udp_csum = {"zero": 0, "ok": 0, "bad": 0}
         self.truncated = 0
         self.arp = {}
+        self.nd = {}
         self.other = 0
         self.tos, self.ttl, self.pkeys, self.tver = set(), set(), set(), set()
         self.sports = set()
@@ -259,8 +276,8 @@ class Checker:
         self.full = 0              # FIRST/MIDDLE data packets (--mtu)
         self.max_payload = 0       # of any data packet (--mtu)
         if args.ndk_ip and args.guest_ip:
-            self.ndk_ip = ipaddress.IPv4Address(args.ndk_ip).packed
-            self.guest_ip = ipaddress.IPv4Address(args.guest_ip).packed
+            self.ndk_ip = ipaddress.ip_address(args.ndk_ip).packed
+            self.guest_ip = ipaddress.ip_address(args.guest_ip).packed
             self.dirs = {self.ndk_ip: Direction("ndk->guest"),
                          self.guest_ip: Direction("guest->ndk")}
         else:
@@ -289,6 +306,9 @@ class Checker:
             off = 18
         if etype == ETH_ARP:
             self.arp_frame(no, f[off:], src_mac)
+            return
+        if etype == ETH_IPV6:
+            self.frame6(no, f[off:], src_mac)
             return
         if etype != ETH_IPV4 or len(f) < off + 20:
             self.other += 1
@@ -336,25 +356,83 @@ class Checker:
                 self.err(no, b)
         self.tos.add(ip[1])
         self.ttl.add(ip[8])
+        self.roce_body(no, ip[:ihl], udp, ip[12:16])
+
+    def roce_body(self, no, ip_hdr, udp, src):
+        """ICRC and BTH of a RoCEv2 packet: @udp its whole UDP datagram."""
         self.sports.add(struct.unpack("!H", udp[0:2])[0])
         bth = udp[8:20]
         rest = udp[20:-4]
         wire = struct.unpack("<I", udp[-4:])[0]
-        calc = icrc(ip[:ihl], udp[:8], bth, rest)
+        calc = icrc(ip_hdr, udp[:8], bth, rest)
         if calc == wire:
             self.icrc_ok += 1
         else:
             self.icrc_bad += 1
             self.err(no, "ICRC %08x on the wire, computed %08x"
                      % (wire, calc))
-        self.bth(no, ip, bth, rest)
+        self.bth(no, src, bth, rest)
+
+    def frame6(self, no, ip, src_mac):
+        """An IPv6 frame: RoCEv2, neighbour discovery, or other."""
+        if len(ip) < 40 or ip[0] >> 4 != 6:
+            self.other += 1
+            return
+        src = ip[8:24]
+        plen = struct.unpack("!H", ip[4:6])[0]
+        if ip[6] == 58 and len(ip) >= 41:
+            self.mac_check(no, src, src_mac)
+            kind = {ICMP6_NS: "solicitation", ICMP6_NA: "advertisement"}.get(
+                ip[40])
+            if kind is None:
+                self.other += 1
+                return
+            who = ("ndk" if src == self.ndk_ip else
+                   "guest" if src == self.guest_ip else
+                   str(ipaddress.IPv6Address(src)))
+            key = "%s %s" % (who, kind)
+            self.nd[key] = self.nd.get(key, 0) + 1
+            return
+        if ip[6] != 17 or len(ip) < 48 or \
+                struct.unpack("!H", ip[42:44])[0] != ROCE_PORT:
+            self.mac_check(no, src, src_mac)
+            self.other += 1
+            return
+        self.roce += 1
+        self.mac_check(no, src, src_mac)
+        if 40 + plen > len(ip) or plen < 8 + 12 + 4:
+            self.ip_bad += 1
+            self.err(no, "IPv6 payload length %d, frame holds %d"
+                     % (plen, len(ip) - 40))
+            return
+        ip = ip[:40 + plen]            # drop Ethernet padding
+        udp = ip[40:]
+        bad = []
+        ulen = struct.unpack("!H", udp[4:6])[0]
+        if ulen != len(udp):
+            bad.append("UDP length %d, IPv6 payload %d" % (ulen, len(udp)))
+        ucs = struct.unpack("!H", udp[6:8])[0]
+        if ucs == 0:
+            self.udp_csum["zero"] += 1
+        elif udp_csum_ok(ip[:40], udp):
+            self.udp_csum["ok"] += 1
+        else:
+            self.udp_csum["bad"] += 1
+            bad.append("UDP checksum %#06x" % ucs)
+        if bad:
+            self.ip_bad += 1
+            for b in bad:
+                self.err(no, b)
+        self.tos.add(((ip[0] & 0x0f) << 4) | (ip[1] >> 4))
+        self.ttl.add(ip[7])
+        self.roce_body(no, ip[:40], udp, src)
 
     def mac_check(self, no, src_ip, src_mac):
         if self.ndk_mac is not None and src_ip == self.ndk_ip and \
                 src_mac != self.ndk_mac:
             self.mac_bad += 1
             self.err(no, "frame from %s with source MAC %s, expected %s"
-                     % (ipaddress.IPv4Address(src_ip), mac_str(src_mac),
+                     % (ipaddress.ip_address(src_ip), mac_str(src_mac),
                         mac_str(self.ndk_mac)))
 
     def arp_frame(self, no, arp, src_mac):
@@ -375,7 +453,7 @@ class Checker:
                      % (who, mac_str(sha), mac_str(src_mac),
                         mac_str(self.ndk_mac)))
 
-    def bth(self, no, ip, bth, rest):
+    def bth(self, no, src, bth, rest):
         op = bth[0]
         pad = (bth[1] >> 4) & 3
         tver = bth[1] & 0x0f
@@ -407,7 +485,7 @@ class Checker:
             elif plen > self.a.mtu:
                 self.err(no, "%s carries %d bytes > path MTU %d"
                          % (name, plen, self.a.mtu))
-        d = self.dirs.get(ip[12:16])
+        d = self.dirs.get(src)
         if d is None:
             return
         if op in SEND_OPS:
@@ -499,14 +577,17 @@ class Checker:
     def report(self, path):
         exp = self.expect()
         arp = ", ".join("%d %s" % (v, k) for k, v in sorted(self.arp.items()))
+        nd = ", ".join("%d %s" % (v, k) for k, v in sorted(self.nd.items()))
         print("icrc_check: %s: %d frames, %d RoCEv2: ICRC %d ok, %d bad; "
-              "IPv4/UDP header errors %d; UDP checksum zero %d / ok %d / "
-              "bad %d; ARP: %s; other %d"
+              "IP/UDP header errors %d; UDP checksum zero %d / ok %d / "
+              "bad %d; ARP: %s; ND: %s; other %d"
               % (path, self.frames, self.roce, self.icrc_ok, self.icrc_bad,
                  self.ip_bad, self.udp_csum["zero"], self.udp_csum["ok"],
-                 self.udp_csum["bad"], arp or "none", self.other))
+                 self.udp_csum["bad"], arp or "none", nd or "none",
+                 self.other))
         if self.roce:
-            print("  fields: TOS %s, TTL %s, P_Key %s, TVer %s, %d UDP "
+            print("  fields: TOS/traffic class %s, TTL/hop limit %s, P_Key "
+                  "%s, TVer %s, %d UDP "
                   "source ports"
                   % (sorted_hex(self.tos), sorted(self.ttl),
                      sorted_hex(self.pkeys), sorted(self.tver),
@@ -555,6 +636,19 @@ def self_test():
     assert icrc(ip, udp, bth, aeth) == ref
     bth[11] ^= 1                                    # the PSN is covered
     assert icrc(ip, udp, bth, aeth) != ref
+    bth[11] ^= 1
+    # The same over IPv6: traffic class, flow label and hop limit masked,
+    # the addresses and payload length covered.
+    ip6 = bytearray(bytes.fromhex("60000000001c1140") +
+                    bytes.fromhex("fd770000000000000000000000000001") +
+                    bytes.fromhex("fd770000000000000000000000000011"))
+    ref6 = icrc(ip6, udp, bth, aeth)
+    assert ref6 != ref
+    ip6[0:4] = bytes.fromhex("6b812345")
+    ip6[7] = 0x01
+    assert icrc(ip6, udp, bth, aeth) == ref6
+    ip6[39] ^= 1
+    assert icrc(ip6, udp, bth, aeth) != ref6
     print("icrc_check: self-test ok")
 
 

@@ -52,6 +52,12 @@ IOP_HOST_ADDR=10.77.0.1      # the bridge in the namespace: TCP exchanges
 IOP_GUEST_IP=10.77.0.11/24   # guest eth0 (rxe0)
 IOP_GUEST_IP1=10.77.1.11/24  # guest eth1 (rxe1), on the vhost-user port
 IOP_NDK_IP=10.77.1.1         # the host DPDK application's adapter
+# RoCEv2 over IPv6 (the *_FAMILY=6 runs): the adapter's IPv6 address (its
+# GID index 1 in our tools: ::ffff:<ip> is 0) and eth1's, which rxe1 lists
+# as GID index 2 (0: link-local, 1: IPv4-mapped).
+IOP_NDK_IP6=fd77:1::1
+IOP_GUEST_IP6=fd77:1::11
+IOP_GUEST_GID6=2
 # The vhost PMD's default MAC for port 0 (rte_eth_vhost.c): the same in
 # every process, which a static ARP entry in the guest can rely on.
 IOP_NDK_MAC=56:48:4f:53:54:00
@@ -368,6 +374,9 @@ iop_gh() {
 #   waitactive SECS             until rxe1 is ACTIVE; prints "link: ..."
 #   arp-static IP MAC           a permanent eth1 neighbour
 #   arp-dynamic IP              delete it (dynamic ARP again)
+#   ip6 ADDR/LEN GIDIDX         eth1's IPv6 address, until rxe1's GID
+#                               GIDIDX is set
+#   nd-dynamic IP6              forget an IPv6 neighbour of eth1
 #   capture NAME SNAPLEN        "before: <state>", then tcpdump on eth1
 #                               into /tmp/NAME.pcap (runs until
 #                               capture-stop: start it with iop_gxb)
@@ -407,6 +416,19 @@ state) state ;;
 waitactive) waitactive "$1" ;;
 arp-static) arp -i eth1 -d "$1" 2>/dev/null; arp -i eth1 -s "$1" "$2" && ip neigh show dev eth1 ;;
 arp-dynamic) arp -i eth1 -d "$1" 2>/dev/null; ip neigh show dev eth1; true ;;
+ip6) # ip6 ADDR/LEN GIDIDX: eth1's IPv6 address (no duplicate address
+	# detection: the DPDK side comes and goes), until rxe1 lists it
+	echo 0 >/proc/sys/net/ipv6/conf/eth1/accept_dad
+	ip -6 addr add "$1" dev eth1
+	n=0
+	while [ $n -lt 100 ]; do
+		g=$(cat $P/gids/$2)
+		[ "$g" != 0000:0000:0000:0000:0000:0000:0000:0000 ] && break
+		n=$((n + 1))
+		sleep 0.1
+	done
+	echo "rxe1 GID $2: $(cat $P/gids/$2)" ;;
+nd-dynamic) ip -6 neigh del "$1" dev eth1 2>/dev/null; ip -6 neigh show dev eth1; true ;;
 capture) # capture NAME SNAPLEN: "before: <state>", tcpdump on eth1 until
 	# capture-stop
 	echo "before: $(state)"

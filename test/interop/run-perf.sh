@@ -39,6 +39,10 @@
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NS=ndk-perf  PYTHON=python3
+#      PF_FAMILY=4 (6: over IPv6, as run-pingpong.sh's PP_FAMILY: eth1 gets
+#        $IOP_GUEST_IP6, perftest uses rxe1's GID 2 (-x 2), ndk-perf a
+#        dual-stack adapter announcing $IOP_NDK_IP6 (-x 1); neighbour
+#        discovery in both roles)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +59,13 @@ QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
 W=$IOP_WORK
+FAMILY=${PF_FAMILY:-4}
+G_GID=1
+NDK_ADDR=(--ip "$IOP_NDK_IP")
+if [ "$FAMILY" = 6 ]; then
+	G_GID=$IOP_GUEST_GID6
+	NDK_ADDR=(--ip "$IOP_NDK_IP" --ip6 "$IOP_NDK_IP6" -x 1)
+fi
 
 # result_row LOG SIZE ITERS: perftest's result row ("SIZE ITERS numbers")
 result_row() {
@@ -66,7 +77,7 @@ run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
-	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
+	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}"
 	L=$W/logs/$name
 	iop_case_begin "$name"
 	echo "$IOP_LABEL: case $name: ib_$test on rxe1 as the ${role#guest-}," \
@@ -78,7 +89,7 @@ run_case() {
 	t1=$(now_ms)
 
 	if [ "$role" = guest-client ]; then
-		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" --ip "$IOP_NDK_IP" \
+		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
 			"${opts[@]}" --stats
 		if iop_host_listening 18515; then
 			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T $ib $IOP_HOST_ADDR" \
@@ -94,7 +105,7 @@ run_case() {
 		# number 1 state is Down"), i.e. before a DPDK process serves eth1:
 		# start ndk-perf first (its client retries the TCP connection for
 		# 10 s), the guest's server once rxe1 is ACTIVE.
-		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" --ip "$IOP_NDK_IP" \
+		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
 			"${opts[@]}" --stats "${IOP_GUEST_IP%/*}"
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-active 30 $CASE_T $ib") || gid=none
 		iop_app_wait || nrc=$?
@@ -167,9 +178,14 @@ perf_mtu() {
 	local mtu=$1 rmtu role c size iters kind arp test
 	rmtu=$(iop_rdma_mtu "$mtu")
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
+	if [ "$FAMILY" = 6 ]; then
+		echo "$IOP_LABEL: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
+	fi
 
 	for role in $ROLES; do
-		if [ "$role" = guest-server ]; then
+		if [ "$FAMILY" = 6 ]; then
+			arp=$(iop_gh "nd-dynamic $IOP_NDK_IP6" 2>&1) || true
+		elif [ "$role" = guest-server ]; then
 			arp=$(iop_gh "arp-static $IOP_NDK_IP $IOP_NDK_MAC" 2>&1) || true
 		else
 			arp=$(iop_gh "arp-dynamic $IOP_NDK_IP" 2>&1) || true

@@ -50,6 +50,12 @@
 #      PP_LCORES=0-1  PP_DPDK_MEM (EAL memory flags; default --in-memory
 #      with free hugepages, else --no-huge -m 512)  PP_NS=ndk-pingpong
 #      PP_CASE_TIMEOUT=120 (s, each side of a case)  PYTHON=python3
+#      PP_FAMILY=4 (6: RoCEv2 over IPv6: eth1 gets $IOP_GUEST_IP6, rxe1
+#        uses its GID 2, ndk-pingpong a dual-stack adapter with
+#        $IOP_NDK_IP6 as GID 1; the guest finds us by neighbour discovery
+#        in both roles: busybox cannot make a permanent IPv6 neighbour,
+#        and rxe's RTR does not need one, its first frames wait for the
+#        answer)
 #      and run-guest.sh's BOOT, BOOT_TIMEOUT, ACCEL
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
@@ -63,6 +69,20 @@ CASES=${PP_CASES:-2:300 4096:200 65536:40 1048576:8}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PINGPONG=${NDK_PINGPONG:-$NDK_INTEROP_ROOT/build/app/ndk-pingpong/ndk-pingpong}
 W=$IOP_WORK
+FAMILY=${PP_FAMILY:-4}
+if [ "$FAMILY" = 6 ]; then
+	G_GID=$IOP_GUEST_GID6
+	NDK_ADDR=(--ip "$IOP_NDK_IP" --ip6 "$IOP_NDK_IP6")
+	N_GID=1
+	CAP_NDK=$IOP_NDK_IP6
+	CAP_GUEST=$IOP_GUEST_IP6
+else
+	G_GID=1
+	NDK_ADDR=(--ip "$IOP_NDK_IP")
+	N_GID=0
+	CAP_NDK=$IOP_NDK_IP
+	CAP_GUEST=${IOP_GUEST_IP1%/*}
+fi
 
 # --- one case ----------------------------------------------------------------
 # addr_field LOG WHICH FIELD: QPN or PSN of the "local"/"remote" address line
@@ -79,7 +99,8 @@ result_lines() {
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 size=$4 iters=$5
 	local name="mtu$mtu-$role-$size" L gid nrc=0 grc=0
-	local opts=(-g 1 -m "$rmtu" -s "$size" -n "$iters" -c)
+	local opts=(-m "$rmtu" -s "$size" -n "$iters" -c)
+	local gopts=(-g "$G_GID" "${opts[@]}") nopts=("${NDK_ADDR[@]}" -g "$N_GID" "${opts[@]}")
 	L=$W/logs/$name
 	iop_case_begin "$name"
 	echo "interop: case $name: ibv_rc_pingpong on rxe1 as the" \
@@ -92,9 +113,9 @@ run_case() {
 	iop_expect_link_down "$IOP_CAP_BEFORE"
 
 	if [ "$role" = guest-client ]; then
-		iop_app_start "$L.ndk.log" "$NDK_PINGPONG" --ip "$IOP_NDK_IP" "${opts[@]}"
+		iop_app_start "$L.ndk.log" "$NDK_PINGPONG" "${nopts[@]}"
 		if iop_host_listening 18515; then
-			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T ibv_rc_pingpong -d rxe1 ${opts[*]} $IOP_HOST_ADDR" \
+			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T ibv_rc_pingpong -d rxe1 ${gopts[*]} $IOP_HOST_ADDR" \
 				>"$L.guest.log" 2>&1 || grc=$?
 		else
 			iop_why "ndk-pingpong is not listening on TCP 18515"
@@ -103,11 +124,11 @@ run_case() {
 		fi
 		iop_app_wait || nrc=$?
 	else
-		gid=$(iop_gxb "sh /share/iop-guest.sh run-watch 60 $CASE_T ibv_rc_pingpong -d rxe1 ${opts[*]}") ||
+		gid=$(iop_gxb "sh /share/iop-guest.sh run-watch 60 $CASE_T ibv_rc_pingpong -d rxe1 ${gopts[*]}") ||
 			gid=none
 		if iop_guest_listening 18515; then
-			iop_app_start "$L.ndk.log" "$NDK_PINGPONG" --ip "$IOP_NDK_IP" \
-				"${opts[@]}" "${IOP_GUEST_IP%/*}"
+			iop_app_start "$L.ndk.log" "$NDK_PINGPONG" \
+				"${nopts[@]}" "${IOP_GUEST_IP%/*}"
 			iop_app_wait || nrc=$?
 		else
 			iop_why "ibv_rc_pingpong is not listening in the guest"
@@ -151,7 +172,7 @@ run_case() {
 	# The capture: tshark, the ICRC of every frame and the SEND structure.
 	local per_msg=$(((size + rmtu - 1) / rmtu)) rx
 	iop_capture_check \
-		--ndk-ip "$IOP_NDK_IP" --guest-ip "${IOP_GUEST_IP1%/*}" \
+		--ndk-ip "$CAP_NDK" --guest-ip "$CAP_GUEST" \
 		--ndk-mac "$IOP_NDK_MAC" --size "$size" --mtu "$rmtu" \
 		--iters "$iters" ${nq:+--ndk-qpn "$nq"} ${gq:+--guest-qpn "$gq"} \
 		${np:+--ndk-psn "$np"} ${gp:+--guest-psn "$gp"} \
@@ -167,9 +188,14 @@ pingpong_mtu() {
 	# testpmd serves the socket during the boot, then leaves: QEMU must
 	# notice, the guest lose its carrier.
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
+	if [ "$FAMILY" = 6 ]; then
+		echo "interop: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
+	fi
 
 	for role in $ROLES; do
-		if [ "$role" = guest-server ]; then
+		if [ "$FAMILY" = 6 ]; then
+			arp=$(iop_gh "nd-dynamic $IOP_NDK_IP6" 2>&1) || true
+		elif [ "$role" = guest-server ]; then
 			arp=$(iop_gh "arp-static $IOP_NDK_IP $IOP_NDK_MAC" 2>&1) || true
 		else
 			arp=$(iop_gh "arp-dynamic $IOP_NDK_IP" 2>&1) || true

@@ -31,6 +31,10 @@
 #      RP_MTUS="1500 4200"  RP_ROLES="guest-client guest-server"
 #      RP_CASES="64:20 4096:10 65535:5" (SIZE:COUNT)  RP_LCORES=0-1
 #      RP_DPDK_MEM  RP_NS=ndk-rping  RP_CASE_TIMEOUT=120
+#      RP_FAMILY=4 (6: the CM and RoCEv2 over IPv6: eth1 gets
+#        $IOP_GUEST_IP6, ndk-rping a dual-stack adapter with $IOP_NDK_IP6;
+#        rping -a takes the IPv6 addresses, the RDMA-CM header of the REQ
+#        is the IPv6 one)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +48,14 @@ CASE_T=$IOP_CASE_TIMEOUT
 NDK_RPING=${NDK_RPING:-$NDK_INTEROP_ROOT/build/app/ndk-rping/ndk-rping}
 W=$IOP_WORK
 GUEST_ADDR=${IOP_GUEST_IP1%/*}
+NDK_ADDR=$IOP_NDK_IP
+NDK_OPTS=(--ip "$IOP_NDK_IP")
+FAMILY=${RP_FAMILY:-4}
+if [ "$FAMILY" = 6 ]; then
+	GUEST_ADDR=$IOP_GUEST_IP6
+	NDK_ADDR=$IOP_NDK_IP6
+	NDK_OPTS+=(--ip6 "$IOP_NDK_IP6")
+fi
 
 # pings LOG PREFIX: lines of LOG that are rping's ping data
 pings() {
@@ -89,9 +101,9 @@ run_case() {
 	if [ "$role" = guest-client ]; then
 		srv=$L.ndk.log
 		cli=$L.guest.log
-		iop_app_start "$srv" "$NDK_RPING" --ip "$IOP_NDK_IP" \
+		iop_app_start "$srv" "$NDK_RPING" "${NDK_OPTS[@]}" \
 			--mtu "$rmtu" -s -S "$size" -v
-		iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T rping -c -a $IOP_NDK_IP $gopts -V" \
+		iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T rping -c -a $NDK_ADDR $gopts -V" \
 			>"$cli" 2>&1 || grc=$?
 		iop_app_wait || nrc=$?
 	else
@@ -100,7 +112,7 @@ run_case() {
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-watch 60 $CASE_T rping -s -a $GUEST_ADDR $gopts") ||
 			gid=none
 		if guest_listening; then
-			iop_app_start "$cli" "$NDK_RPING" --ip "$IOP_NDK_IP" \
+			iop_app_start "$cli" "$NDK_RPING" "${NDK_OPTS[@]}" \
 				--mtu "$rmtu" -c -a "$GUEST_ADDR" -S "$size" \
 				-C "$count" -v -V
 			iop_app_wait || nrc=$?
@@ -126,7 +138,7 @@ run_case() {
 	fi
 
 	# The capture: tshark, the CM handshake, every ICRC.
-	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
+	iop_capture_check --ndk-ip "$NDK_ADDR" --guest-ip "$GUEST_ADDR" \
 		--ndk-mac "$IOP_NDK_MAC" --min-roce $((count * 8 + 5))
 	cm=$(cm_messages)
 	echo "    CM: $cm"
@@ -140,8 +152,12 @@ rping_mtu() {
 	local mtu=$1 rmtu role c
 	rmtu=$(iop_rdma_mtu "$mtu")
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
+	if [ "$FAMILY" = 6 ]; then
+		echo "interop: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
+	fi
 	for role in $ROLES; do
 		iop_gh "arp-dynamic $IOP_NDK_IP" >/dev/null 2>&1 || true
+		iop_gh "nd-dynamic $IOP_NDK_IP6" >/dev/null 2>&1 || true
 		for c in $CASES; do
 			run_case "$mtu" "$rmtu" "$role" "${c%%:*}" "${c#*:}"
 		done

@@ -437,7 +437,7 @@ test_mtu(void)
 /* ------------------------------------------------------------------ */
 
 /* Bit-at-a-time reference, independent of the library's tables. */
-static uint32_t
+uint32_t
 crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
 {
 	while (len-- > 0) {
@@ -831,6 +831,12 @@ static const struct ndk_test_case cases[] = {
 	{ "parse_fuzz", test_parse_fuzz },
 	{ "parse_err_str", test_parse_err_str },
 	{ "udp_sport", test_udp_sport },
+	{ "ipv6_capture_pingpong", test_ipv6_capture_pingpong },
+	{ "ipv6_capture_rping", test_ipv6_capture_rping },
+	{ "ipv6_icrc_masks", test_ipv6_icrc_masks },
+	{ "ipv6_template", test_ipv6_template },
+	{ "ipv6_parse_errors", test_ipv6_parse_errors },
+	{ "ipv6_cm", test_ipv6_cm },
 	{ "cm_capture", test_cm_capture },
 	{ "cm_fields", test_cm_fields },
 	{ "cm_roundtrip", test_cm_roundtrip },

@@ -50,6 +50,9 @@ get_be24(const uint8_t *p)
 /* xorshift64; one sequence shared by every case, in case-table order. */
 uint64_t rng(void);
 
+/* Bit-at-a-time CRC-32 reference, independent of the library's code. */
+uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t len);
+
 /* Extension header length of @p op from the spec's table, or -1. */
 int exp_hdr_len(uint8_t op);
 
@@ -89,6 +92,14 @@ int test_udp_sport(void);
 /* Cases of test_roce_rx.c. */
 int test_icrc_copy_check(void);
 int test_rx_copy_speed(void);
+
+/* Cases of test_roce_ipv6.c. */
+int test_ipv6_capture_pingpong(void);
+int test_ipv6_capture_rping(void);
+int test_ipv6_icrc_masks(void);
+int test_ipv6_template(void);
+int test_ipv6_parse_errors(void);
+int test_ipv6_cm(void);
 
 /* Cases of test_roce_cm.c. */
 int test_cm_capture(void);

@@ -116,6 +116,8 @@ parse_flat(const uint8_t *f, uint32_t len, struct ndk_roce_pkt *p, bool icrc)
 	/* The mbuf is gone: leave no pointer into it. */
 	p->m = NULL;
 	p->bth = NULL;
+	p->sip6 = NULL;
+	p->dip6 = NULL;
 	return e;
 }
 
@@ -480,7 +482,7 @@ static const struct {
 	enum ndk_roce_parse_err want;
 } edits[] = {
 	{ "ARP", 12, 2, 0x0806, 0, NDK_ROCE_PARSE_NOT_IPV4 },
-	{ "IPv6", 12, 2, 0x86DD, 0, NDK_ROCE_PARSE_NOT_IPV4 },
+	{ "IPv4 in IPv6 EtherType", 12, 2, 0x86DD, 0, NDK_ROCE_PARSE_BAD_IP },
 	{ "RoCEv1", 12, 2, 0x8915, 0, NDK_ROCE_PARSE_NOT_IPV4 },
 	{ "QinQ", 12, 2, 0x88A8, 0, NDK_ROCE_PARSE_NOT_IPV4 },
 	{ "TCP", 23, 1, 6, 0, NDK_ROCE_PARSE_NOT_ROCE },

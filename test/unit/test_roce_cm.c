@@ -303,8 +303,8 @@ test_cm_errors(void)
 	TEST_ASSERT_EQ(ndk_roce_cma_hdr_decode(pd, &g), 0, "cma");
 	TEST_ASSERT(g.src_port == h.src_port && g.src_ip == h.src_ip &&
 		    g.dst_ip == h.dst_ip, "cma fields");
-	pd[1] = 0x60;
-	TEST_ASSERT_EQ(ndk_roce_cma_hdr_decode(pd, &g), -EAFNOSUPPORT, "IPv6");
+	pd[1] = 0x50;
+	TEST_ASSERT_EQ(ndk_roce_cma_hdr_decode(pd, &g), -EAFNOSUPPORT, "IPv5");
 	pd[1] = 0x40;
 	pd[0] = 1;
 	TEST_ASSERT_EQ(ndk_roce_cma_hdr_decode(pd, &g), -EPROTO, "version");

@@ -34,6 +34,7 @@
 
 #include <assert.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -49,7 +50,7 @@ struct rte_ring;
 #define NDK_ATTACH_TIMEOUT_S 40
 
 /** Protocol version (the daemon refuses another; checked at HELLO). */
-#define NDK_ATTACH_VERSION 3
+#define NDK_ATTACH_VERSION 4
 
 /** Request codes. */
 enum ndk_attach_op {
@@ -183,13 +184,59 @@ struct ndk_attach_cb {
 	uint64_t ctx;
 } __rte_packed;
 
+/**
+ * A socket address as the protocol carries it: AF_INET or AF_INET6, the
+ * port and the address in network order (an IPv4 one in addr[0..3]).
+ */
+struct ndk_attach_addr {
+	uint16_t family;
+	uint16_t port;            /**< network order */
+	uint8_t addr[16];
+} __rte_packed;
+
+/** @p sa (IPv4 or IPv6) as the protocol carries it. */
+static inline void
+ndk_attach_addr_put(struct ndk_attach_addr *a, const union ndk_sockaddr *sa)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = sa->sa.sa_family;
+	if (sa->sa.sa_family == AF_INET6) {
+		a->port = sa->sin6.sin6_port;
+		memcpy(a->addr, &sa->sin6.sin6_addr, 16);
+	} else {
+		a->port = sa->sin.sin_port;
+		memcpy(a->addr, &sa->sin.sin_addr, 4);
+	}
+}
+
+/**
+ * The socket address @p a carries, into @p sa. @return its length, 0 if
+ * the family is neither AF_INET nor AF_INET6.
+ */
+static inline socklen_t
+ndk_attach_addr_get(const struct ndk_attach_addr *a, union ndk_sockaddr *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (a->family == AF_INET6) {
+		sa->sin6.sin6_family = AF_INET6;
+		sa->sin6.sin6_port = a->port;
+		memcpy(&sa->sin6.sin6_addr, a->addr, 16);
+		return sizeof(sa->sin6);
+	}
+	if (a->family != AF_INET)
+		return 0;
+	sa->sin.sin_family = AF_INET;
+	sa->sin.sin_port = a->port;
+	memcpy(&sa->sin.sin_addr, a->addr, 4);
+	return sizeof(sa->sin);
+}
+
 /** CONNECT. */
 struct ndk_attach_connect {
 	uint64_t conn, qp;
 	struct ndk_attach_cb cb;
 	uint32_t ird, ord;
-	uint32_t src_ip, dst_ip;  /**< network order */
-	uint16_t src_port, dst_port; /**< network order */
+	struct ndk_attach_addr src, dst;
 	uint32_t pdata_len;
 	uint8_t pdata[NDK_ATTACH_PDATA_MAX];
 } __rte_packed;
@@ -216,8 +263,7 @@ struct ndk_attach_create_listener {
 /** LISTEN. */
 struct ndk_attach_listen {
 	uint64_t listener;
-	uint32_t ip;              /**< network order */
-	uint16_t port;            /**< network order */
+	struct ndk_attach_addr addr;
 } __rte_packed;
 
 /** LISTENER_PAUSE. */
@@ -351,8 +397,7 @@ struct ndk_attach_qp_query_rep {
 
 /** LISTENER_ADDR. */
 struct ndk_attach_listener_addr_rep {
-	uint32_t ip;              /**< network order */
-	uint16_t port;            /**< network order */
+	struct ndk_attach_addr addr;
 } __rte_packed;
 
 /** CONN_DATA. */
@@ -364,8 +409,7 @@ struct ndk_attach_conn_data_rep {
 
 /** CONN_ADDR. */
 struct ndk_attach_conn_addr_rep {
-	uint32_t local_ip, peer_ip;     /**< network order */
-	uint16_t local_port, peer_port; /**< network order */
+	struct ndk_attach_addr local, peer;
 } __rte_packed;
 
 /** QP_LIST. */

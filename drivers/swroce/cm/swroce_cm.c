@@ -105,11 +105,15 @@ swr_cm_fini(struct swr_adapter *ad)
 /* MAD transmission                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Frame @p mad as a UD SEND_ONLY to QP1 of @p dip and send it. */
+/*
+ * Frame @p mad as a UD SEND_ONLY to QP1 of @p dip (a CM address: IPv4 or
+ * IPv6) and send it.
+ */
 static void
-cm_xmit(struct swr_adapter *ad, struct swr_neigh **cache, rte_be32_t dip,
-	const uint8_t *mad)
+cm_xmit(struct swr_adapter *ad, struct swr_neigh **cache,
+	const uint8_t dip[16], const uint8_t *mad)
 {
+	uint16_t sport = ndk_roce_udp_sport(NDK_ROCE_GSI_QPN, NDK_ROCE_GSI_QPN);
 	static const struct rte_ether_addr resolve = {{ 0 }};
 	const uint32_t l4 = NDK_ROCE_BTH_LEN + NDK_ROCE_DETH_LEN +
 			    NDK_ROCE_MAD_LEN + NDK_ROCE_ICRC_LEN;
@@ -123,15 +127,18 @@ cm_xmit(struct swr_adapter *ad, struct swr_neigh **cache, rte_be32_t dip,
 		SWR_STAT(ad, mbuf_alloc_fail);
 		return;           /* the retransmission timer covers it */
 	}
-	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
+	if (swr_cm_addr_v4(dip))
+		ndk_roce_l2l4_init(&t, &ad->mac, &resolve, ad->ipv4,
+				   ndk_roce_gid_to_ipv4(dip), sport, 0, 64);
+	else
+		ndk_roce_l2l4_init6(&t, &ad->mac, &resolve, ad->ipv6, dip,
+				    sport, 0, 0, 64);
+	frame = (uint8_t *)rte_pktmbuf_append(m, t.len + l4);
 	if (frame == NULL) {
 		rte_pktmbuf_free(m);
 		SWR_STAT(ad, mbuf_alloc_fail);
 		return;
 	}
-	ndk_roce_l2l4_init(&t, &ad->mac, &resolve, ad->ipv4, dip,
-			   ndk_roce_udp_sport(NDK_ROCE_GSI_QPN,
-					      NDK_ROCE_GSI_QPN), 0, 64);
 	bth = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&t, frame, l4);
 	ndk_roce_bth_set(bth, NDK_ROCE_OP_UD_SEND_ONLY, false, 0,
 			 NDK_ROCE_GSI_QPN, false, ad->cm->gsi_psn++);
@@ -140,7 +147,7 @@ cm_xmit(struct swr_adapter *ad, struct swr_neigh **cache, rte_be32_t dip,
 	memcpy((uint8_t *)(bth + 1) + NDK_ROCE_DETH_LEN, mad,
 	       NDK_ROCE_MAD_LEN);
 	swr_frame_seal(m);
-	swr_neigh_send(ad, cache, dip, m);
+	swr_neigh_send6(ad, cache, dip, m);
 }
 
 /* A message of @p c's connection with its IDs and TID. */
@@ -193,7 +200,7 @@ swr_cm_send_linger(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 			continue;
 		ndk_roce_cm_encode(m, l->mad);
 		l->neigh = c->neigh;
-		l->rip = c->rip;
+		memcpy(l->rip, c->rip, sizeof(l->rip));
 		l->local_id = c->local_id;
 		l->retries = SWR_CM_RETRIES;
 		l->deadline = ad->now + swr_us_to_tsc(ad,
@@ -241,7 +248,8 @@ cm_linger_tick(struct swr_adapter *ad)
  * @return true if it ended a lingering DREQ.
  */
 static bool
-cm_linger_end(struct swr_adapter *ad, uint32_t local_id, rte_be32_t rip)
+cm_linger_end(struct swr_adapter *ad, uint32_t local_id,
+	      const uint8_t rip[16])
 {
 	struct swr_cm *cm = ad->cm;
 
@@ -249,12 +257,22 @@ cm_linger_end(struct swr_adapter *ad, uint32_t local_id, rte_be32_t rip)
 		struct swr_cm_linger *l = &cm->linger[i];
 
 		if (l->deadline != 0 && l->local_id == local_id &&
-		    l->rip == rip) {
+		    memcmp(l->rip, rip, 16) == 0) {
 			cm_linger_free(cm, l);
 			return true;
 		}
 	}
 	return false;
+}
+
+/* The source of CM packet @p p as a CM address. */
+static void
+cm_pkt_src(const struct ndk_roce_pkt *p, uint8_t a[16])
+{
+	if (p->sip6 != NULL)
+		memcpy(a, p->sip6, 16);
+	else
+		ndk_roce_gid_from_ipv4(a, p->sip);
 }
 
 /*
@@ -267,7 +285,7 @@ cm_reply_stateless(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 		   uint16_t reason)
 {
 	struct ndk_roce_cm_msg m;
-	uint8_t mad[NDK_ROCE_MAD_LEN];
+	uint8_t mad[NDK_ROCE_MAD_LEN], src[16];
 	struct swr_neigh *e = NULL;
 
 	memset(&m, 0, sizeof(m));
@@ -282,7 +300,8 @@ cm_reply_stateless(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	}
 	ndk_roce_cm_encode(&m, mad);
 	SWR_STAT(ad, cm_tx);
-	cm_xmit(ad, &e, p->sip, mad);
+	cm_pkt_src(p, src);
+	cm_xmit(ad, &e, src, mad);
 }
 
 /* ------------------------------------------------------------------ */
@@ -312,7 +331,7 @@ swr_cm_qp_rtr(struct swr_conn *c)
 {
 	struct ndk_qp_attr a = {
 		.state = NDK_QP_STATE_RTR,
-		.dest_ip = c->rip,              /* dest_mac 0: ARP */
+		/* dest_ip or dest_ip6 below; dest_mac 0: ARP or ND */
 		.dest_qpn = c->remote_qpn,
 		.rq_psn = c->local_psn,
 		.path_mtu = ndk_roce_mtu_bytes(c->mtu_code),
@@ -323,6 +342,10 @@ swr_cm_qp_rtr(struct swr_conn *c)
 
 	if (!NDK_SUCCESS(st))
 		return st;
+	if (swr_cm_addr_v4(c->rip))
+		a.dest_ip = ndk_roce_gid_to_ipv4(c->rip);
+	else
+		memcpy(a.dest_ip6, c->rip, sizeof(a.dest_ip6));
 	return cm_qp_modify(c->qp, &a, NDK_QP_ATTR_STATE | NDK_QP_ATTR_AV |
 		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN |
 		NDK_QP_ATTR_PATH_MTU | NDK_QP_ATTR_MIN_RNR_TIMER |
@@ -476,51 +499,73 @@ cm_dreq_rcvd(struct swr_conn *c)
 
 /* The connection whose local ID a message names, from the right peer. */
 static struct swr_conn *
-cm_find(struct swr_adapter *ad, uint32_t local_id, rte_be32_t rip)
+cm_find(struct swr_adapter *ad, uint32_t local_id, const uint8_t rip[16])
 {
 	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
 		if (c->state != SWR_CM_IDLE && c->local_id == local_id &&
-		    c->rip == rip)
+		    memcmp(c->rip, rip, 16) == 0)
 			return c;
 	return NULL;
 }
 
 /* A passive connection created by the REQ the peer calls @p remote_id. */
 static struct swr_conn *
-cm_find_req(struct swr_adapter *ad, uint32_t remote_id, rte_be32_t rip)
+cm_find_req(struct swr_adapter *ad, uint32_t remote_id, const uint8_t rip[16])
 {
 	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
-		if (c->passive && c->remote_id == remote_id && c->rip == rip)
+		if (c->passive && c->remote_id == remote_id &&
+		    memcmp(c->rip, rip, 16) == 0)
 			return c;
 	return NULL;
 }
 
+/*
+ * The listener of @p port for a request to our address @p lip: one on
+ * that address, or a wildcard one of its family (an IPv6 wildcard takes
+ * IPv4 requests too).
+ */
 static struct swr_lis *
-cm_find_lis(struct swr_adapter *ad, uint16_t port)
+cm_find_lis(struct swr_adapter *ad, uint16_t port, const uint8_t lip[16])
 {
+	bool v4 = swr_cm_addr_v4(lip);
+
 	for (struct swr_lis *l = ad->cm->listeners; l != NULL; l = l->next)
 		if (l->listening && !l->closed && l->port == port &&
-		    (l->ip == 0 || l->ip == ad->ipv4))
+		    (memcmp(l->ip, lip, 16) == 0 ||
+		     (swr_ip6_is_zero(l->ip) &&
+		      (v4 || l->family == AF_INET6))))
 			return l;
 	return NULL;
 }
 
 /* Check a REQ; @return 0 or the REJ reason. */
 static uint16_t
-cm_req_check(struct swr_adapter *ad, const struct ndk_roce_cm_msg *m,
-	     struct ndk_roce_cma_hdr *h, struct swr_lis **lis)
+cm_req_check(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
+	     const struct ndk_roce_cm_msg *m, struct ndk_roce_cma_hdr *h,
+	     struct swr_lis **lis)
 {
+	uint8_t lip[16];
+
 	if ((m->service_id & NDK_ROCE_CM_SID_PS_MASK) != NDK_ROCE_CM_SID_TCP)
 		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
 	if (m->transport_type != 0 || m->ext_transport != 0)
 		return NDK_ROCE_REJ_INVALID_TRANSPORT;
 	if (ndk_roce_mtu_bytes(m->path_mtu) == 0)
 		return NDK_ROCE_REJ_INVALID_MTU;
-	if (ndk_roce_gid_to_ipv4(m->primary.remote_gid) != ad->ipv4)
+	/* The path's GID and the RDMA-CM header name us, in the family of
+	 * the packet (an IPv4-mapped GID on IPv4). */
+	if (p->sip6 != NULL)
+		memcpy(lip, ad->ipv6, 16);
+	else
+		ndk_roce_gid_from_ipv4(lip, ad->ipv4);
+	if (memcmp(m->primary.remote_gid, lip, 16) != 0)
 		return NDK_ROCE_REJ_INVALID_GID;
-	if (ndk_roce_cma_hdr_decode(m->pdata, h) != 0 || h->dst_ip != ad->ipv4)
+	if (ndk_roce_cma_hdr_decode(m->pdata, h) != 0 ||
+	    h->ip_version != (p->sip6 != NULL ? 6 : 4) ||
+	    (p->sip6 != NULL ? memcmp(h->dst_ip6, ad->ipv6, 16) != 0 :
+	     h->dst_ip != ad->ipv4))
 		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
-	*lis = cm_find_lis(ad, (uint16_t)m->service_id);
+	*lis = cm_find_lis(ad, (uint16_t)m->service_id, lip);
 	if (*lis == NULL || (*lis)->paused)
 		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
 	return 0;
@@ -550,8 +595,10 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	struct swr_lis *lis = NULL;
 	struct swr_conn *c;
 	uint16_t reason;
+	uint8_t rip[16];
 
-	c = cm_find_req(ad, m->local_comm_id, p->sip);
+	cm_pkt_src(p, rip);
+	c = cm_find_req(ad, m->local_comm_id, rip);
 	if (c != NULL) {
 		/* Duplicate: our answer was lost, or is not ready yet. */
 		switch (c->state) {
@@ -567,7 +614,7 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 		}
 		return;
 	}
-	reason = cm_req_check(ad, m, &h, &lis);
+	reason = cm_req_check(ad, p, m, &h, &lis);
 	if (reason == 0 && (c = swr_conn_alloc(ad)) == NULL)
 		reason = NDK_ROCE_REJ_NO_RESOURCES;
 	/* A fresh object is IDLE: the table lets the REQ make it ours. */
@@ -584,9 +631,9 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	}
 	c->passive = true;
 	c->lis = lis;
-	c->lip = ad->ipv4;
+	swr_cm_local_addr(ad, rip, c->lip);
 	c->lport = (uint16_t)m->service_id;
-	c->rip = p->sip;
+	memcpy(c->rip, rip, 16);
 	c->rport = h.src_port;
 	c->local_id = ad->cm->next_comm_id++;
 	c->remote_id = m->local_comm_id;
@@ -706,7 +753,7 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 	const struct ndk_roce_deth *deth =
 		ndk_roce_pkt_ext(p, p->op->offset[NDK_ROCE_DETH]);
 	uint16_t pkey = rte_be_to_cpu_16(p->bth->pkey) & 0x7FFF;
-	uint8_t mad[NDK_ROCE_MAD_LEN];
+	uint8_t mad[NDK_ROCE_MAD_LEN], rip[16];
 	struct ndk_roce_cm_msg m;
 	struct swr_conn *c;
 
@@ -726,13 +773,14 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 		cm_req_rx(ad, p, &m);
 		return;
 	}
-	c = cm_find(ad, m.remote_comm_id, p->sip);
+	cm_pkt_src(p, rip);
+	c = cm_find(ad, m.remote_comm_id, rip);
 	if (c == NULL) {
 		/* Closed while established: its lingering DREQ ends. */
 		bool ended = unlikely(ad->cm->n_linger != 0) &&
 			(m.attr_id == NDK_ROCE_CM_DREQ ||
 			 m.attr_id == NDK_ROCE_CM_DREP) &&
-			cm_linger_end(ad, m.remote_comm_id, p->sip);
+			cm_linger_end(ad, m.remote_comm_id, rip);
 
 		if (m.attr_id == NDK_ROCE_CM_DREQ)
 			cm_reply_stateless(ad, p, &m, NDK_ROCE_CM_DREP, 0);
@@ -799,7 +847,8 @@ cm_expire(struct swr_conn *c)
 
 	/* ARP gave up on the peer: no point in more REQs. */
 	if (c->state == SWR_CM_REQ_SENT && c->neigh != NULL &&
-	    c->neigh->state == SWR_NEIGH_FAILED && c->neigh->ip == c->rip)
+	    c->neigh->state == SWR_NEIGH_FAILED &&
+	    memcmp(c->neigh->addr, c->rip, 16) == 0)
 		c->retries = 0;
 	if (c->retries > 0) {
 		c->retries--;
@@ -822,7 +871,7 @@ cm_expire(struct swr_conn *c)
 		/* Never reached the peer's MAC: ARP failed, not the CM. */
 		if (c->state == SWR_CM_REQ_SENT && c->neigh != NULL &&
 		    (c->neigh->state != SWR_NEIGH_REACHABLE ||
-		     c->neigh->ip != c->rip))
+		     memcmp(c->neigh->addr, c->rip, 16) != 0))
 			st = NDK_STATUS_HOST_UNREACHABLE;
 		cm_abort(c, st, NDK_DISCONNECT_REASON_TIMEOUT,
 			 SWR_CM_TIMED_OUT);

@@ -165,8 +165,8 @@ struct swr_conn {
 	struct swr_qp *qp;         /**< bound QP (qp->conn points back) */
 	struct swr_lis *lis;       /**< passive: whose connect event */
 
-	/* addressing (network order IPs, host order ports) */
-	rte_be32_t lip, rip;
+	/* addressing (swr_cm_addr form, host order ports) */
+	uint8_t lip[16], rip[16];
 	uint16_t lport, rport;
 	struct swr_neigh *neigh;   /**< next hop of rip */
 
@@ -214,7 +214,8 @@ struct swr_lis {
 	struct swr_lis *next;      /**< adapter's list (lcore) */
 	ndk_connect_event_fn event;
 	void *event_ctx;
-	rte_be32_t ip;             /**< INADDR_ANY or the adapter's */
+	uint8_t ip[16];            /**< all-zero (any) or the adapter's */
+	int family;                /**< AF_INET or AF_INET6 of the listen */
 	uint16_t port;
 	bool listening;
 	bool paused;
@@ -232,7 +233,7 @@ struct swr_lis {
 struct swr_cm_linger {
 	uint64_t deadline;
 	struct swr_neigh *neigh;   /**< next hop cache of rip */
-	rte_be32_t rip;
+	uint8_t rip[16];
 	uint32_t local_id;         /**< the closed connection's */
 	uint8_t retries;
 	uint8_t mad[NDK_ROCE_MAD_LEN];
@@ -299,11 +300,41 @@ void swr_cm_qp_rx(struct swr_qp *qp);
 /** The QP is being closed: unbind it from its connection. */
 void swr_cm_qp_gone(struct swr_qp *qp);
 
+/*
+ * CM addresses (the swr_cm_addr form): 16 bytes, an IPv6 address or an
+ * IPv4 address IPv4-mapped (::ffff:a.b.c.d), which is also the GID the
+ * REQ's path carries; all-zero is the wildcard.
+ */
+
+/** True if CM address @p a is an IPv4 one. */
+static inline bool
+swr_cm_addr_v4(const uint8_t a[16])
+{
+	return ndk_roce_gid_is_ipv4(a);
+}
+
+/**
+ * The adapter's address of the family of @p like (IPv4 if it is
+ * IPv4-mapped, else IPv6) into @p out. @return false if it has none.
+ */
+static inline bool
+swr_cm_local_addr(const struct swr_adapter *ad, const uint8_t like[16],
+		  uint8_t out[16])
+{
+	if (swr_cm_addr_v4(like)) {
+		ndk_roce_gid_from_ipv4(out, ad->ipv4);
+		return ad->ipv4 != 0;
+	}
+	memcpy(out, ad->ipv6, 16);
+	return ad->has_ipv6;
+}
+
 /** Is (ip, port) used by a listener or connection? (lcore) */
-bool swr_cm_port_busy(struct swr_adapter *ad, rte_be32_t ip, uint16_t port);
+bool swr_cm_port_busy(struct swr_adapter *ad, const uint8_t ip[16],
+		      uint16_t port);
 
 /** Pick a free ephemeral port for @p ip, 0 if none. (lcore) */
-uint16_t swr_cm_ephemeral(struct swr_adapter *ad, rte_be32_t ip);
+uint16_t swr_cm_ephemeral(struct swr_adapter *ad, const uint8_t ip[16]);
 
 /* Shared by swroce_cm.c and swroce_cm_act.c (polling thread) */
 

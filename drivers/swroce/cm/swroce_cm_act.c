@@ -24,13 +24,19 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 {
 	struct swr_adapter *ad = c->ad;
 	const struct ndk_cm_params *cp = &ad->cm->params;
-	struct ndk_roce_cma_hdr h = {
-		.ip_version = 4, .src_port = c->lport,
-		.src_ip = c->lip, .dst_ip = c->rip,
-	};
+	struct ndk_roce_cma_hdr h = { .src_port = c->lport };
 	struct ndk_roce_cm_msg m;
 	ndk_status_t st;
 
+	if (swr_cm_addr_v4(c->rip)) {
+		h.ip_version = 4;
+		h.src_ip = ndk_roce_gid_to_ipv4(c->lip);
+		h.dst_ip = ndk_roce_gid_to_ipv4(c->rip);
+	} else {
+		h.ip_version = 6;
+		memcpy(h.src_ip6, c->lip, 16);
+		memcpy(h.dst_ip6, c->rip, 16);
+	}
 	st = swr_cm_qp_init(c->qp);
 	if (!NDK_SUCCESS(st))
 		return st;
@@ -59,8 +65,9 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.max_cm_retries = cp->max_cm_retries;
 	m.primary.local_lid = 0xFFFF;
 	m.primary.remote_lid = 0xFFFF;
-	ndk_roce_gid_from_ipv4(m.primary.local_gid, c->lip);
-	ndk_roce_gid_from_ipv4(m.primary.remote_gid, c->rip);
+	/* The GIDs are the addresses (IPv6, or IPv4-mapped). */
+	memcpy(m.primary.local_gid, c->lip, 16);
+	memcpy(m.primary.remote_gid, c->rip, 16);
 	m.primary.hop_limit = 64;
 	m.primary.local_ack_timeout = c->ack_timeout;
 	ndk_roce_cma_hdr_encode(m.pdata, &h);
@@ -254,11 +261,15 @@ swr_cm_abort(struct swr_conn *c)
 /* ------------------------------------------------------------------ */
 
 bool
-swr_cm_port_busy(struct swr_adapter *ad, rte_be32_t ip, uint16_t port)
+swr_cm_port_busy(struct swr_adapter *ad, const uint8_t ip[16], uint16_t port)
 {
+	bool any = swr_ip6_is_zero(ip);
+
+	/* One port space for both families: wildcards clash with all. */
 	for (struct swr_lis *l = ad->cm->listeners; l != NULL; l = l->next)
 		if (l->listening && !l->closed && l->port == port &&
-		    (l->ip == 0 || ip == 0 || l->ip == ip))
+		    (any || swr_ip6_is_zero(l->ip) ||
+		     memcmp(l->ip, ip, 16) == 0))
 			return true;
 	/*
 	 * Connections keep their endpoint until closed (NDK): an active one
@@ -266,13 +277,13 @@ swr_cm_port_busy(struct swr_adapter *ad, rte_be32_t ip, uint16_t port)
 	 */
 	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
 		if (c->state != SWR_CM_IDLE && c->lport == port &&
-		    (ip == 0 || c->lip == ip))
+		    (any || memcmp(c->lip, ip, 16) == 0))
 			return true;
 	return false;
 }
 
 uint16_t
-swr_cm_ephemeral(struct swr_adapter *ad, rte_be32_t ip)
+swr_cm_ephemeral(struct swr_adapter *ad, const uint8_t ip[16])
 {
 	const uint32_t n = SWR_CM_EPHEMERAL_HI - SWR_CM_EPHEMERAL_LO + 1;
 	struct swr_cm *cm = ad->cm;

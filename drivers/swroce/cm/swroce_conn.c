@@ -83,7 +83,7 @@ swr_bind(struct swr_conn *c, struct swr_qp *qp)
 struct conn_arg {
 	struct swr_conn *c;
 	struct swr_qp *qp;
-	const struct sockaddr_in *src, *dst;
+	const union ndk_sockaddr *src, *dst;
 	uint32_t ird, ord;
 	const void *pdata;
 	uint32_t pdata_len;
@@ -95,8 +95,47 @@ struct conn_arg {
 	uint32_t *o_ird, *o_ord;
 	void *o_pdata;
 	uint32_t *o_len;
-	struct sockaddr_in *o_local, *o_peer;
+	union ndk_sockaddr *o_local, *o_peer;
 };
+
+/*
+ * A sockaddr as a CM address (IPv4-mapped for AF_INET and for an
+ * IPv4-mapped AF_INET6 address; the wildcards all-zero) and its port.
+ */
+static void
+swr_sa_in(const union ndk_sockaddr *sa, uint8_t a[16], uint16_t *port)
+{
+	if (sa->sa.sa_family == AF_INET6) {
+		memcpy(a, &sa->sin6.sin6_addr, 16);
+		*port = rte_be_to_cpu_16(sa->sin6.sin6_port);
+		return;
+	}
+	if (sa->sin.sin_addr.s_addr == INADDR_ANY)
+		memset(a, 0, 16);
+	else
+		ndk_roce_gid_from_ipv4(a, sa->sin.sin_addr.s_addr);
+	*port = rte_be_to_cpu_16(sa->sin.sin_port);
+}
+
+/*
+ * A CM address and port as a sockaddr: sockaddr_in for an IPv4 one, and
+ * for the wildcard if @p family is AF_INET; sockaddr_in6 otherwise.
+ */
+static void
+swr_sa_out(union ndk_sockaddr *sa, const uint8_t a[16], uint16_t port,
+	   int family)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (swr_cm_addr_v4(a) || (swr_ip6_is_zero(a) && family == AF_INET)) {
+		sa->sin.sin_family = AF_INET;
+		sa->sin.sin_addr.s_addr = ndk_roce_gid_to_ipv4(a);
+		sa->sin.sin_port = rte_cpu_to_be_16(port);
+		return;
+	}
+	sa->sin6.sin6_family = AF_INET6;
+	memcpy(&sa->sin6.sin6_addr, a, 16);
+	sa->sin6.sin6_port = rte_cpu_to_be_16(port);
+}
 
 static ndk_status_t
 swr_link_ctl(struct swr_adapter *ad, void *arg)
@@ -177,28 +216,34 @@ swr_connect_ctl(struct swr_adapter *ad, void *arg)
 {
 	struct conn_arg *a = arg;
 	struct swr_conn *c = a->c;
-	rte_be32_t sip = a->src->sin_addr.s_addr;
-	uint16_t port = rte_be_to_cpu_16(a->src->sin_port);
+	uint8_t sip[16], dip[16], lip[16];
+	uint16_t port, dport;
 	ndk_status_t st;
 
+	swr_sa_in(a->src, sip, &port);
+	swr_sa_in(a->dst, dip, &dport);
 	if (c->state != SWR_CM_IDLE)
 		return NDK_STATUS_CONNECTION_ACTIVE;
 	if (!swr_qp_bindable(a->qp, ad))
 		return NDK_STATUS_INVALID_DEVICE_STATE;
-	if ((sip != INADDR_ANY && sip != ad->ipv4) ||
-	    a->dst->sin_addr.s_addr == ad->ipv4)
+	/* Our address of the peer's family (none: not reachable from here). */
+	if (swr_ip6_is_zero(dip) ||
+	    (!swr_cm_addr_v4(dip) && !swr_ip6_unicast(dip)) ||
+	    !swr_cm_local_addr(ad, dip, lip) ||
+	    (!swr_ip6_is_zero(sip) && memcmp(sip, lip, 16) != 0) ||
+	    memcmp(dip, lip, 16) == 0)
 		return NDK_STATUS_INVALID_ADDRESS;
 	if (port == 0) {
-		port = swr_cm_ephemeral(ad, ad->ipv4);
+		port = swr_cm_ephemeral(ad, lip);
 		if (port == 0)
 			return NDK_STATUS_TOO_MANY_ADDRESSES;
-	} else if (swr_cm_port_busy(ad, ad->ipv4, port)) {
+	} else if (swr_cm_port_busy(ad, lip, port)) {
 		return NDK_STATUS_SHARING_VIOLATION;
 	}
-	c->lip = ad->ipv4;
+	memcpy(c->lip, lip, 16);
 	c->lport = port;
-	c->rip = a->dst->sin_addr.s_addr;
-	c->rport = rte_be_to_cpu_16(a->dst->sin_port);
+	memcpy(c->rip, dip, 16);
+	c->rport = dport;
 	c->ird = (uint8_t)RTE_MIN(a->ird, ad->info.max_inbound_read_limit);
 	c->ord = (uint8_t)RTE_MIN(a->ord, ad->info.max_outbound_read_limit);
 	swr_bind(c, a->qp);
@@ -215,7 +260,7 @@ swr_connect_ctl(struct swr_adapter *ad, void *arg)
 
 static ndk_status_t
 swr_conn_connect(struct ndk_connector *pub, struct ndk_qp *qp,
-		 const struct sockaddr_in *src, const struct sockaddr_in *dst,
+		 const union ndk_sockaddr *src, const union ndk_sockaddr *dst,
 		 uint32_t ird, uint32_t ord, const void *pdata,
 		 uint32_t pdata_len, ndk_request_completion_fn done, void *ctx)
 {
@@ -374,20 +419,14 @@ swr_addr_ctl(struct swr_adapter *ad, void *arg)
 	RTE_SET_USED(ad);
 	if (c->state == SWR_CM_IDLE)
 		return NDK_STATUS_CONNECTION_INVALID;
-	memset(a->o_local, 0, sizeof(*a->o_local));
-	memset(a->o_peer, 0, sizeof(*a->o_peer));
-	a->o_local->sin_family = AF_INET;
-	a->o_local->sin_addr.s_addr = c->lip;
-	a->o_local->sin_port = rte_cpu_to_be_16(c->lport);
-	a->o_peer->sin_family = AF_INET;
-	a->o_peer->sin_addr.s_addr = c->rip;
-	a->o_peer->sin_port = rte_cpu_to_be_16(c->rport);
+	swr_sa_out(a->o_local, c->lip, c->lport, AF_INET6);
+	swr_sa_out(a->o_peer, c->rip, c->rport, AF_INET6);
 	return NDK_STATUS_SUCCESS;
 }
 
 static ndk_status_t
-swr_conn_addresses(struct ndk_connector *pub, struct sockaddr_in *local,
-		   struct sockaddr_in *peer)
+swr_conn_addresses(struct ndk_connector *pub, union ndk_sockaddr *local,
+		   union ndk_sockaddr *peer)
 {
 	struct swr_conn *c = swr_conn_of(pub);
 	struct conn_arg a = { .c = c, .o_local = local, .o_peer = peer };
@@ -440,8 +479,8 @@ static const struct ndk_connector_dispatch swr_conn_dispatch = {
 
 struct lis_arg {
 	struct swr_lis *l;
-	const struct sockaddr_in *addr;
-	struct sockaddr_in *o_addr;
+	const union ndk_sockaddr *addr;
+	union ndk_sockaddr *o_addr;
 	bool pause;
 };
 
@@ -551,12 +590,15 @@ swr_listen_ctl(struct swr_adapter *ad, void *arg)
 {
 	struct lis_arg *a = arg;
 	struct swr_lis *l = a->l;
-	rte_be32_t ip = a->addr->sin_addr.s_addr;
-	uint16_t port = rte_be_to_cpu_16(a->addr->sin_port);
+	uint8_t ip[16], lip[16];
+	uint16_t port;
 
+	swr_sa_in(a->addr, ip, &port);
 	if (l->listening)
 		return NDK_STATUS_INVALID_DEVICE_STATE;
-	if (ip != INADDR_ANY && ip != ad->ipv4)
+	/* The wildcard, or our address of that family. */
+	if (!swr_ip6_is_zero(ip) && (!swr_cm_local_addr(ad, ip, lip) ||
+				     memcmp(ip, lip, 16) != 0))
 		return NDK_STATUS_INVALID_ADDRESS;
 	if (port == 0) {
 		port = swr_cm_ephemeral(ad, ip);
@@ -565,14 +607,15 @@ swr_listen_ctl(struct swr_adapter *ad, void *arg)
 	} else if (swr_cm_port_busy(ad, ip, port)) {
 		return NDK_STATUS_SHARING_VIOLATION;
 	}
-	l->ip = ip;
+	memcpy(l->ip, ip, 16);
+	l->family = a->addr->sa.sa_family;
 	l->port = port;
 	l->listening = true;
 	return NDK_STATUS_SUCCESS;
 }
 
 static ndk_status_t
-swr_lis_listen(struct ndk_listener *pub, const struct sockaddr_in *addr)
+swr_lis_listen(struct ndk_listener *pub, const union ndk_sockaddr *addr)
 {
 	struct swr_lis *l = swr_lis_of(pub);
 	struct lis_arg a = { .l = l, .addr = addr };
@@ -588,15 +631,12 @@ swr_lis_addr_ctl(struct swr_adapter *ad, void *arg)
 	RTE_SET_USED(ad);
 	if (!a->l->listening)
 		return NDK_STATUS_INVALID_DEVICE_STATE;
-	memset(a->o_addr, 0, sizeof(*a->o_addr));
-	a->o_addr->sin_family = AF_INET;
-	a->o_addr->sin_addr.s_addr = a->l->ip;
-	a->o_addr->sin_port = rte_cpu_to_be_16(a->l->port);
+	swr_sa_out(a->o_addr, a->l->ip, a->l->port, a->l->family);
 	return NDK_STATUS_SUCCESS;
 }
 
 static ndk_status_t
-swr_lis_addr(struct ndk_listener *pub, struct sockaddr_in *addr)
+swr_lis_addr(struct ndk_listener *pub, union ndk_sockaddr *addr)
 {
 	struct swr_lis *l = swr_lis_of(pub);
 	struct lis_arg a = { .l = l, .o_addr = addr };

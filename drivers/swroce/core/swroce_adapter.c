@@ -381,6 +381,7 @@ swr_info_init(struct swr_adapter *ad)
 	memcpy(i->mac, ad->mac.addr_bytes, sizeof(i->mac));
 	i->ipv4 = ad->ipv4;
 	i->nb_queues = ad->nb_queues;
+	memcpy(i->ipv6, ad->ipv6, sizeof(i->ipv6));
 }
 
 static uint32_t
@@ -445,8 +446,12 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		NDK_LOG(ERR, "swroce: port %u does not exist", cfg->port_id);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
-	if (cfg->ipv4 == 0) {
-		NDK_LOG(ERR, "swroce: adapter needs an IPv4 address");
+	if (cfg->ipv4 == 0 && swr_ip6_is_zero(cfg->ipv6)) {
+		NDK_LOG(ERR, "swroce: adapter needs an IPv4 or IPv6 address");
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	if (!swr_ip6_is_zero(cfg->ipv6) && !swr_ip6_unicast(cfg->ipv6)) {
+		NDK_LOG(ERR, "swroce: IPv6 address is not a unicast host address");
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
 	if (cfg->max_path_mtu != 0 &&
@@ -492,6 +497,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->q_mask = (uint16_t)(nq - 1);
 	ad->socket_id = socket;
 	ad->ipv4 = cfg->ipv4;
+	memcpy(ad->ipv6, cfg->ipv6, sizeof(ad->ipv6));
+	ad->has_ipv6 = !swr_ip6_is_zero(cfg->ipv6);
 	ad->max_path_mtu = cfg->max_path_mtu != 0 ? cfg->max_path_mtu : 4096;
 	ad->tsc_hz = rte_get_tsc_hz();
 	ad->rto_adaptive = 1;

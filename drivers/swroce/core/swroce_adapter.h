@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_ether.h>
@@ -126,7 +127,9 @@ struct swr_adapter {
 	bool own_port;            /**< we configured and started the port */
 	int socket_id;
 	struct rte_ether_addr mac;
-	rte_be32_t ipv4;
+	rte_be32_t ipv4;          /**< 0: none */
+	uint8_t ipv6[16];         /**< all-zero: none */
+	bool has_ipv6;
 	uint32_t max_path_mtu;
 	struct rte_mempool *mp;
 	struct ndk_adapter_info info;
@@ -207,6 +210,28 @@ static inline uint16_t
 swr_qpn_queue(const struct swr_adapter *ad, uint32_t qpn)
 {
 	return qpn == NDK_ROCE_GSI_QPN ? 0 : (uint16_t)(qpn & ad->q_mask);
+}
+
+/** True if IPv6 address @p a is :: (no address). */
+static inline bool
+swr_ip6_is_zero(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+
+	return memcmp(a, zero, sizeof(zero)) == 0;
+}
+
+/**
+ * True if @p a can be a host's own IPv6 address: not ::, ::1, multicast
+ * (ff00::/8) or IPv4-mapped.
+ */
+static inline bool
+swr_ip6_unicast(const uint8_t a[16])
+{
+	static const uint8_t loop[16] = { [15] = 1 };
+
+	return !swr_ip6_is_zero(a) && memcmp(a, loop, sizeof(loop)) != 0 &&
+		a[0] != 0xFF && !ndk_roce_gid_is_ipv4(a);
 }
 
 /** Microseconds to TSC ticks. */

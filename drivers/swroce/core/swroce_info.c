@@ -78,6 +78,7 @@ swr_info_query_ctl(struct swr_adapter *ad, void *arg)
 	i->state = swr_qp_state(qp);
 	i->dest_qpn = qp->attr.dest_qpn;
 	i->dest_ip = qp->attr.dest_ip;
+	memcpy(i->dest_ip6, qp->attr.dest_ip6, sizeof(i->dest_ip6));
 	i->path_mtu = qp->attr.path_mtu;
 	i->send_psn = qp->req_psn;
 	i->unacked_psn = qp->una_psn;

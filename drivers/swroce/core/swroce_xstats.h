@@ -92,6 +92,13 @@
 	X(arp_requests_sent, "ARP requests sent (resolution and probes)") \
 	X(arp_replies_rcvd, "ARP replies addressed to this adapter") \
 	X(icmp_echo_replied, "ICMP echo requests answered") \
+	X(nd_solicits_rcvd, "IPv6 neighbour solicitations for this " \
+		"adapter's address") \
+	X(nd_adverts_sent, "IPv6 neighbour advertisements sent") \
+	X(nd_solicits_sent, "IPv6 neighbour solicitations sent " \
+		"(resolution and probes)") \
+	X(nd_adverts_rcvd, "IPv6 neighbour advertisements received") \
+	X(icmp6_echo_replied, "ICMPv6 echo requests answered") \
 	X(neigh_pending_drops, "frames dropped waiting for a neighbour") \
 	X(neigh_failed, "neighbour resolutions that failed") \
 	X(cm_rx, "CM MADs received on QP1") \

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce neighbours: the ARP responder and resolver and the ICMP echo
- * responder of an adapter. Everything runs on the polling thread: no
+ * swroce neighbours: the table, the ARP responder and resolver and the ICMP
+ * echo responder of an adapter (IPv6 neighbour discovery and ICMPv6 echo:
+ * swroce_nd.c, on the same table). Everything runs on the polling thread: no
  * locks, no syscalls, no allocation but mbufs.
  *
- * Table: 1 << SWR_NEIGH_BITS slots, linear probing keyed by IPv4 address,
+ * Table: 1 << SWR_NEIGH_BITS slots, linear probing keyed by the 16-byte
+ * address (IPv6, or IPv4-mapped ::ffff:a.b.c.d),
  * tombstones on deletion (a run of tombstones ending at a free slot is
  * freed again). Entries never move, so QPs keep plain pointers to them.
  * A dense list of the live slots lets the timers skip the empty ones.
  *
  * States (per entry):
- *   INCOMPLETE  probes > 0: resolving, a broadcast request every
+ *   INCOMPLETE  probes > 0: resolving, a broadcast request (IPv6: a
+ *               neighbour solicitation to the solicited-node group) every
  *               SWR_NEIGH_RETRY_MS, frames held (up to SWR_NEIGH_PENDING,
  *               for SWR_NEIGH_PENDING_MS); after SWR_NEIGH_PROBES
  *               requests -> FAILED. The first request goes when a QP
@@ -25,7 +28,10 @@
  *               ends, then the entry is deleted and the next frame
  *               starts over.
  * Learning follows RFC 826: an ARP packet updates the entry of its
- * sender if there is one; one addressed to us creates it.
+ * sender if there is one; one addressed to us creates it. Neighbour
+ * discovery does the same (RFC 4861 7.2.3, 7.2.5): a solicitation for our
+ * address creates or updates its sender's entry, an advertisement updates
+ * the entry of its target.
  */
 
 #include <errno.h>
@@ -74,9 +80,20 @@ static void swr_neigh_solicit(struct swr_adapter *ad, struct swr_neigh *e,
 /* ------------------------------------------------------------------ */
 
 static inline uint32_t
-swr_neigh_hash(rte_be32_t ip)
+swr_neigh_hash(const uint8_t a[16])
 {
-	return (rte_be_to_cpu_32(ip) * 0x9E3779B1u) >> (32 - SWR_NEIGH_BITS);
+	uint32_t w[4], h;
+
+	memcpy(w, a, sizeof(w));
+	h = w[0] ^ w[1] ^ w[2] ^ w[3];
+	return (rte_be_to_cpu_32(h) * 0x9E3779B1u) >> (32 - SWR_NEIGH_BITS);
+}
+
+/* The IPv4-mapped form of @p ip (::ffff:a.b.c.d). */
+static inline void
+swr_neigh_key4(uint8_t a[16], rte_be32_t ip)
+{
+	ndk_roce_gid_from_ipv4(a, ip);
 }
 
 static inline bool
@@ -90,9 +107,9 @@ swr_neigh_live(const struct swr_neigh *e)
  * tombstone or the free slot ending the search), UINT32_MAX if none.
  */
 static struct swr_neigh *
-swr_neigh_find(struct swr_neigh_tbl *t, rte_be32_t ip, uint32_t *ins)
+swr_neigh_find(struct swr_neigh_tbl *t, const uint8_t a[16], uint32_t *ins)
 {
-	uint32_t i = swr_neigh_hash(ip), del = UINT32_MAX;
+	uint32_t i = swr_neigh_hash(a), del = UINT32_MAX;
 
 	for (uint32_t n = 0; n < SWR_NEIGH_SIZE; n++, i = (i + 1) &
 	     SWR_NEIGH_MASK) {
@@ -105,7 +122,7 @@ swr_neigh_find(struct swr_neigh_tbl *t, rte_be32_t ip, uint32_t *ins)
 		if (e->state == SWR_NEIGH_DELETED) {
 			if (del == UINT32_MAX)
 				del = i;
-		} else if (e->ip == ip) {
+		} else if (memcmp(e->addr, a, sizeof(e->addr)) == 0) {
 			return e;
 		}
 	}
@@ -157,15 +174,16 @@ swr_neigh_victim(struct swr_neigh_tbl *t)
 	return best;
 }
 
-/* Put @p ip in slot @p ins as an idle INCOMPLETE entry. */
+/* Put @p a in slot @p ins as an idle INCOMPLETE entry. */
 static struct swr_neigh *
-swr_neigh_insert(struct swr_adapter *ad, rte_be32_t ip, uint32_t ins)
+swr_neigh_insert(struct swr_adapter *ad, const uint8_t a[16], uint32_t ins)
 {
 	struct swr_neigh_tbl *t = ad->neigh;
 	struct swr_neigh *e = &t->e[ins];
 
 	memset(e, 0, offsetof(struct swr_neigh, pending));
-	e->ip = ip;
+	memcpy(e->addr, a, sizeof(e->addr));
+	e->ip = ndk_roce_gid_to_ipv4(a);
 	e->state = SWR_NEIGH_INCOMPLETE;
 	e->deadline = rte_rdtsc() + t->t_idle;
 	e->live_pos = (uint16_t)t->n_live;
@@ -174,7 +192,7 @@ swr_neigh_insert(struct swr_adapter *ad, rte_be32_t ip, uint32_t ins)
 }
 
 struct swr_neigh *
-swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip)
+swr_neigh_attach6(struct swr_adapter *ad, const uint8_t ip[16])
 {
 	struct swr_neigh_tbl *t = ad->neigh;
 	struct swr_neigh *e, *victim;
@@ -199,6 +217,15 @@ swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip)
 	/* Ask now: the answer is usually back before the first frame. */
 	swr_neigh_solicit(ad, e, false);
 	return e;
+}
+
+struct swr_neigh *
+swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip)
+{
+	uint8_t a[16];
+
+	swr_neigh_key4(a, ip);
+	return swr_neigh_attach6(ad, a);
 }
 
 int
@@ -241,8 +268,7 @@ swr_neigh_fini(struct swr_adapter *ad)
 /* Frames                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Pad a frame to the Ethernet minimum with zeros. */
-static void
+void
 swr_eth_pad(struct rte_mbuf *m)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -306,8 +332,11 @@ swr_neigh_solicit(struct swr_adapter *ad, struct swr_neigh *e, bool unicast)
 	};
 	static const struct rte_ether_addr zero;
 
-	swr_arp_send(ad, RTE_ARP_OP_REQUEST, unicast ? &e->mac : &bcast,
-		     &zero, e->ip);
+	if (e->ip == 0)
+		swr_nd_solicit(ad, e->addr, unicast ? &e->mac : NULL);
+	else
+		swr_arp_send(ad, RTE_ARP_OP_REQUEST, unicast ? &e->mac : &bcast,
+			     &zero, e->ip);
 	e->probes++;
 	/* Not ad->now: a QP modify run outside a poll may call us. */
 	e->deadline = rte_rdtsc() + ad->neigh->t_retry;
@@ -376,14 +405,15 @@ swr_neigh_hold(struct swr_adapter *ad, struct swr_neigh *e,
 }
 
 void
-swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
-	       rte_be32_t ip, struct rte_mbuf *m)
+swr_neigh_send6(struct swr_adapter *ad, struct swr_neigh **cache,
+		const uint8_t ip[16], struct rte_mbuf *m)
 {
 	struct swr_neigh *e = *cache;
 
 	/* Deleted or reused since the last lookup: look again. */
-	if (e == NULL || !swr_neigh_live(e) || e->ip != ip) {
-		e = swr_neigh_attach(ad, ip);
+	if (e == NULL || !swr_neigh_live(e) ||
+	    memcmp(e->addr, ip, sizeof(e->addr)) != 0) {
+		e = swr_neigh_attach6(ad, ip);
 		*cache = e;
 	}
 	switch (e->state) {
@@ -407,14 +437,26 @@ swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
 }
 
 void
-swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m)
+swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
+	       rte_be32_t ip, struct rte_mbuf *m)
 {
-	swr_neigh_send(qp->ad, &qp->neigh, qp->attr.dest_ip, m);
+	uint8_t a[16];
+
+	swr_neigh_key4(a, ip);
+	swr_neigh_send6(ad, cache, a, m);
 }
 
-/* RFC 826 merge: update @p ip's entry; create it if @p add. */
-static void
-swr_neigh_learn(struct swr_adapter *ad, rte_be32_t ip,
+void
+swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	if (qp->attr.dest_ip == 0)
+		swr_neigh_send6(qp->ad, &qp->neigh, qp->attr.dest_ip6, m);
+	else
+		swr_neigh_send(qp->ad, &qp->neigh, qp->attr.dest_ip, m);
+}
+
+void
+swr_neigh_learn(struct swr_adapter *ad, const uint8_t ip[16],
 		const struct rte_ether_addr *mac, bool add)
 {
 	struct swr_neigh_tbl *t = ad->neigh;
@@ -539,7 +581,7 @@ swr_arp_input(struct swr_adapter *ad, struct rte_mbuf *m)
 	rte_be32_t sip;
 	bool for_us;
 
-	if (rte_pktmbuf_data_len(m) < SWR_ARP_FRAME ||
+	if (ad->ipv4 == 0 || rte_pktmbuf_data_len(m) < SWR_ARP_FRAME ||
 	    arp->arp_hardware != RTE_BE16(RTE_ARP_HRD_ETHER) ||
 	    arp->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
 	    arp->arp_hlen != RTE_ETHER_ADDR_LEN ||
@@ -556,8 +598,12 @@ swr_arp_input(struct swr_adapter *ad, struct rte_mbuf *m)
 	if (rte_is_multicast_ether_addr(&sha) || sip == ad->ipv4)
 		return SWR_NEIGH_RX_IGNORED;
 	for_us = d->arp_tip == ad->ipv4;
-	if (swr_ip_host(sip))
-		swr_neigh_learn(ad, sip, &sha, for_us);
+	if (swr_ip_host(sip)) {
+		uint8_t a[16];
+
+		swr_neigh_key4(a, sip);
+		swr_neigh_learn(ad, a, &sha, for_us);
+	}
 	if (!for_us)
 		return SWR_NEIGH_RX_IGNORED;  /* merged at most */
 	if (arp->arp_opcode == RTE_BE16(RTE_ARP_OP_REPLY)) {
@@ -585,11 +631,10 @@ struct swr_echo {
 };
 
 /*
- * Folded one's complement sum of @p len bytes at @p off, which must lie in
- * the packet. Not rte_raw_cksum_mbuf(): DPDK 22.11 drops carries when a
- * segment boundary falls on an odd offset (it swaps an unfolded sum).
+ * Not rte_raw_cksum_mbuf(): DPDK 22.11 drops carries when a segment
+ * boundary falls on an odd offset (it swaps an unfolded sum).
  */
-static uint16_t
+uint16_t
 swr_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	uint32_t sum = 0;
@@ -627,7 +672,7 @@ swr_echo_parse(const struct swr_adapter *ad, const struct rte_mbuf *m,
 	uint16_t sum;
 
 	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4) ||
-	    seg < RTE_ETHER_HDR_LEN + SWR_IPV4_HDR_LEN ||
+	    ad->ipv4 == 0 || seg < RTE_ETHER_HDR_LEN + SWR_IPV4_HDR_LEN ||
 	    ip->next_proto_id != IPPROTO_ICMP ||
 	    !rte_is_same_ether_addr(&eth->dst_addr, &ad->mac) ||
 	    ip->dst_addr != ad->ipv4 || (ip->version_ihl >> 4) != 4)
@@ -754,5 +799,7 @@ swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m)
 		return swr_arp_input(ad, m);
 	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return swr_icmp_input(ad, m);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		return swr_nd_input(ad, m);
 	return SWR_NEIGH_RX_IGNORED;
 }

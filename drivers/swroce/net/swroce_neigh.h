@@ -5,7 +5,8 @@
 
 /**
  * @file
- * swroce: neighbours (net/swroce_neigh.c): ARP and ICMP echo.
+ * swroce: neighbours (net/swroce_neigh.c): the table, ARP and ICMP echo;
+ * IPv6 neighbour discovery and ICMPv6 echo (net/swroce_nd.c).
  */
 
 #include <stdint.h>
@@ -19,8 +20,10 @@ struct swr_qp;
 
 /*
  * ARP responder and resolver, and the ICMP echo responder, all on the
- * polling thread. Each adapter has a fixed open-addressing table of
- * neighbours keyed by IPv4 address, in rte_malloc memory. A QP whose
+ * polling thread, and their IPv6 counterparts (neighbour solicitation and
+ * advertisement, ICMPv6 echo). Each adapter has a fixed open-addressing
+ * table of neighbours keyed by 16-byte address (IPv6, or IPv4-mapped for
+ * IPv4), in rte_malloc memory. A QP whose
  * dest_mac is all-zero points at its entry (qp->neigh, set at INIT ->
  * RTR); swr_pkt_xmit() copies the entry's MAC into REACHABLE frames and
  * hands the others to swr_neigh_output(). Entries never move, and slots
@@ -48,7 +51,8 @@ enum swr_neigh_state {
 };
 
 struct swr_neigh {
-	rte_be32_t ip;            /**< key, network order */
+	uint8_t addr[16];         /**< key: IPv6, or IPv4-mapped */
+	rte_be32_t ip;            /**< IPv4 of a mapped key, else 0 (IPv6) */
 	uint8_t state;            /**< enum swr_neigh_state */
 	uint8_t probes;           /**< requests sent in this round */
 	uint8_t n_pending;
@@ -82,6 +86,10 @@ void swr_neigh_fini(struct swr_adapter *ad);
  */
 struct swr_neigh *swr_neigh_attach(struct swr_adapter *ad, rte_be32_t ip);
 
+/** swr_neigh_attach() for an IPv6 address (16 bytes, network order). */
+struct swr_neigh *swr_neigh_attach6(struct swr_adapter *ad,
+				    const uint8_t ip[16]);
+
 /** Slow path of swr_pkt_xmit(): the QP's neighbour is not REACHABLE. */
 void swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m);
 
@@ -93,10 +101,47 @@ void swr_neigh_output(struct swr_qp *qp, struct rte_mbuf *m);
 void swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
 		    rte_be32_t ip, struct rte_mbuf *m);
 
+/** swr_neigh_send() of a finished IPv6 frame to @p ip. */
+void swr_neigh_send6(struct swr_adapter *ad, struct swr_neigh **cache,
+		     const uint8_t ip[16], struct rte_mbuf *m);
+
 /** A frame ndk_roce_parse() found not to be RoCEv2 (ARP, ICMP, ...). */
 enum swr_neigh_rx swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m);
 
 /** Retries, hold-downs, re-validation, expiry (every SWR_NEIGH_TICK_MS). */
 void swr_neigh_timers(struct swr_adapter *ad);
+
+/*
+ * Shared with swroce_nd.c.
+ */
+
+/**
+ * Merge what a neighbour said about itself: update @p ip's entry (16-byte
+ * key) with @p mac, making it REACHABLE and sending its held frames;
+ * create it first if @p add (the packet was addressed to us).
+ */
+void swr_neigh_learn(struct swr_adapter *ad, const uint8_t ip[16],
+		     const struct rte_ether_addr *mac, bool add);
+
+/** Pad a frame to the Ethernet minimum (60 bytes) with zeros. */
+void swr_eth_pad(struct rte_mbuf *m);
+
+/**
+ * Folded one's complement sum of @p len bytes at @p off, which must lie in
+ * the packet (any segmentation).
+ */
+uint16_t swr_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len);
+
+/* swroce_nd.c */
+
+/**
+ * Send a neighbour solicitation for @p target: to its solicited-node
+ * group, or unicast to @p mac (re-validation) if not NULL.
+ */
+void swr_nd_solicit(struct swr_adapter *ad, const uint8_t target[16],
+		    const struct rte_ether_addr *mac);
+
+/** An IPv6 frame that is not RoCEv2: ND, ICMPv6 echo, or ignored. */
+enum swr_neigh_rx swr_nd_input(struct swr_adapter *ad, struct rte_mbuf *m);
 
 #endif /* SWROCE_NEIGH_H */

@@ -31,24 +31,32 @@
 
 /*
  * The queue a frame belongs to, from the destination QPN of an untagged
- * IPv4 (no options) UDP 4791 frame; everything else is queue 0's. The
- * parse after it checks what this does not (the QP lookup re-checks the
- * queue).
+ * IPv4 (no options) or IPv6 (no extension headers) UDP 4791 frame;
+ * everything else is queue 0's. The parse after it checks what this does
+ * not (the QP lookup re-checks the queue).
  */
 static inline uint16_t
 swr_steer(const struct swr_adapter *ad, const struct rte_mbuf *m)
 {
 	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	const uint8_t *bth = f + NDK_ROCE_L2L4_LEN;
+	const uint32_t len = rte_pktmbuf_data_len(m);
+	const uint8_t *udp, *bth;
 
-	if (unlikely(rte_pktmbuf_data_len(m) < NDK_ROCE_L2L4_LEN + 8))
+	if (unlikely(len < NDK_ROCE_L2L4_LEN + 8))
 		return 0;
-	if (f[12] != 0x08 || f[13] != 0x00 || f[14] != 0x45 ||
-	    f[RTE_ETHER_HDR_LEN + 9] != IPPROTO_UDP)
+	if (f[12] == 0x08 && f[13] == 0x00 && f[14] == 0x45 &&
+	    f[RTE_ETHER_HDR_LEN + 9] == IPPROTO_UDP)
+		udp = f + RTE_ETHER_HDR_LEN + 20;
+	else if (f[12] == 0x86 && f[13] == 0xDD && (f[14] >> 4) == 6 &&
+		 f[RTE_ETHER_HDR_LEN + 6] == IPPROTO_UDP &&
+		 len >= NDK_ROCE_L2L4_LEN6 + 8)
+		udp = f + RTE_ETHER_HDR_LEN + 40;
+	else
 		return 0;
-	if (f[RTE_ETHER_HDR_LEN + 20 + 2] != (NDK_ROCE_UDP_PORT >> 8) ||
-	    f[RTE_ETHER_HDR_LEN + 20 + 3] != (NDK_ROCE_UDP_PORT & 0xFF))
+	if (udp[2] != (NDK_ROCE_UDP_PORT >> 8) ||
+	    udp[3] != (NDK_ROCE_UDP_PORT & 0xFF))
 		return 0;
+	bth = udp + 8;
 	return swr_qpn_queue(ad, ((uint32_t)bth[5] << 16) |
 			     ((uint32_t)bth[6] << 8) | bth[7]);
 }
@@ -161,7 +169,9 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		SWR_STAT(q, rx_bad_header);
 		return;
 	}
-	if (unlikely(p.dip != ad->ipv4)) {
+	if (unlikely(p.dip6 != NULL ? !ad->has_ipv6 ||
+		     memcmp(p.dip6, ad->ipv6, sizeof(ad->ipv6)) != 0 :
+		     p.dip != ad->ipv4 || p.dip == 0)) {
 		SWR_RX_DROP(q, &p, later, rx_wrong_address);
 		return;
 	}
@@ -192,7 +202,9 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		SWR_RX_DROP(q, &p, later, rx_qp_state);
 		return;
 	}
-	if (unlikely(p.sip != qp->attr.dest_ip)) {
+	if (unlikely(p.sip != qp->attr.dest_ip ||
+		     (p.sip6 != NULL && memcmp(p.sip6, qp->attr.dest_ip6,
+					       sizeof(qp->attr.dest_ip6)) != 0))) {
 		SWR_RX_DROP(q, &p, later, rx_wrong_address);
 		return;
 	}
@@ -228,11 +240,12 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 static inline void
 swr_rx_prefetch_qp(const struct swr_adapter *ad, const struct rte_mbuf *m)
 {
-	const uint8_t *bth = rte_pktmbuf_mtod_offset(m, const uint8_t *,
-						     NDK_ROCE_L2L4_LEN);
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t hl = ndk_roce_frame_l2l4_len(f);
+	const uint8_t *bth = f + hl;
 	const struct swr_qp *qp;
 
-	if (unlikely(rte_pktmbuf_data_len(m) < NDK_ROCE_L2L4_LEN + 8))
+	if (unlikely(rte_pktmbuf_data_len(m) < hl + 8))
 		return;
 	qp = ad->qp_tbl[(((uint32_t)bth[5] << 16) | ((uint32_t)bth[6] << 8) |
 			 bth[7]) & ad->qp_mask];

@@ -41,7 +41,7 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 		SWR_STAT(q, mbuf_alloc_fail);
 		return NULL;
 	}
-	frame = (uint8_t *)rte_pktmbuf_append(m, NDK_ROCE_L2L4_LEN + l4);
+	frame = (uint8_t *)rte_pktmbuf_append(m, qp->l2l4.len + l4);
 	if (unlikely(frame == NULL)) {
 		rte_pktmbuf_free(m);
 		SWR_STAT(q, mbuf_alloc_fail);
@@ -55,12 +55,31 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 }
 
 void
+swr_qp_set_path(struct swr_qp *qp, const struct rte_ether_addr *dmac)
+{
+	struct swr_adapter *ad = qp->ad;
+	uint16_t sport = ndk_roce_udp_sport(qp->pub.qpn, qp->attr.dest_qpn);
+	bool resolve = rte_is_zero_ether_addr(dmac);
+
+	if (qp->attr.dest_ip != 0) {
+		qp->neigh = resolve ? swr_neigh_attach(ad, qp->attr.dest_ip) :
+			NULL;
+		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, dmac, ad->ipv4,
+				   qp->attr.dest_ip, sport, qp->attr.tos, 64);
+		return;
+	}
+	qp->neigh = resolve ? swr_neigh_attach6(ad, qp->attr.dest_ip6) : NULL;
+	ndk_roce_l2l4_init6(&qp->l2l4, &ad->mac, dmac, ad->ipv6,
+			    qp->attr.dest_ip6, sport, qp->attr.tos, 0, 64);
+}
+
+void
 swr_frame_seal(struct rte_mbuf *m)
 {
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m);
 	struct ndk_roce_bth *bth =
-		(struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
+		(struct ndk_roce_bth *)(frame + ndk_roce_frame_l2l4_len(frame));
 	uint32_t pad = ndk_roce_bth_padcnt(bth);
 	uint32_t icrc;
 
@@ -112,7 +131,9 @@ swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
 		const struct swr_neigh *e = qp->neigh;
 
 		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
-			     e->ip != qp->attr.dest_ip)) {
+			     e->ip != qp->attr.dest_ip ||
+			     (e->ip == 0 && memcmp(e->addr, qp->attr.dest_ip6,
+						   sizeof(e->addr)) != 0))) {
 			if (qp->q->id == 0)
 				swr_neigh_output(qp, m);
 			else
@@ -218,11 +239,22 @@ swr_held_drain(struct swr_adapter *ad)
 	n = rte_ring_sc_dequeue_burst(ad->held_ring, (void **)m,
 				      SWR_RX_BURST, NULL);
 	for (unsigned int i = 0; i < n; i++) {
-		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m[i],
-			const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+		const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
 		struct swr_neigh *e = NULL;
 
-		swr_neigh_send(ad, &e, ip->dst_addr, m[i]);
+		if (ndk_roce_frame_l2l4_len(f) == NDK_ROCE_L2L4_LEN6) {
+			const struct rte_ipv6_hdr *ip6 =
+				(const struct rte_ipv6_hdr *)(f +
+							RTE_ETHER_HDR_LEN);
+
+			swr_neigh_send6(ad, &e, ip6->dst_addr, m[i]);
+		} else {
+			const struct rte_ipv4_hdr *ip =
+				(const struct rte_ipv4_hdr *)(f +
+							RTE_ETHER_HDR_LEN);
+
+			swr_neigh_send(ad, &e, ip->dst_addr, m[i]);
+		}
 	}
 	return n;
 }

@@ -20,6 +20,14 @@
 
 struct swr_qp;
 
+/**
+ * Set up the frame template of @p qp from its address vector at INIT ->
+ * RTR: IPv4 if attr.dest_ip is set, else IPv6 to attr.dest_ip6 (traffic
+ * class attr.tos, flow label 0, hop limit 64). An all-zero @p dmac
+ * attaches the QP to its neighbour entry (ARP or neighbour discovery).
+ */
+void swr_qp_set_path(struct swr_qp *qp, const struct rte_ether_addr *dmac);
+
 /* swroce_tx.c: build and seal */
 
 /**

@@ -22,6 +22,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_rtx.h"
+#include "swroce_tx.h"
 
 /* ------------------------------------------------------------------ */
 /* Completions and the error state (polling thread)                    */
@@ -267,6 +268,7 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 
 	if (m->mask & NDK_QP_ATTR_AV) {
 		qp->attr.dest_ip = a->dest_ip;
+		memcpy(qp->attr.dest_ip6, a->dest_ip6, sizeof(a->dest_ip6));
 		memcpy(qp->attr.dest_mac, a->dest_mac, sizeof(a->dest_mac));
 		qp->attr.tos = a->tos;
 	}
@@ -303,14 +305,11 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->pmtu = qp->attr.path_mtu;
 		qp->pmtu_shift = rte_bsf32(qp->pmtu);
 		memcpy(dmac.addr_bytes, qp->attr.dest_mac, sizeof(dmac));
-		/* All-zero dest_mac: resolve dest_ip by ARP (swroce_neigh.c). */
-		qp->neigh = rte_is_zero_ether_addr(&dmac) ? swr_neigh_attach(ad,
-						qp->attr.dest_ip) : NULL;
-		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, &dmac, ad->ipv4,
-				   qp->attr.dest_ip,
-				   ndk_roce_udp_sport(qp->pub.qpn,
-						      qp->attr.dest_qpn),
-				   qp->attr.tos, 64);
+		/*
+		 * All-zero dest_mac: resolve the peer by ARP or neighbour
+		 * discovery (swroce_neigh.c, swroce_nd.c).
+		 */
+		swr_qp_set_path(qp, &dmac);
 		qp->epsn = qp->attr.rq_psn;
 		qp->msn = 0;
 		qp->seq_nak_sent = false;

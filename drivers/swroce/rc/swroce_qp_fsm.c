@@ -99,7 +99,11 @@ swr_qp_attr_check(const struct swr_qp *qp, const struct ndk_qp_attr *a,
 	    ((mask & NDK_QP_ATTR_RNR_RETRY) && a->rnr_retry > 7) ||
 	    ((mask & NDK_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31))
 		return NDK_STATUS_INVALID_PARAMETER;
-	if ((mask & NDK_QP_ATTR_AV) && a->dest_ip == 0)
+	/* IPv6 (dest_ip 0): a unicast peer, and an adapter with IPv6. */
+	if ((mask & NDK_QP_ATTR_AV) && a->dest_ip == 0 &&
+	    (!swr_ip6_unicast(a->dest_ip6) || !qp->ad->has_ipv6))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if ((mask & NDK_QP_ATTR_AV) && a->dest_ip != 0 && qp->ad->ipv4 == 0)
 		return NDK_STATUS_INVALID_PARAMETER;
 	return NDK_STATUS_SUCCESS;
 }

@@ -165,6 +165,30 @@ t_ranges(void)
 	OUT_OF_RANGE(NDK_QP_ATTR_RNR_RETRY, rnr_retry, 8);
 	OUT_OF_RANGE(NDK_QP_ATTR_MIN_RNR_TIMER, min_rnr_timer, 32);
 	OUT_OF_RANGE(NDK_QP_ATTR_AV, dest_ip, 0);
+	/* IPv4 on an adapter without IPv4 (IPv6 only). */
+	g_ad.ipv4 = 0;
+	TEST_ASSERT_EQ(check(S(RTS), S(RTS), NDK_QP_ATTR_AV, &a),
+		       NDK_STATUS_INVALID_PARAMETER, "IPv4 peer, no IPv4");
+	g_ad.ipv4 = RTE_BE32(0x0a000002);
+	/* IPv6 (dest_ip 0): a unicast peer and an adapter with IPv6. */
+	{
+		struct ndk_qp_attr b = a;
+		static const uint8_t peer6[16] = { 0xfd, [15] = 2 };
+		static const uint8_t group6[16] = { 0xff, 0x02, [15] = 1 };
+
+		b.dest_ip = 0;
+		memcpy(b.dest_ip6, peer6, 16);
+		TEST_ASSERT_EQ(check(S(RTS), S(RTS), NDK_QP_ATTR_AV, &b),
+			       NDK_STATUS_INVALID_PARAMETER,
+			       "IPv6 peer, no IPv6");
+		g_ad.has_ipv6 = true;
+		TEST_ASSERT_EQ(check(S(RTS), S(RTS), NDK_QP_ATTR_AV, &b),
+			       NDK_STATUS_SUCCESS, "IPv6 peer");
+		memcpy(b.dest_ip6, group6, 16);
+		TEST_ASSERT_EQ(check(S(RTS), S(RTS), NDK_QP_ATTR_AV, &b),
+			       NDK_STATUS_INVALID_PARAMETER, "multicast peer");
+		g_ad.has_ipv6 = false;
+	}
 	/* An illegal transition is refused before its attributes. */
 	a.timeout = 32;
 	TEST_ASSERT_EQ(check(S(RESET), S(RTS), NDK_QP_ATTR_TIMEOUT, &a),
@@ -187,6 +211,7 @@ main(int argc, char **argv)
 	int rc;
 
 	g_ad.max_path_mtu = 4096;
+	g_ad.ipv4 = RTE_BE32(0x0a000002);
 	g_qp.ad = &g_ad;
 	/* Only for the test runner's TSC timings. */
 	if (ndk_test_eal_init("test_unit_qp_fsm", "0", NULL) < 0)

@@ -233,6 +233,7 @@ struct ndk_adapter_info {
 	uint8_t mac[6];         /**< adapter MAC (configured or the port's) */
 	uint32_t ipv4;          /**< adapter address, network byte order */
 	uint16_t nb_queues;     /**< queues (ndk_adapter_poll_queue()) */
+	uint8_t ipv6[16];       /**< IPv6 address; all-zero: none */
 };
 
 /* ------------------------------------------------------------------ */
@@ -277,7 +278,12 @@ struct ndk_adapter_config {
 	 * if false the application did, and queues 0..nb_queues-1 are used.
 	 */
 	bool configure_port;
-	/** Adapter IPv4 address, network byte order. */
+	/**
+	 * Adapter IPv4 address, network byte order; 0: none (the adapter
+	 * then needs @p ipv6). An adapter with both is dual-stack: it
+	 * answers ARP and neighbour discovery, and connects and listens
+	 * on either family.
+	 */
 	uint32_t ipv4;
 	/** Largest RDMA path MTU in bytes (256..4096); 0 = 4096. */
 	uint32_t max_path_mtu;
@@ -307,6 +313,13 @@ struct ndk_adapter_config {
 	 * software; ARP, ICMP and CM (QP1) are queue 0's.
 	 */
 	uint16_t nb_queues;
+	/**
+	 * Adapter IPv6 address (16 bytes, network order); all-zero: none.
+	 * Global or unique-local unicast (not ::, loopback, multicast or
+	 * IPv4-mapped). The adapter answers neighbour solicitations for it
+	 * (sent to its solicited-node group or to it) and ICMPv6 echo.
+	 */
+	uint8_t ipv6[16];
 };
 
 /**
@@ -769,13 +782,20 @@ struct ndk_qp_attr {
 	uint8_t retry_cnt;       /**< 0..7; 7 = retry forever */
 	uint8_t rnr_retry;       /**< 0..7; 7 = retry forever */
 	uint8_t min_rnr_timer;   /**< RNR timer code we send in RNR NAKs */
-	uint8_t tos;             /**< IPv4 TOS of our packets */
+	uint8_t tos;             /**< IPv4 TOS / IPv6 traffic class */
+	/**
+	 * Peer IPv6 address (16 bytes, network order), used when dest_ip
+	 * is 0 (set with NDK_QP_ATTR_AV): the QP then speaks RoCEv2 over
+	 * IPv6 from the adapter's IPv6 address, which it must have, and an
+	 * all-zero dest_mac is resolved by neighbour discovery.
+	 */
+	uint8_t dest_ip6[16];
 };
 
 /** Which ndk_qp_attr fields a modify sets. */
 enum ndk_qp_attr_mask {
 	NDK_QP_ATTR_STATE = 1u << 0,
-	NDK_QP_ATTR_AV = 1u << 1,          /**< dest_ip, dest_mac, tos */
+	NDK_QP_ATTR_AV = 1u << 1,   /**< dest_ip or dest_ip6, dest_mac, tos */
 	NDK_QP_ATTR_DEST_QPN = 1u << 2,
 	NDK_QP_ATTR_RQ_PSN = 1u << 3,
 	NDK_QP_ATTR_SQ_PSN = 1u << 4,

@@ -43,7 +43,18 @@
 #error "include ndk.h, not ndk_conn.h"
 #endif
 
+#include <netinet/in.h>
 #include <sys/socket.h>
+
+/**
+ * An IPv4 or IPv6 socket address, as connectors and listeners take and
+ * return them (sa.sa_family says which member is valid).
+ */
+union ndk_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
 
 struct ndk_adapter;
 struct ndk_qp;
@@ -178,7 +189,8 @@ ndk_status_t ndk_get_connection_data(struct ndk_connector *connector,
 
 /**
  * Local / peer address of a connector (NdkGetLocalAddress,
- * NdkGetPeerAddress), as a struct sockaddr_in.
+ * NdkGetPeerAddress): a struct sockaddr_in for an IPv4 connection, a
+ * struct sockaddr_in6 for an IPv6 one (@p len tells which size is needed).
  * @return STATUS_SUCCESS, STATUS_BUFFER_TOO_SMALL (*@p len set to the size
  *   needed), STATUS_CONNECTION_INVALID (no address yet).
  */
@@ -275,8 +287,12 @@ ndk_status_t ndk_close_listener(struct ndk_listener *listener,
 				ndk_close_completion_fn done, void *context);
 
 /**
- * Listen on @p addr (NdkListen): IPv4 address of the adapter or
- * INADDR_ANY, port 0 for an ephemeral one. Completes inline.
+ * Listen on @p addr (NdkListen): an address of the adapter, or the
+ * wildcard of a family, port 0 for an ephemeral one. Completes inline.
+ * A sockaddr_in with INADDR_ANY takes IPv4 requests only; a sockaddr_in6
+ * with in6addr_any takes both IPv4 and IPv6 requests (dual-stack, as a
+ * Linux IPv6 socket without IPV6_V6ONLY); a specific address, only those
+ * addressed to it.
  * @return STATUS_SUCCESS, STATUS_INVALID_ADDRESS, STATUS_SHARING_VIOLATION
  *   (port in use), STATUS_TOO_MANY_ADDRESSES (no ephemeral port),
  *   STATUS_INVALID_DEVICE_STATE (already listening).

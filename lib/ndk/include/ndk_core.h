@@ -30,7 +30,7 @@ struct ndk_adapter_stats;
 struct ndk_xstat;
 struct ndk_xstat_name;
 struct ndk_qp_info;
-struct sockaddr_in;
+union ndk_sockaddr;
 
 /** NDK_ADAPTER_DISPATCH (user-space form). */
 struct ndk_adapter_dispatch {
@@ -176,8 +176,8 @@ struct ndk_connector_dispatch {
 	ndk_status_t (*close)(struct ndk_connector *c,
 			      ndk_close_completion_fn done, void *ctx);
 	ndk_status_t (*connect)(struct ndk_connector *c, struct ndk_qp *qp,
-				const struct sockaddr_in *src,
-				const struct sockaddr_in *dst, uint32_t ird,
+				const union ndk_sockaddr *src,
+				const union ndk_sockaddr *dst, uint32_t ird,
 				uint32_t ord, const void *pdata,
 				uint32_t pdata_len,
 				ndk_request_completion_fn done, void *ctx);
@@ -197,8 +197,8 @@ struct ndk_connector_dispatch {
 					    uint32_t *ird, uint32_t *ord,
 					    void *pdata, uint32_t *pdata_len);
 	ndk_status_t (*get_addresses)(struct ndk_connector *c,
-				      struct sockaddr_in *local,
-				      struct sockaddr_in *peer);
+				      union ndk_sockaddr *local,
+				      union ndk_sockaddr *peer);
 	ndk_status_t (*disconnect)(struct ndk_connector *c,
 				   ndk_request_completion_fn done, void *ctx);
 };
@@ -208,9 +208,9 @@ struct ndk_listener_dispatch {
 	ndk_status_t (*close)(struct ndk_listener *l,
 			      ndk_close_completion_fn done, void *ctx);
 	ndk_status_t (*listen)(struct ndk_listener *l,
-			       const struct sockaddr_in *addr);
+			       const union ndk_sockaddr *addr);
 	ndk_status_t (*get_local_address)(struct ndk_listener *l,
-					  struct sockaddr_in *addr);
+					  union ndk_sockaddr *addr);
 	ndk_status_t (*control_connect_events)(struct ndk_listener *l,
 					       bool pause);
 };

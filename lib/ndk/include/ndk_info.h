@@ -52,7 +52,8 @@ struct ndk_qp_info {
 	uint32_t qpn;            /**< the QP number peers address */
 	uint32_t state;          /**< enum ndk_qp_state */
 	uint32_t dest_qpn;       /**< peer QP number (valid from RTR) */
-	uint32_t dest_ip;        /**< peer IPv4, network order (from RTR) */
+	uint32_t dest_ip;        /**< peer IPv4, network order (from RTR); 0: IPv6 */
+	uint8_t dest_ip6[16];    /**< peer IPv6 when dest_ip is 0 */
 	uint32_t path_mtu;       /**< bytes */
 	/** Next PSN the requester will send (valid from RTS). */
 	uint32_t send_psn;
