@@ -22,6 +22,10 @@
  * - timers: a process that was not polled for longer than the timeout does
  *   not time out (rto_deferred); a peer that is gone still ends the READ
  *   in STATUS_IO_TIMEOUT, after timeouts that double;
+ * - out-of-order placement: responses lost at the first, a middle and the
+ *   last place of a READ, several at once in several READs: every later
+ *   response is placed, each run of lost ones is asked again alone, and
+ *   the responder sends one frame per frame lost;
  * - corrupted READ responses (their ICRC is checked as they are copied into
  *   the sink), in memif-like chains of 2 KB segments: a bad payload, a
  *   PSN turned into an already received one or into the missing one, the
@@ -258,9 +262,9 @@ static int t_gap_one_read(void) { return one_lost(1, 5, B, false); }
 static int t_gap_eight_reads(void) { return one_lost(8, RD_PKTS + 5, B, false); }
 
 /*
- * Response 5 of the first of 8 READs: the second READ's responses arrive
- * before the re-read's and are placed meanwhile; only the first READ's
- * remainder (11 frames) is sent again.
+ * Response 5 of the first of 8 READs: the first READ's later responses and
+ * the second READ's arrive before the re-read's and are placed meanwhile;
+ * only the lost frame is sent again.
  */
 static int
 t_gap_ahead(void)
@@ -277,7 +281,7 @@ t_gap_ahead(void)
 		    "responses placed ahead: %" PRIu64,
 		    XS_DIFF(&a1, &a0, "read_resp_ahead"));
 	TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
-		       8 * RD_PKTS + RD_PKTS - 5, "frames sent by B");
+		       8 * RD_PKTS + 1, "frames sent by B");
 	return 0;
 }
 /*
@@ -613,6 +617,130 @@ static int t_corrupt_qpn(void) { return corrupted(1, 7, DMG_QPN, 0, 0, 0); }
 /* PSN 31, the last response of the last READ: only the timer finds it. */
 static int t_corrupt_last(void) { return corrupted(2, 31, 0, 0, 1, 1); }
 
+/* ------------------------------------------------------------------ */
+/* Out-of-order placement: a lost response costs that response         */
+/* ------------------------------------------------------------------ */
+
+static const uint32_t *g_drops;   /* PSN offsets of responses to drop */
+static unsigned int g_n_drops;
+
+/* B's first transmission of the responses at the offsets in g_drops. */
+static enum verdict
+f_set(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+
+	if (from != B || !(p->op->flags & NDK_ROCE_OPF_READ))
+		return PASS;
+	for (unsigned int i = 0; i < g_n_drops; i++) {
+		if (g_drops[i] == k && !(x->seen & (1u << i))) {
+			x->seen |= 1u << i;
+			x->hits++;
+			return DROP;
+		}
+	}
+	return PASS;
+}
+
+/*
+ * @p n READs of 64 KiB in flight, the responses at the @p cnt offsets of
+ * @p drops lost once, in @p ranges runs of consecutive PSNs per READ:
+ * every response after a lost one is placed, each run is asked again once
+ * (READ requests for that range alone) and B sends exactly one frame per
+ * frame lost. No timeout: a later response shows each loss.
+ */
+static int
+ooo_case(unsigned int n, const uint32_t *drops, unsigned int cnt,
+	 unsigned int ranges)
+{
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_set) != 0)    /* ~268 ms */
+		return -1;
+	g_drops = drops;
+	g_n_drops = cnt;
+	rc = transfer_checked(&x, n, RD_LEN, false, NULL, 61 + drops[0]);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, cnt, "frames dropped");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "timeouts");
+		TEST_ASSERT_EQ(DELTA(&x, A, read_gap_retries), ranges,
+			       "ranges asked again");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_packets), cnt,
+			       "responses asked again");
+		TEST_ASSERT_EQ(DELTA(&x, B, read_resp_sent), n * RD_PKTS + cnt,
+			       "frames sent by B");
+		TEST_ASSERT(DELTA(&x, A, read_resp_ooo) +
+			    DELTA(&x, A, read_resp_ahead) != 0,
+			    "nothing placed out of order");
+		TEST_ASSERT_EQ(DELTA(&x, B, read_dup_ignored), 0,
+			       "re-reads B could not serve");
+	}
+	rcx_close(&x);
+	return rc;
+}
+
+/* The first, a middle and the last response of the second of 8 READs. */
+static int
+t_ooo_first(void)
+{
+	static const uint32_t d[] = { RD_PKTS };
+
+	return ooo_case(8, d, 1, 1);
+}
+
+static int
+t_ooo_middle(void)
+{
+	static const uint32_t d[] = { RD_PKTS + 7 };
+
+	return ooo_case(8, d, 1, 1);
+}
+
+static int
+t_ooo_last(void)
+{
+	static const uint32_t d[] = { RD_PKTS + RD_PKTS - 1 };
+
+	return ooo_case(8, d, 1, 1);
+}
+
+/* The very first response of all (its READ's RTT sample). */
+static int
+t_ooo_first_of_all(void)
+{
+	static const uint32_t d[] = { 0 };
+
+	return ooo_case(4, d, 1, 1);
+}
+
+/*
+ * Several gaps at once: in the second READ a run of two, one in the
+ * middle and its second last (asked one after the other, each once the
+ * one before is in), one in the fourth READ, the first of the sixth
+ * (asked at the same time as the second READ's).
+ */
+static int
+t_ooo_several(void)
+{
+	static const uint32_t d[] = {
+		RD_PKTS + 2, RD_PKTS + 3, RD_PKTS + 9, RD_PKTS + 14,
+		3 * RD_PKTS + 5, 5 * RD_PKTS,
+	};
+
+	return ooo_case(8, d, RTE_DIM(d), 5);
+}
+
+/* A single READ losing a middle response and its second last. */
+static int
+t_ooo_one_read(void)
+{
+	static const uint32_t d[] = { 4, 14 };
+
+	return ooo_case(1, d, RTE_DIM(d), 2);
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
 	{ "mid_range_replay", t_mid_range_replay },
@@ -635,6 +763,12 @@ static const struct ndk_test_case cases[] = {
 	{ "corrupt_psn_missing", t_corrupt_psn_missing },
 	{ "corrupt_qpn", t_corrupt_qpn },
 	{ "corrupt_last", t_corrupt_last },
+	{ "ooo_first", t_ooo_first },
+	{ "ooo_middle", t_ooo_middle },
+	{ "ooo_last", t_ooo_last },
+	{ "ooo_first_of_all", t_ooo_first_of_all },
+	{ "ooo_several", t_ooo_several },
+	{ "ooo_one_read", t_ooo_one_read },
 };
 
 int

@@ -32,13 +32,21 @@ unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
 void swr_req_rewind(struct swr_qp *qp);
 
 /**
- * Requester: ask again for the responses of the READ @p wqe still
- * missing (from rd_pkts on), without going back: the READs after it keep
- * streaming. @return false if no frame could be sent now.
+ * Requester: ask again for the responses of the READ @p wqe from its
+ * first missing one (rd_pkts) up to packet @p end (exclusive), without
+ * going back: the READs after it keep streaming. Marks them asked
+ * (rd_rr_end). @return false if no frame could be sent now.
  */
-bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
+bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 
 /* swroce_comp.c */
+
+/**
+ * Completer: ask the READ @p wqe again for its first missing range (up to
+ * its next response placed out of order, or its end) at once.
+ * @return false if no frame could be sent now.
+ */
+bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /**
  * Completer: retire what needs no answer at the tail: local operations

@@ -257,6 +257,11 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->rtt_active = false;
 	qp->rd_meter_n = 0;
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
+	/* No READ response placed out of order is left from before. */
+	if (qp->ooo_cnt != 0)
+		memset(qp->ooo_map, 0, SWR_OOO_BITS / 8);
+	qp->ooo_cnt = 0;
+	qp->rd_hi = qp->una_psn;
 }
 
 /* swroce_rtx.c */
