@@ -741,6 +741,49 @@ t_ooo_one_read(void)
 	return ooo_case(1, d, RTE_DIM(d), 2);
 }
 
+/*
+ * Response 5 of the first of 8 READs and the third READ's request lost:
+ * B's sequence NAK names the third READ and shows every READ before it
+ * answered. The first READ is asked again for its lost response alone,
+ * the requests go back to the third READ, not to the first: B sends no
+ * response of the first two READs twice.
+ */
+static enum verdict
+f_nak(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+	uint32_t bit = from == B ? 1 : 2;
+
+	if ((from == B && (!(p->op->flags & NDK_ROCE_OPF_READ) || k != 5)) ||
+	    (from == A && (p->opcode != NDK_ROCE_OP_RC_READ_REQUEST ||
+			   k != 2 * RD_PKTS)) || (x->seen & bit))
+		return PASS;
+	x->seen |= bit;
+	x->hits++;
+	return DROP;
+}
+
+static int
+t_ooo_nak(void)
+{
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_nak) != 0)    /* ~268 ms */
+		return -1;
+	rc = transfer_checked(&x, 8, RD_LEN, false, NULL, 71);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 2, "frames dropped");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "timeouts");
+		TEST_ASSERT_EQ(DELTA(&x, A, nak_seq_rcvd), 1, "NAKs");
+		TEST_ASSERT_EQ(DELTA(&x, B, read_resp_sent), 8 * RD_PKTS + 1,
+			       "frames sent by B");
+	}
+	rcx_close(&x);
+	return rc;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
 	{ "mid_range_replay", t_mid_range_replay },
@@ -769,6 +812,7 @@ static const struct ndk_test_case cases[] = {
 	{ "ooo_first_of_all", t_ooo_first_of_all },
 	{ "ooo_several", t_ooo_several },
 	{ "ooo_one_read", t_ooo_one_read },
+	{ "ooo_nak", t_ooo_nak },
 };
 
 int

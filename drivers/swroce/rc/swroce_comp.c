@@ -351,20 +351,19 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		SWR_QP_STAT(qp, nak_seq_rcvd, naks_rcvd);
 		/*
 		 * Everything before the NAK's PSN arrived. If that passes a
-		 * READ with lost responses, the READ was just asked again
-		 * from there (go-back-N from an earlier PSN); a NAK behind
-		 * the oldest unacknowledged PSN is an old one.
+		 * READ with lost responses, the responder has answered every
+		 * READ before the PSN: what any of them misses was lost and
+		 * is asked again alone (selectively, once per range), and
+		 * the requests go back to the NAK's PSN, not further. A NAK
+		 * behind the oldest unacknowledged PSN is an old one.
 		 */
-		if (swr_comp_acked(qp, swr_psn_prev(psn), false)) {
-			/*
-			 * A re-read already asked for that gap (once per gap)
-			 * and nothing went back: but the NAK says requests
-			 * were lost too, and the responder NAKs once. Go back
-			 * N now, or they wait for the timer.
-			 */
+		if (swr_comp_acked(qp, swr_psn_prev(psn), true)) {
+			if (ndk_roce_psn_diff(psn, qp->rd_hi) > 0)
+				qp->rd_hi = psn;
 			if (qp->req_idx != qp->sq_tail) {
+				swr_comp_reveal(qp, psn);
 				SWR_STAT(qp->q, nak_seq_rewinds);
-				swr_req_rewind(qp);
+				swr_req_rewind_to(qp, psn);
 			}
 			return;
 		}

@@ -32,6 +32,13 @@ unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
 void swr_req_rewind(struct swr_qp *qp);
 
 /**
+ * Requester: go back to @p psn, a request PSN sent after una_psn that the
+ * peer did not receive (a sequence NAK's): the requests before it arrived
+ * and are not sent again. A PSN not sent: swr_req_rewind().
+ */
+void swr_req_rewind_to(struct swr_qp *qp, uint32_t psn);
+
+/**
  * Requester: ask again for the responses of the READ @p wqe from its
  * first missing one (rd_pkts) up to packet @p end (exclusive), without
  * going back: the READs after it keep streaming. Marks them asked

@@ -366,3 +366,40 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->rto_probe = 0;
 	swr_qp_activate(qp);
 }
+
+void
+swr_req_rewind_to(struct swr_qp *qp, uint32_t psn)
+{
+	uint32_t rd = 0;
+	int32_t n;
+
+	for (uint32_t i = qp->sq_tail; i != qp->req_idx; i++) {
+		struct swr_swqe *wqe = swr_swqe(qp, i);
+		int32_t k;
+
+		if (swr_wr_is_local(wqe->op))
+			continue;
+		k = ndk_roce_psn_diff(psn, wqe->first_psn);
+		if (k < 0)
+			break;
+		if ((uint32_t)k >= wqe->npkts) {
+			rd += wqe->op == SWR_WR_READ;
+			continue;
+		}
+		n = ndk_roce_psn_diff(qp->req_psn, psn);
+		if (n > 0) {
+			qp->q->stats.retransmit_packets += (uint32_t)n;
+			qp->ev.retransmit_packets += (uint32_t)n;
+		}
+		swr_rtt_void_from(qp, psn);
+		qp->req_idx = i;
+		qp->req_pkt = (uint32_t)k;
+		qp->req_psn = psn;
+		qp->rd_outstanding = rd;
+		qp->pkts_since_ackreq = 0;
+		qp->rto_probe = 0;
+		swr_qp_activate(qp);
+		return;
+	}
+	swr_req_rewind(qp);             /* not a PSN sent: all of it */
+}
