@@ -145,6 +145,57 @@ swr_rd_revealed(const struct swr_qp *qp, const struct swr_swqe *w)
 	return ndk_roce_psn_diff(qp->rd_hi, ndk_roce_psn_add(missing, 1)) > 0;
 }
 
+/*
+ * True if READ @p w's first missing response counts as lost (RACK): a
+ * later response arrived, and, once reordering was seen (reo_mult), more
+ * than a window of responses arrived since (4 << reo_mult, counted in
+ * rd_arrivals) or a window of time passed (reo_mult / 4 SRTT, at most one
+ * SRTT), both from the first check that found it shown (rd_seen); later
+ * responses and the adaptive timer check again.
+ */
+static bool
+swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
+{
+	uint32_t missing = ndk_roce_psn_add(w->first_psn, w->rd_pkts);
+	uint64_t wnd;
+
+	if (ndk_roce_psn_diff(qp->rd_hi, ndk_roce_psn_add(missing, 1)) <= 0)
+		return false;
+	if (likely(qp->reo_mult == 0))
+		return true;
+	if (w->rd_seen == 0 || w->rd_seen_pkt != w->rd_pkts) {
+		w->rd_seen = RTE_MAX(qp->q->now, UINT64_C(1));
+		w->rd_seen_pkt = w->rd_pkts;
+		w->rd_seen_arr = qp->rd_arrivals;
+		return false;
+	}
+	if (qp->rd_arrivals - w->rd_seen_arr > (UINT32_C(4) << qp->reo_mult))
+		return true;
+	wnd = qp->rtt.srtt << (qp->reo_mult - 1);
+	return qp->rtt.srtt != 0 && qp->q->now >= w->rd_seen &&
+		qp->q->now - w->rd_seen >= wnd;
+}
+
+/*
+ * Response @p psn of READ @p w came again: if @p w was asked again for a
+ * gap up to past it, the original was late, not lost. Widen the reorder
+ * window (once until what was out then is answered); it narrows again
+ * after 16 ranges asked with no such duplicate (swr_comp_ask()).
+ */
+static void
+swr_reo_spurious(struct swr_qp *qp, const struct swr_swqe *w, uint32_t k)
+{
+	if (!w->rd_rr_gap || k >= w->rd_rr_end)
+		return;
+	SWR_STAT(qp->q, read_spurious);
+	qp->reo_quiet = 0;
+	if (ndk_roce_psn_diff(qp->una_psn, qp->reo_psn) < 0)
+		return;
+	qp->reo_psn = qp->psn_max;
+	if (qp->reo_mult < 4)
+		qp->reo_mult++;
+}
+
 /* True if the WQE at index @p idx has been transmitted (not rewound to). */
 static inline bool
 swr_sq_sent(const struct swr_qp *qp, uint32_t idx)
@@ -162,13 +213,21 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 	if (w->rd_pkts < w->rd_rr_end)
 		return;
 	SWR_STAT(qp->q, read_gap_retries);
+	/* No spurious one for a while: narrow the reorder window. */
+	if (qp->reo_mult != 0 && ++qp->reo_quiet >= 16) {
+		qp->reo_quiet = 0;
+		qp->reo_mult--;
+	}
 	swr_req_reread(qp, w, swr_rd_hole_end(qp, w));
 }
 
 bool
 swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe)
 {
-	return swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe));
+	if (!swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe)))
+		return false;
+	wqe->rd_rr_gap = 0;     /* the timer's: a late answer is no reorder */
+	return true;
 }
 
 /*
@@ -187,7 +246,8 @@ swr_comp_gap(struct swr_qp *qp, bool selective)
 		return;
 	/* Its request must have gone out (not waiting to after a rewind). */
 	if (selective && qp->req_idx != qp->sq_tail) {
-		swr_comp_ask(qp, wqe);
+		if (swr_rd_lost(qp, wqe))
+			swr_comp_ask(qp, wqe);
 		swr_rto_arm(qp);
 		return;
 	}
@@ -213,7 +273,8 @@ swr_comp_reveal(struct swr_qp *qp, uint32_t psn)
 		if (ndk_roce_psn_diff(psn, ndk_roce_psn_add(w->first_psn,
 							    w->rd_pkts)) <= 0)
 			break;
-		swr_comp_ask(qp, w);
+		if (swr_rd_lost(qp, w))
+			swr_comp_ask(qp, w);
 	}
 }
 
@@ -268,6 +329,10 @@ swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective)
 				break;
 			if (ndk_roce_psn_diff(missing, qp->una_psn) > 0)
 				swr_comp_progress(qp, missing);
+			/* The answer passed it: as a later response would. */
+			if (ndk_roce_psn_diff(ndk_roce_psn_add(psn, 1),
+					      qp->rd_hi) > 0)
+				qp->rd_hi = ndk_roce_psn_add(psn, 1);
 			swr_comp_gap(qp, selective);
 			return true;
 		}
@@ -303,6 +368,99 @@ swr_comp_fatal_nak(struct swr_qp *qp, uint8_t code)
 	if (swr_sq_tail_started(qp))
 		swr_qp_complete_send(qp, NDK_STATUS_REMOTE_RESOURCES, perr);
 	swr_qp_to_error(qp);
+}
+
+/*
+ * A PSN sequence NAK at @p psn: requests were lost from there on.
+ */
+static void
+swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
+{
+	/*
+	 * Everything before the NAK's PSN arrived. If that passes a
+	 * READ with lost responses, the responder has answered every
+	 * READ before the PSN: what any of them misses was lost and
+	 * is asked again alone (selectively, once per range), and
+	 * the requests go back to the NAK's PSN, not further. A NAK
+	 * behind the oldest unacknowledged PSN is an old one.
+	 */
+	if (swr_comp_acked(qp, swr_psn_prev(psn), true)) {
+		if (ndk_roce_psn_diff(psn, qp->rd_hi) > 0)
+			qp->rd_hi = psn;
+		if (qp->req_idx != qp->sq_tail) {
+			swr_comp_reveal(qp, psn);
+			SWR_STAT(qp->q, nak_seq_rewinds);
+			swr_req_rewind_to(qp, psn);
+		}
+		return;
+	}
+	if (psn != qp->una_psn) {
+		SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
+		return;
+	}
+	if (qp->attr.retry_cnt != 7) {
+		if (qp->retry_left == 0) {
+			if (swr_sq_tail_started(qp))
+				swr_qp_complete_send(qp,
+					NDK_STATUS_IO_TIMEOUT,
+					NDK_PERR_RETRY_EXCEEDED);
+			swr_qp_to_error(qp);
+			return;
+		}
+		qp->retry_left--;
+	}
+	swr_req_rewind(qp);
+}
+
+/*
+ * Reordering seen (reo_mult, adaptive retransmission on): a sequence NAK
+ * may name a request that was only late, and going back would make the
+ * peer answer it twice. Wait the reorder window first (RACK): an answer
+ * at or past its PSN cancels it (swr_comp_nak_check()).
+ * @return true if it waits.
+ */
+static bool
+swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
+{
+	if (likely(qp->reo_mult == 0) || qp->rtt.srtt == 0 ||
+	    !swr_rto_adaptive(qp) ||
+	    ndk_roce_psn_diff(psn, qp->una_psn) < 0)
+		return false;
+	if (qp->nak_t == 0 || qp->nak_psn != psn) {
+		qp->nak_psn = psn;
+		qp->nak_t = RTE_MAX(qp->q->now, UINT64_C(1));
+		SWR_STAT(qp->q, nak_seq_deferred);
+	}
+	return true;
+}
+
+/*
+ * A sequence NAK waits: an answer at or past its PSN (a READ response, an
+ * ACK's progress) shows the request arrived late: forget it. Otherwise act
+ * on it once the reorder window passed, or now if @p now.
+ */
+static void
+swr_comp_nak_check(struct swr_qp *qp, bool now)
+{
+	uint32_t psn = qp->nak_psn;
+
+	if (ndk_roce_psn_diff(qp->rd_hi, psn) > 0 ||
+	    ndk_roce_psn_diff(qp->una_psn, psn) > 0) {
+		qp->nak_t = 0;
+		SWR_STAT(qp->q, nak_seq_late);
+		return;
+	}
+	if (!now && qp->q->now - qp->nak_t <
+	    (qp->rtt.srtt << (qp->reo_mult - 1)))
+		return;
+	qp->nak_t = 0;
+	swr_comp_nak_seq(qp, psn);
+}
+
+void
+swr_comp_nak_due(struct swr_qp *qp)
+{
+	swr_comp_nak_check(qp, true);
 }
 
 static void
@@ -349,40 +507,8 @@ swr_comp_ack(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	switch (syn & NDK_ROCE_AETH_VALUE_MASK) {
 	case NDK_ROCE_NAK_PSN_SEQ:
 		SWR_QP_STAT(qp, nak_seq_rcvd, naks_rcvd);
-		/*
-		 * Everything before the NAK's PSN arrived. If that passes a
-		 * READ with lost responses, the responder has answered every
-		 * READ before the PSN: what any of them misses was lost and
-		 * is asked again alone (selectively, once per range), and
-		 * the requests go back to the NAK's PSN, not further. A NAK
-		 * behind the oldest unacknowledged PSN is an old one.
-		 */
-		if (swr_comp_acked(qp, swr_psn_prev(psn), true)) {
-			if (ndk_roce_psn_diff(psn, qp->rd_hi) > 0)
-				qp->rd_hi = psn;
-			if (qp->req_idx != qp->sq_tail) {
-				swr_comp_reveal(qp, psn);
-				SWR_STAT(qp->q, nak_seq_rewinds);
-				swr_req_rewind_to(qp, psn);
-			}
-			return;
-		}
-		if (psn != qp->una_psn) {
-			SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
-			return;
-		}
-		if (qp->attr.retry_cnt != 7) {
-			if (qp->retry_left == 0) {
-				if (swr_sq_tail_started(qp))
-					swr_qp_complete_send(qp,
-						NDK_STATUS_IO_TIMEOUT,
-						NDK_PERR_RETRY_EXCEEDED);
-				swr_qp_to_error(qp);
-				return;
-			}
-			qp->retry_left--;
-		}
-		swr_req_rewind(qp);
+		if (!swr_comp_nak_defer(qp, psn))
+			swr_comp_nak_seq(qp, psn);
 		return;
 	case NDK_ROCE_NAK_INVALID_REQUEST:
 	case NDK_ROCE_NAK_REMOTE_ACCESS:
@@ -495,6 +621,17 @@ swr_comp_read_target(const struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	uint32_t k, idx;
 	bool local;
 
+	/* The common case: the next response of the READ at the tail. */
+	if (likely(swr_sq_tail_started(qp))) {
+		w = swr_swqe(qp, qp->sq_tail);
+		if (w->op == SWR_WR_READ && w->rd_pkts != w->npkts &&
+		    p->psn == ndk_roce_psn_add(w->first_psn, w->rd_pkts)) {
+			if (!swr_comp_read_fits(qp, w, p, w->rd_pkts))
+				return NULL;
+			*kp = w->rd_pkts;
+			return w;
+		}
+	}
 	w = swr_comp_read_find(qp, p->psn, &k, &idx, &local);
 	if (w == NULL || local || k < w->rd_pkts || swr_ooo_has(qp, p->psn) ||
 	    (k != w->rd_pkts && (uint32_t)ndk_roce_psn_diff(p->psn,
@@ -566,8 +703,7 @@ swr_comp_next_reads(struct swr_qp *qp)
 			if (wqe->rd_pkts != 0)
 				swr_comp_progress(qp, ndk_roce_psn_add(
 					wqe->first_psn, wqe->rd_pkts));
-			if (qp->req_idx != qp->sq_tail &&
-			    swr_rd_revealed(qp, wqe))
+			if (qp->req_idx != qp->sq_tail && swr_rd_lost(qp, wqe))
 				swr_comp_ask(qp, wqe);
 			break;
 		}
@@ -589,9 +725,10 @@ swr_comp_last_in(struct swr_qp *qp)
 	struct swr_swqe *t = swr_swqe(qp, qp->sq_tail);
 
 	if (t->op == SWR_WR_READ && t->rd_pkts < t->rd_rr_end &&
-	    qp->req_idx != qp->sq_tail) {
+	    qp->req_idx != qp->sq_tail && qp->reo_mult == 0) {
 		t->rd_rr_end = 0;
 		swr_comp_ask(qp, t);
+		t->rd_rr_gap = 0;       /* a guess: a late answer is no reorder */
 	}
 }
 
@@ -610,6 +747,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	bool local;
 	int rc;
 
+	qp->rd_arrivals++;
 	w = swr_comp_read_find(qp, psn, &k, &idx, &local);
 	if (w == NULL) {
 		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0)
@@ -620,6 +758,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	}
 	if (k < w->rd_pkts || swr_ooo_has(qp, psn)) {
 		SWR_STAT(qp->q, rx_duplicate);
+		swr_reo_spurious(qp, w, k);
 		return;
 	}
 	if (k != w->rd_pkts &&
@@ -666,7 +805,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 		qp->rd_hi = ndk_roce_psn_add(psn, 1);
 		swr_comp_reveal(qp, psn);
 	} else if (w->rd_pkts != w->npkts && swr_sq_sent(qp, idx) &&
-		   swr_rd_revealed(qp, w)) {
+		   swr_rd_lost(qp, w)) {
 		/* Its first missing range is in: the next one is known lost. */
 		swr_comp_ask(qp, w);
 	}
@@ -734,7 +873,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	if (wqe->rd_pkts != wqe->npkts) {
 		/* Its next missing range was shown lost already: ask now. */
 		if (unlikely(swr_rd_revealed(qp, wqe)) &&
-		    qp->req_idx != qp->sq_tail)
+		    qp->req_idx != qp->sq_tail && swr_rd_lost(qp, wqe))
 			swr_comp_ask(qp, wqe);
 		return;
 	}
@@ -782,4 +921,7 @@ swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p, bool icrc_unchecked
 		swr_comp_read_resp(qp, p, copied);
 	else
 		SWR_STAT(qp->q, rx_ghost_resp); /* atomics: never asked */
+	if (unlikely(qp->nak_t != 0) &&
+	    swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+		swr_comp_nak_check(qp, false);
 }

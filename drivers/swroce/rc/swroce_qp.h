@@ -73,6 +73,12 @@ struct swr_swqe {
 	/** READ: a request for its responses up to this packet (exclusive)
 	 *  is out, so a hole before it is not asked again (0: none) */
 	uint32_t rd_rr_end;
+	uint32_t rd_rr_gap;       /**< READ: ... asked because a later response
+				   *  arrived (not by a rewind, timer, guess) */
+	uint32_t rd_seen_pkt;     /**< READ: rd_pkts when rd_seen was taken */
+	uint32_t rd_seen_arr;     /**< READ: qp->rd_arrivals then */
+	uint64_t rd_seen;         /**< READ: TSC a later response first showed
+				   *  its first missing one (0: not yet) */
 	union {
 		struct ndk_sge sge[0];
 		uint8_t inline_data[0];
@@ -190,6 +196,15 @@ struct swr_qp {
 	uint32_t ooo_cnt;         /**< bits set in ooo_map */
 	uint32_t rd_hi;           /**< one past the highest READ response PSN
 				   *  received (lags: read as at least una) */
+	/** Reordering tolerance (RACK): 0 = a later response shows a missing
+	 *  one lost at once; n = only after 4 << n more responses or n/4
+	 *  SRTT. Raised when a range asked again came twice. */
+	uint8_t reo_mult;
+	uint8_t reo_quiet;        /**< ranges asked since it last changed */
+	uint32_t rd_arrivals;     /**< READ responses not the tail's next */
+	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
+	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
+	uint32_t reo_psn;         /**< raised at most once until una passes */
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	uint64_t rto_deadline;    /**< 0 = timer not armed */

@@ -56,6 +56,12 @@ bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /**
+ * Completer: act now on the sequence NAK that waits for the reorder
+ * window (qp->nak_t; the timer expired first).
+ */
+void swr_comp_nak_due(struct swr_qp *qp);
+
+/**
  * Completer: retire what needs no answer at the tail: local operations
  * carried out, READs whose responses all came ahead.
  */

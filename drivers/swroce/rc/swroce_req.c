@@ -137,8 +137,10 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 		return NULL;
 	/* Sent again (a rewind): everything missing is asked for now. */
 	if (unlikely(ndk_roce_psn_diff(ndk_roce_psn_add(wqe->first_psn, k),
-				       qp->psn_max) < 0))
+				       qp->psn_max) < 0)) {
 		wqe->rd_rr_end = wqe->npkts;
+		wqe->rd_rr_gap = 0;
+	}
 	/* No READ out before it: no response seen counts (PSNs wrap). */
 	if (qp->rd_outstanding == 0)
 		qp->rd_hi = ndk_roce_psn_add(wqe->first_psn, k);
@@ -330,6 +332,7 @@ swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end)
 	if (m == NULL)
 		return false;
 	wqe->rd_rr_end = end;
+	wqe->rd_rr_gap = 1;
 	qp->q->stats.retransmit_packets += end - k;
 	qp->ev.retransmit_packets += end - k;
 	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, k));
@@ -364,6 +367,7 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->pkts_since_ackreq = 0;
 	qp->rto_deadline = 0;
 	qp->rto_probe = 0;
+	qp->nak_t = 0;                  /* a waiting NAK: resent anyway */
 	swr_qp_activate(qp);
 }
 

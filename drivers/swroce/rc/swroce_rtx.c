@@ -124,6 +124,13 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 		qp->rto_start = 0;
 		return;
 	}
+	/* A sequence NAK waited for reordering: it was right after all. */
+	if (unlikely(qp->nak_t != 0)) {
+		swr_comp_nak_due(qp);
+		if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+			swr_rto_arm(qp);
+		return;
+	}
 	/* Early: the adaptive timeout, not yet the QP's. */
 	if (swr_rto_adaptive(qp) && now - qp->rto_start < swr_rto_full(qp)) {
 		swr_req_adaptive_expiry(qp, gap);

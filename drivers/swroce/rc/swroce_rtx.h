@@ -262,6 +262,10 @@ swr_rtx_reset(struct swr_qp *qp)
 		memset(qp->ooo_map, 0, SWR_OOO_BITS / 8);
 	qp->ooo_cnt = 0;
 	qp->rd_hi = qp->una_psn;
+	qp->reo_mult = 0;
+	qp->reo_quiet = 0;
+	qp->reo_psn = qp->una_psn;
+	qp->nak_t = 0;
 }
 
 /* swroce_rtx.c */
