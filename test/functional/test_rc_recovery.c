@@ -784,6 +784,117 @@ t_ooo_nak(void)
 	return rc;
 }
 
+/*
+ * Reordering, not loss. Phase by phase on one QP (x->arg: the PSN offset
+ * of the frame to hold, 0: none): its first transmission is held while
+ * exactly three later frames of the same side pass, then delivered ahead
+ * of the rest.
+ */
+static enum verdict
+f_reo(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	bool req = p->opcode == NDK_ROCE_OP_RC_READ_REQUEST;
+
+	if (x->arg == 0 || from != (x->arg2 ? A : B) ||
+	    !(p->op->flags & NDK_ROCE_OPF_READ) || (x->arg2 != 0) != req)
+		return PASS;
+	if (x->hits == 0) {
+		if (rel(x, p->psn) != x->arg)
+			return PASS;
+		x->hits = 1;            /* held */
+		return HOLD;
+	}
+	if (x->hits <= 3) {
+		x->hits++;              /* overtakes it */
+		return PASS;
+	}
+	return x->n_held[from] != 0 ? HOLD : PASS;
+}
+
+static void
+tick_reo(struct rcx *x)
+{
+	int from = x->arg2 ? A : B;
+
+	if (x->hits > 3 && x->n_held[from] != 0)
+		release(x, from);
+}
+
+/* One phase: 8 READs, the frame at offset @p k (a request if @p req) late. */
+static int
+reo_phase(struct rcx *x, uint32_t k, bool req, uint32_t seed)
+{
+	x->arg = k;
+	x->arg2 = req;
+	x->hits = 0;
+	return transfer(x, 8, RD_LEN, false, tick_reo, seed);
+}
+
+/*
+ * 1. A response overtaken by three others: taken for lost (no reordering
+ *    seen yet), asked again; the original comes too: read_spurious, the
+ *    QP's reorder window widens.
+ * 2. The same again: no longer asked, B sends every response once.
+ * 3. A READ request overtaken by three others: B NAKs it and drops the
+ *    later ones; the NAK waits, B's answer to the late request shows it
+ *    arrived (nak_seq_late): only the requests B dropped go again, B
+ *    sends every response once.
+ */
+static int
+reorder_window(void)
+{
+	struct ndk_test_xstats a0, b0;
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_reo) != 0)    /* ~268 ms */
+		return -1;
+	rc = reo_phase(&x, RD_PKTS + 5, false, 81);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(DELTA(&x, A, read_gap_retries), 1, "phase 1 ask");
+		TEST_ASSERT_EQ(DELTA(&x, A, read_spurious), 1,
+			       "phase 1 spurious");
+	}
+	ndk_pair_stats(x.pair, A, &a0);
+	ndk_pair_stats(x.pair, B, &b0);
+	if (rc == 0)
+		rc = reo_phase(&x, 8 * RD_PKTS + RD_PKTS + 5, false, 82);
+	if (rc == 0) {
+		struct ndk_test_xstats a1, b1;
+
+		ndk_pair_stats(x.pair, A, &a1);
+		ndk_pair_stats(x.pair, B, &b1);
+		TEST_ASSERT_EQ(x.hits, 4, "phase 2 scenario");
+		TEST_ASSERT_EQ(XS_DIFF(&a1, &a0, "read_gap_retries"), 0,
+			       "phase 2: reordering taken for loss");
+		TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
+			       8 * RD_PKTS, "phase 2: frames sent by B");
+		a0 = a1;
+		b0 = b1;
+		rc = reo_phase(&x, 2 * 8 * RD_PKTS + 2 * RD_PKTS, true, 83);
+		if (rc == 0) {
+			ndk_pair_stats(x.pair, A, &a1);
+			ndk_pair_stats(x.pair, B, &b1);
+			TEST_ASSERT_EQ(x.hits, 4, "phase 3 scenario");
+			TEST_ASSERT(XS_DIFF(&a1, &a0, "nak_seq_late") >= 1,
+				    "phase 3: the NAK was acted on");
+			TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
+				       8 * RD_PKTS,
+				       "phase 3: frames sent by B");
+			TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_replays"), 0,
+				       "phase 3: requests B had sent again");
+		}
+	}
+	if (rc == 0)
+		rc = check_healthy(&x);
+	print_ctrs(&x);
+	rcx_close(&x);
+	return rc;
+}
+
+/* With adaptive retransmission: a waiting NAK needs the early timer. */
+static int t_reorder_window(void) { return with_adaptive(reorder_window); }
+
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
 	{ "mid_range_replay", t_mid_range_replay },
@@ -813,6 +924,7 @@ static const struct ndk_test_case cases[] = {
 	{ "ooo_several", t_ooo_several },
 	{ "ooo_one_read", t_ooo_one_read },
 	{ "ooo_nak", t_ooo_nak },
+	{ "reorder_window", t_reorder_window },
 };
 
 int

@@ -177,16 +177,19 @@ swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 }
 
 /*
- * Response @p psn of READ @p w came again: if @p w was asked again for a
- * gap up to past it, the original was late, not lost. Widen the reorder
- * window (once until what was out then is answered); it narrows again
- * after 16 ranges asked with no such duplicate (swr_comp_ask()).
+ * READ response @p psn came twice: if it lies in the range last asked
+ * again because a later response arrived, the original was late, not
+ * lost. Widen the reorder window (once until what was out then is
+ * answered); it narrows again after 16 ranges asked with no such
+ * duplicate (swr_comp_ask()).
  */
 static void
-swr_reo_spurious(struct swr_qp *qp, const struct swr_swqe *w, uint32_t k)
+swr_reo_spurious(struct swr_qp *qp, uint32_t psn)
 {
-	if (!w->rd_rr_gap || k >= w->rd_rr_end)
+	if (ndk_roce_psn_diff(psn, qp->rr_lo) < 0 ||
+	    ndk_roce_psn_diff(psn, qp->rr_hi) >= 0)
 		return;
+	qp->rr_hi = qp->rr_lo;          /* once per range */
 	SWR_STAT(qp->q, read_spurious);
 	qp->reo_quiet = 0;
 	if (ndk_roce_psn_diff(qp->una_psn, qp->reo_psn) < 0)
@@ -210,6 +213,8 @@ swr_sq_sent(const struct swr_qp *qp, uint32_t idx)
 static void
 swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 {
+	uint32_t k;
+
 	if (w->rd_pkts < w->rd_rr_end)
 		return;
 	SWR_STAT(qp->q, read_gap_retries);
@@ -218,16 +223,17 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 		qp->reo_quiet = 0;
 		qp->reo_mult--;
 	}
-	swr_req_reread(qp, w, swr_rd_hole_end(qp, w));
+	k = w->rd_pkts;
+	if (swr_req_reread(qp, w, swr_rd_hole_end(qp, w))) {
+		qp->rr_lo = ndk_roce_psn_add(w->first_psn, k);
+		qp->rr_hi = ndk_roce_psn_add(w->first_psn, w->rd_rr_end);
+	}
 }
 
 bool
 swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe)
 {
-	if (!swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe)))
-		return false;
-	wqe->rd_rr_gap = 0;     /* the timer's: a late answer is no reorder */
-	return true;
+	return swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe));
 }
 
 /*
@@ -728,7 +734,7 @@ swr_comp_last_in(struct swr_qp *qp)
 	    qp->req_idx != qp->sq_tail && qp->reo_mult == 0) {
 		t->rd_rr_end = 0;
 		swr_comp_ask(qp, t);
-		t->rd_rr_gap = 0;       /* a guess: a late answer is no reorder */
+		qp->rr_hi = qp->rr_lo;  /* a guess: a late answer is no reorder */
 	}
 }
 
@@ -750,15 +756,17 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	qp->rd_arrivals++;
 	w = swr_comp_read_find(qp, psn, &k, &idx, &local);
 	if (w == NULL) {
-		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0)
+		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0) {
 			SWR_STAT(qp->q, rx_duplicate);
-		else
+			swr_reo_spurious(qp, psn);
+		} else {
 			SWR_STAT(qp->q, rx_ghost_resp);
+		}
 		return;
 	}
 	if (k < w->rd_pkts || swr_ooo_has(qp, psn)) {
 		SWR_STAT(qp->q, rx_duplicate);
-		swr_reo_spurious(qp, w, k);
+		swr_reo_spurious(qp, psn);
 		return;
 	}
 	if (k != w->rd_pkts &&
@@ -824,6 +832,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	for (;;) {
 		if (!swr_sq_tail_started(qp)) {
 			SWR_STAT(qp->q, rx_ghost_resp);
+			swr_reo_spurious(qp, psn);      /* all done: late? */
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);

@@ -73,8 +73,6 @@ struct swr_swqe {
 	/** READ: a request for its responses up to this packet (exclusive)
 	 *  is out, so a hole before it is not asked again (0: none) */
 	uint32_t rd_rr_end;
-	uint32_t rd_rr_gap;       /**< READ: ... asked because a later response
-				   *  arrived (not by a rewind, timer, guess) */
 	uint32_t rd_seen_pkt;     /**< READ: rd_pkts when rd_seen was taken */
 	uint32_t rd_seen_arr;     /**< READ: qp->rd_arrivals then */
 	uint64_t rd_seen;         /**< READ: TSC a later response first showed
@@ -202,6 +200,10 @@ struct swr_qp {
 	uint8_t reo_mult;
 	uint8_t reo_quiet;        /**< ranges asked since it last changed */
 	uint32_t rd_arrivals;     /**< READ responses not the tail's next */
+	/** PSNs of the range last asked because a later response arrived:
+	 *  a response there coming twice was reordered (rr_lo == rr_hi:
+	 *  none) */
+	uint32_t rr_lo, rr_hi;
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t reo_psn;         /**< raised at most once until una passes */
