@@ -38,6 +38,8 @@
 #        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
+#      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
+#        the frames it receives, READ responses and requests alike)
 #      PF_NS=ndk-perf  PYTHON=python3
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
@@ -51,9 +53,10 @@ iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
 TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
-QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
+QP_TIMEOUT=${PF_QP_TIMEOUT-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
+read -r -a NDK_OPTS <<<"${PF_NDK_OPTS:-}"
 W=$IOP_WORK
 
 # result_row LOG SIZE ITERS: perftest's result row ("SIZE ITERS numbers")
@@ -65,6 +68,7 @@ result_row() {
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
+	local need roce
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
 	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
 	L=$W/logs/$name
@@ -79,7 +83,7 @@ run_case() {
 
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" --ip "$IOP_NDK_IP" \
-			"${opts[@]}" --stats
+			"${opts[@]}" "${NDK_OPTS[@]}" --stats
 		if iop_host_listening 18515; then
 			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T $ib $IOP_HOST_ADDR" \
 				>"$L.guest.log" 2>&1 || grc=$?
@@ -95,7 +99,7 @@ run_case() {
 		# start ndk-perf first (its client retries the TCP connection for
 		# 10 s), the guest's server once rxe1 is ACTIVE.
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" --ip "$IOP_NDK_IP" \
-			"${opts[@]}" --stats "${IOP_GUEST_IP%/*}"
+			"${opts[@]}" "${NDK_OPTS[@]}" --stats "${IOP_GUEST_IP%/*}"
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-active 30 $CASE_T $ib") || gid=none
 		iop_app_wait || nrc=$?
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
@@ -155,6 +159,13 @@ run_case() {
 	# At least the data of one direction: N messages of ceil(S/M) packets.
 	iop_capture_check --mtu "$rmtu" \
 		--min-roce $((iters * ((size + rmtu - 1) / rmtu)))
+	# Frames sent per frame needed (both directions, against one data
+	# frame per MTU of every message): retransmissions show here.
+	need=$((iters * ((size + rmtu - 1) / rmtu)))
+	roce=$(sed -n 's/^\([0-9]*\) frames,.*/\1/p' <<<"$IOP_CAP_SUM")
+	[ -z "$roce" ] || echo "    frames: $roce RoCEv2 captured, $need data" \
+		"frames needed: $(awk -v a="$roce" -v b="$need" \
+		'BEGIN { printf "%.3f", a / b }') per frame needed"
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
 	[ "${largest:-0}" = $((size < rmtu ? size : rmtu)) ] ||
 		iop_why "largest payload ${largest:-?}, expected $((size < rmtu ? size : rmtu))"

@@ -148,20 +148,24 @@ swr_rd_revealed(const struct swr_qp *qp, const struct swr_swqe *w)
 /*
  * True if READ @p w's first missing response counts as lost (RACK): a
  * later response arrived, and, once reordering was seen (reo_mult), more
- * than a window of responses arrived since (4 << reo_mult, counted in
- * rd_arrivals) or a window of time passed (reo_mult / 4 SRTT, at most one
- * SRTT), both from the first check that found it shown (rd_seen); later
- * responses and the adaptive timer check again.
+ * than a window of responses (4 << reo_mult) came after it: PSNs past it
+ * (rd_hi), or responses arrived (rd_arrivals) since the first check that
+ * found it shown (rd_seen); or a window of time passed since that check
+ * (SRTT << (reo_mult - 1)). Later responses and the adaptive timer check
+ * again.
  */
 static bool
 swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 {
 	uint32_t missing = ndk_roce_psn_add(w->first_psn, w->rd_pkts);
+	uint32_t n = UINT32_C(4) << qp->reo_mult;
+	int32_t past = ndk_roce_psn_diff(qp->rd_hi, missing) - 1;
 	uint64_t wnd;
 
-	if (ndk_roce_psn_diff(qp->rd_hi, ndk_roce_psn_add(missing, 1)) <= 0)
+	if (past <= 0)
 		return false;
-	if (likely(qp->reo_mult == 0))
+	/* Responders answer in PSN order: PSNs past it count as arrivals. */
+	if (likely(qp->reo_mult == 0) || (uint32_t)past > n)
 		return true;
 	if (w->rd_seen == 0 || w->rd_seen_pkt != w->rd_pkts) {
 		w->rd_seen = RTE_MAX(qp->q->now, UINT64_C(1));
@@ -169,7 +173,7 @@ swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 		w->rd_seen_arr = qp->rd_arrivals;
 		return false;
 	}
-	if (qp->rd_arrivals - w->rd_seen_arr > (UINT32_C(4) << qp->reo_mult))
+	if (qp->rd_arrivals - w->rd_seen_arr > n)
 		return true;
 	wnd = qp->rtt.srtt << (qp->reo_mult - 1);
 	return qp->rtt.srtt != 0 && qp->q->now >= w->rd_seen &&
@@ -228,6 +232,25 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 		qp->rr_lo = ndk_roce_psn_add(w->first_psn, k);
 		qp->rr_hi = ndk_roce_psn_add(w->first_psn, w->rd_rr_end);
 	}
+}
+
+bool
+swr_comp_timeout_reread(struct swr_qp *qp)
+{
+	struct swr_swqe *t = swr_swqe(qp, qp->sq_tail);
+	uint32_t sent = qp->req_idx - qp->sq_tail;
+
+	if (!swr_sq_tail_started(qp) || t->op != SWR_WR_READ || sent == 0 ||
+	    (t->rd_pkts == 0 && !swr_rd_revealed(qp, t)))
+		return false;
+	for (uint32_t n = 1; n < sent; n++) {
+		const struct swr_swqe *w = swr_swqe(qp, qp->sq_tail + n);
+
+		if (w->op == SWR_WR_READ && w->rd_pkts == 0 &&
+		    !swr_rd_revealed(qp, w))
+			return false;   /* unanswered: go back N */
+	}
+	return swr_comp_reread(qp, t);
 }
 
 bool

@@ -56,6 +56,14 @@ bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /**
+ * Completer: at a full timeout, ask the READ at the tail again for its
+ * first missing range alone if its stream and every later READ's were
+ * answered (responses placed or shown lost): only its last responses or
+ * a re-read went missing. @return false: go back N.
+ */
+bool swr_comp_timeout_reread(struct swr_qp *qp);
+
+/**
  * Completer: act now on the sequence NAK that waits for the reorder
  * window (qp->nak_t; the timer expired first).
  */

@@ -163,6 +163,11 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
+	/* Only a READ's last responses or its re-read lost: ask them alone. */
+	if (swr_comp_timeout_reread(qp)) {
+		swr_rto_arm(qp);
+		return;
+	}
 	swr_req_rewind(qp);
 }
 
