@@ -441,19 +441,29 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 	swr_req_rewind(qp);
 }
 
+static struct swr_swqe *swr_comp_read_find(const struct swr_qp *qp,
+					   uint32_t psn, uint32_t *k,
+					   uint32_t *idx, bool *local);
+
 /*
  * Reordering seen (reo_mult, adaptive retransmission on): a sequence NAK
- * may name a request that was only late, and going back would make the
- * peer answer it twice. Wait the reorder window first (RACK): an answer
- * at or past its PSN cancels it (swr_comp_nak_check()).
- * @return true if it waits.
+ * naming a READ request may name one that was only late, and going back
+ * would make the peer stream that READ twice. Wait the reorder window
+ * first (RACK): an answer at or past its PSN cancels it
+ * (swr_comp_nak_check()). A SEND or WRITE packet goes back at once: the
+ * peer dropped what followed it anyway, and waiting would only delay
+ * that. @return true if it waits.
  */
 static bool
 swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
 {
+	uint32_t k, idx;
+	bool local;
+
 	if (likely(qp->reo_mult == 0) || qp->rtt.srtt == 0 ||
 	    !swr_rto_adaptive(qp) ||
-	    ndk_roce_psn_diff(psn, qp->una_psn) < 0)
+	    ndk_roce_psn_diff(psn, qp->una_psn) < 0 ||
+	    swr_comp_read_find(qp, psn, &k, &idx, &local) == NULL || k != 0)
 		return false;
 	if (qp->nak_t == 0 || qp->nak_psn != psn) {
 		qp->nak_psn = psn;
