@@ -368,6 +368,8 @@ iop_gh() {
 #   waitactive SECS             until rxe1 is ACTIVE; prints "link: ..."
 #   arp-static IP MAC           a permanent eth1 neighbour
 #   arp-dynamic IP              delete it (dynamic ARP again)
+#   netem ARGS                  sch_netem on eth1's egress (tc qdisc
+#                               replace ... netem ARGS; "off": removed)
 #   capture NAME SNAPLEN        "before: <state>", then tcpdump on eth1
 #                               into /tmp/NAME.pcap (runs until
 #                               capture-stop: start it with iop_gxb)
@@ -407,6 +409,11 @@ state) state ;;
 waitactive) waitactive "$1" ;;
 arp-static) arp -i eth1 -d "$1" 2>/dev/null; arp -i eth1 -s "$1" "$2" && ip neigh show dev eth1 ;;
 arp-dynamic) arp -i eth1 -d "$1" 2>/dev/null; ip neigh show dev eth1; true ;;
+netem) # iproute2's tc by its path: busybox sh prefers its own applet
+	modprobe sch_netem 2>/dev/null
+	if [ "$1" = off ]; then /usr/bin/tc qdisc del dev eth1 root 2>/dev/null; true
+	else /usr/bin/tc qdisc replace dev eth1 root netem "$@"; fi &&
+	/usr/bin/tc qdisc show dev eth1 ;;
 capture) # capture NAME SNAPLEN: "before: <state>", tcpdump on eth1 until
 	# capture-stop
 	echo "before: $(state)"

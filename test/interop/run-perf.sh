@@ -40,6 +40,8 @@
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
 #        the frames it receives, READ responses and requests alike)
+#      PF_GUEST_NETEM (sch_netem on the guest's eth1 egress, e.g.
+#        "loss 1%" or "delay 1ms reorder 25%"; needs an image with tc)
 #      PF_NS=ndk-perf  PYTHON=python3
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
@@ -175,9 +177,18 @@ run_case() {
 }
 
 perf_mtu() {
-	local mtu=$1 rmtu role c size iters kind arp test
+	local mtu=$1 rmtu role c size iters kind arp test out
 	rmtu=$(iop_rdma_mtu "$mtu")
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
+	if [ -n "${PF_GUEST_NETEM:-}" ]; then
+		if out=$(iop_gh "netem $PF_GUEST_NETEM" 2>&1); then
+			iop_pass "MTU $mtu: guest eth1 netem: $out"
+		else
+			iop_fail "MTU $mtu: guest eth1 netem $PF_GUEST_NETEM: $out"
+			iop_guest_end "$mtu"
+			return 0
+		fi
+	fi
 
 	for role in $ROLES; do
 		if [ "$role" = guest-server ]; then

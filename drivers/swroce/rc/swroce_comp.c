@@ -181,19 +181,28 @@ swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 }
 
 /*
- * READ response @p psn came twice: if it lies in the range last asked
- * again because a later response arrived, the original was late, not
- * lost. Widen the reorder window (once until what was out then is
- * answered); it narrows again after 16 ranges asked with no such
- * duplicate (swr_comp_ask()).
+ * READ response @p psn came twice: if its READ was asked again for it
+ * because a later response arrived (@p asked), or it lies in one of the
+ * last ranges asked so (its READ may be done: rdma_rxe answers a re-read
+ * after the stream it is sending), the original was late, not lost.
+ * Widen the reorder window (once until what was out then is answered); it
+ * narrows again after 16 rounds (what was out answered) that asked ranges
+ * and saw no such duplicate (swr_comp_ask()).
  */
 static void
-swr_reo_spurious(struct swr_qp *qp, uint32_t psn)
+swr_reo_spurious(struct swr_qp *qp, uint32_t psn, bool asked)
 {
-	if (ndk_roce_psn_diff(psn, qp->rr_lo) < 0 ||
-	    ndk_roce_psn_diff(psn, qp->rr_hi) >= 0)
+	uint32_t i;
+
+	for (i = 0; !asked && i < SWR_RR_RANGES; i++) {
+		if (ndk_roce_psn_diff(psn, qp->rr_lo[i]) >= 0 &&
+		    ndk_roce_psn_diff(psn, qp->rr_hi[i]) < 0) {
+			qp->rr_hi[i] = qp->rr_lo[i];    /* once per range */
+			asked = true;
+		}
+	}
+	if (!asked)
 		return;
-	qp->rr_hi = qp->rr_lo;          /* once per range */
 	SWR_STAT(qp->q, read_spurious);
 	qp->reo_quiet = 0;
 	if (ndk_roce_psn_diff(qp->una_psn, qp->reo_psn) < 0)
@@ -222,15 +231,22 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 	if (w->rd_pkts < w->rd_rr_end)
 		return;
 	SWR_STAT(qp->q, read_gap_retries);
-	/* No spurious one for a while: narrow the reorder window. */
-	if (qp->reo_mult != 0 && ++qp->reo_quiet >= 16) {
-		qp->reo_quiet = 0;
-		qp->reo_mult--;
+	/* 16 rounds with losses and no reordering: narrow the window. */
+	if (qp->reo_mult != 0 &&
+	    ndk_roce_psn_diff(qp->una_psn, qp->reo_qpsn) >= 0) {
+		qp->reo_qpsn = qp->psn_max;
+		if (++qp->reo_quiet >= 16) {
+			qp->reo_quiet = 0;
+			qp->reo_mult--;
+		}
 	}
 	k = w->rd_pkts;
 	if (swr_req_reread(qp, w, swr_rd_hole_end(qp, w))) {
-		qp->rr_lo = ndk_roce_psn_add(w->first_psn, k);
-		qp->rr_hi = ndk_roce_psn_add(w->first_psn, w->rd_rr_end);
+		w->rd_rr_gap = 1;
+		uint32_t i = qp->rr_i++ % SWR_RR_RANGES;
+
+		qp->rr_lo[i] = ndk_roce_psn_add(w->first_psn, k);
+		qp->rr_hi[i] = ndk_roce_psn_add(w->first_psn, w->rd_rr_end);
 	}
 }
 
@@ -767,7 +783,10 @@ swr_comp_last_in(struct swr_qp *qp)
 	    qp->req_idx != qp->sq_tail && qp->reo_mult == 0) {
 		t->rd_rr_end = 0;
 		swr_comp_ask(qp, t);
-		qp->rr_hi = qp->rr_lo;  /* a guess: a late answer is no reorder */
+		/* A guess: a late answer is no reorder. */
+		qp->rr_hi[(qp->rr_i - 1) % SWR_RR_RANGES] =
+			qp->rr_lo[(qp->rr_i - 1) % SWR_RR_RANGES];
+		t->rd_rr_gap = 0;
 	}
 }
 
@@ -791,7 +810,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	if (w == NULL) {
 		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0) {
 			SWR_STAT(qp->q, rx_duplicate);
-			swr_reo_spurious(qp, psn);
+			swr_reo_spurious(qp, psn, false);
 		} else {
 			SWR_STAT(qp->q, rx_ghost_resp);
 		}
@@ -799,7 +818,9 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	}
 	if (k < w->rd_pkts || swr_ooo_has(qp, psn)) {
 		SWR_STAT(qp->q, rx_duplicate);
-		swr_reo_spurious(qp, psn);
+		/* Asked again for a gap, and the original came too? */
+		swr_reo_spurious(qp, psn, w->rd_rr_gap && k < w->rd_rr_end);
+		w->rd_rr_gap = 0;       /* once per range */
 		return;
 	}
 	if (k != w->rd_pkts &&
@@ -865,7 +886,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	for (;;) {
 		if (!swr_sq_tail_started(qp)) {
 			SWR_STAT(qp->q, rx_ghost_resp);
-			swr_reo_spurious(qp, psn);      /* all done: late? */
+			swr_reo_spurious(qp, psn, false); /* all done: late? */
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);

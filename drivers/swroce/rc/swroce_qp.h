@@ -73,6 +73,9 @@ struct swr_swqe {
 	/** READ: a request for its responses up to this packet (exclusive)
 	 *  is out, so a hole before it is not asked again (0: none) */
 	uint32_t rd_rr_end;
+	uint32_t rd_rr_gap;       /**< READ: rd_rr_end was asked because a
+				   *  later response arrived (not by a rewind,
+				   *  the timer or a guess) */
 	uint32_t rd_seen_pkt;     /**< READ: rd_pkts when rd_seen was taken */
 	uint32_t rd_seen_arr;     /**< READ: qp->rd_arrivals then */
 	uint64_t rd_seen;         /**< READ: TSC a later response first showed
@@ -116,6 +119,9 @@ swr_rd_busy(const struct swr_rd_res *r)
  * (qp->ooo_map, one bit each; a power of two).
  */
 #define SWR_OOO_BITS 4096
+
+/** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
+#define SWR_RR_RANGES 8
 
 /** Kind of multi-packet message the responder is in the middle of. */
 enum swr_rcv_class {
@@ -198,12 +204,15 @@ struct swr_qp {
 	 *  one lost at once; n = only after 4 << n more responses or n/4
 	 *  SRTT. Raised when a range asked again came twice. */
 	uint8_t reo_mult;
-	uint8_t reo_quiet;        /**< ranges asked since it last changed */
+	uint8_t reo_quiet;        /**< rounds with ranges asked and no
+				   *  reordering seen */
+	uint32_t reo_qpsn;        /**< ... a round ends when una passes it */
 	uint32_t rd_arrivals;     /**< READ responses not the tail's next */
-	/** PSNs of the range last asked because a later response arrived:
-	 *  a response there coming twice was reordered (rr_lo == rr_hi:
-	 *  none) */
-	uint32_t rr_lo, rr_hi;
+	/** PSNs of the last SWR_RR_RANGES ranges asked because a later
+	 *  response arrived: a response there coming twice was reordered
+	 *  (rr_lo == rr_hi: none); rr_i the next slot */
+	uint32_t rr_lo[SWR_RR_RANGES], rr_hi[SWR_RR_RANGES];
+	uint32_t rr_i;
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t reo_psn;         /**< raised at most once until una passes */

@@ -139,6 +139,7 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 	if (unlikely(ndk_roce_psn_diff(ndk_roce_psn_add(wqe->first_psn, k),
 				       qp->psn_max) < 0)) {
 		wqe->rd_rr_end = wqe->npkts;
+		wqe->rd_rr_gap = 0;
 	}
 	/* No READ out before it: no response seen counts (PSNs wrap). */
 	if (qp->rd_outstanding == 0)
@@ -331,6 +332,7 @@ swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end)
 	if (m == NULL)
 		return false;
 	wqe->rd_rr_end = end;
+	wqe->rd_rr_gap = 0;             /* swr_comp_ask() sets it */
 	qp->q->stats.retransmit_packets += end - k;
 	qp->ev.retransmit_packets += end - k;
 	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, k));

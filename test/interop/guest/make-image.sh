@@ -3,7 +3,8 @@
 # make-image.sh [OUTDIR] - build the Soft-RoCE guest: a Debian 12 kernel
 # (vmlinuz) and an initramfs (initramfs.cpio.gz, ~6 MB; 15 MB unpacked)
 # holding busybox, rdma_rxe and its modules, rdma-core 44 (ibverbs-utils,
-# rdmacm-utils), perftest 4.5 and iproute2's `rdma`; the same kernel and
+# rdmacm-utils), perftest 4.5, iproute2's `rdma` and `tc` (with sch_netem
+# for loss and reordering on the guest's side); the same kernel and
 # initramfs also uncompressed (vmlinux, initramfs.cpio) for a faster boot
 # under TCG; and tools/ (tcpdump, given to guests through their share, not
 # part of the image). OUTDIR defaults to $NDK_INTEROP_IMAGE.
@@ -42,7 +43,7 @@ GUEST_PKGS="ibverbs-utils rdmacm-utils perftest libibverbs1 ibverbs-providers
 # through its 9p share (run-guest.sh copies OUTDIR/tools to /share/tools).
 TOOL_PKGS="tcpdump libpcap0.8"
 MODULES="virtio_pci virtio_net rdma_rxe rdma_ucm ib_umad 9p 9pnet_virtio
-	crc32_generic crc32-pclmul"
+	crc32_generic crc32-pclmul sch_netem"
 
 apt_updated=0
 apt_update() {
@@ -150,6 +151,8 @@ for d in "$pkgroot/usr/lib/x86_64-linux-gnu" "$pkgroot/lib/x86_64-linux-gnu"; do
 	fi
 done
 cp /usr/bin/rdma "$R/usr/bin/rdma"
+# and its tc, for sch_netem (busybox's tc has no netem)
+cp "$(command -v tc || echo /usr/sbin/tc)" "$R/usr/bin/tc"
 
 # Shared libraries of every binary and of the rxe provider, resolved the way
 # the guest will (its own libraries first), copied from the host. libgcc_s is
