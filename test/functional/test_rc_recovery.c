@@ -22,6 +22,10 @@
  * - timers: a process that was not polled for longer than the timeout does
  *   not time out (rto_deferred); a peer that is gone still ends the READ
  *   in STATUS_IO_TIMEOUT, after timeouts that double;
+ * - out-of-order placement: responses lost at the first, a middle and the
+ *   last place of a READ, several at once in several READs: every later
+ *   response is placed, each run of lost ones is asked again alone, and
+ *   the responder sends one frame per frame lost;
  * - corrupted READ responses (their ICRC is checked as they are copied into
  *   the sink), in memif-like chains of 2 KB segments: a bad payload, a
  *   PSN turned into an already received one or into the missing one, the
@@ -258,9 +262,9 @@ static int t_gap_one_read(void) { return one_lost(1, 5, B, false); }
 static int t_gap_eight_reads(void) { return one_lost(8, RD_PKTS + 5, B, false); }
 
 /*
- * Response 5 of the first of 8 READs: the second READ's responses arrive
- * before the re-read's and are placed meanwhile; only the first READ's
- * remainder (11 frames) is sent again.
+ * Response 5 of the first of 8 READs: the first READ's later responses and
+ * the second READ's arrive before the re-read's and are placed meanwhile;
+ * only the lost frame is sent again.
  */
 static int
 t_gap_ahead(void)
@@ -277,7 +281,7 @@ t_gap_ahead(void)
 		    "responses placed ahead: %" PRIu64,
 		    XS_DIFF(&a1, &a0, "read_resp_ahead"));
 	TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
-		       8 * RD_PKTS + RD_PKTS - 5, "frames sent by B");
+		       8 * RD_PKTS + 1, "frames sent by B");
 	return 0;
 }
 /*
@@ -613,6 +617,284 @@ static int t_corrupt_qpn(void) { return corrupted(1, 7, DMG_QPN, 0, 0, 0); }
 /* PSN 31, the last response of the last READ: only the timer finds it. */
 static int t_corrupt_last(void) { return corrupted(2, 31, 0, 0, 1, 1); }
 
+/* ------------------------------------------------------------------ */
+/* Out-of-order placement: a lost response costs that response         */
+/* ------------------------------------------------------------------ */
+
+static const uint32_t *g_drops;   /* PSN offsets of responses to drop */
+static unsigned int g_n_drops;
+
+/* B's first transmission of the responses at the offsets in g_drops. */
+static enum verdict
+f_set(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+
+	if (from != B || !(p->op->flags & NDK_ROCE_OPF_READ))
+		return PASS;
+	for (unsigned int i = 0; i < g_n_drops; i++) {
+		if (g_drops[i] == k && !(x->seen & (1u << i))) {
+			x->seen |= 1u << i;
+			x->hits++;
+			return DROP;
+		}
+	}
+	return PASS;
+}
+
+/*
+ * @p n READs of 64 KiB in flight, the responses at the @p cnt offsets of
+ * @p drops lost once, in @p ranges runs of consecutive PSNs per READ:
+ * every response after a lost one is placed, each run is asked again once
+ * (READ requests for that range alone) and B sends exactly one frame per
+ * frame lost. No timeout: a later response shows each loss.
+ */
+static int
+ooo_case(unsigned int n, const uint32_t *drops, unsigned int cnt,
+	 unsigned int ranges)
+{
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_set) != 0)    /* ~268 ms */
+		return -1;
+	g_drops = drops;
+	g_n_drops = cnt;
+	rc = transfer_checked(&x, n, RD_LEN, false, NULL, 61 + drops[0]);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, cnt, "frames dropped");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "timeouts");
+		TEST_ASSERT_EQ(DELTA(&x, A, read_gap_retries), ranges,
+			       "ranges asked again");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_packets), cnt,
+			       "responses asked again");
+		TEST_ASSERT_EQ(DELTA(&x, B, read_resp_sent), n * RD_PKTS + cnt,
+			       "frames sent by B");
+		TEST_ASSERT(DELTA(&x, A, read_resp_ooo) +
+			    DELTA(&x, A, read_resp_ahead) != 0,
+			    "nothing placed out of order");
+		TEST_ASSERT_EQ(DELTA(&x, B, read_dup_ignored), 0,
+			       "re-reads B could not serve");
+	}
+	rcx_close(&x);
+	return rc;
+}
+
+/* The first, a middle and the last response of the second of 8 READs. */
+static int
+t_ooo_first(void)
+{
+	static const uint32_t d[] = { RD_PKTS };
+
+	return ooo_case(8, d, 1, 1);
+}
+
+static int
+t_ooo_middle(void)
+{
+	static const uint32_t d[] = { RD_PKTS + 7 };
+
+	return ooo_case(8, d, 1, 1);
+}
+
+static int
+t_ooo_last(void)
+{
+	static const uint32_t d[] = { RD_PKTS + RD_PKTS - 1 };
+
+	return ooo_case(8, d, 1, 1);
+}
+
+/* The very first response of all (its READ's RTT sample). */
+static int
+t_ooo_first_of_all(void)
+{
+	static const uint32_t d[] = { 0 };
+
+	return ooo_case(4, d, 1, 1);
+}
+
+/*
+ * Several gaps at once: in the second READ a run of two, one in the
+ * middle and its second last (asked one after the other, each once the
+ * one before is in), one in the fourth READ, the first of the sixth
+ * (asked at the same time as the second READ's).
+ */
+static int
+t_ooo_several(void)
+{
+	static const uint32_t d[] = {
+		RD_PKTS + 2, RD_PKTS + 3, RD_PKTS + 9, RD_PKTS + 14,
+		3 * RD_PKTS + 5, 5 * RD_PKTS,
+	};
+
+	return ooo_case(8, d, RTE_DIM(d), 5);
+}
+
+/* A single READ losing a middle response and its second last. */
+static int
+t_ooo_one_read(void)
+{
+	static const uint32_t d[] = { 4, 14 };
+
+	return ooo_case(1, d, RTE_DIM(d), 2);
+}
+
+/*
+ * Response 5 of the first of 8 READs and the third READ's request lost:
+ * B's sequence NAK names the third READ and shows every READ before it
+ * answered. The first READ is asked again for its lost response alone,
+ * the requests go back to the third READ, not to the first: B sends no
+ * response of the first two READs twice.
+ */
+static enum verdict
+f_nak(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+	uint32_t bit = from == B ? 1 : 2;
+
+	if ((from == B && (!(p->op->flags & NDK_ROCE_OPF_READ) || k != 5)) ||
+	    (from == A && (p->opcode != NDK_ROCE_OP_RC_READ_REQUEST ||
+			   k != 2 * RD_PKTS)) || (x->seen & bit))
+		return PASS;
+	x->seen |= bit;
+	x->hits++;
+	return DROP;
+}
+
+static int
+t_ooo_nak(void)
+{
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_nak) != 0)    /* ~268 ms */
+		return -1;
+	rc = transfer_checked(&x, 8, RD_LEN, false, NULL, 71);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 2, "frames dropped");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "timeouts");
+		TEST_ASSERT_EQ(DELTA(&x, A, nak_seq_rcvd), 1, "NAKs");
+		TEST_ASSERT_EQ(DELTA(&x, B, read_resp_sent), 8 * RD_PKTS + 1,
+			       "frames sent by B");
+	}
+	rcx_close(&x);
+	return rc;
+}
+
+/*
+ * Reordering, not loss. Phase by phase on one QP (x->arg: the PSN offset
+ * of the frame to hold, 0: none): its first transmission is held while
+ * exactly three later frames of the same side pass, then delivered ahead
+ * of the rest.
+ */
+static enum verdict
+f_reo(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	bool req = p->opcode == NDK_ROCE_OP_RC_READ_REQUEST;
+
+	if (x->arg == 0 || from != (x->arg2 ? A : B) ||
+	    !(p->op->flags & NDK_ROCE_OPF_READ) || (x->arg2 != 0) != req)
+		return PASS;
+	if (x->hits == 0) {
+		if (rel(x, p->psn) != x->arg)
+			return PASS;
+		x->hits = 1;            /* held */
+		return HOLD;
+	}
+	if (x->hits <= 3) {
+		x->hits++;              /* overtakes it */
+		return PASS;
+	}
+	return x->n_held[from] != 0 ? HOLD : PASS;
+}
+
+static void
+tick_reo(struct rcx *x)
+{
+	int from = x->arg2 ? A : B;
+
+	if (x->hits > 3 && x->n_held[from] != 0)
+		release(x, from);
+}
+
+/* One phase: 8 READs, the frame at offset @p k (a request if @p req) late. */
+static int
+reo_phase(struct rcx *x, uint32_t k, bool req, uint32_t seed)
+{
+	x->arg = k;
+	x->arg2 = req;
+	x->hits = 0;
+	return transfer(x, 8, RD_LEN, false, tick_reo, seed);
+}
+
+/*
+ * 1. A response overtaken by three others: taken for lost (no reordering
+ *    seen yet), asked again; the original comes too: read_spurious, the
+ *    QP's reorder window widens.
+ * 2. The same again: no longer asked, B sends every response once.
+ * 3. A READ request overtaken by three others: B NAKs it and drops the
+ *    later ones; the NAK waits, B's answer to the late request shows it
+ *    arrived (nak_seq_late): only the requests B dropped go again, B
+ *    sends every response once.
+ */
+static int
+reorder_window(void)
+{
+	struct ndk_test_xstats a0, b0;
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_reo) != 0)    /* ~268 ms */
+		return -1;
+	rc = reo_phase(&x, RD_PKTS + 5, false, 81);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(DELTA(&x, A, read_gap_retries), 1, "phase 1 ask");
+		TEST_ASSERT_EQ(DELTA(&x, A, read_spurious), 1,
+			       "phase 1 spurious");
+	}
+	ndk_pair_stats(x.pair, A, &a0);
+	ndk_pair_stats(x.pair, B, &b0);
+	if (rc == 0)
+		rc = reo_phase(&x, 8 * RD_PKTS + RD_PKTS + 5, false, 82);
+	if (rc == 0) {
+		struct ndk_test_xstats a1, b1;
+
+		ndk_pair_stats(x.pair, A, &a1);
+		ndk_pair_stats(x.pair, B, &b1);
+		TEST_ASSERT_EQ(x.hits, 4, "phase 2 scenario");
+		TEST_ASSERT_EQ(XS_DIFF(&a1, &a0, "read_gap_retries"), 0,
+			       "phase 2: reordering taken for loss");
+		TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
+			       8 * RD_PKTS, "phase 2: frames sent by B");
+		a0 = a1;
+		b0 = b1;
+		rc = reo_phase(&x, 2 * 8 * RD_PKTS + 2 * RD_PKTS, true, 83);
+		if (rc == 0) {
+			ndk_pair_stats(x.pair, A, &a1);
+			ndk_pair_stats(x.pair, B, &b1);
+			TEST_ASSERT_EQ(x.hits, 4, "phase 3 scenario");
+			TEST_ASSERT(XS_DIFF(&a1, &a0, "nak_seq_late") >= 1,
+				    "phase 3: the NAK was acted on");
+			TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_resp_sent"),
+				       8 * RD_PKTS,
+				       "phase 3: frames sent by B");
+			TEST_ASSERT_EQ(XS_DIFF(&b1, &b0, "read_replays"), 0,
+				       "phase 3: requests B had sent again");
+		}
+	}
+	if (rc == 0)
+		rc = check_healthy(&x);
+	print_ctrs(&x);
+	rcx_close(&x);
+	return rc;
+}
+
+/* With adaptive retransmission: a waiting NAK needs the early timer. */
+static int t_reorder_window(void) { return with_adaptive(reorder_window); }
+
 static const struct ndk_test_case cases[] = {
 	{ "stall_reissue", t_stall_reissue },
 	{ "mid_range_replay", t_mid_range_replay },
@@ -635,6 +917,14 @@ static const struct ndk_test_case cases[] = {
 	{ "corrupt_psn_missing", t_corrupt_psn_missing },
 	{ "corrupt_qpn", t_corrupt_qpn },
 	{ "corrupt_last", t_corrupt_last },
+	{ "ooo_first", t_ooo_first },
+	{ "ooo_middle", t_ooo_middle },
+	{ "ooo_last", t_ooo_last },
+	{ "ooo_first_of_all", t_ooo_first_of_all },
+	{ "ooo_several", t_ooo_several },
+	{ "ooo_one_read", t_ooo_one_read },
+	{ "ooo_nak", t_ooo_nak },
+	{ "reorder_window", t_reorder_window },
 };
 
 int

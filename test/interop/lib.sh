@@ -377,6 +377,8 @@ iop_gh() {
 #   ip6 ADDR/LEN GIDIDX         eth1's IPv6 address, until rxe1's GID
 #                               GIDIDX is set
 #   nd-dynamic IP6              forget an IPv6 neighbour of eth1
+#   netem ARGS                  sch_netem on eth1's egress (tc qdisc
+#                               replace ... netem ARGS; "off": removed)
 #   capture NAME SNAPLEN        "before: <state>", then tcpdump on eth1
 #                               into /tmp/NAME.pcap (runs until
 #                               capture-stop: start it with iop_gxb)
@@ -429,6 +431,11 @@ ip6) # ip6 ADDR/LEN GIDIDX: eth1's IPv6 address (no duplicate address
 	done
 	echo "rxe1 GID $2: $(cat $P/gids/$2)" ;;
 nd-dynamic) ip -6 neigh del "$1" dev eth1 2>/dev/null; ip -6 neigh show dev eth1; true ;;
+netem) # iproute2's tc by its path: busybox sh prefers its own applet
+	modprobe sch_netem 2>/dev/null
+	if [ "$1" = off ]; then /usr/bin/tc qdisc del dev eth1 root 2>/dev/null; true
+	else /usr/bin/tc qdisc replace dev eth1 root netem "$@"; fi &&
+	/usr/bin/tc qdisc show dev eth1 ;;
 capture) # capture NAME SNAPLEN: "before: <state>", tcpdump on eth1 until
 	# capture-stop
 	echo "before: $(state)"

@@ -38,6 +38,10 @@
 #        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
+#      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
+#        the frames it receives, READ responses and requests alike)
+#      PF_GUEST_NETEM (sch_netem on the guest's eth1 egress, e.g.
+#        "loss 1%" or "delay 1ms reorder 25%"; needs an image with tc)
 #      PF_NS=ndk-perf  PYTHON=python3
 #      PF_FAMILY=4 (6: over IPv6, as run-pingpong.sh's PP_FAMILY: eth1 gets
 #        $IOP_GUEST_IP6, perftest uses rxe1's GID 2 (-x 2), ndk-perf a
@@ -55,9 +59,10 @@ iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
 TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
-QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
+QP_TIMEOUT=${PF_QP_TIMEOUT-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
+read -r -a NDK_OPTS <<<"${PF_NDK_OPTS:-}"
 W=$IOP_WORK
 FAMILY=${PF_FAMILY:-4}
 G_GID=1
@@ -76,6 +81,7 @@ result_row() {
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
+	local need roce
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
 	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}"
 	L=$W/logs/$name
@@ -90,7 +96,7 @@ run_case() {
 
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" --stats
+			"${opts[@]}" "${NDK_OPTS[@]}" --stats
 		if iop_host_listening 18515; then
 			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T $ib $IOP_HOST_ADDR" \
 				>"$L.guest.log" 2>&1 || grc=$?
@@ -106,7 +112,7 @@ run_case() {
 		# start ndk-perf first (its client retries the TCP connection for
 		# 10 s), the guest's server once rxe1 is ACTIVE.
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" --stats "${IOP_GUEST_IP%/*}"
+			"${opts[@]}" "${NDK_OPTS[@]}" --stats "${IOP_GUEST_IP%/*}"
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-active 30 $CASE_T $ib") || gid=none
 		iop_app_wait || nrc=$?
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
@@ -166,6 +172,13 @@ run_case() {
 	# At least the data of one direction: N messages of ceil(S/M) packets.
 	iop_capture_check --mtu "$rmtu" \
 		--min-roce $((iters * ((size + rmtu - 1) / rmtu)))
+	# Frames sent per frame needed (both directions, against one data
+	# frame per MTU of every message): retransmissions show here.
+	need=$((iters * ((size + rmtu - 1) / rmtu)))
+	roce=$(sed -n 's/^\([0-9]*\) frames,.*/\1/p' <<<"$IOP_CAP_SUM")
+	[ -z "$roce" ] || echo "    frames: $roce RoCEv2 captured, $need data" \
+		"frames needed: $(awk -v a="$roce" -v b="$need" \
+		'BEGIN { printf "%.3f", a / b }') per frame needed"
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
 	[ "${largest:-0}" = $((size < rmtu ? size : rmtu)) ] ||
 		iop_why "largest payload ${largest:-?}, expected $((size < rmtu ? size : rmtu))"
@@ -175,11 +188,20 @@ run_case() {
 }
 
 perf_mtu() {
-	local mtu=$1 rmtu role c size iters kind arp test
+	local mtu=$1 rmtu role c size iters kind arp test out
 	rmtu=$(iop_rdma_mtu "$mtu")
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
 	if [ "$FAMILY" = 6 ]; then
 		echo "$IOP_LABEL: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
+	fi
+	if [ -n "${PF_GUEST_NETEM:-}" ]; then
+		if out=$(iop_gh "netem $PF_GUEST_NETEM" 2>&1); then
+			iop_pass "MTU $mtu: guest eth1 netem: $out"
+		else
+			iop_fail "MTU $mtu: guest eth1 netem $PF_GUEST_NETEM: $out"
+			iop_guest_end "$mtu"
+			return 0
+		fi
 	fi
 
 	for role in $ROLES; do

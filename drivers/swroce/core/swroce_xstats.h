@@ -62,13 +62,24 @@
 	X(tx_bursts, "rte_eth_tx_burst calls that sent frames") \
 	X(retransmit_timeouts, "retransmission timer expiries") \
 	X(retransmit_packets, "packets retransmitted") \
-	X(read_gap_retries, "READs re-asked at once for lost responses") \
+	X(read_gap_retries, "READ ranges re-asked at once for lost responses") \
 	X(read_resp_ahead, "READ responses placed while an older READ waited") \
+	X(read_resp_ooo, "READ responses placed past a missing one of their " \
+		"READ") \
+	X(read_spurious, "READ ranges asked again whose responses then " \
+		"came twice: reordering taken for loss (the reorder window " \
+		"grows)") \
+	X(read_resp_ooo_dropped, "READ responses past a missing one, beyond " \
+		"the out-of-order window (dropped)") \
 	X(rto_deferred, "timer expiries re-armed: this side was not polled") \
 	X(adaptive_retransmits, "early retransmissions by the adaptive timer " \
 		"(before the QP's ACK timeout; no retry spent)") \
 	X(adaptive_deferred, "adaptive expiries re-armed: this side was not " \
 		"polled") \
+	X(nak_seq_deferred, "sequence NAKs that waited for the reorder " \
+		"window (reordering seen)") \
+	X(nak_seq_late, "... of which the request turned out late, not " \
+		"lost (nothing sent again)") \
 	X(nak_seq_rewinds, "sequence NAKs that went back N although a gap " \
 		"re-read was pending (they used to be ignored)") \
 	X(rto_read_tail, "timer expiries (adaptive or not) with the oldest " \

@@ -96,6 +96,8 @@ swr_sq_commit(struct swr_qp *qp, struct swr_swqe *wqe, enum swr_wr_op op,
 	wqe->flags = flags;
 	wqe->ctx = ctx;
 	wqe->rd_pkts = 0;
+	wqe->rd_rr_end = 0;
+	wqe->rd_seen = 0;
 	qp->sq_prod_priv++;
 	qp->pstats.posted++;
 	if (flags & NDK_OP_FLAG_DEFER)

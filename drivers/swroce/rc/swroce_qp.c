@@ -231,6 +231,19 @@ swr_remove_active(struct swr_qp *qp)
 	qp->in_active = false;
 }
 
+/*
+ * No READ resource kept or streaming (RESET, RTR): a slot taken later
+ * must not look busy.
+ */
+static void
+swr_qp_rd_clear(struct swr_qp *qp)
+{
+	memset(qp->rd_res, 0, SWR_MAX_RD_ATOMIC * sizeof(*qp->rd_res));
+	qp->rd_cnt = 0;
+	qp->rd_valid = 0;
+	qp->rd_head = 0;
+}
+
 /* RESET discards every queued request without completions (IB). */
 static void
 swr_qp_reset(struct swr_qp *qp)
@@ -246,9 +259,7 @@ swr_qp_reset(struct swr_qp *qp)
 	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
 	qp->rcv_class = SWR_RCV_NONE;
 	qp->ack_pending = false;
-	qp->rd_cnt = 0;
-	qp->rd_valid = 0;
-	qp->rd_head = 0;
+	swr_qp_rd_clear(qp);
 	__atomic_store_n(&qp->flush_req, 0, __ATOMIC_RELEASE);
 }
 
@@ -315,9 +326,7 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->seq_nak_sent = false;
 		qp->rcv_class = SWR_RCV_NONE;
 		qp->ack_pending = false;
-		qp->rd_cnt = 0;
-		qp->rd_valid = 0;
-		qp->rd_head = 0;
+		swr_qp_rd_clear(qp);
 	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
 		qp->req_psn = qp->una_psn = qp->attr.sq_psn;
 		qp->psn_max = qp->attr.sq_psn;
@@ -382,6 +391,7 @@ swr_qp_free(struct swr_qp *qp)
 	rte_free(qp->sq);
 	rte_free(qp->rq);
 	rte_free(qp->rd_res);
+	rte_free(qp->ooo_map);
 	rte_free(qp);
 }
 
@@ -520,7 +530,10 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	qp->rd_res = rte_zmalloc_socket("ndk_rd", SWR_MAX_RD_ATOMIC *
 					sizeof(struct swr_rd_res),
 					RTE_CACHE_LINE_SIZE, ad->socket_id);
-	if (qp->sq == NULL || qp->rq == NULL || qp->rd_res == NULL) {
+	qp->ooo_map = rte_zmalloc_socket("ndk_ooo", SWR_OOO_BITS / 8,
+					 RTE_CACHE_LINE_SIZE, ad->socket_id);
+	if (qp->sq == NULL || qp->rq == NULL || qp->rd_res == NULL ||
+	    qp->ooo_map == NULL) {
 		swr_qp_free(qp);
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	}

@@ -62,14 +62,24 @@ struct swr_swqe {
 	uint32_t length;          /**< total bytes */
 	uint32_t first_psn;
 	uint32_t npkts;           /**< PSNs consumed */
-	uint32_t rd_pkts;         /**< READ: response packets placed */
+	uint32_t rd_pkts;         /**< READ: responses placed in order (a
+				   *  prefix; later ones: qp->ooo_map) */
 	uint32_t acc;             /**< local ops: SWR_ACC_* granted */
 	struct swr_mr *reg;       /**< local ops: the FRMR or MW */
 	struct swr_mr *parent;    /**< bind: the MR */
 	ndk_status_t lstatus;     /**< local ops: result once executed */
 	uint32_t npages;          /**< fast register: pages */
 	uint32_t fbo;             /**< fast register: first byte offset */
-	uint32_t pad_;
+	/** READ: a request for its responses up to this packet (exclusive)
+	 *  is out, so a hole before it is not asked again (0: none) */
+	uint32_t rd_rr_end;
+	uint32_t rd_rr_gap;       /**< READ: rd_rr_end was asked because a
+				   *  later response arrived (not by a rewind,
+				   *  the timer or a guess) */
+	uint32_t rd_seen_pkt;     /**< READ: rd_pkts when rd_seen was taken */
+	uint32_t rd_seen_arr;     /**< READ: qp->rd_arrivals then */
+	uint64_t rd_seen;         /**< READ: TSC a later response first showed
+				   *  its first missing one (0: not yet) */
 	union {
 		struct ndk_sge sge[0];
 		uint8_t inline_data[0];
@@ -91,10 +101,27 @@ struct swr_rd_res {
 	uint32_t len;
 	uint32_t first_psn;
 	uint32_t npkts;
-	uint32_t next_pkt;        /**< next response packet to send */
-	bool streaming;           /**< packets left to send */
-	bool replay;              /**< re-sent for a duplicate READ */
+	uint32_t next_pkt;        /**< next response packet of the READ */
+	uint32_t rp_next;         /**< replay for a duplicate READ: packets */
+	uint32_t rp_end;          /**< [rp_next, rp_end), sent first */
+	bool streaming;           /**< the READ itself has packets left */
 };
+
+/** True if READ resource @p r has responses to send (READ or replay). */
+static inline bool
+swr_rd_busy(const struct swr_rd_res *r)
+{
+	return r->streaming || r->rp_next != r->rp_end;
+}
+
+/**
+ * PSNs past una_psn whose READ responses may be placed out of order
+ * (qp->ooo_map, one bit each; a power of two).
+ */
+#define SWR_OOO_BITS 4096
+
+/** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
+#define SWR_RR_RANGES 8
 
 /** Kind of multi-packet message the responder is in the middle of. */
 enum swr_rcv_class {
@@ -167,6 +194,28 @@ struct swr_qp {
 	uint32_t psn_max;         /**< PSN after the highest ever sent */
 	uint32_t pkts_since_ackreq;
 	uint32_t rd_outstanding;  /**< READs sent and not completed */
+	/** READ responses placed out of order: bit psn % SWR_OOO_BITS for a
+	 *  PSN in [una_psn, una_psn + SWR_OOO_BITS) past its READ's prefix */
+	uint64_t *ooo_map;
+	uint32_t ooo_cnt;         /**< bits set in ooo_map */
+	uint32_t rd_hi;           /**< one past the highest READ response PSN
+				   *  received (lags: read as at least una) */
+	/** Reordering tolerance (RACK): 0 = a later response shows a missing
+	 *  one lost at once; n = only after 4 << n more responses or n/4
+	 *  SRTT. Raised when a range asked again came twice. */
+	uint8_t reo_mult;
+	uint8_t reo_quiet;        /**< rounds with ranges asked and no
+				   *  reordering seen */
+	uint32_t reo_qpsn;        /**< ... a round ends when una passes it */
+	uint32_t rd_arrivals;     /**< READ responses not the tail's next */
+	/** PSNs of the last SWR_RR_RANGES ranges asked because a later
+	 *  response arrived: a response there coming twice was reordered
+	 *  (rr_lo == rr_hi: none); rr_i the next slot */
+	uint32_t rr_lo[SWR_RR_RANGES], rr_hi[SWR_RR_RANGES];
+	uint32_t rr_i;
+	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
+	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
+	uint32_t reo_psn;         /**< raised at most once until una passes */
 	uint32_t retry_left;
 	uint32_t rnr_left;
 	uint64_t rto_deadline;    /**< 0 = timer not armed */
@@ -197,9 +246,8 @@ struct swr_qp {
 	bool detached;
 	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
 	bool ack_pending;         /**< responder */
-	bool rd_gap_valid;        /**< requester */
-	uint32_t rd_cnt;          /**< responder: resources still streaming */
-	uint32_t rd_gap_psn;      /**< READ gap already retried at this PSN */
+	uint32_t rd_cnt;          /**< responder: resources with responses to
+				   *  send (swr_rd_busy()) */
 	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
 	struct swr_neigh *neigh;
 	/** On qp->q->tw while rto_deadline or rnr_until is set (or was). */

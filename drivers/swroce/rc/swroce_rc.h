@@ -32,13 +32,42 @@ unsigned int swr_req_run(struct swr_qp *qp, unsigned int quota);
 void swr_req_rewind(struct swr_qp *qp);
 
 /**
- * Requester: ask again for the responses of the READ @p wqe still
- * missing (from rd_pkts on), without going back: the READs after it keep
- * streaming. @return false if no frame could be sent now.
+ * Requester: go back to @p psn, a request PSN sent after una_psn that the
+ * peer did not receive (a sequence NAK's): the requests before it arrived
+ * and are not sent again. A PSN not sent: swr_req_rewind().
  */
-bool swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe);
+void swr_req_rewind_to(struct swr_qp *qp, uint32_t psn);
+
+/**
+ * Requester: ask again for the responses of the READ @p wqe from its
+ * first missing one (rd_pkts) up to packet @p end (exclusive), without
+ * going back: the READs after it keep streaming. Marks them asked
+ * (rd_rr_end). @return false if no frame could be sent now.
+ */
+bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 
 /* swroce_comp.c */
+
+/**
+ * Completer: ask the READ @p wqe again for its first missing range (up to
+ * its next response placed out of order, or its end) at once.
+ * @return false if no frame could be sent now.
+ */
+bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
+
+/**
+ * Completer: at a full timeout, ask the READ at the tail again for its
+ * first missing range alone if its stream and every later READ's were
+ * answered (responses placed or shown lost): only its last responses or
+ * a re-read went missing. @return false: go back N.
+ */
+bool swr_comp_timeout_reread(struct swr_qp *qp);
+
+/**
+ * Completer: act now on the sequence NAK that waits for the reorder
+ * window (qp->nak_t; the timer expired first).
+ */
+void swr_comp_nak_due(struct swr_qp *qp);
 
 /**
  * Completer: retire what needs no answer at the tail: local operations

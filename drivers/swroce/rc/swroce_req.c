@@ -94,13 +94,17 @@ swr_req_fail(struct swr_qp *qp, uint32_t idx, ndk_status_t status,
 }
 
 /*
- * A READ request for the responses of @p wqe from packet @p k on (VA and
- * length moved on by k MTUs, PSN first_psn + k).
+ * A READ request for the responses of @p wqe from packet @p k up to packet
+ * @p end (exclusive): VA moved on by k MTUs, PSN first_psn + k, the length
+ * of those packets' data.
  */
 static struct rte_mbuf *
-swr_req_read_build(struct swr_qp *qp, const struct swr_swqe *wqe, uint32_t k)
+swr_req_read_build(struct swr_qp *qp, const struct swr_swqe *wqe, uint32_t k,
+		   uint32_t end)
 {
 	uint32_t off = k << qp->pmtu_shift;
+	uint64_t stop = RTE_MIN((uint64_t)end << qp->pmtu_shift,
+				(uint64_t)wqe->length);
 	struct ndk_roce_reth *reth;
 	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
@@ -112,7 +116,7 @@ swr_req_read_build(struct swr_qp *qp, const struct swr_swqe *wqe, uint32_t k)
 	reth = (struct ndk_roce_reth *)(bth + 1);
 	reth->va = rte_cpu_to_be_64(wqe->raddr + off);
 	reth->rkey = rte_cpu_to_be_32(wqe->rkey);
-	reth->len = rte_cpu_to_be_32(wqe->length - off);
+	reth->len = rte_cpu_to_be_32((uint32_t)stop - off);
 	return m;
 }
 
@@ -127,9 +131,19 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 	uint32_t k = RTE_MAX(qp->req_pkt, wqe->rd_pkts);
 	struct rte_mbuf *m;
 
-	m = swr_req_read_build(qp, wqe, RTE_MIN(k, wqe->npkts - 1));
+	k = RTE_MIN(k, wqe->npkts - 1);
+	m = swr_req_read_build(qp, wqe, k, wqe->npkts);
 	if (m == NULL)
 		return NULL;
+	/* Sent again (a rewind): everything missing is asked for now. */
+	if (unlikely(ndk_roce_psn_diff(ndk_roce_psn_add(wqe->first_psn, k),
+				       qp->psn_max) < 0)) {
+		wqe->rd_rr_end = wqe->npkts;
+		wqe->rd_rr_gap = 0;
+	}
+	/* No READ out before it: no response seen counts (PSNs wrap). */
+	if (qp->rd_outstanding == 0)
+		qp->rd_hi = ndk_roce_psn_add(wqe->first_psn, k);
 	qp->req_psn = ndk_roce_psn_add(wqe->first_psn, wqe->npkts);
 	qp->req_pkt = 0;
 	qp->req_idx++;
@@ -305,19 +319,23 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 }
 
 bool
-swr_req_reread(struct swr_qp *qp, const struct swr_swqe *wqe)
+swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end)
 {
+	uint32_t k = RTE_MIN(wqe->rd_pkts, wqe->npkts - 1);
 	struct rte_mbuf *m;
 
 	if (swr_tx_room(qp->q) == 0)
 		return false;
-	m = swr_req_read_build(qp, wqe, RTE_MIN(wqe->rd_pkts,
-						 wqe->npkts - 1));
+	end = RTE_MIN(end, wqe->npkts);
+	end = RTE_MAX(end, k + 1);
+	m = swr_req_read_build(qp, wqe, k, end);
 	if (m == NULL)
 		return false;
-	qp->q->stats.retransmit_packets += wqe->npkts - wqe->rd_pkts;
-	qp->ev.retransmit_packets += wqe->npkts - wqe->rd_pkts;
-	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, wqe->rd_pkts));
+	wqe->rd_rr_end = end;
+	wqe->rd_rr_gap = 0;             /* swr_comp_ask() sets it */
+	qp->q->stats.retransmit_packets += end - k;
+	qp->ev.retransmit_packets += end - k;
+	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, k));
 	swr_pkt_send(qp, m);
 	return true;
 }
@@ -349,5 +367,43 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->pkts_since_ackreq = 0;
 	qp->rto_deadline = 0;
 	qp->rto_probe = 0;
+	qp->nak_t = 0;                  /* a waiting NAK: resent anyway */
 	swr_qp_activate(qp);
+}
+
+void
+swr_req_rewind_to(struct swr_qp *qp, uint32_t psn)
+{
+	uint32_t rd = 0;
+	int32_t n;
+
+	for (uint32_t i = qp->sq_tail; i != qp->req_idx; i++) {
+		struct swr_swqe *wqe = swr_swqe(qp, i);
+		int32_t k;
+
+		if (swr_wr_is_local(wqe->op))
+			continue;
+		k = ndk_roce_psn_diff(psn, wqe->first_psn);
+		if (k < 0)
+			break;
+		if ((uint32_t)k >= wqe->npkts) {
+			rd += wqe->op == SWR_WR_READ;
+			continue;
+		}
+		n = ndk_roce_psn_diff(qp->req_psn, psn);
+		if (n > 0) {
+			qp->q->stats.retransmit_packets += (uint32_t)n;
+			qp->ev.retransmit_packets += (uint32_t)n;
+		}
+		swr_rtt_void_from(qp, psn);
+		qp->req_idx = i;
+		qp->req_pkt = (uint32_t)k;
+		qp->req_psn = psn;
+		qp->rd_outstanding = rd;
+		qp->pkts_since_ackreq = 0;
+		qp->rto_probe = 0;
+		swr_qp_activate(qp);
+		return;
+	}
+	swr_req_rewind(qp);             /* not a PSN sent: all of it */
 }

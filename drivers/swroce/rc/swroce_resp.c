@@ -292,7 +292,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 
 /*
  * True if a new READ would exceed the IRD we granted. Only first
- * executions count: a replay for a duplicate may still be streaming a READ
+ * executions count: a replay for a duplicate may still be sending for a READ
  * the requester has long completed (it asked again after a spurious
  * timeout and then got the original responses), and a new READ at ePSN
  * tells us it has at most IRD - 1 others outstanding. Counted only when
@@ -309,7 +309,7 @@ swr_resp_rd_over(const struct swr_qp *qp)
 		const struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
 							 qp->rd_mask];
 
-		first += r->streaming && !r->replay;
+		first += r->streaming;
 	}
 	return first >= qp->attr.max_dest_rd_atomic;
 }
@@ -339,7 +339,7 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	npkts = len == 0 ? 1 : (len + qp->pmtu - 1) >> qp->pmtu_shift;
 	r = &qp->rd_res[qp->rd_head & qp->rd_mask];
-	if (r->streaming)
+	if (swr_rd_busy(r))
 		qp->rd_cnt--;           /* oldest slot: done at the requester */
 	qp->rd_head++;
 	if (qp->rd_valid <= qp->rd_mask)
@@ -350,8 +350,9 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	r->first_psn = p->psn;
 	r->npkts = npkts;
 	r->next_pkt = 0;
+	r->rp_next = 0;
+	r->rp_end = 0;
 	r->streaming = true;
-	r->replay = false;
 	qp->rd_cnt++;
 	qp->epsn = ndk_roce_psn_add(qp->epsn, npkts);
 	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
@@ -365,15 +366,17 @@ swr_resp_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 /*
  * A duplicate READ (IBA responder rules for duplicate RDMA READs):
  * re-execute it from the kept resource that covers its PSN, also when the
- * PSN lies inside an earlier READ's response range (the requester asks
- * again from its first missing response, with VA and length moved on by
- * as many MTUs). Replays re-check the R_Key at every packet
- * (swr_resp_tx) and go out before the later READs' responses, which keep
- * streaming: a requester that re-asks one READ places them meanwhile; one
- * that goes back N asks for them again too, and each restarts from the
- * PSN it names.
+ * PSN lies inside an earlier READ's response range and when it asks for
+ * part of what is left (the requester asks again for a missing range:
+ * VA moved on by as many MTUs as its PSN, a length of whole MTUs or up to
+ * the READ's end). The range is replayed ahead of what the READ itself
+ * still has to send (what it will send anyway is not replayed); a second
+ * request while a replay runs widens it. Replays re-check the R_Key at
+ * every packet (swr_resp_tx) and go out before the later READs'
+ * responses, which keep streaming: a requester that re-asks one READ
+ * places them meanwhile; one that goes back N asks for them again too.
  * An honest duplicate never NAKs; one too old to replay, or whose VA and
- * length do not continue the kept READ, is dropped and counted.
+ * length are not a range of the kept READ, is dropped and counted.
  */
 static void
 swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
@@ -388,22 +391,37 @@ swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
 						   qp->rd_mask];
 		int32_t k = ndk_roce_psn_diff(p->psn, r->first_psn);
-		uint64_t off;
+		uint32_t off, end;
+		bool busy;
 
 		if (k < 0 || (uint32_t)k >= r->npkts || r->rkey != rkey)
 			continue;
-		off = (uint64_t)k << qp->pmtu_shift;
-		if (r->len != 0 && (va != r->va + off || len != r->len - off)) {
+		off = (uint32_t)k << qp->pmtu_shift;
+		if (r->len != 0 && (va != r->va + off || len == 0 ||
+				    len > r->len - off ||
+				    (len != r->len - off &&
+				     (len & (qp->pmtu - 1)) != 0))) {
 			/* Same PSN, another request: not a re-read of it. */
 			break;
 		}
-		if (!r->streaming) {
-			r->streaming = true;
-			qp->rd_cnt++;
-		}
-		r->replay = true;
-		r->next_pkt = (uint32_t)k;
+		end = r->len == 0 ? 1 : (uint32_t)k +
+			((len + qp->pmtu - 1) >> qp->pmtu_shift);
+		/* What the READ itself still sends goes anyway. */
+		if (r->streaming && end > r->next_pkt)
+			end = r->next_pkt;
 		SWR_STAT(qp->q, read_replays);
+		if ((uint32_t)k >= end)
+			return;
+		busy = swr_rd_busy(r);
+		if (r->rp_next != r->rp_end) {
+			r->rp_next = RTE_MIN(r->rp_next, (uint32_t)k);
+			r->rp_end = RTE_MAX(r->rp_end, end);
+		} else {
+			r->rp_next = (uint32_t)k;
+			r->rp_end = end;
+		}
+		if (!busy)
+			qp->rd_cnt++;
 		swr_qp_activate(qp);
 		return;
 	}
@@ -499,13 +517,18 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 	struct swr_adapter *ad = qp->ad;
 	unsigned int made = 0;
 
-	/* READ responses in PSN order: oldest kept resource first. */
+	/*
+	 * READ responses oldest kept resource first; of a resource, a replay
+	 * before what the READ itself has left: so in PSN order, but for a
+	 * replay that goes back.
+	 */
 	for (uint32_t i = qp->rd_valid; i >= 1 && qp->rd_cnt != 0; i--) {
 		struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
 						   qp->rd_mask];
 
-		while (r->streaming) {
-			uint32_t k = r->next_pkt;
+		while (swr_rd_busy(r)) {
+			bool rp = r->rp_next != r->rp_end;
+			uint32_t k = rp ? r->rp_next : r->next_pkt;
 			uint32_t off = k << qp->pmtu_shift;
 			uint32_t plen = RTE_MIN(qp->pmtu, r->len - off);
 			unsigned int pos = r->npkts == 1 ? 3 : k == 0 ? 0 :
@@ -521,7 +544,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			mr = plen == 0 ? NULL : swr_mr_lookup(ad, qp->pd,
 				r->rkey, r->va + off, plen, SWR_ACC_REMOTE_READ);
 			if (plen != 0 && mr == NULL) {
-				if (r->replay) {
+				if (rp) {
 					/*
 					 * A late duplicate of a READ whose
 					 * region is gone: the requester may
@@ -530,8 +553,9 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 					 * data its retries will run out.
 					 */
 					SWR_STAT(qp->q, read_replay_dropped);
-					r->streaming = false;
-					qp->rd_cnt--;
+					r->rp_next = r->rp_end;
+					if (!swr_rd_busy(r))
+						qp->rd_cnt--;
 					continue;
 				}
 				swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_ACCESS,
@@ -551,10 +575,12 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			swr_resp_read_payload(qp, m, bth, mr, r->va + off,
 					      plen);
 			made++;
-			if (++r->next_pkt == r->npkts) {
+			if (rp)
+				r->rp_next++;
+			else if (++r->next_pkt == r->npkts)
 				r->streaming = false;
+			if (!swr_rd_busy(r))
 				qp->rd_cnt--;
-			}
 		}
 	}
 	if (qp->rd_cnt == 0 && qp->ack_pending && swr_tx_room(qp->q) != 0) {

@@ -45,7 +45,7 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
 	if (wqe->op != SWR_WR_READ) {
 		SWR_STAT(qp->q, rto_ack_missing);
 		what = "ACK of a SEND/WRITE missing";
-	} else if (qp->rd_gap_valid && qp->rd_gap_psn == qp->una_psn) {
+	} else if (wqe->rd_pkts < wqe->rd_rr_end) {
 		SWR_STAT(qp->q, rto_read_reread);
 		what = "gap re-read (or its answer) lost";
 	} else if (wqe->rd_pkts == 0) {
@@ -55,21 +55,21 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
 		SWR_STAT(qp->q, rto_read_tail);
 		what = "READ tail responses lost";
 	}
-	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, %u READs "
-		"out, %u WQEs sent, %d PSNs past it, next %u/%u, gap %d@%d): "
-		"%s", qp->pub.qpn, adaptive ? "adaptive" : "timeout",
-		qp->una_psn, wqe->rd_pkts, wqe->npkts, qp->rd_outstanding,
+	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, asked up "
+		"to %u, %u placed out of order, %u READs out, %u WQEs sent, "
+		"%d PSNs past it, next %u/%u): %s", qp->pub.qpn,
+		adaptive ? "adaptive" : "timeout", qp->una_psn, wqe->rd_pkts,
+		wqe->npkts, wqe->rd_rr_end, qp->ooo_cnt, qp->rd_outstanding,
 		qp->req_idx - qp->sq_tail,
 		ndk_roce_psn_diff(qp->psn_max, qp->una_psn),
 		swr_swqe(qp, qp->sq_tail + 1)->rd_pkts,
-		swr_swqe(qp, qp->sq_tail + 1)->npkts, qp->rd_gap_valid,
-		ndk_roce_psn_diff(qp->rd_gap_psn, qp->una_psn), what);
+		swr_swqe(qp, qp->sq_tail + 1)->npkts, what);
 }
 
 /*
  * An adaptive expiry (before the full local ACK timeout): retransmit
- * without spending a retry. The READ at the tail is asked again alone,
- * from its first missing response, as for a gap (the READs after it keep
+ * without spending a retry. The READ at the tail is asked again alone
+ * for its first missing range, as for a gap (the READs after it keep
  * streaming). A SEND or WRITE sends one probe, the packet at una_psn with
  * AckReq (a tail loss probe): a responder that has it all re-ACKs the
  * duplicate with its latest PSN, one that missed it takes it and ACKs;
@@ -80,7 +80,7 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
 static void
 swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 {
-	const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+	struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
 
 	/* Not polled for longer than it: the answer may be waiting. */
 	if (gap > swr_rto_value(qp)) {
@@ -94,9 +94,7 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		qp->rto_adapt_shift++;
 	qp->rto_adapt_psn = qp->psn_max;
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
-	    qp->req_idx != qp->sq_tail && swr_req_reread(qp, wqe)) {
-		qp->rd_gap_valid = true;
-		qp->rd_gap_psn = qp->una_psn;
+	    qp->req_idx != qp->sq_tail && swr_comp_reread(qp, wqe)) {
 		swr_rto_arm(qp);
 		return;
 	}
@@ -124,6 +122,13 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	if (qp->una_psn == qp->req_psn && qp->sq_tail == qp->req_idx) {
 		qp->rto_deadline = 0;    /* nothing outstanding */
 		qp->rto_start = 0;
+		return;
+	}
+	/* A sequence NAK waited for reordering: it was right after all. */
+	if (unlikely(qp->nak_t != 0)) {
+		swr_comp_nak_due(qp);
+		if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+			swr_rto_arm(qp);
 		return;
 	}
 	/* Early: the adaptive timeout, not yet the QP's. */
@@ -158,6 +163,11 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
+	/* Only a READ's last responses or its re-read lost: ask them alone. */
+	if (swr_comp_timeout_reread(qp)) {
+		swr_rto_arm(qp);
+		return;
+	}
 	swr_req_rewind(qp);
 }
 

@@ -257,6 +257,18 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->rtt_active = false;
 	qp->rd_meter_n = 0;
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
+	/* No READ response placed out of order is left from before. */
+	if (qp->ooo_cnt != 0)
+		memset(qp->ooo_map, 0, SWR_OOO_BITS / 8);
+	qp->ooo_cnt = 0;
+	qp->rd_hi = qp->una_psn;
+	qp->reo_mult = 0;
+	qp->reo_quiet = 0;
+	qp->reo_psn = qp->una_psn;
+	qp->reo_qpsn = qp->una_psn;
+	qp->nak_t = 0;
+	memset(qp->rr_hi, 0, sizeof(qp->rr_hi));
+	memcpy(qp->rr_lo, qp->rr_hi, sizeof(qp->rr_lo));
 }
 
 /* swroce_rtx.c */

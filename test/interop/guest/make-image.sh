@@ -3,7 +3,8 @@
 # make-image.sh [OUTDIR] - build the Soft-RoCE guest: a Debian 12 kernel
 # (vmlinuz) and an initramfs (initramfs.cpio.gz, ~6 MB; 15 MB unpacked)
 # holding busybox, rdma_rxe and its modules, rdma-core 44 (ibverbs-utils,
-# rdmacm-utils), perftest 4.5, iproute2's `rdma`, nvme-cli 2.3 and
+# rdmacm-utils), perftest 4.5, iproute2's `rdma` and `tc` (with sch_netem
+# for loss and reordering on the guest's side), nvme-cli 2.3 and
 # e2fsprogs (mkfs.ext4, e2fsck) with the NVMe over Fabrics host and target
 # modules (nvme-rdma, nvmet-rdma, loaded on demand) and ext4; the same kernel and
 # initramfs also uncompressed (vmlinux, initramfs.cpio) for a faster boot
@@ -54,8 +55,8 @@ TOOL_PKGS="tcpdump libpcap0.8"
 # not a module dependency) are in the image but not loaded at boot: the NVMe
 # test scripts modprobe them when they need them.
 MODULES="virtio_pci virtio_net rdma_rxe rdma_ucm ib_umad 9p 9pnet_virtio
-	crc32_generic crc32-pclmul nvme-rdma nvme-fabrics nvme-core nvmet
-	nvmet-rdma ext4 crc32c_generic crc32c-intel"
+	crc32_generic crc32-pclmul sch_netem nvme-rdma nvme-fabrics nvme-core
+	nvmet nvmet-rdma ext4 crc32c_generic crc32c-intel"
 
 apt_updated=0
 apt_update() {
@@ -172,6 +173,8 @@ for d in "$pkgroot/usr/lib/x86_64-linux-gnu" "$pkgroot/lib/x86_64-linux-gnu"; do
 	fi
 done
 cp /usr/bin/rdma "$R/usr/bin/rdma"
+# and its tc, for sch_netem (busybox's tc has no netem)
+cp "$(command -v tc || echo /usr/sbin/tc)" "$R/usr/bin/tc"
 
 # Shared libraries of every binary and of the rxe provider, resolved the way
 # the guest will (its own libraries first), copied from the host. libgcc_s is
