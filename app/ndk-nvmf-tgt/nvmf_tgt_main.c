@@ -11,11 +11,15 @@
  *
  *   ndk-nvmf-tgt [EAL options] -- -c FILE --ip A.B.C.D [-p PORT]
  *                [--mtu N] [-t SECONDS] [--stats]
+ *
+ * Telemetry: /ndk/nvmf on the rte_telemetry socket (dpdk-telemetry.py)
+ * answers the target's counters (ndk_nvmf_tgt_get_stats()).
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,7 @@
 #include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_memory.h>
+#include <rte_telemetry.h>
 
 #include "ndk.h"
 #include "ndk_nvmf.h"
@@ -42,6 +47,54 @@ struct tgt_opts {
 };
 
 static volatile sig_atomic_t stop;
+
+/* The target the telemetry thread reads; NULL once it is destroyed. */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ndk_nvmf_tgt *tel_tgt;
+
+static int
+cmd_nvmf(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ndk_nvmf_tgt_stats s;
+	bool have;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	pthread_mutex_lock(&tel_lock);
+	have = tel_tgt != NULL;
+	if (have)
+		ndk_nvmf_tgt_get_stats(tel_tgt, &s);
+	pthread_mutex_unlock(&tel_lock);
+	if (!have)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+#define TEL_U64(f) rte_tel_data_add_dict_u64(d, #f, s.f)
+	TEL_U64(ctrlrs_now);
+	TEL_U64(qpairs_now);
+	TEL_U64(inflight_now);
+	TEL_U64(connects);
+	TEL_U64(connect_rejects);
+	TEL_U64(disconnects);
+	TEL_U64(commands);
+	TEL_U64(errors);
+	TEL_U64(read_ops);
+	TEL_U64(write_ops);
+	TEL_U64(read_bytes);
+	TEL_U64(write_bytes);
+	TEL_U64(remote_invalidates);
+	TEL_U64(keep_alive_expiries);
+	TEL_U64(buffer_waits);
+#undef TEL_U64
+	return 0;
+}
+
+static void
+tel_set(struct ndk_nvmf_tgt *tgt)
+{
+	pthread_mutex_lock(&tel_lock);
+	tel_tgt = tgt;
+	pthread_mutex_unlock(&tel_lock);
+}
 
 static void
 on_signal(int sig)
@@ -304,6 +357,10 @@ main(int argc, char **argv)
 	}
 	if (load_config(tgt, o.config) != 0)
 		goto out;
+	tel_set(tgt);
+	rte_telemetry_register_cmd("/ndk/nvmf", cmd_nvmf,
+		"ndk-nvmf-tgt counters: controllers, queue pairs, commands in "
+		"flight, connections, commands, errors, I/O");
 	printf("ndk-nvmf-tgt: ready\n");
 	fflush(stdout);
 	if (o.seconds > 0)
@@ -320,6 +377,7 @@ main(int argc, char **argv)
 out:
 	if (tgt != NULL) {
 		print_stats(tgt);
+		tel_set(NULL);
 		ndk_nvmf_tgt_destroy(tgt);
 	}
 	if (ad != NULL) {

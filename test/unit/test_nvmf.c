@@ -265,6 +265,14 @@ t_sgl_keyed(void)
 	r->cmd.dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_LAST_SEGMENT, 0);
 	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 0, 4096, TN_MAX_IO),
 		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
+	/* An unkeyed address: no data with length 0, refused with one. */
+	r->cmd.dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_DATA_BLOCK, 0);
+	nvme_sgl_set_length(&r->cmd.dptr, 0);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 0, 4096, TN_MAX_IO), 0, "");
+	TEST_ASSERT_EQ(r->loc, NVMF_DATA_NONE, "");
+	nvme_sgl_set_length(&r->cmd.dptr, 512);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 0, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
 	/* PRPs (PSDT 0) on a fabric. */
 	r->cmd = c;
 	r->cmd.flags = 0;

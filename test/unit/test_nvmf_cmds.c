@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 
 #include "ndk_test.h"
 #include "test_nvmf.h"
@@ -536,6 +537,22 @@ t_file_namespace(void)
 	while (nvmf_bdev_poll(T) == 0)
 		;
 	if (got.status != 0)
+		goto out;
+	/* Shutdown: SHST complete once the worker has synced the file
+	 * (ticket 1 of namespace 2; memory namespace 1 needs none). */
+	if (tn_prop(&QA, true, NVME_PROP_CC, false, NVME_CC_EN |
+		    NVME_CC_SHN_NORMAL | 6u << NVME_CC_IOSQES_SHIFT |
+		    4u << NVME_CC_IOCQES_SHIFT) != 0 ||
+	    QA.ctrlr->shn_ticket[0] != 0 || QA.ctrlr->shn_ticket[1] != 1)
+		goto out;
+	for (int i = 0; i < 100000; i++) {
+		nvmf_ctrlr_keep_alive_check(T, rte_get_timer_cycles());
+		if (tn_prop(&QA, false, NVME_PROP_CSTS, false, 0) != 0 ||
+		    (got.cdw0 & NVME_CSTS_SHST_MASK) == NVME_CSTS_SHST_COMPLETE)
+			break;
+		usleep(100);
+	}
+	if ((got.cdw0 & NVME_CSTS_SHST_MASK) != NVME_CSTS_SHST_COMPLETE)
 		goto out;
 	rc = 0;
 out:

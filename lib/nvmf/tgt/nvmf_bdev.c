@@ -12,7 +12,10 @@
  *    rte_ring; the worker runs reads, writes and fdatasync through
  *    io_uring (Write Zeroes and deallocate with fallocate()), and hands
  *    the request back through a second rte_ring, which ndk_nvmf_tgt_poll()
- *    drains (nvmf_bdev_poll()). Built when liburing is available.
+ *    drains (nvmf_bdev_poll()). Built when liburing is available. A
+ *    controller shutting down asks the worker for an fdatasync()
+ *    (nvmf_bdev_sync_request()) and completes its shutdown when it is
+ *    done.
  */
 
 #include <errno.h>
@@ -50,6 +53,8 @@ struct nvmf_bdev {
 	pthread_t thread;
 	bool running;
 	volatile bool stop;
+	uint64_t sync_req;      /* shutdown syncs asked (lcore writes) */
+	uint64_t sync_done;     /* and done (worker writes) */
 };
 
 /* Finish a back-end operation of @p req with @p err (0 or -errno). */
@@ -221,6 +226,15 @@ nvmf_worker(void *arg)
 				res = -EIO;
 			nvmf_worker_hand_back(b, req, res < 0 ? res : 0);
 		}
+		/* A controller shutting down: everything written so far
+		 * reaches the file. */
+		uint64_t want = __atomic_load_n(&b->sync_req, __ATOMIC_ACQUIRE);
+
+		if (want != __atomic_load_n(&b->sync_done, __ATOMIC_RELAXED)) {
+			if (fdatasync(b->fd) != 0)
+				NVMF_LOG(ERR, "fdatasync: %s\n", strerror(errno));
+			__atomic_store_n(&b->sync_done, want, __ATOMIC_RELEASE);
+		}
 		if (n == 0 && inflight == 0)
 			usleep(NVMF_WORKER_IDLE_US);
 		else if (n == 0)
@@ -360,6 +374,21 @@ nvmf_bdev_submit(struct nvmf_req *req, enum nvmf_bdev_op op, uint64_t off,
 		nvmf_req_complete_status(req, NVME_SCT_GENERIC,
 					 NVME_SC_NAMESPACE_NOT_READY);
 	}
+}
+
+uint64_t
+nvmf_bdev_sync_request(struct nvmf_bdev *b)
+{
+	if (!b->running)
+		return 0;       /* memory: nothing to write back */
+	return __atomic_add_fetch(&b->sync_req, 1, __ATOMIC_RELEASE);
+}
+
+bool
+nvmf_bdev_sync_done(struct nvmf_bdev *b, uint64_t ticket)
+{
+	return ticket == 0 ||
+		__atomic_load_n(&b->sync_done, __ATOMIC_ACQUIRE) >= ticket;
 }
 
 unsigned int

@@ -160,6 +160,20 @@ nvmf_ctrlr_qpair_gone(struct nvmf_qpair *qp)
 }
 
 void
+nvmf_ctrlr_shutdown_check(struct nvmf_ctrlr *c)
+{
+	if (!c->shn_pending)
+		return;
+	for (uint32_t i = 0; i < NVMF_MAX_NS; i++)
+		if (c->subsys->ns[i] != NULL &&
+		    !nvmf_bdev_sync_done(c->subsys->ns[i]->bdev,
+					 c->shn_ticket[i]))
+			return;
+	c->shn_pending = false;
+	c->csts = (c->csts & ~NVME_CSTS_SHST_MASK) | NVME_CSTS_SHST_COMPLETE;
+}
+
+void
 nvmf_ctrlr_keep_alive_check(struct ndk_nvmf_tgt *tgt, uint64_t now)
 {
 	uint64_t hz = rte_get_timer_hz();
@@ -167,6 +181,8 @@ nvmf_ctrlr_keep_alive_check(struct ndk_nvmf_tgt *tgt, uint64_t now)
 	for (uint32_t i = 0; i < tgt->cfg.max_ctrlrs; i++) {
 		struct nvmf_ctrlr *c = &tgt->ctrlrs[i];
 
+		if (c->used)
+			nvmf_ctrlr_shutdown_check(c);
 		if (!c->used || c->admin == NULL || c->kato_ms == 0)
 			continue;
 		if (now - c->ka_last <= hz * c->kato_ms / 1000)
@@ -385,12 +401,19 @@ nvmf_ctrlr_set_cc(struct nvmf_req *req, uint32_t cc)
 		c->num_io_set = false;
 	}
 	if ((cc & NVME_CC_SHN_MASK) != 0 && (old & NVME_CC_SHN_MASK) == 0) {
-		/* Shutdown: nothing volatile to write back (memory and
-		 * files are written through). */
+		/* Shutdown: the I/O queues go, file namespaces are synced;
+		 * SHST is "occurring" until they are (nvmf_ctrlr_shutdown_
+		 * check(), from the poll loop's timer). */
 		nvmf_ctrlr_close_io(c);
+		for (uint32_t i = 0; i < NVMF_MAX_NS; i++)
+			c->shn_ticket[i] = c->subsys->ns[i] == NULL ? 0 :
+				nvmf_bdev_sync_request(c->subsys->ns[i]->bdev);
+		c->shn_pending = true;
 		c->csts = (c->csts & ~NVME_CSTS_SHST_MASK) |
-			NVME_CSTS_SHST_COMPLETE;
+			NVME_CSTS_SHST_OCCURRING;
+		nvmf_ctrlr_shutdown_check(c);
 	} else if ((cc & NVME_CC_SHN_MASK) == 0) {
+		c->shn_pending = false;
 		c->csts &= ~NVME_CSTS_SHST_MASK;
 	}
 	c->cc = cc;

@@ -17,8 +17,9 @@
  * always finds the receive its next command needs.
  *
  * Queue pair teardown (the host disconnects, the connection fails, a
- * keep-alive expires, the target ends): the connection is disconnected
- * and flushed; the queue pair is freed once every work request has
+ * keep-alive expires, the target ends): the QP is flushed, then (from the
+ * poll loop) its connector closed, which sends a DREQ without waiting for
+ * the DREP; the queue pair is freed once every work request has
  * completed (flushed), every request has come back from its back end and
  * no CM callback is due.
  */
@@ -104,6 +105,11 @@ nvmf_req_parse_sgl(struct nvmf_req *req, uint32_t icd_len, uint32_t icd_max,
 		req->length = len;
 		return 0;
 	}
+	/* An unkeyed data block of length 0 describes no data; with a length
+	 * it names host memory the target has no key for. */
+	if (type == NVME_SGL_TYPE_DATA_BLOCK &&
+	    sub == NVME_SGL_SUBTYPE_ADDRESS && nvme_sgl_length(d) == 0)
+		return 0;
 	return nvme_status(NVME_SCT_GENERIC, NVME_SC_SGL_DESC_TYPE_INVALID, 1);
 }
 
@@ -372,15 +378,6 @@ nvmf_rdma_accept_done(void *ctx, ndk_status_t st)
 	nvmf_qpair_close(qp);
 }
 
-static void
-nvmf_rdma_disconnect_done(void *ctx, ndk_status_t st)
-{
-	struct nvmf_qpair *qp = ctx;
-
-	RTE_SET_USED(st);
-	qp->cm_pending = false;
-}
-
 /* Check the CM request; @return 0 or an NVMF_RDMA_CM_* status. */
 static uint16_t
 nvmf_rdma_check_req(const struct ndk_nvmf_tgt *tgt,
@@ -442,7 +439,6 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 	qp->wr_outstanding = 0;
 	qp->reqs_busy = 0;
 	qp->cm_pending = false;
-	qp->disc_started = false;
 	qp->commands = 0;
 	qp->nrecv = n;
 	qp->complete = nvmf_rdma_complete;
@@ -500,7 +496,6 @@ nvmf_rdma_accept_one(struct ndk_nvmf_tgt *tgt, struct ndk_connector *conn)
 	if (nvmf_rdma_setup_qpair(qp, conn, &r) != 0) {
 		nvmf_rdma_reject(tgt, conn, NVMF_RDMA_CM_NO_RESOURCES);
 		qp->conn = NULL;
-		qp->disc_started = true;
 		nvmf_qpair_close(qp);
 		return;
 	}
@@ -515,7 +510,6 @@ nvmf_rdma_accept_one(struct ndk_nvmf_tgt *tgt, struct ndk_connector *conn)
 	if (st != NDK_STATUS_PENDING) {
 		NVMF_LOG(ERR, "accept: %s\n", ndk_status_str(st));
 		qp->cm_pending = false;
-		qp->disc_started = true;
 		nvmf_qpair_close(qp);
 	}
 }
@@ -538,7 +532,6 @@ nvmf_qpair_close(struct nvmf_qpair *qp)
 {
 	struct ndk_nvmf_tgt *tgt = qp->tgt;
 	struct nvmf_req *req, *next;
-	ndk_status_t st;
 
 	if (qp->state == NVMF_QP_FREE || qp->state == NVMF_QP_CLOSING)
 		return;
@@ -553,16 +546,8 @@ nvmf_qpair_close(struct nvmf_qpair *qp)
 	}
 	if (qp->ctrlr != NULL)
 		nvmf_ctrlr_qpair_gone(qp);
-	if (qp->conn != NULL && !qp->disc_started) {
-		qp->disc_started = true;
-		if (!qp->cm_pending) {
-			qp->cm_pending = true;
-			st = ndk_disconnect(qp->conn, nvmf_rdma_disconnect_done,
-					    qp);
-			if (st != NDK_STATUS_PENDING)
-				qp->cm_pending = false;
-		}
-	}
+	/* The connector is closed from the poll loop, never from inside one
+	 * of its own callbacks (nvmf_rdma_poll_qpair()). */
 	if (qp->ndkqp != NULL)
 		ndk_flush(qp->ndkqp);
 }
@@ -572,15 +557,21 @@ nvmf_qpair_try_free(struct nvmf_qpair *qp)
 {
 	struct ndk_nvmf_tgt *tgt = qp->tgt;
 
+	/* Closing the connector tears the connection down abortively (DREQ,
+	 * no DREP awaited: a vanished host costs no CM timeout) and completes
+	 * a pending accept with STATUS_CANCELLED first, inline. */
+	if (qp->conn != NULL) {
+		struct ndk_connector *conn = qp->conn;
+
+		qp->conn = NULL;
+		ndk_close_connector(conn, NULL, NULL);
+	}
 	if (qp->wr_outstanding != 0 || qp->reqs_busy != 0 || qp->cm_pending)
 		return;
-	if (qp->conn != NULL)
-		ndk_close_connector(qp->conn, NULL, NULL);
 	if (qp->ndkqp != NULL)
 		ndk_close_qp(qp->ndkqp, NULL, NULL);
 	if (qp->cq != NULL)
 		ndk_close_cq(qp->cq, NULL, NULL);
-	qp->conn = NULL;
 	qp->ndkqp = NULL;
 	qp->cq = NULL;
 	qp->state = NVMF_QP_FREE;

@@ -138,8 +138,7 @@ struct nvmf_qpair {
 	struct ndk_cq *cq;
 	uint32_t wr_outstanding; /**< posted, not completed (recvs too) */
 	uint32_t reqs_busy;     /**< requests taken from the free list */
-	bool cm_pending;        /**< accept/disconnect callback due */
-	bool disc_started;
+	bool cm_pending;        /**< accept callback due */
 	uint32_t nrecv;
 	struct nvmf_recv *recvs;
 	struct nvmf_req *reqs;  /**< 2 * entries */
@@ -198,6 +197,8 @@ struct nvmf_ctrlr {
 	bool ns_event_masked;   /**< notice sent, log not read yet */
 	uint32_t nchanged;
 	uint32_t changed[NVMF_MAX_NS];
+	bool shn_pending;       /**< CSTS.SHST occurring: syncs under way */
+	uint64_t shn_ticket[NVMF_MAX_NS]; /**< per namespace */
 	uint64_t err_count;
 	struct nvme_error_log_entry errlog[NVMF_ERR_LOG];
 	uint64_t host_reads, host_writes, units_read, units_written;
@@ -281,7 +282,10 @@ void nvmf_req_complete_status(struct nvmf_req *req, uint8_t sct, uint8_t sc);
 /** Complete @p req with its cpl as filled. */
 void nvmf_req_complete(struct nvmf_req *req);
 void nvmf_ctrlr_qpair_gone(struct nvmf_qpair *qp);
+/** Keep-alive expiry and shutdown progress of every controller. */
 void nvmf_ctrlr_keep_alive_check(struct ndk_nvmf_tgt *tgt, uint64_t now);
+/** CSTS.SHST complete once the shutdown's syncs are done. */
+void nvmf_ctrlr_shutdown_check(struct nvmf_ctrlr *c);
 void nvmf_ctrlr_ns_changed(struct ndk_nvmf_subsystem *s, uint32_t nsid);
 void nvmf_ctrlr_aer_fire(struct nvmf_ctrlr *c);
 void nvmf_ctrlr_release_aers(struct nvmf_ctrlr *c);
@@ -317,6 +321,12 @@ void nvmf_bdev_destroy(struct nvmf_bdev *bdev);
  */
 void nvmf_bdev_submit(struct nvmf_req *req, enum nvmf_bdev_op op,
 		      uint64_t off, uint64_t len);
+/** Ask the back end to make every write so far durable (its worker's
+ *  fdatasync()); @return a ticket for nvmf_bdev_sync_done() (0: nothing
+ *  to do). */
+uint64_t nvmf_bdev_sync_request(struct nvmf_bdev *bdev);
+/** Whether the sync of @p ticket is done. */
+bool nvmf_bdev_sync_done(struct nvmf_bdev *bdev, uint64_t ticket);
 /** Completions of worker-thread back ends; @return how many. */
 unsigned int nvmf_bdev_poll(struct ndk_nvmf_tgt *tgt);
 
