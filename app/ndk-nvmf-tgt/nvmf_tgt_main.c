@@ -33,6 +33,7 @@
 #include <rte_telemetry.h>
 
 #include "ndk.h"
+#include "ndk_app_xstats.h"
 #include "ndk_nvmf.h"
 
 #define LINE_MAX_LEN 512
@@ -113,7 +114,8 @@ usage(const char *prog)
 	       "  --mtu N            largest RDMA path MTU (default 4096)\n"
 	       "  -t, --time S       stop after S seconds (default: on "
 	       "SIGINT/SIGTERM)\n"
-	       "  --stats            print the target's counters at exit\n",
+	       "  --stats            print the target's counters every 10 s, and the\n"
+	       "                     adapter's non-zero counters at exit\n",
 	       prog);
 }
 
@@ -380,6 +382,9 @@ out:
 		tel_set(NULL);
 		ndk_nvmf_tgt_destroy(tgt);
 	}
+	if (ad != NULL && o.stats)
+		ndk_app_print_xstats(stdout, ad, "adapter counters (non-zero):",
+				     "  ", 28, 12, false);
 	if (ad != NULL) {
 		/* Give a shared-memory peer time to stop polling. */
 		rte_delay_us_sleep(200 * 1000);
