@@ -89,7 +89,7 @@ perf_phase() {
 # nvmf_phase NAME RUN "NDK-NVMF-PERF ARGS": target, then host once ready.
 nvmf_phase() {
 	local to="$OUT/$1.$2.target" ho="$OUT/$1.$2.host" tcmd hcmd
-	tcmd="$NTGT -l 0 $EAL --vdev $VSRV -- -c $OUT/tgt.conf --ip 10.0.0.1 --stats"
+	tcmd="$NTGT -l 0 $EAL --vdev $VSRV -- -c $OUT/tgt.conf --ip 10.0.0.1 --queue-depth 256 --stats"
 	hcmd="$NPERF -l 1 $EAL --vdev $VCLI -- -a 10.0.0.1 -n $NQN --ip 10.0.0.2 -t $SECS --stats $3"
 	note_cmds "$1 (NVMe-oF: target, then host once it is ready)" \
 		"$tcmd" "$hcmd"
@@ -152,7 +152,7 @@ judge() {
 		r = $1; v = $2; a = $3; b = $4
 		detail = detail sprintf(" %s: ndk-perf %s, NVMe-oF %s, ndk-perf %s, rx/IO/rx-per-tx %s;",
 			r, a, v, b, $5)
-		if (v == "" || a == "" || b == "" || a + 0 <= 0 || b + 0 <= 0) {
+		if (v == "x" || a == "x" || b == "x" || a + 0 <= 0 || b + 0 <= 0) {
 			out = out sprintf(" run %s incomplete;", r); next
 		}
 		hi = a + 0 > b + 0 ? a : b; lo = a + 0 > b + 0 ? b : a
@@ -192,7 +192,7 @@ figure() {
 			b=$(lat_field "$OUT/$name-perf2.$r.client" "$pf")
 		fi
 		v=$(nv_field "$OUT/$name.$r.host" "$row" "$nf")
-		echo "$r ${v:-} ${a:-} ${b:-} $(nv_frames "$OUT/$name.$r.host" "$OUT/$name.$r.target")"
+		echo "$r ${v:-x} ${a:-x} ${b:-x} $(nv_frames "$OUT/$name.$r.host" "$OUT/$name.$r.target")"
 	done | judge "$name" "$unit" "$punit" | tee -a "$RESULTS"
 	echo "load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RESULTS"
 }

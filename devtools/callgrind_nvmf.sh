@@ -13,7 +13,10 @@
 #     ndk_nvmf_tgt_poll (adapter poll, commands, memory namespace copies,
 #     responses), against a native ndk-nvmf-perf. The native host's
 #     adaptive retransmission may resend to the slow target: the target's
-#     rx_duplicate is printed; those frames add Ir.
+#     rx_duplicate is printed; those frames add Ir. The target polls
+#     before the host connects and after it leaves, and its own loop
+#     (queue pairs, timers) runs on every poll: give a large -N and read
+#     its figure as an upper bound.
 #
 #   devtools/callgrind_nvmf.sh "-w randread -o 4096 -q 1 -N 20000" [OUT]
 #
@@ -77,6 +80,7 @@ for run in $(seq "$RUNS"); do
 	kill -INT "$TPID" 2>/dev/null || true
 	wait "$TPID" || true
 	TPID=""
+	sleep 1 # let valgrind finish its output file
 	ir=$(callgrind_annotate --inclusive=yes "$OUT/callgrind.out.$run" 2>/dev/null |
 		awk -v c="${COLLECT%\*}" '$0 ~ (":" c "[^ ]* \\[") && a == "" {
 			v = $1; gsub(",", "", v); a = v }

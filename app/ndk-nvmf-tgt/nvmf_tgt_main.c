@@ -10,7 +10,7 @@
  * until SIGINT / SIGTERM (or -t seconds).
  *
  *   ndk-nvmf-tgt [EAL options] -- -c FILE --ip A.B.C.D [-p PORT]
- *                [--mtu N] [-t SECONDS] [--stats]
+ *                [--mtu N] [--queue-depth N] [-t SECONDS] [--stats]
  *
  * Telemetry: /ndk/nvmf on the rte_telemetry socket (dpdk-telemetry.py)
  * answers the target's counters (ndk_nvmf_tgt_get_stats()).
@@ -44,6 +44,7 @@ struct tgt_opts {
 	uint32_t ipv4;
 	uint32_t mtu;
 	uint32_t seconds;
+	uint32_t queue_depth;
 	bool stats;
 };
 
@@ -112,6 +113,9 @@ usage(const char *prog)
 	       "  --ip A.B.C.D       the adapter's IPv4 address\n"
 	       "  -p, --port N       DPDK port (default 0)\n"
 	       "  --mtu N            largest RDMA path MTU (default 4096)\n"
+	       "  --queue-depth N    entries of an I/O queue, 32..1024 (default "
+	       "128; a host\n"
+	       "                     keeping Q commands outstanding needs Q + 1)\n"
 	       "  -t, --time S       stop after S seconds (default: on "
 	       "SIGINT/SIGTERM)\n"
 	       "  --stats            print the target's counters every 10 s, and the\n"
@@ -129,6 +133,7 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "time", required_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "queue-depth", required_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -158,6 +163,13 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 			break;
 		case 's':
 			o->stats = true;
+			break;
+		case 'q':
+			o->queue_depth = (uint32_t)strtoul(optarg, NULL, 0);
+			if (o->queue_depth < 32 || o->queue_depth > 1024) {
+				fprintf(stderr, "--queue-depth: 32..1024\n");
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -353,6 +365,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 	tc.adapter = ad;
+	tc.max_queue_depth = o.queue_depth;
 	if (ndk_nvmf_tgt_create(&tc, &tgt) != 0) {
 		fprintf(stderr, "cannot create the target\n");
 		goto out;
