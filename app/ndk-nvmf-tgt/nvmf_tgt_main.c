@@ -12,7 +12,8 @@
  * doc/attach.md), with the same code.
  *
  *   ndk-nvmf-tgt [EAL options] -- -c FILE --ip A.B.C.D [-p PORT |
- *                --ethdev NAME] [--mtu N] [-t SECONDS] [--stats]
+ *                --ethdev NAME] [--mtu N] [--queue-depth N] [-t SECONDS]
+ *                [--stats]
  *
  * Telemetry: /ndk/nvmf on the rte_telemetry socket (dpdk-telemetry.py)
  * answers the target's counters (ndk_nvmf_tgt_get_stats()).
@@ -36,6 +37,7 @@
 #include <rte_telemetry.h>
 
 #include "ndk.h"
+#include "ndk_app_xstats.h"
 #include "ndk_nvmf.h"
 
 #define LINE_MAX_LEN 512
@@ -47,6 +49,7 @@ struct tgt_opts {
 	uint32_t ipv4;
 	uint32_t mtu;
 	uint32_t seconds;
+	uint32_t queue_depth;
 	bool stats;
 };
 
@@ -117,9 +120,13 @@ usage(const char *prog)
 	       "  --ethdev NAME      the DPDK port of that name (attached: "
 	       "the daemon's)\n"
 	       "  --mtu N            largest RDMA path MTU (default 4096)\n"
+	       "  --queue-depth N    entries of an I/O queue, 32..1024 (default "
+	       "128; a host\n"
+	       "                     keeping Q commands outstanding needs Q + 1)\n"
 	       "  -t, --time S       stop after S seconds (default: on "
 	       "SIGINT/SIGTERM)\n"
-	       "  --stats            print the target's counters at exit\n",
+	       "  --stats            print the target's counters every 10 s, and the\n"
+	       "                     adapter's non-zero counters at exit\n",
 	       prog);
 }
 
@@ -134,6 +141,7 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 		{ "time", required_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "ethdev", required_argument, NULL, 'e' },
+		{ "queue-depth", required_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,6 +174,12 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 			break;
 		case 'e':
 			o->ethdev = optarg;
+		case 'q':
+			o->queue_depth = (uint32_t)strtoul(optarg, NULL, 0);
+			if (o->queue_depth < 32 || o->queue_depth > 1024) {
+				fprintf(stderr, "--queue-depth: 32..1024\n");
+				return -1;
+			}
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -388,6 +402,7 @@ main(int argc, char **argv)
 	if (check_address(ad, &o) != 0)
 		goto out;
 	tc.adapter = ad;
+	tc.max_queue_depth = o.queue_depth;
 	if (ndk_nvmf_tgt_create(&tc, &tgt) != 0) {
 		fprintf(stderr, "cannot create the target\n");
 		goto out;
@@ -417,6 +432,9 @@ out:
 		tel_set(NULL);
 		ndk_nvmf_tgt_destroy(tgt);
 	}
+	if (ad != NULL && o.stats)
+		ndk_app_print_xstats(stdout, ad, "adapter counters (non-zero):",
+				     "  ", 28, 12, false);
 	if (ad != NULL) {
 		/* Give a shared-memory peer time to stop polling. */
 		rte_delay_us_sleep(200 * 1000);

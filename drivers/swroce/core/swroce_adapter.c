@@ -9,13 +9,17 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_version.h>
 
 #include "swroce_adapter.h"
 #include "swroce_cm.h"
@@ -307,6 +311,55 @@ swr_port_setup(struct swr_adapter *ad)
 }
 
 /*
+ * net_memif in copy mode carries a frame longer than one of its buffers
+ * (bsize, 2048 B by default) as a chain of descriptors, and DPDK before
+ * 26.03 corrupts chains: its TX never clears the "next" flag of a chain's
+ * first descriptor, so a later one-buffer frame in that slot (an ACK, a
+ * SEND) is glued to whatever follows, and its RX follows that flag past
+ * the producer and then re-reads up to 64 Ki stale slots: a flood of old
+ * frames (CM MADs, frames for closed QPs, duplicates) at line rate. The
+ * buffer size is the client's (it owns the regions); each end only sees
+ * its own devargs, so both must give the same bsize. Returns the buffer
+ * size when frames at the adapter's path MTU would be chained on such a
+ * DPDK, else 0.
+ */
+static uint32_t
+swr_memif_chain_risk(const struct swr_adapter *ad)
+{
+#if RTE_VERSION < RTE_VERSION_NUM(26, 3, 0, 0)
+	struct rte_eth_dev_info dinfo;
+	const struct rte_devargs *da;
+	struct rte_kvargs *kv = NULL;
+	const char *v;
+	uint32_t bsize = 2048;
+	bool zc = false;
+
+	if (rte_eth_dev_info_get(ad->port_id, &dinfo) != 0 ||
+	    dinfo.driver_name == NULL ||
+	    strcmp(dinfo.driver_name, "net_memif") != 0)
+		return 0;
+	da = dinfo.device != NULL ? rte_dev_devargs(dinfo.device) : NULL;
+	if (da != NULL && da->args != NULL)
+		kv = rte_kvargs_parse(da->args, NULL);
+	if (kv != NULL) {
+		v = rte_kvargs_get(kv, "bsize");
+		if (v != NULL)
+			bsize = (uint32_t)strtoul(v, NULL, 0);
+		v = rte_kvargs_get(kv, "zero-copy");
+		zc = v != NULL && strcmp(v, "yes") == 0;
+		rte_kvargs_free(kv);
+	}
+	/* A zero-copy client's buffers are mbufs of our pool: one each. */
+	if (zc || ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD <= bsize)
+		return 0;
+	return bsize;
+#else
+	RTE_SET_USED(ad);
+	return 0;
+#endif
+}
+
+/*
  * Link state, from the interrupt thread: the resolver sends no ARP while
  * the link is down and starts over when it comes up (a peer that lost its
  * carrier forgot us, and probes queued while down went out in a clump).
@@ -440,6 +493,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	uint32_t max_qp, max_mr, nq;
 	struct swr_adapter *ad;
 	char name[RTE_RING_NAMESIZE];
+	uint32_t bsize;
 	int socket, rc;
 
 	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
@@ -567,6 +621,15 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		swr_adapter_free(ad);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
+	bsize = swr_memif_chain_risk(ad);
+	if (bsize != 0)
+		NDK_LOG(WARNING, "%s: port %u is net_memif with %u-byte buffers: "
+			"frames of path MTU %u are chained, which this DPDK's "
+			"memif corrupts (floods of stale frames); give both "
+			"ends bsize=%u or more, or a path MTU whose frames fit",
+			ad->name, ad->port_id, bsize, ad->max_path_mtu,
+			(unsigned int)rte_align32pow2(ad->max_path_mtu +
+						      NDK_ROCE_MAX_OVERHEAD));
 	swr_link_watch(ad);
 	swr_info_init(ad);
 	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT
