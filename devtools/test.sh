@@ -29,6 +29,10 @@ meson test -C build --suite daemon --print-errorlogs --num-processes 1 \
 # UndefinedBehaviorSanitizer and LeakSanitizer in build-asan/: the first
 # report ends the program (doc/testing.md).
 bash devtools/sanitize.sh || rc=1
+# Each libFuzzer target of test/fuzz (clang, build-fuzz/) for a fixed
+# number of inputs from its seeds and regression inputs (devtools/fuzz.sh).
+rm -f build/fuzz-ci.log
+bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
 # the guest image on first use (Debian packages only) and boots it under TCG.
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \
@@ -60,6 +64,16 @@ for run in os.environ['RUNS'].split():
         elif r == 'OK': p += 1
         elif r == 'SKIP': s += 1
         else: f += 1
+# The fuzz step: one case per target ("fuzz: N passed, N failed").
+m = None
+if os.path.exists('build/fuzz-ci.log'):
+    m = re.findall(r'^fuzz: (\d+) passed, (\d+) failed',
+                   open('build/fuzz-ci.log').read(), re.M)
+if m:
+    p += int(m[-1][0]); f += int(m[-1][1])
+else:
+    f += 1
+    print('fuzz: no result (the step did not finish)')
 print(f"{p} passed, {f} failed, {s} skipped")
 PY
 exit $rc
