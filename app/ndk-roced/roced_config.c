@@ -429,12 +429,21 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 	} else if (strcmp(key, "rto_floor_us") == 0)
 		p->rto_floor_us = need_u32(where, "rto_floor_us", val, 1,
 					   1000000);
+	else if (strcmp(key, "drop_ppm") == 0)
+		p->netem.drop_ppm = need_u32(where, key, val, 0, 1000000);
+	else if (strcmp(key, "dup_ppm") == 0)
+		p->netem.dup_ppm = need_u32(where, key, val, 0, 1000000);
+	else if (strcmp(key, "reorder_ppm") == 0)
+		p->netem.reorder_ppm = need_u32(where, key, val, 0, 1000000);
 	else if (!cm_set(p, where, key, val))
 		die(where, "unknown port key '%s' (device, ip, netmask, mtu, "
 		    "lcore, queues, mac, adaptive_rto, rto_floor_us, "
+		    "drop_ppm, dup_ppm, reorder_ppm, "
 		    "cm_retry_count, cm_rnr_retry_count, qp_retry_count, "
 		    "local_ack_timeout, cm_response_timeout, max_cm_retries)",
 		    key);
+	p->netem_on = (p->netem.drop_ppm | p->netem.dup_ppm |
+		       p->netem.reorder_ppm) != 0;
 }
 
 static void
@@ -1226,5 +1235,10 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 			p->cm.qp_retry_count, p->cm.local_ack_timeout,
 			p->cm.local_ack_timeout == 0 ? " (derived)" : "",
 			p->cm.cm_response_timeout, p->cm.max_cm_retries);
+		if (p->netem_on)
+			fprintf(f, "port %s: receive impaired: drop_ppm %u, "
+				"dup_ppm %u, reorder_ppm %u\n", p->name,
+				p->netem.drop_ppm, p->netem.dup_ppm,
+				p->netem.reorder_ppm);
 	}
 }

@@ -117,6 +117,23 @@ port_fill(const struct roced_port *p, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "port", p->port_id);
 	xstats_read(p, &x);
 	drops_fill(p, &x, true, d);
+	if (p->cfg->netem_on) {
+		struct ndk_netem_stats t = { 0 }, s;
+
+		for (unsigned int q = 0; q < ROCED_MAX_QUEUES; q++) {
+			if (p->netem[q] == NULL)
+				continue;
+			ndk_netem_get_stats(p->netem[q], &s);
+			t.seen += s.seen;
+			t.dropped += s.dropped;
+			t.duplicated += s.duplicated;
+			t.reordered += s.reordered;
+		}
+		rte_tel_data_add_dict_u64(d, "netem_seen", t.seen);
+		rte_tel_data_add_dict_u64(d, "netem_dropped", t.dropped);
+		rte_tel_data_add_dict_u64(d, "netem_duplicated", t.duplicated);
+		rte_tel_data_add_dict_u64(d, "netem_reordered", t.reordered);
+	}
 }
 
 static void
