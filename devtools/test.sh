@@ -31,8 +31,12 @@ meson test -C build --suite daemon --print-errorlogs --num-processes 1 \
 bash devtools/sanitize.sh || rc=1
 # Each libFuzzer target of test/fuzz (clang, build-fuzz/) for a fixed
 # number of inputs from its seeds and regression inputs (devtools/fuzz.sh).
-rm -f build/fuzz-ci.log
+rm -f build/fuzz-ci.log build/soak-ci.log
 bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log || rc=1
+# The soak, briefly: two daemons with lossy, duplicating, reordering links,
+# attached applications connecting and closing; counters and memory checked
+# at the end (devtools/soak.sh; an hour by default).
+bash devtools/soak.sh 90 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
 # the guest image on first use (Debian packages only) and boots it under TCG.
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \
@@ -64,16 +68,16 @@ for run in os.environ['RUNS'].split():
         elif r == 'OK': p += 1
         elif r == 'SKIP': s += 1
         else: f += 1
-# The fuzz step: one case per target ("fuzz: N passed, N failed").
-m = None
-if os.path.exists('build/fuzz-ci.log'):
-    m = re.findall(r'^fuzz: (\d+) passed, (\d+) failed',
-                   open('build/fuzz-ci.log').read(), re.M)
-if m:
-    p += int(m[-1][0]); f += int(m[-1][1])
-else:
-    f += 1
-    print('fuzz: no result (the step did not finish)')
+# The fuzz step (a case per target) and the soak (a case per check).
+for step in ('fuzz', 'soak'):
+    log = f'build/{step}-ci.log'
+    m = re.findall(rf'^{step}: (\d+) passed, (\d+) failed',
+                   open(log).read() if os.path.exists(log) else '', re.M)
+    if m:
+        p += int(m[-1][0]); f += int(m[-1][1])
+    else:
+        f += 1
+        print(f'{step}: no result (the step did not finish)')
 print(f"{p} passed, {f} failed, {s} skipped")
 PY
 exit $rc
