@@ -28,7 +28,7 @@ meson test -C build --suite daemon --print-errorlogs --num-processes 1 \
 # The same unit, functional and daemon suites built with AddressSanitizer,
 # UndefinedBehaviorSanitizer and LeakSanitizer in build-asan/: the first
 # report ends the program (doc/testing.md).
-bash devtools/sanitize.sh || rc=1
+bash devtools/sanitize.sh --ci || rc=1
 # Each libFuzzer target of test/fuzz (clang, build-fuzz/) for a fixed
 # number of inputs from its seeds and regression inputs (devtools/fuzz.sh).
 rm -f build/fuzz-ci.log build/soak-ci.log
@@ -36,7 +36,7 @@ bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log || rc=1
 # The soak, briefly: two daemons with lossy, duplicating, reordering links,
 # attached applications connecting and closing; counters and memory checked
 # at the end (devtools/soak.sh; an hour by default).
-bash devtools/soak.sh 90 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log || rc=1
+bash devtools/soak.sh 60 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
 # the guest image on first use (Debian packages only) and boots it under TCG.
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \
