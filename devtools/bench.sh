@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # The figures of doc/performance.md, each next to its raw-ethdev baseline
-# from the same run (ndk-perf --raw-baseline, ndk-demo --raw-baseline):
+# from the same run: on memif each run is raw, RoCE, raw (ndk-perf --raw,
+# three server/client pairs back to back, judged together: see phases());
+# on net_ring ndk-demo --raw-baseline:
 #
 #   memif    two processes over net_memif on hugepages (--in-memory), one
 #            lcore each (-l 0 server, -l 1 client)
@@ -11,8 +13,8 @@
 #   ring     two lcores in one process over a crossed net_ring pair
 #            (ndk-demo: lcore 0 posts, lcore 1 polls both adapters)
 #
-# Every figure is run RUNS times; the table has the median of each number
-# and the median of the per-run ratios. Every command is written to
+# Every figure is run RUNS times; the table has, per memif speed, the
+# median of each number and the median of the per-run ratios. Every command is written to
 # OUT/commands.txt exactly as run, every output kept in OUT/.
 #
 #   devtools/bench.sh [FIGURE ...]      (default: all)
@@ -94,32 +96,89 @@ lat_field() { # FILE ROW FIELD(5 typical, 8 p99, 9 p99.9)
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.4f\n", a / b }'; }
 
-# One BW figure: RoCE and raw columns (field 4 or 5), per-run ratio.
-bw_figure() { # NAME FIELD UNIT "TEST ARGS" [CLIENT EAL] [CLIENT VDEV]
-	local name=$1 f=$2 unit=$3 args=$4 ceal=${5:-} cvdev=${6:-}
-	local roce="" raw="" rat=""
+# Each figure's run is three phases, each its own server/client pair,
+# back to back: raw, RoCE, raw. The RoCE phase is judged against the two
+# raw phases beside it, never against a raw phase minutes away: memif's
+# speed is the host's and changes in time (doc/performance.md, "memif's
+# two speeds"). A run whose raw phases differ by more than 20 % is
+# reported and left out of the medians. Every raw phase is named fast or
+# slow from the figure's FAST_MIN (the slowest fast raw rate seen on this
+# machine, halfway to the fastest slow one); a run counts in the mode its
+# raw phases share, and each mode gets its own medians.
+
+# med(list): the median of a space-separated list (awk, prepended).
+AWK_MED='
+function med(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	if (n == 0) return "n/a"
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : sprintf("%.6g", (a[n / 2] + a[n / 2 + 1]) / 2)
+}'
+
+# phases NAME RUN "TEST ARGS" [CLIENT EAL] [CLIENT VDEV]: raw, RoCE, raw.
+phases() {
+	memif_run "$1-raw1" "$2" "$3 --raw" "${4:-}" "${5:-}"
+	memif_run "$1" "$2" "$3" "${4:-}" "${5:-}"
+	memif_run "$1-raw2" "$2" "$3 --raw" "${4:-}" "${5:-}"
+}
+
+# judge NAME UNIT FAST_MIN < "run roce raw1 raw2" lines: one row per mode
+# (medians), the runs left out, and every phase with its mode.
+judge() {
+	awk -v name="$1" -v unit="$2" -v fmin="$3" "$AWK_MED"'
+	function mode(v) { return v + 0 >= fmin ? "fast" : "slow" }
+	{
+		r = $1; roce = $2; a = $3; b = $4
+		if (roce == "" || a == "" || b == "" || a + 0 <= 0 || b + 0 <= 0) {
+			out = out sprintf(" run %s incomplete;", r); next
+		}
+		detail = detail sprintf(" %s: raw %s (%s), RoCE %s, raw %s (%s);",
+			r, a, mode(a), roce, b, mode(b))
+		hi = a + 0 > b + 0 ? a : b; lo = a + 0 > b + 0 ? b : a
+		if ((hi - lo) / hi > 0.20 || mode(a) != mode(b)) {
+			out = out sprintf(" run %s left out (raw %s then %s);", r, a, b)
+			next
+		}
+		m = mode(a); raw = (a + b) / 2
+		n[m]++; R[m] = R[m] " " roce; W[m] = W[m] " " raw
+		Q[m] = Q[m] " " sprintf("%.4f", roce / raw)
+	}
+	END {
+		for (k = 1; k <= 2; k++) {
+			m = k == 1 ? "fast" : "slow"
+			if (!n[m]) continue
+			printf "%-10s %s mode, %d run(s): RoCE %s %s | raw %s %s | RoCE/raw %s\n",
+				name, m, n[m], med(R[m]), unit, med(W[m]), unit, med(Q[m])
+		}
+		if (!n["fast"] && !n["slow"])
+			printf "%-10s no run with both raw phases in one mode\n", name
+		if (out != "") printf "%-10s  %s\n", name, out
+		printf "%-10s  phases (FAST_MIN %s %s):%s\n", name, fmin, unit, detail
+	}'
+}
+
+# One BW figure (field 4 BW average or 5 MsgRate), RUNS interleaved runs.
+bw_figure() { # NAME FIELD UNIT FAST_MIN "TEST ARGS" [CLIENT EAL] [CLIENT VDEV]
+	local name=$1 f=$2 unit=$3 fmin=$4 args=$5 ceal=${6:-} cvdev=${7:-}
+	local r
 
 	for r in $(seq "$RUNS"); do
-		memif_run "$name" "$r" "$args --raw-baseline" "$ceal" "$cvdev"
-		local co="$OUT/$name.$r.client" a b
-		a=$(bw_field "$co" 2 "$f")
-		b=$(bw_field "$co" 1 "$f")
-		roce="$roce $a"; raw="$raw $b"; rat="$rat $(ratio "$a" "$b")"
-	done
-	printf '%-10s RoCE %s %s | raw %s %s | RoCE/raw %s   (runs: RoCE%s; raw%s)\n' \
-		"$name" "$(tr ' ' '\n' <<<"$roce" | grep . | median)" "$unit" \
-		"$(tr ' ' '\n' <<<"$raw" | grep . | median)" "$unit" \
-		"$(tr ' ' '\n' <<<"$rat" | grep . | median)" "$roce" "$raw" |
-		tee -a "$RESULTS"
+		phases "$name" "$r" "$args" "$ceal" "$cvdev"
+		echo "$r $(bw_field "$OUT/$name.$r.client" 1 "$f")" \
+			"$(bw_field "$OUT/$name-raw1.$r.client" 1 "$f")" \
+			"$(bw_field "$OUT/$name-raw2.$r.client" 1 "$f")"
+	done | judge "$name" "$unit" "$fmin" | tee -a "$RESULTS"
 }
 
 fig_read64k() {
-	bw_figure read64k 4 Gbit/s \
+	bw_figure read64k 4 Gbit/s "${FAST_READ:-50}" \
 		"read_bw -s 65536 -m 4096 -D $SECS --report_gbits"
 }
 
 fig_read64k_zc() {
-	bw_figure read64k-zc 4 Gbit/s \
+	bw_figure read64k-zc 4 Gbit/s "${FAST_READ_ZC:-80}" \
 		"read_bw -s 65536 -m 4096 -D $SECS --report_gbits" \
 		"--single-file-segments" ",zero-copy=yes"
 }
@@ -127,11 +186,11 @@ fig_read64k_zc() {
 # 64 B operations in post lists of POST_LIST (16: one doorbell per list,
 # CQ moderation 16), as perftest's -l; POST_LIST=1 posts them one by one.
 fig_write64() {
-	bw_figure write64 5 Mops/s "write_bw -s 64 -D $SECS -l $POST_LIST"
+	bw_figure write64 5 Mops/s "${FAST_SMALL:-12}" "write_bw -s 64 -D $SECS -l $POST_LIST"
 }
 
 fig_send64() {
-	bw_figure send64 5 Mops/s "send_bw -s 64 -D $SECS -l $POST_LIST"
+	bw_figure send64 5 Mops/s "${FAST_SMALL:-12}" "send_bw -s 64 -D $SECS -l $POST_LIST"
 }
 
 # The link's 64-byte frame rate (no RoCE phase).
@@ -148,27 +207,36 @@ fig_frame64() {
 		tee -a "$RESULTS"
 }
 
+# READ 8 B latency, interleaved like the BW figures: raw, RoCE, raw. A
+# latency has no mode band of its own here; a run whose raw p50s differ
+# by more than 20 % is left out, as for the BW figures.
 fig_readlat() {
-	local p50="" p999="" rp50="" rp999="" d="" q=""
+	local r args="read_lat -s 8 -n $LAT_ITERS"
 
 	for r in $(seq "$RUNS"); do
-		memif_run readlat "$r" \
-			"read_lat -s 8 -n $LAT_ITERS --raw-baseline"
-		local co="$OUT/readlat.$r.client" a b c e
-		a=$(lat_field "$co" 2 5); b=$(lat_field "$co" 2 9)
-		c=$(lat_field "$co" 1 5); e=$(lat_field "$co" 1 9)
-		p50="$p50 $a"; p999="$p999 $b"; rp50="$rp50 $c"; rp999="$rp999 $e"
-		d="$d $(awk -v a="$a" -v c="$c" 'BEGIN { printf "%.3f", a - c }')"
-		q="$q $(ratio "$b" "$a")"
-	done
-	printf '%-10s RoCE p50 %s p99.9 %s usec | raw p50 %s p99.9 %s usec | p50 RoCE-raw %s usec | RoCE p99.9/p50 %s   (runs: p50%s; raw p50%s)\n' \
-		readlat "$(tr ' ' '\n' <<<"$p50" | grep . | median)" \
-		"$(tr ' ' '\n' <<<"$p999" | grep . | median)" \
-		"$(tr ' ' '\n' <<<"$rp50" | grep . | median)" \
-		"$(tr ' ' '\n' <<<"$rp999" | grep . | median)" \
-		"$(tr ' ' '\n' <<<"$d" | grep . | median)" \
-		"$(tr ' ' '\n' <<<"$q" | grep . | median)" "$p50" "$rp50" |
-		tee -a "$RESULTS"
+		phases readlat "$r" "$args"
+		echo "$r $(lat_field "$OUT/readlat.$r.client" 1 5)" \
+			"$(lat_field "$OUT/readlat.$r.client" 1 9)" \
+			"$(lat_field "$OUT/readlat-raw1.$r.client" 1 5)" \
+			"$(lat_field "$OUT/readlat-raw2.$r.client" 1 5)"
+	done | awk "$AWK_MED"'
+	{
+		r = $1; p50 = $2; p999 = $3; a = $4; b = $5
+		detail = detail sprintf(" %s: raw %s, RoCE %s (p99.9 %s), raw %s;",
+			r, a, p50, p999, b)
+		if (p50 == "" || a + 0 <= 0 || b + 0 <= 0) { out = out " run " r " incomplete;"; next }
+		hi = a + 0 > b + 0 ? a : b; lo = a + 0 > b + 0 ? b : a
+		if ((hi - lo) / hi > 0.20) { out = out sprintf(" run %s left out (raw %s then %s);", r, a, b); next }
+		raw = (a + b) / 2; k++
+		P = P " " p50; Q = Q " " p999; W = W " " raw
+		D = D " " sprintf("%.3f", p50 - raw)
+	}
+	END {
+		printf "readlat    %d run(s): RoCE p50 %s p99.9 %s usec | raw p50 %s usec | p50 RoCE-raw %s usec\n",
+			k, med(P), med(Q), med(W), med(D)
+		if (out != "") printf "readlat     %s\n", out
+		printf "readlat     phases (p50, usec):%s\n", detail
+	}' | tee -a "$RESULTS"
 }
 
 # Two RoCE runs compared: A against B (BW field 4 or 5), per-run ratio.

@@ -4,7 +4,8 @@
 
 Every header of the tree has an audience, decided by where it lives:
 
-  public      lib/ndk/include/        what applications include (installed)
+  public      lib/ndk/include/,       what applications include (installed)
+              lib/nvmf/include/
   provider    lib/ndk/provider/,      what a provider implements against,
               lib/roce/, lib/netem/,  the wire format and link tools, and
               drivers/*/include/      each driver's export for its peers
@@ -19,7 +20,8 @@ Two checks, each a failure when broken:
     a driver uses public, provider and its own headers (its white-box
     tests in drivers/<d>/test also the harness, test/common); an application
     public, provider, app/common and its own (its white-box tests in
-    app/<a>/test also test/common and test/fuzz); a test also test/common;
+    app/<a>/test also test/common and test/fuzz); a test also test/common
+    and lib/nvmf's private headers (that library's white-box unit tests);
     an example public ones only.
 
   devtools/chkincs.py [--cc CC] [--no-compile]
@@ -37,7 +39,9 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), '..'))
 SCANNED = ('lib', 'drivers', 'app', 'test', 'examples')
-PUBLIC = ['lib/ndk/include']
+PUBLIC = ['lib/ndk/include', 'lib/nvmf/include']
+# Libraries whose private headers the tests may use (white-box unit tests).
+TESTED_LIBS = ['lib/nvmf']
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 INDIRECT_RE = re.compile(r'#\s*error\s+"include (\S+), not ')
 
@@ -76,7 +80,7 @@ def dirs_under(top):
 def owner(path):
     """The unit a file belongs to: 'public', 'provider', or a folder."""
     parts = path.split('/')
-    if path.startswith('lib/ndk/include/'):
+    if any(path.startswith(p + '/') for p in PUBLIC):
         return 'public'
     if path.startswith('lib/ndk/provider/'):
         return 'provider'
@@ -114,7 +118,10 @@ def allowed_dirs(path):
             if path.startswith(o + '/test/') else []
         return PUBLIC + prov + ['app/common'] + dirs_under(o) + extra
     if o.startswith('test/'):
-        return PUBLIC + prov + ['app/common', 'test/common'] + dirs_under(o)
+        tested = [d for t in TESTED_LIBS for d in dirs_under(t)
+                  if d not in PUBLIC]
+        return (PUBLIC + prov + ['app/common', 'test/common'] + tested +
+                dirs_under(o))
     return PUBLIC
 
 

@@ -27,8 +27,10 @@ pc=$(find "$T" -name libndk.pc | head -1)
 libdir=$(dirname "$(find "$T" -name 'libndk.so' | head -1)")
 [ -n "$pc" ] && ok "libndk.pc installed" || no "no libndk.pc under $T"
 
-# Installed headers: exactly lib/ndk's include/ and provider/ folders.
-want=$(cd "$S/lib/ndk" && ls include/*.h provider/*.h | xargs -n1 basename | sort)
+# Installed headers: exactly lib/ndk's include/ and provider/ folders and
+# lib/nvmf's include/.
+want=$( (cd "$S/lib/ndk" && ls include/*.h provider/*.h
+	cd "$S/lib/nvmf" && ls include/*.h 2>/dev/null) | xargs -n1 basename | sort)
 have=$(find "$T" -path '*/include/ndk/*.h' -printf '%f\n' | sort)
 [ "$want" = "$have" ] && ok "installed headers are the public and provider ones" ||
 	no "installed headers differ: $(diff <(echo "$want") <(echo "$have") | tr '\n' ' ')"

@@ -3,7 +3,9 @@
 # make-image.sh [OUTDIR] - build the Soft-RoCE guest: a Debian 12 kernel
 # (vmlinuz) and an initramfs (initramfs.cpio.gz, ~6 MB; 15 MB unpacked)
 # holding busybox, rdma_rxe and its modules, rdma-core 44 (ibverbs-utils,
-# rdmacm-utils), perftest 4.5 and iproute2's `rdma`; the same kernel and
+# rdmacm-utils), perftest 4.5, iproute2's `rdma`, nvme-cli 2.3 and
+# e2fsprogs (mkfs.ext4, e2fsck) with the NVMe over Fabrics host and target
+# modules (nvme-rdma, nvmet-rdma, loaded on demand) and ext4; the same kernel and
 # initramfs also uncompressed (vmlinux, initramfs.cpio) for a faster boot
 # under TCG; and tools/ (tcpdump, given to guests through their share, not
 # part of the image). OUTDIR defaults to $NDK_INTEROP_IMAGE.
@@ -38,11 +40,22 @@ HOST_PKGS="qemu-system-x86 busybox-static cpio kmod iproute2 tshark socat bc
 	xz-utils"
 GUEST_PKGS="ibverbs-utils rdmacm-utils perftest libibverbs1 ibverbs-providers
 	librdmacm1 libnl-3-200 libnl-route-3-200 libpci3 libibumad3"
+# NVMe over Fabrics: nvme-cli (the kernel host's `nvme discover/connect`) and
+# its libraries, e2fsprogs for a file system on the connected namespace.
+# Their binaries live in sbin; only the ones named in SBIN_TOOLS are copied.
+GUEST_PKGS="$GUEST_PKGS nvme-cli libnvme1 libjson-c5 e2fsprogs libext2fs2
+	libcom-err2 libss2"
+SBIN_TOOLS="nvme mke2fs mkfs.ext4 e2fsck fsck.ext4"
 # Not in the image: tcpdump for captures inside the guest, handed to it
 # through its 9p share (run-guest.sh copies OUTDIR/tools to /share/tools).
 TOOL_PKGS="tcpdump libpcap0.8"
+# nvme-rdma, nvmet-rdma (and through them nvme-fabrics, nvme-core, nvmet)
+# and ext4 with crc32c (which ext4 asks the crypto API for at mount time,
+# not a module dependency) are in the image but not loaded at boot: the NVMe
+# test scripts modprobe them when they need them.
 MODULES="virtio_pci virtio_net rdma_rxe rdma_ucm ib_umad 9p 9pnet_virtio
-	crc32_generic crc32-pclmul"
+	crc32_generic crc32-pclmul nvme-rdma nvme-fabrics nvme-core nvmet
+	nvmet-rdma ext4 crc32c_generic crc32c-intel"
 
 apt_updated=0
 apt_update() {
@@ -143,6 +156,15 @@ depmod -b "$R" "$kver"
 
 # rdma-core user space, and iproute2's rdma tool (rdma link add ... type rxe)
 cp -a "$pkgroot/usr/bin/." "$R/usr/bin/"
+for t in $SBIN_TOOLS; do
+	for d in "$pkgroot/usr/sbin" "$pkgroot/sbin"; do
+		if [ -e "$d/$t" ]; then
+			cp -a "$d/$t" "$R/usr/sbin/"
+			break
+		fi
+	done
+	[ -e "$R/usr/sbin/$t" ] || { echo "make-image: no $t" >&2; exit 1; }
+done
 cp -a "$pkgroot/etc/libibverbs.d" "$R/etc/"
 for d in "$pkgroot/usr/lib/x86_64-linux-gnu" "$pkgroot/lib/x86_64-linux-gnu"; do
 	if [ -d "$d" ]; then
@@ -155,7 +177,7 @@ cp /usr/bin/rdma "$R/usr/bin/rdma"
 # the guest will (its own libraries first), copied from the host. libgcc_s is
 # dlopen()ed by glibc for pthread_exit/cancel (rping needs it).
 guest_libs="$R/usr/lib/x86_64-linux-gnu"
-for b in "$R"/usr/bin/* "$guest_libs"/libibverbs/librxe-*.so; do
+for b in "$R"/usr/bin/* "$R"/usr/sbin/* "$guest_libs"/libibverbs/librxe-*.so; do
 	{ LD_LIBRARY_PATH=$guest_libs ldd "$b" 2>/dev/null || true; } |
 		awk '/=> \// { print $3 } /^\t\/lib64/ { print $1 }'
 	echo /lib/x86_64-linux-gnu/libgcc_s.so.1
@@ -166,7 +188,7 @@ done | sort -u | while read -r lib; do
 	*) cp -L "$lib" "$guest_libs/" ;;
 	esac
 done
-notfound=$(for b in "$R"/usr/bin/*; do
+notfound=$(for b in "$R"/usr/bin/* "$R"/usr/sbin/*; do
 	LD_LIBRARY_PATH=$guest_libs ldd "$b" 2>/dev/null | grep 'not found' || true
 done)
 if [ -n "$notfound" ]; then

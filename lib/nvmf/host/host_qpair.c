@@ -1,0 +1,853 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * One NVMe-oF/RDMA queue of the host: its QP and CQ, the receive ring of
+ * response capsules, the command slots (capsule buffer, FR MR and page
+ * list each), submission and completion.
+ *
+ * A command completes when three things have happened: its SEND
+ * completed (the capsule buffer is free again), its response arrived,
+ * and, if it carried a keyed SGL, its token is invalid: invalidated by
+ * the controller (the response came as SEND with Invalidate naming it)
+ * or by us (ndk_invalidate() posted on the response, completed). Until
+ * then the slot and the caller's buffer stay the command's.
+ *
+ * A queue that fails (an error completion, the peer's disconnect, an I/O
+ * past the timeout) is flushed: every posted request comes back, and
+ * each command completes with a path status once nothing of it is
+ * posted any more.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <netinet/in.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+
+#include "host_priv.h"
+
+#define QP_POLL_BURST 32
+#define QP_CHECK_MS 1            /* timeout scan interval */
+#define QP_LOG_BAD 8             /* bad responses logged per queue */
+#define QP_DSM_BYTES (NDK_NVMF_DSM_RANGES_MAX * sizeof(struct nvme_dsm_range))
+
+/* A CM request the control path waits for (completed on the poller). */
+struct cm_wait {
+	int done;
+	ndk_status_t st;
+};
+
+static void
+cm_wait_done(void *ctx, ndk_status_t st)
+{
+	struct cm_wait *w = ctx;
+
+	w->st = st;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+}
+
+static void
+qp_disconnect_event(void *ctx, uint32_t reason)
+{
+	struct ndk_nvmf_qpair *qp = ctx;
+
+	RTE_SET_USED(reason);
+	__atomic_store_n(&qp->disconnected, true, __ATOMIC_RELEASE);
+}
+
+void
+nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c)
+{
+	if (c->opts.poll_adapter)
+		ndk_adapter_poll(c->ad);
+	else
+		rte_pause();
+}
+
+static uint64_t
+ms_to_tsc(uint32_t ms)
+{
+	return rte_get_timer_hz() / 1000 * ms;
+}
+
+/* Wait for a CM request started with @p st; bounded by the timeout. */
+static ndk_status_t
+cm_wait(struct nvmf_ctrlr_base *c, struct cm_wait *w, ndk_status_t st)
+{
+	uint64_t end = rte_get_timer_cycles() + ms_to_tsc(c->opts.timeout_ms);
+
+	if (st != NDK_STATUS_PENDING)
+		return st;
+	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+		if (rte_get_timer_cycles() > end)
+			return NDK_STATUS_IO_TIMEOUT;
+		nvmf_ctrlr_idle(c);
+	}
+	w->done = 0;
+	return w->st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion                                                          */
+/* ------------------------------------------------------------------ */
+
+static uint16_t
+fail_status(const struct ndk_nvmf_qpair *qp)
+{
+	RTE_SET_USED(qp);
+	return nvme_status(NVME_SCT_PATH, NVME_SC_HOST_PATHING_ERROR, 1);
+}
+
+static void
+req_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, uint16_t status)
+{
+	struct ndk_nvmf_cpl cpl = {
+		.cdw0 = r->cpl.cdw0,
+		.cdw1 = r->cpl.cdw1,
+		.status = status,
+	};
+	ndk_nvmf_cb cb = r->cb;
+	void *arg = r->cb_arg;
+
+	r->busy = false;
+	r->cb = NULL;
+	r->next_free = qp->free_list;
+	qp->free_list = r;
+	qp->outstanding--;
+	qp->stats.completed++;
+	if (status != 0)
+		qp->stats.errors++;
+	if (cb != NULL)
+		cb(arg, &cpl);
+}
+
+/* Complete @p r if nothing of it is pending any more. @return 1 if so. */
+static int
+req_try_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r)
+{
+	if (!r->busy || r->wr_out != 0)
+		return 0;
+	if (qp->failed) {
+		req_complete(qp, r, r->resp ? r->cpl.status & ~NVME_STATUS_P :
+			     fail_status(qp));
+		return 1;
+	}
+	if (!r->resp || (r->keyed && r->mr_valid))
+		return 0;
+	req_complete(qp, r, r->cpl.status & ~NVME_STATUS_P);
+	return 1;
+}
+
+void
+nvmf_qpair_fail(struct ndk_nvmf_qpair *qp, const char *why)
+{
+	if (qp->failed)
+		return;
+	NVMF_HOST_LOG(ERR, "queue %u failed: %s (%u I/Os outstanding)",
+		      qp->qid, why, qp->outstanding);
+	qp->failed = true;
+	if (qp->ndkqp != NULL)
+		ndk_flush(qp->ndkqp);
+}
+
+/* Complete what a failed queue holds and no longer waits for. */
+static int
+qp_sweep(struct ndk_nvmf_qpair *qp)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < qp->nreq && qp->outstanding > 0; i++)
+		n += req_try_complete(qp, &qp->reqs[i]);
+	return n;
+}
+
+static int
+recv_post(struct ndk_nvmf_qpair *qp, struct nvmf_recv *rv)
+{
+	struct ndk_sge s = { rv->buf, sizeof(struct nvme_cpl),
+			     qp->rcv_ltoken };
+
+	if (qp->failed)
+		return 0;
+	if (ndk_receive(qp->ndkqp, rv, &s, 1) != NDK_STATUS_SUCCESS) {
+		nvmf_qpair_fail(qp, "cannot post a receive");
+		return -1;
+	}
+	return 0;
+}
+
+/* The controller named a token that is not the command's: find it. */
+static void
+stray_invalidation(struct ndk_nvmf_qpair *qp, uint32_t token, bool counted)
+{
+	if (!counted)
+		qp->stats.bad_responses++;
+	if (qp->stats.bad_responses <= QP_LOG_BAD)
+		NVMF_HOST_LOG(WARNING, "queue %u: controller invalidated token "
+			      "%#x that is not its command's", qp->qid, token);
+	for (uint32_t i = 0; i < qp->nreq; i++) {
+		struct nvmf_req *r = &qp->reqs[i];
+
+		if (r->mr_valid && r->rkey == token) {
+			r->mr_valid = false;
+			req_try_complete(qp, r);
+		}
+	}
+}
+
+static int
+on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+{
+	struct nvmf_recv *rv = res->request_context;
+	const struct nvme_cpl *cpl = rv->buf;
+	bool inv = res->type == NDK_OP_RECEIVE_AND_INVALIDATE, stray;
+	uint32_t token = (uint32_t)res->type_specific;
+	struct nvmf_req *r;
+	int slot;
+
+	slot = nvmf_cpl_slot(cpl, res->bytes_transferred, qp->nreq);
+	r = slot >= 0 ? &qp->reqs[slot] : NULL;
+	switch (nvmf_resp_classify(r, inv, token, &stray)) {
+	case NVMF_RESP_DROP:
+		/* Logged a few times only: a peer must not flood the log. */
+		if (++qp->stats.bad_responses <= QP_LOG_BAD)
+			NVMF_HOST_LOG(WARNING, "queue %u: response for %s CID %u "
+				      "(%u bytes) dropped", qp->qid,
+				      slot == -EPROTO ? "a short" :
+				      r == NULL ? "an unknown" : "an idle",
+				      res->bytes_transferred >= sizeof(*cpl) ?
+				      cpl->cid : 0, res->bytes_transferred);
+		if (stray)
+			stray_invalidation(qp, token, true);
+		recv_post(qp, rv);
+		return 0;
+	case NVMF_RESP_REMOTE_INV:
+		r->mr_valid = false;
+		qp->stats.remote_invalidations++;
+		break;
+	case NVMF_RESP_LOCAL_INV:
+		if (ndk_invalidate(qp->ndkqp, r, &r->mr->header, 0) !=
+		    NDK_STATUS_SUCCESS) {
+			nvmf_qpair_fail(qp, "cannot post an invalidate");
+		} else {
+			r->wr_out++;
+			qp->stats.local_invalidations++;
+		}
+		break;
+	case NVMF_RESP_DONE:
+		break;
+	}
+	if (stray)
+		stray_invalidation(qp, token, false);
+	r->cpl = *cpl;
+	r->resp = true;
+	recv_post(qp, rv);
+	return req_try_complete(qp, r);
+}
+
+static int
+on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+{
+	struct nvmf_req *r;
+
+	if (res->type == NDK_OP_RECEIVE ||
+	    res->type == NDK_OP_RECEIVE_AND_INVALIDATE) {
+		if (res->status == NDK_STATUS_SUCCESS)
+			return on_response(qp, res);
+		nvmf_qpair_fail(qp, res->status == NDK_STATUS_CANCELLED ?
+				"receive flushed" : "receive failed");
+		return 0;
+	}
+	r = res->request_context;
+	if (r == NULL || r < qp->reqs || r >= qp->reqs + qp->nreq) {
+		qp->stats.bad_responses++;
+		return 0;
+	}
+	if (res->status != NDK_STATUS_SUCCESS && !qp->failed) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "work request type %d: %s, "
+			 "provider error %u", (int)res->type,
+			 ndk_status_str(res->status), res->provider_error);
+		nvmf_qpair_fail(qp, why);
+	}
+	switch (res->type) {
+	case NDK_OP_SEND:
+	case NDK_OP_INVALIDATE:
+		if (res->type == NDK_OP_INVALIDATE &&
+		    res->status == NDK_STATUS_SUCCESS)
+			r->mr_valid = false;
+		if (r->wr_out > 0)
+			r->wr_out--;
+		return req_try_complete(qp, r);
+	default:
+		/* A fast register, signalled only when it failed. */
+		return 0;
+	}
+}
+
+static void
+qp_check_timeouts(struct ndk_nvmf_qpair *qp, uint64_t now)
+{
+	qp->next_check_tsc = now + ms_to_tsc(QP_CHECK_MS);
+	if (qp->outstanding == 0 || qp->failed)
+		return;
+	for (uint32_t i = 0; i < qp->nreq; i++) {
+		const struct nvmf_req *r = &qp->reqs[i];
+
+		if (r->busy && now - r->tsc > qp->timeout_tsc) {
+			qp->stats.timeouts++;
+			nvmf_qpair_fail(qp, "a command timed out");
+			return;
+		}
+	}
+}
+
+int
+ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
+{
+	struct ndk_result_ex res[QP_POLL_BURST];
+	uint64_t now;
+	int done = 0;
+	uint32_t n;
+
+	if (qp == NULL)
+		return -EINVAL;
+	if (__atomic_load_n(&qp->disconnected, __ATOMIC_ACQUIRE))
+		nvmf_qpair_fail(qp, "the controller disconnected");
+	do {
+		n = ndk_get_cq_results_ex(qp->cq, res, QP_POLL_BURST);
+		for (uint32_t i = 0; i < n; i++)
+			done += on_result(qp, &res[i]);
+	} while (n == QP_POLL_BURST && (max == 0 || (uint32_t)done < max));
+	now = rte_get_timer_cycles();
+	if (now >= qp->next_check_tsc)
+		qp_check_timeouts(qp, now);
+	if (qp->failed) {
+		done += qp_sweep(qp);
+		if (qp->outstanding == 0)
+			return done > 0 ? done : -ENOTCONN;
+	}
+	return done;
+}
+
+uint32_t
+ndk_nvmf_qpair_outstanding(const struct ndk_nvmf_qpair *qp)
+{
+	return qp != NULL ? qp->outstanding : 0;
+}
+
+void
+ndk_nvmf_qpair_get_stats(const struct ndk_nvmf_qpair *qp,
+			 struct ndk_nvmf_qpair_stats *stats)
+{
+	if (qp == NULL)
+		memset(stats, 0, sizeof(*stats));
+	else
+		*stats = qp->stats;
+}
+
+/* ------------------------------------------------------------------ */
+/* Submission                                                          */
+/* ------------------------------------------------------------------ */
+
+static int
+qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
+       uint32_t len, enum nvmf_xfer xfer)
+{
+	uint64_t va = (uint64_t)(uintptr_t)buf;
+	uint64_t page = va & ~(uint64_t)(NDK_PAGE_SIZE - 1);
+	uint32_t np = nvmf_page_count(va, len);
+	uint32_t flags = NDK_OP_FLAG_SILENT_SUCCESS;
+	ndk_status_t st;
+
+	if (np > qp->max_pages || len > NVME_SGL_KEYED_MAX_LEN)
+		return -EINVAL;
+	for (uint32_t i = 0; i < np; i++)
+		r->pages[i] = page + (uint64_t)i * NDK_PAGE_SIZE;
+	flags |= xfer == NVMF_XFER_FROM_CTRLR ?
+		NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_ALLOW_LOCAL_WRITE :
+		NDK_OP_FLAG_ALLOW_REMOTE_READ;
+	st = ndk_fast_register(qp->ndkqp, r, r->mr, np, r->pages,
+			       (uint32_t)(va - page), len, va, flags);
+	if (st == NDK_STATUS_NO_MORE_ENTRIES)
+		return -EAGAIN;
+	if (st == NDK_STATUS_INVALID_PARAMETER)
+		return -EINVAL;
+	if (st != NDK_STATUS_SUCCESS) {
+		nvmf_qpair_fail(qp, "cannot post a fast register");
+		return -ENOTCONN;
+	}
+	r->rkey = ndk_mr_remote_token(r->mr);
+	r->mr_valid = true;
+	r->keyed = true;
+	nvmf_sgl_keyed_inv(r->capsule, va, len, r->rkey);
+	return 0;
+}
+
+/* How qp_submit() may carry host-to-controller data. */
+enum {
+	QP_ICD = 1u << 0,       /* in the capsule if it fits */
+	QP_STAGE = 1u << 1,     /* copy into the slot, map from there */
+};
+
+static int
+qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
+	  uint32_t len, enum nvmf_xfer xfer, unsigned int how, ndk_nvmf_cb cb,
+	  void *arg, struct nvmf_req **out)
+{
+	struct nvmf_req *r = qp->free_list;
+	uint32_t send_len = sizeof(struct nvme_cmd);
+	struct ndk_sge s;
+	ndk_status_t st;
+	int rc;
+
+	if (qp->failed || !qp->connected)
+		return -ENOTCONN;
+	if (r == NULL)
+		return -EAGAIN;
+	if (xfer != NVMF_XFER_NONE && (buf == NULL || len == 0))
+		return -EINVAL;
+	memcpy(r->capsule, cmd, sizeof(*cmd));
+	r->capsule->cid = r->cid;
+	r->keyed = false;
+	if (xfer == NVMF_XFER_NONE) {
+		nvmf_sgl_none(r->capsule);
+	} else if (xfer == NVMF_XFER_TO_CTRLR && (how & QP_ICD) &&
+		   len <= qp->icd_max) {
+		memcpy(r->capsule + 1, buf, len);
+		nvmf_sgl_in_capsule(r->capsule, len);
+		send_len += len;
+		qp->stats.in_capsule++;
+	} else {
+		if (how & QP_STAGE) {
+			if (len > qp->capsule_len - sizeof(*cmd))
+				return -EINVAL;
+			memcpy(r->capsule + 1, buf, len);
+			buf = r->capsule + 1;
+		}
+		rc = qp_map(qp, r, buf, len, xfer);
+		if (rc != 0)
+			return rc;
+		qp->stats.keyed++;
+	}
+	s.va = r->capsule;
+	s.length = send_len;
+	s.token = qp->cap_ltoken;
+	st = ndk_send(qp->ndkqp, r, &s, 1, 0);
+	if (st != NDK_STATUS_SUCCESS) {
+		/* Room was reserved for every slot: the QP is gone. */
+		nvmf_qpair_fail(qp, ndk_status_str(st));
+		return -ENOTCONN;
+	}
+	qp->free_list = r->next_free;
+	r->next_free = NULL;
+	r->busy = true;
+	r->resp = false;
+	r->wr_out = 1;
+	r->cb = cb;
+	r->cb_arg = arg;
+	r->tsc = rte_get_timer_cycles();
+	qp->outstanding++;
+	qp->stats.submitted++;
+	if (out != NULL)
+		*out = r;
+	return 0;
+}
+
+int
+nvmf_qpair_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
+		  void *buf, uint32_t len, enum nvmf_xfer xfer,
+		  ndk_nvmf_cb cb, void *arg)
+{
+	return qp_submit(qp, cmd, buf, len, xfer, QP_ICD, cb, arg, NULL);
+}
+
+int
+nvmf_qpair_submit_staged(struct ndk_nvmf_qpair *qp,
+			 const struct nvme_cmd *cmd, const void *data,
+			 uint32_t len, ndk_nvmf_cb cb, void *arg)
+{
+	return qp_submit(qp, cmd, (void *)(uintptr_t)data, len,
+			 NVMF_XFER_TO_CTRLR, QP_ICD | QP_STAGE, cb, arg, NULL);
+}
+
+struct exec_ctx {
+	bool done;
+	struct nvme_cpl cpl;
+};
+
+static void
+exec_done(void *arg, const struct ndk_nvmf_cpl *cpl)
+{
+	struct exec_ctx *x = arg;
+
+	x->cpl.cdw0 = cpl->cdw0;
+	x->cpl.cdw1 = cpl->cdw1;
+	x->cpl.status = cpl->status;
+	x->done = true;
+}
+
+static int
+qp_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
+	uint32_t len, enum nvmf_xfer xfer, unsigned int how,
+	struct nvme_cpl *cpl)
+{
+	struct nvmf_ctrlr_base *c = qp->ctrlr;
+	struct exec_ctx x = { .done = false };
+	uint64_t end = rte_get_timer_cycles() +
+		ms_to_tsc(c->opts.timeout_ms);
+	struct nvmf_req *r = NULL;
+	int rc;
+
+	rc = qp_submit(qp, cmd, buf, len, xfer, how, exec_done, &x, &r);
+	if (rc != 0)
+		return rc;
+	/*
+	 * The queue's own timeout fails it; the flush then completes the
+	 * command. The extra bound is for a provider that never flushes.
+	 */
+	end += ms_to_tsc(c->opts.timeout_ms);
+	while (!x.done) {
+		if (rte_get_timer_cycles() > end) {
+			r->cb = NULL;   /* x dies with this frame */
+			nvmf_qpair_fail(qp, "no answer");
+			return -ETIMEDOUT;
+		}
+		ndk_nvmf_qpair_poll(qp, 0);
+		if (!x.done)
+			nvmf_ctrlr_idle(c);
+	}
+	*cpl = x.cpl;
+	if (nvme_status_sct(x.cpl.status) == NVME_SCT_PATH && qp->failed)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+int
+nvmf_qpair_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
+		void *buf, uint32_t len, enum nvmf_xfer xfer,
+		struct nvme_cpl *cpl)
+{
+	return qp_exec(qp, cmd, buf, len, xfer, QP_ICD, cpl);
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation, connection, destruction                                   */
+/* ------------------------------------------------------------------ */
+
+static int
+st_errno(ndk_status_t st)
+{
+	switch (st) {
+	case NDK_STATUS_SUCCESS:
+		return 0;
+	case NDK_STATUS_NO_MEMORY:
+	case NDK_STATUS_INSUFFICIENT_RESOURCES:
+		return -ENOMEM;
+	case NDK_STATUS_IO_TIMEOUT:
+		return -ETIMEDOUT;
+	case NDK_STATUS_CONNECTION_REFUSED:
+	case NDK_STATUS_CONNECTION_ABORTED:
+		return -ECONNREFUSED;
+	case NDK_STATUS_HOST_UNREACHABLE:
+		return -EHOSTUNREACH;
+	case NDK_STATUS_DEVICE_REMOVED:
+		return -ENODEV;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int
+qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
+{
+	uint32_t io = RTE_MAX(c->opts.max_io_size, (uint32_t)NVME_IDENTIFY_SIZE);
+	uint32_t isize = (uint32_t)qp->nreq * 3 + 4;
+	ndk_status_t st;
+
+	qp->max_pages = RTE_MIN(io / NDK_PAGE_SIZE + 1, c->frmr_pages);
+	qp->capsule_len = RTE_ALIGN_CEIL(sizeof(struct nvme_cmd) +
+					 RTE_MAX(qp->icd_max,
+						 (uint32_t)QP_DSM_BYTES), 64);
+	qp->reqs = rte_zmalloc("nvmf_reqs", qp->nreq * sizeof(*qp->reqs), 64);
+	qp->recvs = rte_zmalloc("nvmf_recvs", qp->qsize * sizeof(*qp->recvs),
+				64);
+	qp->cap_region = rte_zmalloc("nvmf_capsules",
+				     (size_t)qp->nreq * qp->capsule_len, 4096);
+	qp->rcv_region = rte_zmalloc("nvmf_responses",
+				     qp->qsize * sizeof(struct nvme_cpl), 64);
+	if (qp->reqs == NULL || qp->recvs == NULL || qp->cap_region == NULL ||
+	    qp->rcv_region == NULL)
+		return -ENOMEM;
+	st = ndk_create_cq(c->ad, qp->qsize + isize, NULL, NULL, &qp->cq);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_create_qp(c->pd, qp->cq, qp->cq, qp, qp->qsize, isize,
+				   1, 1, 0, &qp->ndkqp);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_create_mr(c->pd, false, &qp->cap_mr);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_register_mr(qp->cap_mr, qp->cap_region,
+				     (size_t)qp->nreq * qp->capsule_len, 0);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_create_mr(c->pd, false, &qp->rcv_mr);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_register_mr(qp->rcv_mr, qp->rcv_region,
+				     qp->qsize * sizeof(struct nvme_cpl),
+				     NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	if (st != NDK_STATUS_SUCCESS) {
+		NVMF_HOST_LOG(ERR, "queue %u: QP, CQ or MR: %s", qp->qid,
+			      ndk_status_str(st));
+		return st_errno(st);
+	}
+	qp->cap_ltoken = ndk_mr_local_token(qp->cap_mr);
+	qp->rcv_ltoken = ndk_mr_local_token(qp->rcv_mr);
+	for (uint16_t i = 0; i < qp->nreq; i++) {
+		struct nvmf_req *r = &qp->reqs[i];
+
+		r->qp = qp;
+		r->cid = i;
+		r->capsule = (struct nvme_cmd *)(qp->cap_region +
+						 (size_t)i * qp->capsule_len);
+		r->pages = rte_zmalloc("nvmf_pages",
+				       qp->max_pages * sizeof(uint64_t), 64);
+		if (r->pages == NULL)
+			return -ENOMEM;
+		st = ndk_create_mr(c->pd, true, &r->mr);
+		if (st == NDK_STATUS_SUCCESS)
+			st = ndk_initialize_fast_register_mr(r->mr,
+							     qp->max_pages,
+							     true);
+		if (st != NDK_STATUS_SUCCESS) {
+			NVMF_HOST_LOG(ERR, "queue %u: FR MR: %s", qp->qid,
+				      ndk_status_str(st));
+			return st_errno(st);
+		}
+		r->next_free = qp->free_list;
+		qp->free_list = r;
+	}
+	for (uint16_t i = 0; i < qp->qsize; i++) {
+		qp->recvs[i].buf = &qp->rcv_region[i];
+		if (recv_post(qp, &qp->recvs[i]) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* RDMA CM: REQ with the binding's private data; REP, RTU. */
+static int
+qp_cm_connect(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp,
+	      uint16_t cntlid)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct nvmf_rdma_cm_req req;
+	uint8_t pdata[256];
+	uint32_t plen = sizeof(pdata), ird = 0, ord = 0;
+	struct cm_wait w = { 0 };
+	uint16_t crqsize = 0, sts = 0;
+	ndk_status_t st;
+
+	dst.sin_addr.s_addr = c->opts.traddr;
+	dst.sin_port = htons(c->opts.trsvcid);
+	nvmf_cm_req_encode(&req, qp->qid, qp->qsize,
+			   (uint16_t)(qp->qsize - 1), cntlid);
+	st = ndk_create_connector(c->ad, &qp->conn);
+	if (st != NDK_STATUS_SUCCESS)
+		return st_errno(st);
+	/* Reads are the controller's: it READs our buffers (ORD 0). */
+	st = cm_wait(c, &w, ndk_connect(qp->conn, qp->ndkqp,
+					(struct sockaddr *)&src, sizeof(src),
+					(struct sockaddr *)&dst, sizeof(dst),
+					16, 0, &req, sizeof(req),
+					cm_wait_done, &w));
+	if (st != NDK_STATUS_SUCCESS) {
+		if (st == NDK_STATUS_CONNECTION_REFUSED &&
+		    ndk_get_connection_data(qp->conn, NULL, NULL, pdata,
+					    &plen) != NDK_STATUS_CONNECTION_INVALID &&
+		    nvmf_cm_rej_decode(pdata, plen, &sts) == 0)
+			NVMF_HOST_LOG(ERR, "queue %u: the controller rejected "
+				      "the connection: %s (%u)", qp->qid,
+				      nvmf_cm_status_str(sts), sts);
+		else
+			NVMF_HOST_LOG(ERR, "queue %u: connect: %s", qp->qid,
+				      ndk_status_str(st));
+		return st_errno(st);
+	}
+	plen = sizeof(pdata);
+	st = ndk_get_connection_data(qp->conn, &ird, &ord, pdata, &plen);
+	if ((st != NDK_STATUS_SUCCESS && st != NDK_STATUS_BUFFER_TOO_SMALL) ||
+	    nvmf_cm_rep_decode(pdata, RTE_MIN(plen, (uint32_t)sizeof(pdata)),
+			       &crqsize) != 0) {
+		NVMF_HOST_LOG(ERR, "queue %u: the controller's accept has no "
+			      "NVMe/RDMA private data", qp->qid);
+		ndk_reject(qp->conn, NULL, 0);
+		return -EPROTO;
+	}
+	if (crqsize < qp->nreq) {
+		/* Send no more commands than the controller can receive. */
+		NVMF_HOST_LOG(INFO, "queue %u: controller receives %u, "
+			      "queue depth %u -> %u", qp->qid, crqsize,
+			      qp->nreq, crqsize);
+		qp->nreq = crqsize;
+	}
+	st = cm_wait(c, &w, ndk_complete_connect(qp->conn, qp_disconnect_event,
+						 qp, cm_wait_done, &w));
+	if (st != NDK_STATUS_SUCCESS) {
+		NVMF_HOST_LOG(ERR, "queue %u: complete connect: %s", qp->qid,
+			      ndk_status_str(st));
+		return st_errno(st);
+	}
+	qp->connected = true;
+	return 0;
+}
+
+/* Drop the free slots beyond nreq (after the controller's crqsize). */
+static void
+qp_trim_slots(struct ndk_nvmf_qpair *qp)
+{
+	struct nvmf_req **pp = &qp->free_list;
+
+	while (*pp != NULL) {
+		if ((*pp)->cid >= qp->nreq)
+			*pp = (*pp)->next_free;
+		else
+			pp = &(*pp)->next_free;
+	}
+}
+
+int
+nvmf_qpair_create(struct nvmf_ctrlr_base *c, uint16_t qid, uint16_t qsize,
+		  uint32_t icd_max, struct nvmf_connect_data *cdata,
+		  uint16_t *cntlid, struct ndk_nvmf_qpair **qpp)
+{
+	struct ndk_nvmf_qpair *qp;
+	uint16_t nslots;
+	struct nvme_cmd cmd;
+	struct nvme_cpl cpl;
+	char sbuf[96];
+	int rc;
+
+	if (qsize < 2)
+		return -EINVAL;
+	qp = rte_zmalloc("nvmf_qpair", sizeof(*qp), 64);
+	if (qp == NULL)
+		return -ENOMEM;
+	qp->ctrlr = c;
+	qp->qid = qid;
+	qp->qsize = qsize;
+	qp->nreq = (uint16_t)(qsize - 1);
+	qp->icd_max = icd_max;
+	qp->timeout_tsc = ms_to_tsc(c->opts.timeout_ms);
+	nslots = qp->nreq;
+	rc = qp_alloc(c, qp);
+	if (rc == 0)
+		rc = qp_cm_connect(c, qp, qid == 0 ? NVMF_CNTLID_DYNAMIC :
+				   cdata->cntlid);
+	if (rc == 0 && qp->nreq < nslots)
+		qp_trim_slots(qp);
+	if (rc == 0) {
+		/* Connect data always by keyed SGL, as Linux sends it. */
+		nvmf_build_connect(&cmd, qid, qsize, c->opts.kato_ms);
+		rc = qp_exec(qp, &cmd, cdata, sizeof(*cdata),
+			     NVMF_XFER_TO_CTRLR, 0, &cpl);
+	}
+	if (rc == 0 && (cpl.status & ~NVME_STATUS_P) != 0) {
+		NVMF_HOST_LOG(ERR, "queue %u: Connect failed: %s%s", qid,
+			      nvmf_status_str(cpl.status, sbuf, sizeof(sbuf)),
+			      nvme_status_sc(cpl.status) ==
+			      NVME_SC_CONNECT_INVALID_PARAMETERS &&
+			      nvme_status_sct(cpl.status) ==
+			      NVME_SCT_COMMAND_SPECIFIC ?
+			      ((cpl.cdw0 & NVMF_CONNECT_IATTR_DATA) ?
+			       " (in the Connect data)" : " (in the command)") :
+			      "");
+		rc = -ECONNREFUSED;
+	}
+	if (rc != 0) {
+		nvmf_qpair_destroy(qp);
+		return rc;
+	}
+	if (cntlid != NULL)
+		*cntlid = (uint16_t)cpl.cdw0;
+	*qpp = qp;
+	return 0;
+}
+
+int
+nvmf_qpair_destroy(struct ndk_nvmf_qpair *qp)
+{
+	struct nvmf_ctrlr_base *c;
+	struct ndk_result_ex res[QP_POLL_BURST];
+	struct cm_wait w = { 0 };
+	uint64_t end;
+	int rc = 0;
+
+	if (qp == NULL)
+		return 0;
+	c = qp->ctrlr;
+	if (qp->connected &&
+	    !__atomic_load_n(&qp->disconnected, __ATOMIC_ACQUIRE)) {
+		ndk_status_t st = cm_wait(c, &w, ndk_disconnect(qp->conn,
+								 cm_wait_done,
+								 &w));
+
+		if (st != NDK_STATUS_SUCCESS &&
+		    st != NDK_STATUS_CONNECTION_INVALID) {
+			NVMF_HOST_LOG(WARNING, "queue %u: disconnect: %s",
+				      qp->qid, ndk_status_str(st));
+			rc = st_errno(st);
+		}
+	}
+	/* Outstanding commands end with a path status. */
+	if (qp->reqs != NULL && qp->ndkqp != NULL) {
+		if (!qp->failed) {
+			qp->failed = true;
+			ndk_flush(qp->ndkqp);
+		}
+		end = rte_get_timer_cycles() + ms_to_tsc(c->opts.timeout_ms);
+		while (qp->outstanding > 0 && rte_get_timer_cycles() < end) {
+			ndk_nvmf_qpair_poll(qp, 0);
+			nvmf_ctrlr_idle(c);
+		}
+		for (uint32_t i = 0; i < qp->nreq; i++)
+			if (qp->reqs[i].busy)
+				req_complete(qp, &qp->reqs[i],
+					     nvme_status(NVME_SCT_PATH,
+							 NVME_SC_ABORTED_BY_HOST,
+							 1));
+	}
+	if (qp->conn != NULL)
+		ndk_close_connector(qp->conn, NULL, NULL);
+	if (qp->ndkqp != NULL)
+		ndk_close_qp(qp->ndkqp, NULL, NULL);
+	if (qp->cq != NULL) {
+		while (ndk_get_cq_results_ex(qp->cq, res, QP_POLL_BURST) != 0)
+			;
+	}
+	/* Closing an FR MR invalidates it: no token of ours stays valid. */
+	if (qp->reqs != NULL) {
+		for (uint32_t i = 0; i < qp->qsize - 1u; i++) {
+			if (qp->reqs[i].mr != NULL)
+				ndk_close_mr(qp->reqs[i].mr, NULL, NULL);
+			rte_free(qp->reqs[i].pages);
+		}
+	}
+	if (qp->cap_mr != NULL)
+		ndk_close_mr(qp->cap_mr, NULL, NULL);
+	if (qp->rcv_mr != NULL)
+		ndk_close_mr(qp->rcv_mr, NULL, NULL);
+	if (qp->cq != NULL)
+		ndk_close_cq(qp->cq, NULL, NULL);
+	rte_free(qp->reqs);
+	rte_free(qp->recvs);
+	rte_free(qp->cap_region);
+	rte_free(qp->rcv_region);
+	rte_free(qp);
+	return rc;
+}
