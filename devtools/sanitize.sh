@@ -34,7 +34,9 @@ if [ ! -f "$B/build.ninja" ]; then
 		-Db_sanitize=address,undefined -Db_lundef=false || exit 1
 fi
 # Only what the suites run (not the interop programs, examples and
-# benchmarks): the instrumented build is the slow part on 2 CPUs.
+# benchmarks): the instrumented build is the slow part on 2 CPUs. Meson
+# regenerates first if the tree changed, so that the list is today's.
+ninja -C "$B" build.ninja >/dev/null || exit 1
 targets=$(SUITES="$SUITES" python3 - "$B" <<'PY'
 import json, os, subprocess, sys
 b = sys.argv[1]
@@ -65,16 +67,18 @@ rc=0
 for s in $SUITES; do
 	np=1
 	[ "$s" = unit ] && np=2
-	sel=(--suite "$s")
+	sel=()
 	if $ci && [ "$s" = functional ]; then
-		# By name: every functional test but perf and the _2q ones.
+		# By name (within the suite: names repeat across suites):
+		# every functional test but perf and the _2q ones.
 		mapfile -t sel < <(meson test -C "$B" --no-rebuild --list \
 			--suite functional 2>/dev/null |
 			sed -n 's|^ndk-roce:functional / ||p' |
 			grep -v -e '_2q$' -e '^perf$')
 	fi
 	# Instrumented code runs 2-3 times slower: the same timeouts, tripled.
-	meson test -C "$B" --no-rebuild "${sel[@]}" --print-errorlogs \
+	meson test -C "$B" --no-rebuild --suite "$s" "${sel[@]}" \
+		--print-errorlogs \
 		--num-processes "$np" --timeout-multiplier 3 \
 		--logbase "$s" || rc=1
 done
