@@ -19,8 +19,9 @@ Two checks, each a failure when broken:
     a header its file may use: public headers include public ones only;
     a driver uses public, provider and its own headers (its white-box
     tests in drivers/<d>/test also the harness, test/common); an application
-    public, provider, app/common and its own; a test also test/common and
-    lib/nvmf's private headers (that library's white-box unit tests);
+    public, provider, app/common and its own (its white-box tests in
+    app/<a>/test also test/common and test/fuzz); a test also test/common
+    and lib/nvmf's private headers (that library's white-box unit tests);
     an example public ones only.
 
   devtools/chkincs.py [--cc CC] [--no-compile]
@@ -111,7 +112,11 @@ def allowed_dirs(path):
         extra = ['test/common'] if path.startswith(o + '/test/') else []
         return PUBLIC + prov + dirs_under(o) + extra
     if o.startswith('app/'):
-        return PUBLIC + prov + ['app/common'] + dirs_under(o)
+        # A program's white-box tests (app/<a>/test: ndk-roced's fuzz
+        # targets) use the harness and the fuzz targets' common part.
+        extra = ['test/common', 'test/fuzz'] \
+            if path.startswith(o + '/test/') else []
+        return PUBLIC + prov + ['app/common'] + dirs_under(o) + extra
     if o.startswith('test/'):
         tested = [d for t in TESTED_LIBS for d in dirs_under(t)
                   if d not in PUBLIC]

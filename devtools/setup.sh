@@ -8,12 +8,13 @@ cd "$(dirname "$0")/.."
 # libibverbs-dev: rxe_tokpeer, the verbs program the tokens_rxe interop test
 # runs in the rxe guest (built only when meson finds it).
 # tshark: decodes dpdk-dumpcap's capture in the daemon suite's dumpcap case
-# (which is skipped without it).
+# (which is skipped without it). clang, libclang-rt-14-dev: libFuzzer and
+# the sanitizers' runtime for the fuzz targets (devtools/fuzz.sh).
 # liburing-dev: lib/nvmf's file and block-device namespaces do their I/O
 # with io_uring on a worker thread, never a system call on the lcore
 # (without it only memory namespaces exist).
 PKGS="dpdk-dev libdpdk-dev libnuma-dev meson ninja-build pkg-config gcc python3
-	libibverbs-dev tshark liburing-dev"
+	libibverbs-dev tshark liburing-dev clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 bash devtools/setup.sh || exit 1
 
 rc=0
-SUITES="unit install functional daemon interop"
-for s in $SUITES; do rm -f "build/meson-logs/$s.json"; done
+# Each run is "<build dir>:<suite>", logged as <build dir>/meson-logs/<suite>.json.
+RUNS="build:unit build:install build:functional build:daemon"
+RUNS="$RUNS build-asan:unit build-asan:functional build-asan:daemon build:interop"
+for r in $RUNS; do rm -f "${r%%:*}/meson-logs/${r#*:}.json"; done
 # Unit tests are light: run them in parallel. The functional suites busy-poll
 # lcores, so they run one at a time on this 2-core machine.
 meson test -C build --suite unit --print-errorlogs --num-processes 2 \
@@ -23,19 +25,32 @@ meson test -C build --suite functional --print-errorlogs --num-processes 1 \
 # a peer over net_memif (test/daemon).
 meson test -C build --suite daemon --print-errorlogs --num-processes 1 \
 	--logbase daemon || rc=1
+# The same unit, functional and daemon suites built with AddressSanitizer,
+# UndefinedBehaviorSanitizer and LeakSanitizer in build-asan/: the first
+# report ends the program (doc/testing.md).
+bash devtools/sanitize.sh --ci || rc=1
+# Each libFuzzer target of test/fuzz (clang, build-fuzz/) for a fixed
+# number of inputs from its seeds and regression inputs (devtools/fuzz.sh).
+rm -f build/fuzz-ci.log build/soak-ci.log
+bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log || rc=1
+# The soak, briefly: two daemons with lossy, duplicating, reordering links,
+# attached applications connecting and closing; counters and memory checked
+# at the end (devtools/soak.sh; an hour by default).
+bash devtools/soak.sh 60 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
 # the guest image on first use (Debian packages only) and boots it under TCG.
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \
 	--logbase interop || rc=1
 
-SUITES="$SUITES" python3 - <<'PY'
+RUNS="$RUNS" python3 - <<'PY'
 import json, os, re
 p = f = s = 0
-for suite in os.environ['SUITES'].split():
-    log = f'build/meson-logs/{suite}.json'
+for run in os.environ['RUNS'].split():
+    bdir, suite = run.split(':')
+    log = f'{bdir}/meson-logs/{suite}.json'
     if not os.path.exists(log):
         f += 1
-        print(f'{suite}: no test log (the suite did not run)')
+        print(f'{bdir} {suite}: no test log (the suite did not run)')
         continue
     for line in open(log):
         t = json.loads(line)
@@ -53,6 +68,16 @@ for suite in os.environ['SUITES'].split():
         elif r == 'OK': p += 1
         elif r == 'SKIP': s += 1
         else: f += 1
+# The fuzz step (a case per target) and the soak (a case per check).
+for step in ('fuzz', 'soak'):
+    log = f'build/{step}-ci.log'
+    m = re.findall(rf'^{step}: (\d+) passed, (\d+) failed',
+                   open(log).read() if os.path.exists(log) else '', re.M)
+    if m:
+        p += int(m[-1][0]); f += int(m[-1][1])
+    else:
+        f += 1
+        print(f'{step}: no result (the step did not finish)')
 print(f"{p} passed, {f} failed, {s} skipped")
 PY
 exit $rc

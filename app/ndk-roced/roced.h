@@ -30,6 +30,7 @@
 #include <rte_log.h>
 
 #include "ndk.h"
+#include "ndk_netem.h"
 
 /** The daemon's log type (ndk.roced). */
 extern int roced_logtype;
@@ -82,6 +83,12 @@ struct roced_port_cfg {
 	/** rto_floor_us = N: smallest adaptive timeout (0: provider's). */
 	uint32_t rto_floor_us;
 	/**
+	 * drop_ppm, dup_ppm, reorder_ppm: link impairment on every receive
+	 * queue of the port (lib/netem), for soak and loss tests.
+	 */
+	struct ndk_netem_config netem;
+	bool netem_on;               /**< one of them non-zero */
+	/**
 	 * Connection manager parameters (cm_retry_count, cm_rnr_retry_count,
 	 * qp_retry_count, local_ack_timeout, cm_response_timeout,
 	 * max_cm_retries); NDK_CM_PARAMS_DEFAULT where not given.
@@ -127,6 +134,8 @@ struct roced_port {
 	unsigned int lcores[ROCED_MAX_QUEUES]; /**< lcore of each queue */
 	struct ndk_adapter *ad;
 	struct ndk_adapter_info info;
+	/** Impairment of each receive queue (cfg->netem_on), or NULL. */
+	struct ndk_netem *netem[ROCED_MAX_QUEUES];
 };
 
 /** The daemon's ports and pollers (roced_ports.c). */

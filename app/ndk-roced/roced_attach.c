@@ -274,30 +274,37 @@ att_check(const struct rte_mp_msg *msg, struct ndk_attach_req *rq)
 	return NDK_STATUS_SUCCESS;
 }
 
-static int
-att_handle(const struct rte_mp_msg *msg, const void *peer)
+uint32_t
+roced_attach_handle(struct roced_attach *s, const struct rte_mp_msg *msg,
+		    const char *peer, struct ndk_attach_rep *rp)
 {
-	struct roced_attach *s = att_srv;
 	struct ndk_attach_req rq;
-	struct ndk_attach_rep rp;
-	struct rte_mp_msg m;
 	ndk_status_t st;
 
-	memset(&rp, 0, sizeof(rp));
+	memset(rp, 0, sizeof(*rp));
 	st = att_check(msg, &rq);
 	if (NDK_SUCCESS(st)) {
 		pthread_mutex_lock(&s->lock);
-		st = att_exec(s, &rq, peer, &rp);
+		st = att_exec(s, &rq, peer, rp);
 		pthread_mutex_unlock(&s->lock);
 	}
-	rp.hdr.op = rq.hdr.op;
-	rp.hdr.version = NDK_ATTACH_VERSION;
-	rp.hdr.len = ndk_attach_rep_len(rq.hdr.op);
-	rp.hdr.status = st;
+	rp->hdr.op = rq.hdr.op;
+	rp->hdr.version = NDK_ATTACH_VERSION;
+	rp->hdr.len = ndk_attach_rep_len(rq.hdr.op);
+	rp->hdr.status = st;
+	return rp->hdr.len;
+}
+
+static int
+att_handle(const struct rte_mp_msg *msg, const void *peer)
+{
+	struct ndk_attach_rep rp;
+	struct rte_mp_msg m;
+
 	memset(&m, 0, sizeof(m));
+	m.len_param = (int)roced_attach_handle(att_srv, msg, peer, &rp);
 	rte_strlcpy(m.name, msg->name, sizeof(m.name));
-	memcpy(m.param, &rp, rp.hdr.len);
-	m.len_param = (int)rp.hdr.len;
+	memcpy(m.param, &rp, (size_t)m.len_param);
 	return rte_mp_reply(&m, peer);
 }
 

@@ -100,6 +100,16 @@ void roced_att_evq_free(struct att_app *a);
 void roced_att_ent_unreserve(struct roced_attach *s, struct att_ent *e);
 
 /*
+ * Check and carry out one request of the attach protocol (@p msg, from
+ * the application whose rte_mp socket is @p peer) and fill its reply.
+ * @return the reply's length. The rte_mp action calls it; so does the
+ * attach fuzz target (test/fuzz).
+ */
+uint32_t roced_attach_handle(struct roced_attach *s,
+			     const struct rte_mp_msg *msg, const char *peer,
+			     struct ndk_attach_rep *rp);
+
+/*
  * Execute request @p rq of application @p ai (any code but HELLO and BYE;
  * header, version and length already checked) with its handler
  * (roced_attach_ops.c), which fills @p rp's body.

@@ -15,6 +15,7 @@
 
 #include <rte_dev.h>
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -133,6 +134,22 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 			return -EINVAL;
 		}
 	}
+	for (uint16_t q = 0; c->netem_on && q < c->queues; q++) {
+		struct ndk_netem_config nc = c->netem;
+
+		/* Reproducible, and not the same on every port and queue. */
+		nc.seed = 0x50a4000000000000ull ^ ((uint64_t)c->ipv4 << 8) ^ q;
+		p->netem[q] = ndk_netem_attach(p->port_id, q, &nc);
+		if (p->netem[q] == NULL) {
+			ROCED_LOG(ERR, "%s: cannot impair receive queue %u: "
+				  "%s", c->where, q, rte_strerror(rte_errno));
+			return -ENODEV;
+		}
+	}
+	if (c->netem_on)
+		ROCED_LOG(NOTICE, "%s: receive impaired: drop %u, duplicate "
+			  "%u, reorder %u ppm", c->where, c->netem.drop_ppm,
+			  c->netem.dup_ppm, c->netem.reorder_ppm);
 	if ((p->info.mac[0] | p->info.mac[1] | p->info.mac[2] |
 	     p->info.mac[3] | p->info.mac[4] | p->info.mac[5]) == 0)
 		ROCED_LOG(WARNING, "%s: port %s has no MAC address (net_ring):"
@@ -255,6 +272,11 @@ roced_ports_close(struct roced_ports *ps)
 		struct roced_port *p = &ps->port[i];
 		struct rte_eth_dev_info di;
 
+		for (unsigned int q = 0; q < ROCED_MAX_QUEUES; q++) {
+			if (p->netem[q] != NULL)
+				ndk_netem_detach(p->netem[q]);
+			p->netem[q] = NULL;
+		}
 		if (p->ad != NULL)
 			ndk_adapter_close(p->ad);   /* stops the port */
 		p->ad = NULL;

@@ -34,6 +34,7 @@
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "roced.h"
@@ -118,6 +119,23 @@ port_fill(const struct roced_port *p, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "port", p->port_id);
 	xstats_read(p, &x);
 	drops_fill(p, &x, true, d);
+	if (p->cfg->netem_on) {
+		struct ndk_netem_stats t = { 0 }, s;
+
+		for (unsigned int q = 0; q < ROCED_MAX_QUEUES; q++) {
+			if (p->netem[q] == NULL)
+				continue;
+			ndk_netem_get_stats(p->netem[q], &s);
+			t.seen += s.seen;
+			t.dropped += s.dropped;
+			t.duplicated += s.duplicated;
+			t.reordered += s.reordered;
+		}
+		rte_tel_data_add_dict_u64(d, "netem_seen", t.seen);
+		rte_tel_data_add_dict_u64(d, "netem_dropped", t.dropped);
+		rte_tel_data_add_dict_u64(d, "netem_duplicated", t.duplicated);
+		rte_tel_data_add_dict_u64(d, "netem_reordered", t.reordered);
+	}
 }
 
 static void
@@ -319,6 +337,31 @@ cmd_qp(const char *cmd __rte_unused, const char *params,
 	return rc;
 }
 
+static void
+mempool_fill(struct rte_mempool *mp, void *arg)
+{
+	struct rte_tel_data *d = arg, *e = rte_tel_data_alloc();
+
+	if (e == NULL)
+		return;
+	rte_tel_data_start_dict(e);
+	rte_tel_data_add_dict_u64(e, "size", mp->size);
+	rte_tel_data_add_dict_u64(e, "in_use", rte_mempool_in_use_count(mp));
+	rte_tel_data_add_dict_u64(e, "cache_size", mp->cache_size);
+	rte_tel_data_add_dict_container(d, mp->name, e, 0);
+}
+
+/* Every mempool of the process: size, objects in use (caches count as
+ * in use), cache size; /mempool/info has no use count. */
+static int
+cmd_mempools(const char *cmd __rte_unused, const char *params __rte_unused,
+	     struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	rte_mempool_walk(mempool_fill, d);
+	return 0;
+}
+
 int
 roced_telemetry_init(struct roced_ports *p)
 {
@@ -341,6 +384,10 @@ roced_telemetry_init(struct roced_ports *p)
 		rc = rte_telemetry_register_cmd("/ndk/qp", cmd_qp,
 			"One QP: state, PSNs, outstanding work, retransmits, "
 			"NAKs. Parameters: qpn[,adapter name]");
+	if (rc == 0)
+		rc = rte_telemetry_register_cmd("/ndk/mempools", cmd_mempools,
+			"Every mempool: size, objects in use, cache size. No "
+			"parameters");
 	return rc;
 }
 

@@ -87,7 +87,19 @@ EAL_NOHUGE = '[eal]\nlcores = 0\nhugepages = no\nmemory = 256\n' \
 # 2. Start, telemetry, SIGTERM
 # ---------------------------------------------------------------------------
 
+# Where a daemon with hugepages puts its memory. Its applications (DPDK
+# secondary processes) must map it at the same addresses; the EAL's own
+# base (4 GiB) lies in AddressSanitizer's shadow gap, so an instrumented
+# daemon's memory lands among the libraries, where an instrumented
+# secondary cannot have it ("Cannot get a virtual area at requested
+# address"). 32 TiB is free in both kinds of build.
+BASE_VIRTADDR = 'args = --base-virtaddr=0x200000000000\n'
+
+
 def start(conf_text, name):
+    if 'hugepages = yes' in conf_text and '\nargs =' not in conf_text:
+        conf_text = conf_text.replace('[eal]\n', '[eal]\n' + BASE_VIRTADDR,
+                                      1)
     path = write(name + '.conf', conf_text)
     log = open(os.path.join(TMP, name + '.log'), 'w+')
     proc = subprocess.Popen([ROCED, '-f', path], stdout=log,

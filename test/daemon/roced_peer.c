@@ -34,6 +34,7 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,25 +132,41 @@ wait_req(ndk_status_t st, const char *what)
 	}
 }
 
-/* Wait for one successful completion of @p type. */
+/*
+ * Wait for the successful completions of one SEND and one RECEIVE, in
+ * either order: on a lossy link the echo may arrive before the ACK of the
+ * SEND it answers. @return the bytes received.
+ */
 static uint32_t
-wait_cqe(enum ndk_operation_type type)
+wait_echo(void)
 {
 	uint64_t t0 = rte_get_timer_cycles();
+	bool sent = false, received = false;
+	uint32_t bytes = 0;
 	struct ndk_result_ex r;
 
-	while (ndk_get_cq_results_ex(g.cq, &r, 1) == 0) {
-		if (expired(t0))
-			fail("no completion");
-		ndk_adapter_poll(g.ad);
-		check_health();
+	while (!sent || !received) {
+		if (ndk_get_cq_results_ex(g.cq, &r, 1) == 0) {
+			if (expired(t0))
+				fail("no completion");
+			ndk_adapter_poll(g.ad);
+			check_health();
+			continue;
+		}
+		if (r.status == NDK_STATUS_SUCCESS && r.type == NDK_OP_SEND &&
+		    !sent) {
+			sent = true;
+		} else if (r.status == NDK_STATUS_SUCCESS &&
+			   r.type == NDK_OP_RECEIVE && !received) {
+			received = true;
+			bytes = r.bytes_transferred;
+		} else {
+			fprintf(stderr, "roced-peer: completion type %d: %s\n",
+				(int)r.type, ndk_status_str(r.status));
+			exit(1);
+		}
 	}
-	if (r.status != NDK_STATUS_SUCCESS || r.type != type) {
-		fprintf(stderr, "roced-peer: completion type %d: %s\n",
-			(int)r.type, ndk_status_str(r.status));
-		exit(1);
-	}
-	return r.bytes_transferred;
+	return bytes;
 }
 
 static void
@@ -223,8 +240,7 @@ echo(uint32_t count, uint32_t size)
 			removed(st);
 		if (st != NDK_STATUS_SUCCESS)
 			fail("post");
-		wait_cqe(NDK_OP_SEND);
-		if (wait_cqe(NDK_OP_RECEIVE) != len || memcmp(in, out, len))
+		if (wait_echo() != len || memcmp(in, out, len))
 			fail("echo differs");
 	}
 }

@@ -110,6 +110,11 @@ BAD = [
      "adaptive_rto 'maybe': on or off"),
     ('rto floor too big', GOOD_PORT + 'rto_floor_us = 2000000\n', [],
      "rto_floor_us '2000000': not a whole number in 1..1000000"),
+    ('drop ppm too big', GOOD_PORT + 'drop_ppm = 1000001\n', [],
+     ":4: [port p0] drop_ppm = 1000001: drop_ppm '1000001': not a whole "
+     "number in 0..1000000"),
+    ('reorder ppm signed', GOOD_PORT + 'reorder_ppm = -5\n', [],
+     "reorder_ppm '-5': not a whole number in 0..1000000"),
     ('cm retry count too big', GOOD_PORT + 'cm_retry_count = 8\n', [],
      ":4: [port p0] cm_retry_count = 8: cm_retry_count '8': not a whole "
      "number in 0..7"),
@@ -295,7 +300,7 @@ GOOD_FORMS = ('[eal]\nmemory = 0x100\nmain-lcore = 0x0\n[limits]\n'
               'mac = 02:AB:00:00:00:01\ncm_retry_count = 0\n'
               'cm_rnr_retry_count = 0x3\nqp_retry_count = 7\n'
               'local_ack_timeout = 31\ncm_response_timeout = 0\n'
-              'max_cm_retries = 0xf\n')
+              'max_cm_retries = 0xf\ndrop_ppm = 0x10\ndup_ppm = 1000000\n')
 
 
 def t_good_forms():
@@ -309,6 +314,8 @@ def t_good_forms():
     assert ('port p0: cm_retry_count 0, cm_rnr_retry_count 3, '
             'qp_retry_count 7, local_ack_timeout 31, cm_response_timeout 0, '
             'max_cm_retries 15\n') in p.stdout, p.stdout
+    assert ('port p0: receive impaired: drop_ppm 16, dup_ppm 1000000, '
+            'reorder_ppm 0\n') in p.stdout, p.stdout
     # On the command line too; a key not given keeps its default.
     p = subprocess.run([ROCED, '--port', 'net_ring0,ip=10.1.0.1,'
                         'qp_retry_count=3,local_ack_timeout=14', '--check'],
