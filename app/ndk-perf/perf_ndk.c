@@ -282,6 +282,10 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	if (p->verb == PERF_READ) {
 		memset(q->lbuf, 0, c->half);
 		perf_fill(q->rbuf, 0, c->half);
+	} else {
+		/* write_lat polls the last byte of each size here for the
+		 * peer's counter, from 1: it must not start as one. */
+		memset(q->rbuf, 0, c->half);
 	}
 
 	st = ndk_create_mr(c->pd, false, &q->mr);

@@ -6,7 +6,7 @@
 # ndk-perf on the host, whose adapter (10.77.1.1) is the guest's eth1
 # (vhost-user), in both roles (guest client -> ndk-perf server, ndk-perf
 # client -> guest server), at guest MTU 1500 (RDMA MTU 1024) and 4200 (RDMA
-# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 60 cases.
+# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 72 cases.
 #
 # The machinery is lib.sh's, shared with run-pingpong.sh: one guest booted
 # through a qemu-system-x86_64 wrapper that makes the vhost-user chardev
@@ -33,7 +33,7 @@
 # env: NDK_INTEROP_WORK (this test uses its perf/ subdirectory)
 #      NDK_PERF (default build/app/ndk-perf/ndk-perf)  TESTPMD=dpdk-testpmd
 #      PF_MTUS="1500 4200"  PF_ROLES="guest-client guest-server"
-#      PF_TESTS="write_bw read_bw send_bw read_lat send_lat"
+#      PF_TESTS="write_bw read_bw send_bw read_lat send_lat write_lat"
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
 #        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
@@ -49,7 +49,7 @@ IOP_CASE_TIMEOUT=60
 IOP_SUMMARY_HEAD="cases (guest row / ndk-perf row; frames: RoCEv2 in the capture):"
 iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
-TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat}
+TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat write_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
 QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
 CASE_T=$IOP_CASE_TIMEOUT
