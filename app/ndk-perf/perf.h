@@ -95,6 +95,7 @@ struct perf_opts {
 	bool out_json;          /**< --out_json */
 	const char *json_file;  /**< --out_json_file */
 	bool no_peak;           /**< -N */
+	bool bidir;             /**< -b: both sides send (BW tests) */
 	const char *servername; /**< the positional argument */
 	const char *ib_dev;     /**< -d (accepted, ignored) */
 	/* ndk-perf's own */
@@ -153,6 +154,7 @@ struct perf_params {
 	bool out_json;
 	const char *json_file;
 	bool no_peak;
+	bool duplex;            /**< -b: both sides run the initiator loop */
 	char device[32];        /**< shown as "Device" */
 	double tsc_hz;          /**< timestamp ticks per second */
 };
@@ -302,6 +304,15 @@ void perf_bw_compute(const struct perf_params *p, const uint64_t *tposted,
 
 /** One bandwidth row (print_full_bw_report), and the JSON file if asked. */
 void perf_print_bw(const struct perf_params *p, const struct perf_bw_rep *r);
+
+/**
+ * The row of a bidirectional run (print_full_bw_report with the peer's
+ * report): size and iterations ours, peak, average and message rate the
+ * sums of both sides'.
+ */
+void perf_print_bw_sum(const struct perf_params *p,
+		       const struct perf_bw_rep *mine,
+		       const struct perf_bw_rep *theirs);
 
 /**
  * Latency row from @p n send timestamps (print_report_lat): RTT/2 for

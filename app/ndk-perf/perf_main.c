@@ -136,6 +136,7 @@ perf_params_init(struct perf_ctx *c)
 	p->out_json = o->out_json;
 	p->json_file = o->json_file;
 	p->no_peak = o->no_peak || dur;
+	p->duplex = o->bidir;
 	/* The ethdev's name: -d names perftest's verbs device, ignored. */
 	if (rte_eth_dev_get_name_by_port(o->port_id, p->device) != 0)
 		snprintf(p->device, sizeof(p->device), "port%u", o->port_id);

@@ -120,12 +120,14 @@ perf_opts_usage(const char *prog)
 	       "::ffff:<ip>)\n"
 	       "  -p, --port=<port>       TCP port of the exchange (18515)\n"
 	       "  -N, --noPeak            do not compute the peak bandwidth\n"
+	       "  -b, --bidirectional     both sides send (BW tests); the row is "
+	       "the sum of both\n"
 	       "  -d, -F, -i, -c RC       accepted, no effect (the device is "
 	       "the DPDK port)\n"
 	       "      --report_gbits      Gbit/s instead of MiB/s\n"
 	       "      --out_json          write the results to a file too\n"
 	       "      --out_json_file=<f> its name (perftest_out.json)\n"
-	       "  -R (rdma_cm) and -b (bidirectional) are not supported yet.\n"
+	       "  -R (rdma_cm) is not supported yet.\n"
 	       "\nndk-perf's own:\n"
 	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
 	       "      --ethdev=<name>     the port by ethdev name (attached to "
@@ -307,8 +309,8 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			"both sides.\n");
 		return -1;
 	case 'b':
-		fprintf(stderr, " -b/--bidirectional is not supported\n");
-		return -1;
+		o->bidir = true;
+		break;
 	case 'V':
 		printf("Version: %s (ndk-perf)\n", PERF_VERSION);
 		return 1;
@@ -511,6 +513,10 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 		fprintf(stderr, " Attached to ndk-roced (a secondary process), "
 			"the daemon owns the port: no --raw, --raw-baseline or "
 			"--loss\n");
+		return -1;
+	}
+	if (o->bidir && o->test->kind != PERF_BW) {
+		fprintf(stderr, " Bidirectional is only available in BW test\n");
 		return -1;
 	}
 	if (o->post_list > 1 && o->test->kind != PERF_BW) {

@@ -200,6 +200,15 @@ run_case "write_lat -a" "write_lat -a -n 10 --verify" \
 	"write_lat -a -n 10 --verify" 8388608
 run_case "send_bw -q 4 -I 64" "send_bw -q 4 -s 64 -I 64 -n 500 --verify" \
 	"send_bw -q 4 -s 64 -I 64 -n 500 --verify" 64
+# Bidirectional (-b): both sides run the initiator loop (and the SEND
+# side's receives), both print the sum of both reports, every byte checked.
+for t in write_bw send_bw read_bw; do
+	a="$t -b -s 4096 -n 200 --verify"
+	CHECK="grep -q 'Bidirectional BW' \$co && [ \"\$(grep '^ 4096 ' \$so)\" = \"\$(grep '^ 4096 ' \$co)\" ]" \
+	run_case "$t -b" "$a" "$a" 4096
+done
+a="send_bw -b -s 64 -q 2 -r 32 -n 400 --verify"
+run_case "send_bw -b -q 2 -r 32" "$a" "$a" 64
 # Post lists (-l): chains of 16 requests, 15 with DEFER and one doorbell
 # each, every byte checked; a list not a multiple of the CQ moderation
 # (several QPs, SEND's receiver posting a burst's receives at once); a
@@ -305,6 +314,7 @@ refused "-l 3 -Q 2" "Post list size must be a multiple of CQ moderation" \
 	write_bw -l 3 -Q 2
 refused "-l 16 -n 100" "multiple of post list size" write_bw -l 16 -n 100
 refused "-l with a LAT test" "BW tests only" write_lat -l 4
+refused "-b with a LAT test" "only available in BW test" send_lat -b
 
 echo "($(($(date +%s) - start)) s)"
 echo "perf: $passed passed, $failed failed, $skipped skipped"

@@ -37,6 +37,10 @@
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
 #        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
+#      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b"
+#        (TEST:SIZE:ITERS:OPTIONS, options comma-separated, given to both
+#        sides: perftest's modes beyond the plain run, both roles, at the
+#        guest MTU PF_MODE_MTU, default the last of PF_MTUS)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NS=ndk-perf  PYTHON=python3
 set -euo pipefail
@@ -49,8 +53,10 @@ IOP_CASE_TIMEOUT=60
 IOP_SUMMARY_HEAD="cases (guest row / ndk-perf row; frames: RoCEv2 in the capture):"
 iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
-TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat write_lat}
+TESTS=${PF_TESTS-write_bw read_bw send_bw read_lat send_lat write_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
+MODES=${PF_MODES-write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b}
+MODE_MTU=${PF_MODE_MTU:-${IOP_MTUS##* }}
 QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
@@ -61,17 +67,23 @@ result_row() {
 	grep -E "^ *$2 +$3 +[0-9]" "$1" 2>/dev/null | head -n 1 | tr -s ' \t' ' ' | sed 's/^ //' || true
 }
 
-# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS
+# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS]
+# OPTIONS: more perftest options for both sides, comma-separated ("-b").
 run_case() {
-	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6
+	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6 more=${7:-}
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
+	if [ -n "$more" ]; then
+		name="$name${more//,/}"
+		IFS=, read -r -a more <<<"$more"
+		opts+=("${more[@]}")
+	fi
 	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
 	L=$W/logs/$name
 	iop_case_begin "$name"
 	echo "$IOP_LABEL: case $name: ib_$test on rxe1 as the ${role#guest-}," \
 		"ndk-perf as the $([ "$role" = guest-client ] && echo server || echo client)," \
-		"${size} B x $iters, RDMA MTU $rmtu"
+		"${size} B x $iters, RDMA MTU $rmtu${more:+, ${more[*]}}"
 
 	iop_capture_start "$name" $((mtu + 64)) || true
 	iop_expect_link_down "$IOP_CAP_BEFORE"
@@ -152,9 +164,12 @@ run_case() {
 		iop_why "ndk-perf's path MTU is not $rmtu"
 	grep -Eq "^ *Mtu +: $rmtu\[B\]" "$L.guest.log" ||
 		iop_why "ib_$test's path MTU is not $rmtu"
-	# At least the data of one direction: N messages of ceil(S/M) packets.
+	# At least the data of one direction: N messages of ceil(S/M) packets
+	# (of both with -b).
+	local ways=1
+	case " ${opts[*]} " in *" -b "*) ways=2 ;; esac
 	iop_capture_check --mtu "$rmtu" \
-		--min-roce $((iters * ((size + rmtu - 1) / rmtu)))
+		--min-roce $((iters * ((size + rmtu - 1) / rmtu) * ways))
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
 	[ "${largest:-0}" = $((size < rmtu ? size : rmtu)) ] ||
 		iop_why "largest payload ${largest:-?}, expected $((size < rmtu ? size : rmtu))"
@@ -187,6 +202,14 @@ perf_mtu() {
 				[ "$CASE_AGAIN" = 0 ] ||
 					RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
 			done
+		done
+		[ "$mtu" = "$MODE_MTU" ] || continue
+		for c in $MODES; do
+			IFS=: read -r test size iters kind <<<"$c"
+			CASE_AGAIN=0
+			run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
+			[ "$CASE_AGAIN" = 0 ] ||
+				RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
 		done
 	done
 	iop_guest_end "$mtu"
