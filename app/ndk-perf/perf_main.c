@@ -137,6 +137,7 @@ perf_params_init(struct perf_ctx *c)
 	p->json_file = o->json_file;
 	p->no_peak = o->no_peak || dur;
 	p->duplex = o->bidir;
+	p->rdma_cm = o->rdma_cm;
 	/* The ethdev's name: -d names perftest's verbs device, ignored. */
 	if (rte_eth_dev_get_name_by_port(o->port_id, p->device) != 0)
 		snprintf(p->device, sizeof(p->device), "port%u", o->port_id);
@@ -175,7 +176,8 @@ perf_connect_flow(struct perf_ctx *c)
 	for (unsigned int i = 0; i < p->num_qps; i++)
 		if (perf_xchg_keys(&c->x, &c->qps[i].my, &c->qps[i].rem) != 0)
 			return -1;
-	if (perf_ndk_connect(c) != 0)
+	/* -R: the CM connected them already (perf_cm_connect_qps()). */
+	if (!p->rdma_cm && perf_ndk_connect(c) != 0)
 		return -1;
 	if (send && perf_xchg_keys(&c->x, &q0->my, &q0->rem) != 0)
 		return -1;
@@ -201,6 +203,17 @@ perf_connect_flow(struct perf_ctx *c)
 static void
 perf_shutdown(struct perf_ctx *c, bool orderly)
 {
+	if (c->cm != NULL) {
+		/* -R: the client disconnects, the server waits for it, and
+		 * only then stops its port (perf_cm.c). */
+		if (orderly)
+			perf_cm_end(c);
+		perf_ndk_quiesce(c);
+		if (orderly && !c->p.server)
+			perf_ndk_wait_peer_stop(c, 2000);
+		perf_ndk_close(c);
+		return;
+	}
 	if (orderly && c->x.fd >= 0 && !c->p.server) {
 		perf_xchg_wait_eof(&c->x, 5000);
 		perf_ndk_wait_peer_stop(c, 2000);
@@ -213,6 +226,34 @@ perf_shutdown(struct perf_ctx *c, bool orderly)
 	perf_xchg_close(&c->x);
 }
 
+/*
+ * -R: no TCP. The adapter is polled from the start (the CM runs on it),
+ * the exchange travels on a CM connection of its own, and the test QPs
+ * are connected through the CM before the test information is printed
+ * (perftest's create_rdma_cm_connection comes before it too).
+ */
+static int
+perf_run_cm(struct perf_ctx *c)
+{
+	if (perf_ndk_wait_link(c) != 0 || perf_ndk_poll_start(c) != 0)
+		return -1;
+	if (c->inline_poll) {
+		c->x.idle = perf_ndk_idle;
+		c->x.idle_arg = c;
+	}
+	if (perf_cm_open(c) != 0) {
+		fprintf(stderr, " Unable to perform rdma_client function\n");
+		return -1;
+	}
+	if (perf_xchg_start(&c->x, &c->p.mtu) != 0 ||
+	    perf_ndk_resources(c) != 0 || perf_cm_connect_qps(c) != 0)
+		return -1;
+	perf_print_test_info(&c->p);
+	if (perf_connect_flow(c) != 0)
+		return -1;
+	return c->p.kind == PERF_BW ? perf_bw_run(c) : perf_lat_run(c);
+}
+
 static int
 perf_run(struct perf_ctx *c)
 {
@@ -222,6 +263,8 @@ perf_run(struct perf_ctx *c)
 		return -1;
 	if (c->p.server)
 		perf_print_waiting();
+	if (c->p.rdma_cm)
+		return perf_run_cm(c);
 	if (perf_xchg_open(&c->x, c->o->servername, c->o->tcp_port) != 0) {
 		fprintf(stderr, " Unable to init the socket connection\n");
 		return -1;

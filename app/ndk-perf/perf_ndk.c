@@ -108,7 +108,10 @@ perf_ndk_open(struct perf_ctx *c)
 	cfg.port_id = c->o->port_id;
 	cfg.configure_port = true;
 	cfg.ipv4 = c->o->ipv4;
-	cfg.max_path_mtu = 4096;
+	/* -R: the CM announces the adapter's path MTU, rdma_cm the port's
+	 * active one; -m or the port MTU then (rxe's rule). */
+	cfg.max_path_mtu = !c->o->rdma_cm ? 4096 : c->o->mtu != 0 ?
+		c->o->mtu : perf_ndk_port_mtu(c);
 	cfg.socket_id = SOCKET_ID_ANY;
 	cfg.nb_queues = c->o->queues;
 	st = ndk_adapter_open(&cfg, &c->ad);
@@ -118,6 +121,16 @@ perf_ndk_open(struct perf_ctx *c)
 		return -1;
 	}
 	ndk_query_adapter_info(c->ad, &c->info, &isz);
+	if (c->o->rdma_cm && c->o->qp_timeout != 0) {
+		/* -u: the ACK timeout the CM gives the QPs it connects. */
+		struct ndk_cm_params cp = NDK_CM_PARAMS_DEFAULT;
+
+		cp.local_ack_timeout = c->o->qp_timeout;
+		st = ndk_adapter_set_cm_params(c->ad, &cp);
+		if (st != NDK_STATUS_SUCCESS)
+			fprintf(stderr, " -u not applied to the CM: %s\n",
+				ndk_status_str(st));
+	}
 	st = ndk_adapter_set_adaptive_rto(c->ad, !c->o->strict_rto,
 					  c->o->rto_floor_us);
 	if (st != NDK_STATUS_SUCCESS &&
@@ -259,7 +272,6 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 {
 	const struct perf_params *p = &c->p;
 	struct perf_qp *q = &c->qps[i];
-	uint32_t rq = p->verb == PERF_SEND ? p->rx_depth : 1;
 	ndk_status_t st;
 
 	/* Registrable memory: attached, the daemon registers only buffers
@@ -299,14 +311,8 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	}
 	q->ltoken = ndk_mr_local_token(q->mr);
 
-	st = ndk_create_qp(c->pd, c->rcq, c->scq, (void *)(uintptr_t)i, rq,
-			   p->tx_depth, 1, 1, (uint32_t)p->inline_size,
-			   &q->qp);
-	if (st != NDK_STATUS_SUCCESS) {
-		fprintf(stderr, " Couldn't create a QP: %s\n",
-			ndk_status_str(st));
+	if (perf_ndk_qp_renew(c, i) != 0)
 		return -1;
-	}
 
 	memset(&q->my, 0, sizeof(q->my));
 	q->my.lid = 0;
@@ -316,6 +322,29 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	q->my.rkey = ndk_mr_remote_token(q->mr);
 	q->my.vaddr = (uint64_t)(uintptr_t)q->rbuf;
 	perf_gid_from_ipv4(q->my.gid, c->o->ipv4);
+	return 0;
+}
+
+int
+perf_ndk_qp_renew(struct perf_ctx *c, unsigned int i)
+{
+	const struct perf_params *p = &c->p;
+	struct perf_qp *q = &c->qps[i];
+	uint32_t rq = p->verb == PERF_SEND ? p->rx_depth : 1;
+	ndk_status_t st;
+
+	if (q->qp != NULL)
+		ndk_close_qp(q->qp, NULL, NULL);
+	q->qp = NULL;
+	st = ndk_create_qp(c->pd, c->rcq, c->scq, (void *)(uintptr_t)i, rq,
+			   p->tx_depth, 1, 1, (uint32_t)p->inline_size,
+			   &q->qp);
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, " Couldn't create a QP: %s\n",
+			ndk_status_str(st));
+		return -1;
+	}
+	q->my.qpn = ndk_qp_num(q->qp);
 	return 0;
 }
 
@@ -502,6 +531,8 @@ void
 perf_ndk_close(struct perf_ctx *c)
 {
 	perf_ndk_quiesce(c);
+	/* Connectors before the QPs they connected. */
+	perf_cm_close(c);
 	/* Nobody polls the queue now. */
 	if (c->netem != NULL)
 		ndk_netem_detach(c->netem);

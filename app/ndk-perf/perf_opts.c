@@ -127,7 +127,12 @@ perf_opts_usage(const char *prog)
 	       "      --report_gbits      Gbit/s instead of MiB/s\n"
 	       "      --out_json          write the results to a file too\n"
 	       "      --out_json_file=<f> its name (perftest_out.json)\n"
-	       "  -R (rdma_cm) is not supported yet.\n"
+	       "  -R, --rdma_cm           connect through the connection "
+	       "manager, exchange\n"
+	       "                          over an RC connection (no TCP); "
+	       "the server address\n"
+	       "                          is then the peer's RoCE IPv4 "
+	       "address\n"
 	       "\nndk-perf's own:\n"
 	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
 	       "      --ethdev=<name>     the port by ethdev name (attached to "
@@ -303,11 +308,8 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		o->no_peak = true;
 		break;
 	case 'R':
-		fprintf(stderr, " -R/--rdma_cm: the connection manager is not "
-			"there yet; ndk-perf exchanges QP data over TCP "
-			"(perftest's default Ethernet exchange). Drop -R on "
-			"both sides.\n");
-		return -1;
+		o->rdma_cm = true;
+		break;
 	case 'b':
 		o->bidir = true;
 		break;
@@ -514,6 +516,21 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 			"the daemon owns the port: no --raw, --raw-baseline or "
 			"--loss\n");
 		return -1;
+	}
+	if (o->rdma_cm && o->raw != PERF_RAW_NONE) {
+		fprintf(stderr, " --raw and --raw-baseline trade their hello "
+			"over TCP: not with -R\n");
+		return -1;
+	}
+	if (o->rdma_cm && o->servername != NULL) {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, o->servername, &a) != 1) {
+			fprintf(stderr, " -R: the server address must be the "
+				"peer's RoCE IPv4 address (A.B.C.D), not %s\n",
+				o->servername);
+			return -1;
+		}
 	}
 	if (o->bidir && o->test->kind != PERF_BW) {
 		fprintf(stderr, " Bidirectional is only available in BW test\n");

@@ -133,8 +133,8 @@ perf_print_test_info(const struct perf_params *p)
 		printf(" Max inline data : %d[B]\n", p->inline_size);
 	else
 		printf(" Outstand reads  : %d\n", p->out_reads);
-	printf(" rdma_cm QPs\t : OFF\n");
-	printf(" Data ex. method : Ethernet\n");
+	printf(" rdma_cm QPs\t : %s\n", on_off(p->rdma_cm));
+	printf(" Data ex. method : %s\n", p->rdma_cm ? "rdma_cm" : "Ethernet");
 	perf_print_line();
 	fflush(stdout);
 }
@@ -262,8 +262,9 @@ json_test_info(FILE *f, const struct perf_params *p)
 		fprintf(f, "Max_inline_data: %d,\n", p->inline_size);
 	else
 		fprintf(f, "Outstand_reads: %d,\n", p->out_reads);
-	fprintf(f, "rdma_cm_QPs: OFF,\n");
-	fprintf(f, "Data_ex_method: Ethernet,\n");
+	fprintf(f, "rdma_cm_QPs: %s,\n", on_off(p->rdma_cm));
+	fprintf(f, "Data_ex_method: %s,\n", p->rdma_cm ? "rdma_cm" :
+		"Ethernet");
 	fprintf(f, "},\n");
 }
 
