@@ -30,8 +30,10 @@
  *    stops its port, so two ndk-perfs over net_memif never tear the link
  *    down from both ends at once.
  *
- * Path MTU: the CM announces the adapter's, which -R sets from -m or the
- * port MTU (rxe's rule), as rdma_cm takes the port's active MTU.
+ * Path MTU: the exchange's connection takes what the CM announces (its
+ * messages are single packets of 56 bytes at most); the test QPs take the
+ * MTU the exchange agreed on, given to the CM (ndk_cm_params.path_mtu) as
+ * rdma_cm takes the route's.
  */
 
 #include <arpa/inet.h>
@@ -267,6 +269,10 @@ cm_msg_recv(void *arg, void *buf, size_t len, int timeout_ms)
 		if (ndk_get_cq_results_ex(m->cq, &r, 1) == 1 &&
 		    r.qp_context == (void *)m->gen)
 			break;
+		/* The peer disconnected (perftest's write_lat just leaves):
+		 * its DREQ ends the wait, the QP is not flushed by it. */
+		if (__atomic_load_n(&m->comm_gone, __ATOMIC_ACQUIRE))
+			return 1;
 		if (timeout_ms >= 0 && cm_expired(t0, (uint64_t)timeout_ms))
 			return 2;
 		cm_idle(c);
@@ -461,7 +467,25 @@ perf_cm_connect_qps(struct perf_ctx *c)
 	const struct perf_params *p = &c->p;
 	struct perf_qp *q0 = &c->qps[0];
 	uint32_t ird = (uint32_t)p->out_reads, ord = (uint32_t)p->out_reads;
+	struct ndk_cm_params cp;
+	ndk_status_t st;
 
+	/*
+	 * The test QPs' path MTU is the one the exchange agreed on (as
+	 * rdma_cm's is the route's): our REQs announce it, a peer's REQ is
+	 * capped to it. -u becomes the ACK timeout the CM gives them.
+	 */
+	st = ndk_adapter_get_cm_params(c->ad, &cp);
+	if (st == NDK_STATUS_SUCCESS) {
+		cp.path_mtu = (uint16_t)p->mtu;
+		if (c->o->qp_timeout != 0)
+			cp.local_ack_timeout = c->o->qp_timeout;
+		st = ndk_adapter_set_cm_params(c->ad, &cp);
+	}
+	if (st != NDK_STATUS_SUCCESS)
+		fprintf(stderr, " rdma_cm: path MTU %u and -u not given to "
+			"the CM (%s): its own apply\n", p->mtu,
+			ndk_status_str(st));
 	m->data = calloc(p->num_qps, sizeof(m->data[0]));
 	if (m->data == NULL)
 		return -1;

@@ -8,10 +8,12 @@
  *
  * Without a server address it waits for a client on the TCP port (18515);
  * with one it connects to it. Either side may be stock perftest 4.5 (same
- * options, -R excepted), which is why the order of everything below
- * follows perftest's: the TCP start (versions, sizes, MTU), the key
- * handshakes around connecting the QPs, then the test family's own flow
- * (perf_bw.c, perf_lat.c), which ends with perftest's closing handshake.
+ * options), which is why the order of everything below follows perftest's:
+ * the TCP start (versions, sizes, MTU), the key handshakes around
+ * connecting the QPs, then the test family's own flow (perf_bw.c,
+ * perf_lat.c), which ends with perftest's closing handshake. With -R the
+ * same messages travel on a CM-connected RC connection instead of TCP and
+ * the QPs are connected through the CM (perf_cm.c).
  *
  * Threads: an ndk_poller polls the adapter on the first worker lcore and
  * the test runs on the main lcore; with one lcore the test loops (and the

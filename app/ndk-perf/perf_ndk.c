@@ -108,10 +108,7 @@ perf_ndk_open(struct perf_ctx *c)
 	cfg.port_id = c->o->port_id;
 	cfg.configure_port = true;
 	cfg.ipv4 = c->o->ipv4;
-	/* -R: the CM announces the adapter's path MTU, rdma_cm the port's
-	 * active one; -m or the port MTU then (rxe's rule). */
-	cfg.max_path_mtu = !c->o->rdma_cm ? 4096 : c->o->mtu != 0 ?
-		c->o->mtu : perf_ndk_port_mtu(c);
+	cfg.max_path_mtu = 4096;
 	cfg.socket_id = SOCKET_ID_ANY;
 	cfg.nb_queues = c->o->queues;
 	st = ndk_adapter_open(&cfg, &c->ad);
@@ -121,16 +118,6 @@ perf_ndk_open(struct perf_ctx *c)
 		return -1;
 	}
 	ndk_query_adapter_info(c->ad, &c->info, &isz);
-	if (c->o->rdma_cm && c->o->qp_timeout != 0) {
-		/* -u: the ACK timeout the CM gives the QPs it connects. */
-		struct ndk_cm_params cp = NDK_CM_PARAMS_DEFAULT;
-
-		cp.local_ack_timeout = c->o->qp_timeout;
-		st = ndk_adapter_set_cm_params(c->ad, &cp);
-		if (st != NDK_STATUS_SUCCESS)
-			fprintf(stderr, " -u not applied to the CM: %s\n",
-				ndk_status_str(st));
-	}
 	st = ndk_adapter_set_adaptive_rto(c->ad, !c->o->strict_rto,
 					  c->o->rto_floor_us);
 	if (st != NDK_STATUS_SUCCESS &&

@@ -40,7 +40,8 @@
 #      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b"
 #        (TEST:SIZE:ITERS:OPTIONS, options comma-separated, given to both
 #        sides: perftest's modes beyond the plain run, both roles, at the
-#        guest MTU PF_MODE_MTU, default the last of PF_MTUS)
+#        guest MTU PF_MODE_MTU, default the last of PF_MTUS; "all": every
+#        one)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NS=ndk-perf  PYTHON=python3
 set -euo pipefail
@@ -73,9 +74,20 @@ run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6 more=${7:-}
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
+	local rit=$iters q
 	if [ -n "$more" ]; then
 		name="$name${more//,/}"
 		IFS=, read -r -a more <<<"$more"
+		# -a: every size, no -s (the 8 MiB row is checked); -D: a
+		# duration, no -n (any count); -q N: BW rows count N x ITERS.
+		case " ${more[*]} " in
+		*" -a "*) opts=(-n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"})
+			size=8388608 ;;
+		*" -D "*) opts=(-s "$size" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"})
+			rit='[0-9]+' iters=1 ;;
+		esac
+		q=$(sed -n 's/.* -q \([0-9]*\) .*/\1/p' <<<" ${more[*]} ")
+		[ -z "$q" ] || [ "${test#*_}" != bw ] || rit=$((iters * q))
 		opts+=("${more[@]}")
 	fi
 	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
@@ -143,8 +155,8 @@ run_case() {
 
 	[ "$nrc" = 0 ] || iop_why "ndk-perf exit status $nrc"
 	[ "$grc" = 0 ] || iop_why "ib_$test exit status $grc"
-	grow=$(result_row "$L.guest.log" "$size" "$iters")
-	nrow=$(result_row "$L.ndk.log" "$size" "$iters")
+	grow=$(result_row "$L.guest.log" "$size" "$rit")
+	nrow=$(result_row "$L.ndk.log" "$size" "$rit")
 	# perftest 4.5's read_lat server is passive and prints no result row
 	# (stock ib_read_lat as the server does not either): from the server of
 	# read_lat only its address lines are required.
@@ -215,7 +227,7 @@ perf_mtu() {
 					RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
 			done
 		done
-		[ "$mtu" = "$MODE_MTU" ] || continue
+		[ "$MODE_MTU" = all ] || [ "$mtu" = "$MODE_MTU" ] || continue
 		for c in $MODES; do
 			IFS=: read -r test size iters kind <<<"$c"
 			CASE_AGAIN=0
