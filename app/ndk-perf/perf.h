@@ -97,6 +97,7 @@ struct perf_opts {
 	bool no_peak;           /**< -N */
 	bool bidir;             /**< -b: both sides send (BW tests) */
 	bool rdma_cm;           /**< -R: exchange and QPs through the CM */
+	bool cm_xchg;           /**< -z (or -R): the exchange through it */
 	const char *servername; /**< the positional argument */
 	const char *ib_dev;     /**< -d (accepted, ignored) */
 	/* ndk-perf's own */
@@ -156,7 +157,9 @@ struct perf_params {
 	const char *json_file;
 	bool no_peak;
 	bool duplex;            /**< -b: both sides run the initiator loop */
-	bool rdma_cm;           /**< -R */
+	bool rdma_cm;           /**< -R: QPs connected through the CM */
+	bool cm_xchg;           /**< -R or -z: the exchange on a CM
+				 *   connection, not TCP */
 	char device[32];        /**< shown as "Device" */
 	double tsc_hz;          /**< timestamp ticks per second */
 };

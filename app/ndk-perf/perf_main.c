@@ -140,6 +140,7 @@ perf_params_init(struct perf_ctx *c)
 	p->no_peak = o->no_peak || dur;
 	p->duplex = o->bidir;
 	p->rdma_cm = o->rdma_cm;
+	p->cm_xchg = o->rdma_cm || o->cm_xchg;
 	/* The ethdev's name: -d names perftest's verbs device, ignored. */
 	if (rte_eth_dev_get_name_by_port(o->port_id, p->device) != 0)
 		snprintf(p->device, sizeof(p->device), "port%u", o->port_id);
@@ -229,10 +230,10 @@ perf_shutdown(struct perf_ctx *c, bool orderly)
 }
 
 /*
- * -R: no TCP. The adapter is polled from the start (the CM runs on it),
- * the exchange travels on a CM connection of its own, and the test QPs
- * are connected through the CM before the test information is printed
- * (perftest's create_rdma_cm_connection comes before it too).
+ * -R and -z: no TCP. The adapter is polled from the start (the CM runs on
+ * it) and the exchange travels on a CM connection of its own; with -R the
+ * test QPs are connected through the CM before the test information is
+ * printed (perftest's create_rdma_cm_connection comes before it too).
  */
 static int
 perf_run_cm(struct perf_ctx *c)
@@ -247,8 +248,10 @@ perf_run_cm(struct perf_ctx *c)
 		fprintf(stderr, " Unable to perform rdma_client function\n");
 		return -1;
 	}
+	/* -z: only the exchange; the QPs are connected from the keys. */
 	if (perf_xchg_start(&c->x, &c->p.mtu) != 0 ||
-	    perf_ndk_resources(c) != 0 || perf_cm_connect_qps(c) != 0)
+	    perf_ndk_resources(c) != 0 ||
+	    (c->p.rdma_cm && perf_cm_connect_qps(c) != 0))
 		return -1;
 	perf_print_test_info(&c->p);
 	if (perf_connect_flow(c) != 0)
@@ -265,7 +268,7 @@ perf_run(struct perf_ctx *c)
 		return -1;
 	if (c->p.server)
 		perf_print_waiting();
-	if (c->p.rdma_cm)
+	if (c->p.cm_xchg)
 		return perf_run_cm(c);
 	if (perf_xchg_open(&c->x, c->o->servername, c->o->tcp_port) != 0) {
 		fprintf(stderr, " Unable to init the socket connection\n");

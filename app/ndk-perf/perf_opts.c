@@ -37,6 +37,7 @@ enum {
 	OPT_RTO_FLOOR,
 	OPT_QUEUES,
 	OPT_ETHDEV,
+	OPT_OLD_POST_SEND,
 };
 
 static const struct option perf_lopts[] = {
@@ -62,6 +63,8 @@ static const struct option perf_lopts[] = {
 	{ "CPU-freq", no_argument, NULL, 'F' },
 	{ "noPeak", no_argument, NULL, 'N' },
 	{ "rdma_cm", no_argument, NULL, 'R' },
+	{ "comm_rdma_cm", no_argument, NULL, 'z' },
+	{ "use_old_post_send", no_argument, NULL, OPT_OLD_POST_SEND },
 	{ "bidirectional", no_argument, NULL, 'b' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -133,6 +136,10 @@ perf_opts_usage(const char *prog)
 	       "the server address\n"
 	       "                          is then the peer's RoCE IPv4 "
 	       "address\n"
+	       "  -z, --comm_rdma_cm      only the exchange over such a "
+	       "connection (QPs from\n"
+	       "                          its keys)\n"
+	       "      --use_old_post_send accepted, no effect (NDK posts)\n"
 	       "\nndk-perf's own:\n"
 	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
 	       "      --ethdev=<name>     the port by ethdev name (attached to "
@@ -310,6 +317,13 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 	case 'R':
 		o->rdma_cm = true;
 		break;
+	case 'z':
+		o->cm_xchg = true;
+		break;
+	case OPT_OLD_POST_SEND:
+		/* Our posts are NDK's; the header says "ibv_wr* API : OFF"
+		 * either way. */
+		break;
 	case 'b':
 		o->bidir = true;
 		break;
@@ -453,7 +467,7 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv,
-				 "s:an:D:f:q:t:r:Q:l:m:I:x:o:u:p:d:i:c:FNRbhV",
+				 "s:an:D:f:q:t:r:Q:l:m:I:x:o:u:p:d:i:c:FNRzbhV",
 				 perf_lopts, NULL)) != -1) {
 		if (ch == 'h') {
 			perf_opts_usage(prog);
@@ -517,12 +531,12 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 			"--loss\n");
 		return -1;
 	}
-	if (o->rdma_cm && o->raw != PERF_RAW_NONE) {
+	if ((o->rdma_cm || o->cm_xchg) && o->raw != PERF_RAW_NONE) {
 		fprintf(stderr, " --raw and --raw-baseline trade their hello "
 			"over TCP: not with -R\n");
 		return -1;
 	}
-	if (o->rdma_cm && o->servername != NULL) {
+	if ((o->rdma_cm || o->cm_xchg) && o->servername != NULL) {
 		struct in_addr a;
 
 		if (inet_pton(AF_INET, o->servername, &a) != 1) {

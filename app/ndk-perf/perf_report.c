@@ -134,7 +134,7 @@ perf_print_test_info(const struct perf_params *p)
 	else
 		printf(" Outstand reads  : %d\n", p->out_reads);
 	printf(" rdma_cm QPs\t : %s\n", on_off(p->rdma_cm));
-	printf(" Data ex. method : %s\n", p->rdma_cm ? "rdma_cm" : "Ethernet");
+	printf(" Data ex. method : %s\n", p->cm_xchg ? "rdma_cm" : "Ethernet");
 	perf_print_line();
 	fflush(stdout);
 }
@@ -263,7 +263,7 @@ json_test_info(FILE *f, const struct perf_params *p)
 	else
 		fprintf(f, "Outstand_reads: %d,\n", p->out_reads);
 	fprintf(f, "rdma_cm_QPs: %s,\n", on_off(p->rdma_cm));
-	fprintf(f, "Data_ex_method: %s,\n", p->rdma_cm ? "rdma_cm" :
+	fprintf(f, "Data_ex_method: %s,\n", p->cm_xchg ? "rdma_cm" :
 		"Ethernet");
 	fprintf(f, "},\n");
 }

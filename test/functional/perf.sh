@@ -226,6 +226,11 @@ for a in "send_bw -s 4096 -n 200" "write_bw -s 4096 -q 4 -n 100" \
 	run_case "${a%% *} -R ${a#* }" "$a -R --verify" "$a -R --verify" \
 		"$(case $a in *_lat*) echo 2 ;; *65536*) echo 65536 ;; *) echo 4096 ;; esac)"
 done
+# -z: only the exchange over such a connection, the QPs connected from
+# its keys; --use_old_post_send is accepted (no effect).
+a="send_bw -z -s 4096 -n 200 --use_old_post_send"
+RDMA_CM=1 CHECK="grep -q '^ Data ex. method : rdma_cm' \$co && grep -q '^ rdma_cm QPs.*: OFF' \$so" \
+run_case "send_bw -z" "$a --verify" "$a --verify" 4096
 # Post lists (-l): chains of 16 requests, 15 with DEFER and one doorbell
 # each, every byte checked; a list not a multiple of the CQ moderation
 # (several QPs, SEND's receiver posting a burst's receives at once); a

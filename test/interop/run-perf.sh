@@ -6,7 +6,9 @@
 # ndk-perf on the host, whose adapter (10.77.1.1) is the guest's eth1
 # (vhost-user), in both roles (guest client -> ndk-perf server, ndk-perf
 # client -> guest server), at guest MTU 1500 (RDMA MTU 1024) and 4200 (RDMA
-# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 72 cases.
+# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 72 cases; then perftest's
+# modes (PF_MODES: -b, -R) in both roles at MTU 4200: 18 cases. With -R
+# there is no TCP: each client names the other's RoCE address.
 #
 # The machinery is lib.sh's, shared with run-pingpong.sh: one guest booted
 # through a qemu-system-x86_64 wrapper that makes the vhost-user chardev
@@ -37,11 +39,13 @@
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
 #        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
-#      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b"
+#      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b
+#        send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R
+#        send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R"
 #        (TEST:SIZE:ITERS:OPTIONS, options comma-separated, given to both
 #        sides: perftest's modes beyond the plain run, both roles, at the
 #        guest MTU PF_MODE_MTU, default the last of PF_MTUS; "all": every
-#        one)
+#        one; -a drops -s, -D drops -n)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NS=ndk-perf  PYTHON=python3
 set -euo pipefail
@@ -56,7 +60,9 @@ iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
 TESTS=${PF_TESTS-write_bw read_bw send_bw read_lat send_lat write_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
-MODES=${PF_MODES-write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b}
+MODES=${PF_MODES-write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b \
+send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R \
+send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R}
 MODE_MTU=${PF_MODE_MTU:-${IOP_MTUS##* }}
 QP_TIMEOUT=${PF_QP_TIMEOUT:-18}
 CASE_T=$IOP_CASE_TIMEOUT
