@@ -94,6 +94,9 @@ run_case() {
 		esac
 		q=$(sed -n 's/.* -q \([0-9]*\) .*/\1/p' <<<" ${more[*]} ")
 		[ -z "$q" ] || [ "${test#*_}" != bw ] || rit=$((iters * q))
+		# -m M below the link's: both sides use M.
+		q=$(sed -n 's/.* -m \([0-9]*\) .*/\1/p' <<<" ${more[*]} ")
+		[ -z "$q" ] || [ "$q" -ge "$rmtu" ] || rmtu=$q
 		opts+=("${more[@]}")
 	fi
 	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
