@@ -52,6 +52,7 @@
 #define CM_CONNECT_S 20           /* a refused connection: again for 20 s */
 #define CM_WAIT_S 20              /* a CM request, a data QP's request */
 #define CM_END_WAIT_MS 5000
+#define CM_CQ_DEPTH 64
 
 struct perf_cm {
 	struct ndk_pd *pd;
@@ -194,11 +195,18 @@ cm_post_recv(struct perf_cm *m)
 static int
 cm_new_qp(struct perf_ctx *c, struct perf_cm *m)
 {
+	struct ndk_result_ex r[CM_CQ_DEPTH];
 	ndk_status_t st;
 
 	if (m->qp != NULL)
 		ndk_close_qp(m->qp, NULL, NULL);
 	m->qp = NULL;
+	/*
+	 * The replaced QP's receive is flushed into the CQ: take it out, or
+	 * a server that listens late (one attempt every 100 ms) overruns it.
+	 */
+	while (ndk_get_cq_results_ex(m->cq, r, CM_CQ_DEPTH) != 0)
+		;
 	m->recv_posted = false;
 	m->gen++;
 	st = ndk_create_qp(m->pd, m->cq, m->cq, (void *)m->gen, 4, 4, 1, 1, 0,
@@ -399,7 +407,7 @@ perf_cm_open(struct perf_ctx *c)
 	c->cm = m;
 	st = ndk_create_pd(c->ad, &m->pd);
 	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_create_cq(c->ad, 16, NULL, NULL, &m->cq);
+		st = ndk_create_cq(c->ad, CM_CQ_DEPTH, NULL, NULL, &m->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_adapter_alloc_buffer(c->ad, 2 * CM_BUF, 64,
 					      (void **)&m->buf);

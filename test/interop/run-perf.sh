@@ -100,11 +100,12 @@ run_case() {
 		opts+=("${more[@]}")
 	fi
 	local ib="ib_$test -d rxe1 -x 1 ${opts[*]}"
-	# -R: no TCP; each client names the server's RoCE address (rxe1's,
-	# our adapter's) instead of the eth0 side.
+	# -R, -z: no TCP; each client names the server's RoCE address
+	# (rxe1's, our adapter's) instead of the eth0 side.
 	local cm=0 guest_to=$IOP_HOST_ADDR ndk_to=${IOP_GUEST_IP%/*}
 	case " ${opts[*]} " in
-	*" -R "*) cm=1 guest_to=$IOP_NDK_IP ndk_to=${IOP_GUEST_IP1%/*} ;;
+	*" -R "* | *" -z "*)
+		cm=1 guest_to=$IOP_NDK_IP ndk_to=${IOP_GUEST_IP1%/*} ;;
 	esac
 	L=$W/logs/$name
 	iop_case_begin "$name"
