@@ -95,6 +95,9 @@ struct perf_opts {
 	bool out_json;          /**< --out_json */
 	const char *json_file;  /**< --out_json_file */
 	bool no_peak;           /**< -N */
+	bool bidir;             /**< -b: both sides send (BW tests) */
+	bool rdma_cm;           /**< -R: exchange and QPs through the CM */
+	bool cm_xchg;           /**< -z (or -R): the exchange through it */
 	const char *servername; /**< the positional argument */
 	const char *ib_dev;     /**< -d (accepted, ignored) */
 	/* ndk-perf's own */
@@ -155,6 +158,10 @@ struct perf_params {
 	bool out_json;
 	const char *json_file;
 	bool no_peak;
+	bool duplex;            /**< -b: both sides run the initiator loop */
+	bool rdma_cm;           /**< -R: QPs connected through the CM */
+	bool cm_xchg;           /**< -R or -z: the exchange on a CM
+				 *   connection, not TCP */
 	char device[32];        /**< shown as "Device" */
 	double tsc_hz;          /**< timestamp ticks per second */
 };
@@ -169,6 +176,9 @@ struct perf_params {
 #define PERF_VERSION_LEN 16
 /** Bytes of a key message with a GID (perftest KEY_MSG_SIZE_GID). */
 #define PERF_KEY_MSG_LEN 108
+/** Bytes of a key message over rdma_cm (-R): perftest's binary
+ *  struct pingpong_dest, big-endian. */
+#define PERF_CM_KEYS_LEN 56
 
 /** What one side tells the other about a QP (perftest pingpong_dest). */
 struct perf_dest {
@@ -194,7 +204,21 @@ struct perf_bw_rep {
 /** Called while waiting for the peer: poll the adapter, for instance. */
 typedef void (*perf_idle_fn)(void *arg);
 
-/** The TCP connection and what was learnt over it. */
+/**
+ * -R: one message of the exchange as a SEND on the exchange's own RC
+ * connection (perf_cm.c). @return 0 or -1.
+ */
+typedef int (*perf_msg_send_fn)(void *arg, const void *buf, size_t len);
+
+/**
+ * -R: read one message into @p buf (@p len bytes, zero-filled if shorter).
+ * @return 0, -1 on error, 1 when the connection is gone, 2 after
+ *   @p timeout_ms (< 0: no limit).
+ */
+typedef int (*perf_msg_recv_fn)(void *arg, void *buf, size_t len,
+				int timeout_ms);
+
+/** The TCP connection (or -R's RC one) and what was learnt over it. */
 struct perf_xchg {
 	int fd;
 	bool server;
@@ -202,6 +226,9 @@ struct perf_xchg {
 	char rem_version_str[PERF_VERSION_LEN + 1];
 	perf_idle_fn idle;               /**< NULL: block in poll(2) */
 	void *idle_arg;
+	perf_msg_send_fn msg_send;       /**< -R: messages as SENDs, not TCP */
+	perf_msg_recv_fn msg_recv;
+	void *msg_arg;
 };
 
 /**
@@ -235,7 +262,9 @@ int perf_xchg_bw_reports(struct perf_xchg *x, const struct perf_bw_rep *my,
 
 /**
  * Wait for the peer's close handshake (polling while waiting), call
- * @p quiesce (stop polling the adapter), then trade "done". perftest
+ * @p quiesce (stop polling the adapter), then trade "done". Over -R's
+ * connection only the handshake: no "done", nothing quiesced (the end
+ * is the CM's, perf_cm_end()). perftest
  * writes "done" and closes without reading ours; with @p eof_ok a peer
  * that simply closed counts as done (perftest's write_lat has no closing
  * handshake). The connection stays open (see perf_xchg_wait_eof()).
@@ -304,6 +333,15 @@ void perf_bw_compute(const struct perf_params *p, const uint64_t *tposted,
 
 /** One bandwidth row (print_full_bw_report), and the JSON file if asked. */
 void perf_print_bw(const struct perf_params *p, const struct perf_bw_rep *r);
+
+/**
+ * The row of a bidirectional run (print_full_bw_report with the peer's
+ * report): size and iterations ours, peak, average and message rate the
+ * sums of both sides'.
+ */
+void perf_print_bw_sum(const struct perf_params *p,
+		       const struct perf_bw_rep *mine,
+		       const struct perf_bw_rep *theirs);
 
 /**
  * Latency row from @p n send timestamps (print_report_lat): RTT/2 for

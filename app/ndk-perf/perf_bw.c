@@ -106,16 +106,78 @@ bw_post_lists(struct perf_ctx *c, unsigned int qi, uint64_t size,
 	return 0;
 }
 
-/* Client side of one size. Fills *rep. */
+/*
+ * Take a burst of receive completions of @p size (SEND receiver, and a
+ * bidirectional SEND side), check them, count them (in @p counted too
+ * while @p k samples) and post their receives again, QP by QP, in one go.
+ * @return the completions taken, or -1 on a failed one (printed).
+ */
+static int
+bw_recv_burst(struct perf_ctx *c, uint64_t size, const struct perf_clock *k,
+	      uint64_t *rcnt, uint64_t *counted)
+{
+	const struct perf_params *p = &c->p;
+	const bool dur = p->duration != 0;
+	struct ndk_result_ex r[BW_BURST];
+	struct perf_qp *touched[BW_BURST];
+	uint32_t n = ndk_get_cq_results_ex(c->rcq, r, BW_BURST);
+	unsigned int nt = 0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		struct perf_qp *q = &c->qps[(uintptr_t)r[j].qp_context];
+
+		if (r[j].status != NDK_STATUS_SUCCESS) {
+			perf_ndk_bad_completion(p->server ? "server" :
+						"client", &r[j]);
+			return -1;
+		}
+		if (r[j].bytes_transferred != size) {
+			fprintf(stderr, " Received %u bytes, expected %llu\n",
+				r[j].bytes_transferred,
+				(unsigned long long)size);
+			return -1;
+		}
+		if (c->o->verify)
+			perf_verify_note(c, "SEND", perf_check(q->rbuf, 0,
+					 size), size);
+		q->rcnt++;
+		(*rcnt)++;
+		if (dur && k->phase == PERF_PHASE_SAMPLE)
+			(*counted)++;
+		if (q->rpend++ == 0)
+			touched[nt++] = q;
+	}
+	for (unsigned int t = 0; t < nt; t++) {
+		struct perf_qp *q = touched[t];
+		uint64_t m = q->rpend;
+
+		q->rpend = 0;
+		if (!dur)
+			m = RTE_MIN(m, p->iters - q->rposted);
+		if (m != 0 && perf_post_recvs(c, q, size, m) != 0)
+			return -1;
+	}
+	return (int)n;
+}
+
+/*
+ * Initiator side of one size (the client; both sides with -b). Fills
+ * *rep. A bidirectional SEND side also takes the peer's SENDs into its
+ * receives, and its server starts sending at the first one (perftest's
+ * run_iter_bi: the server must not send before the client runs).
+ */
 static int
 bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 {
 	const struct perf_params *p = &c->p;
 	const bool dur = p->duration != 0;
+	const bool bisend = p->duplex && p->verb == PERF_SEND;
 	const uint64_t iters = p->iters;
 	const uint64_t tot = dur ? 0 : iters * p->num_qps;
 	struct ndk_result_ex r[BW_BURST];
 	uint64_t totscnt = 0, totccnt = 0, counted = 0;
+	uint64_t rcnt = 0, rcounted = 0;
+	bool may_post = !(bisend && p->server);
 	struct perf_clock k;
 	bool done = false;
 	/*
@@ -142,6 +204,7 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	if (p->verb == PERF_READ && c->o->verify)
 		for (unsigned int i = 0; i < p->num_qps; i++)
 			memset(c->qps[i].lbuf, 0, size);
+	memset(&k, 0, sizeof(k));
 	if (dur)
 		perf_clock_start(c, &k);
 
@@ -150,7 +213,12 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 
 		uint32_t kept = 0;
 
-		for (uint32_t j = 0; j < n_ready; j++) {
+		if (bisend) {
+			if (bw_recv_burst(c, size, &k, &rcnt, &rcounted) < 0)
+				goto out;
+			may_post = may_post || rcnt != 0;
+		}
+		for (uint32_t j = 0; may_post && j < n_ready; j++) {
 			unsigned int i = ready[j];
 			int full = bw_post_lists(c, i, size, &totscnt);
 
@@ -161,7 +229,8 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 			else
 				listed[i] = 0;          /* a completion relists it */
 		}
-		n_ready = kept;
+		if (may_post)
+			n_ready = kept;
 
 		uint32_t n = ndk_get_cq_results_ex(c->scq, r, BW_BURST);
 
@@ -191,7 +260,7 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 		if (dur)
 			done = perf_clock_tick(&k, now) == PERF_PHASE_END;
 		else
-			done = totccnt >= tot;
+			done = totccnt >= tot && (!bisend || rcnt >= tot);
 	}
 
 	if (p->verb == PERF_READ && c->o->verify)
@@ -219,55 +288,22 @@ bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 	const bool dur = p->duration != 0;
 	const uint64_t iters = p->iters;
 	const uint64_t tot = dur ? 0 : iters * p->num_qps;
-	struct ndk_result_ex r[BW_BURST];
 	uint64_t rcnt = 0, counted = 0, t_first = 0, t_last = 0;
-	struct perf_qp *touched[BW_BURST];
 	struct perf_clock k;
 	bool done = false;
 
+	memset(&k, 0, sizeof(k));
 	if (dur)
 		perf_clock_start(c, &k);
 	while (!done) {
-		uint32_t n = ndk_get_cq_results_ex(c->rcq, r, BW_BURST);
+		uint64_t before = rcnt;
+		int n = bw_recv_burst(c, size, &k, &rcnt, &counted);
 		uint64_t now = rte_rdtsc();
-		unsigned int nt = 0;
 
-		if (n != 0 && rcnt == 0)
+		if (n < 0)
+			return -1;
+		if (n != 0 && before == 0)
 			t_first = now;
-		for (uint32_t j = 0; j < n; j++) {
-			struct perf_qp *q = &c->qps[(uintptr_t)r[j].qp_context];
-
-			if (r[j].status != NDK_STATUS_SUCCESS) {
-				perf_ndk_bad_completion("server", &r[j]);
-				return -1;
-			}
-			if (r[j].bytes_transferred != size) {
-				fprintf(stderr, " Received %u bytes, expected "
-					"%llu\n", r[j].bytes_transferred,
-					(unsigned long long)size);
-				return -1;
-			}
-			if (c->o->verify)
-				perf_verify_note(c, "SEND", perf_check(q->rbuf,
-						 0, size), size);
-			q->rcnt++;
-			rcnt++;
-			if (dur && k.phase == PERF_PHASE_SAMPLE)
-				counted++;
-			if (q->rpend++ == 0)
-				touched[nt++] = q;
-		}
-		/* Post the burst's receives again, QP by QP, in one go. */
-		for (unsigned int t = 0; t < nt; t++) {
-			struct perf_qp *q = touched[t];
-			uint64_t m = q->rpend;
-
-			q->rpend = 0;
-			if (!dur)
-				m = RTE_MIN(m, iters - q->rposted);
-			if (m != 0 && perf_post_recvs(c, q, size, m) != 0)
-				return -1;
-		}
 		if (n != 0)
 			t_last = now;
 		perf_poll(c);
@@ -300,9 +336,26 @@ bw_verify_write_target(struct perf_ctx *c, uint64_t size)
 	}
 }
 
+/*
+ * The end of a bidirectional size: each side's report goes to the other
+ * (the client writes first) and both print the sum (perftest's
+ * xchg_bw_reports + print_full_bw_report with the peer's report).
+ */
+static int
+bw_duplex_report(struct perf_ctx *c, const struct perf_bw_rep *mine)
+{
+	struct perf_bw_rep theirs;
+
+	if (perf_xchg_bw_reports(&c->x, mine, &theirs) != 0)
+		return -1;
+	perf_print_bw_sum(&c->p, mine, &theirs);
+	return 0;
+}
+
 static int
 bw_send_flow(struct perf_ctx *c)
 {
+	const bool duplex = c->p.duplex;
 	struct perf_bw_rep rep;
 	uint64_t size;
 	int rc;
@@ -310,7 +363,7 @@ bw_send_flow(struct perf_ctx *c)
 	for (size = perf_first_size(c); size != 0;
 	     size = perf_next_size(c, size)) {
 		c->p.size = size;
-		if (c->p.server) {
+		if (c->p.server || duplex) {
 			for (unsigned int i = 0; i < c->p.num_qps; i++) {
 				struct perf_qp *q = &c->qps[i];
 				uint64_t n = c->p.duration != 0 ? c->p.rx_depth :
@@ -327,11 +380,15 @@ bw_send_flow(struct perf_ctx *c)
 		/* The receives are posted: the client may start. */
 		if (perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0)
 			return -1;
-		rc = c->p.server ? bw_run_server(c, size, &rep) :
+		rc = c->p.server && !duplex ? bw_run_server(c, size, &rep) :
 			bw_run_client(c, size, &rep);
 		if (rc != 0)
 			return -1;
-		perf_print_bw(&c->p, &rep);
+		/* -b: the sum of both sides, but a -D run prints its own. */
+		if (!duplex || c->p.duration != 0)
+			perf_print_bw(&c->p, &rep);
+		else if (bw_duplex_report(c, &rep) != 0)
+			return -1;
 		if (c->p.all_sizes &&
 		    perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0)
 			return -1;
@@ -348,6 +405,32 @@ bw_rdma_flow(struct perf_ctx *c)
 	uint64_t size;
 
 	memset(&mine, 0, sizeof(mine));
+	if (c->p.duplex) {
+		/*
+		 * Both sides run the initiator loop: a handshake before each
+		 * size, one after it with -a, then the reports both ways and
+		 * the sum (perftest's write_bw and read_bw with -b).
+		 */
+		for (size = perf_first_size(c); size != 0;
+		     size = perf_next_size(c, size)) {
+			c->p.size = size;
+			if (perf_xchg_keys(&c->x, &c->qps[0].my,
+					   &c->qps[0].rem) != 0 ||
+			    bw_run_client(c, size, &mine) != 0)
+				return -1;
+			if (c->p.all_sizes &&
+			    perf_xchg_keys(&c->x, &c->qps[0].my,
+					   &c->qps[0].rem) != 0)
+				return -1;
+			if (bw_duplex_report(c, &mine) != 0)
+				return -1;
+		}
+		if (c->o->verify && c->p.verb == PERF_WRITE)
+			bw_verify_write_target(c, mine.size);
+		perf_print_line();
+		return perf_xchg_finish(&c->x, &c->qps[0].my,
+					perf_ndk_quiesce, c, false);
+	}
 	if (c->p.server) {
 		/* Wait for the client's run (polling), take its report. */
 		if (perf_xchg_keys(&c->x, &c->qps[0].my, &c->qps[0].rem) != 0 ||

@@ -7,10 +7,12 @@
  *  - write_lat: ping-pong of RDMA WRITEs. Each side writes its source
  *    buffer into the peer's region with the last byte set to the
  *    iteration number, and spins on the last byte of its own region for
- *    the peer's (perftest's scheme, so either side may be perftest). No
- *    closing handshake in perftest: a peer that just leaves is fine.
+ *    the peer's (perftest's scheme, so either side may be perftest). The
+ *    SERVER writes first (perftest's run_iter_lat_write: the server skips
+ *    its first wait); both regions start zeroed. No closing handshake in
+ *    perftest: a peer that just leaves is fine.
  *  - send_lat: ping-pong of SENDs into posted receives; a handshake once
- *    the receives are posted.
+ *    the receives are posted. The CLIENT sends first (run_iter_lat_send).
  *  - read_lat: the client READs back to back; the server only waits.
  *
  * SEND and WRITE report half the round trip, READ the whole of it.
@@ -131,7 +133,12 @@ lat_pingpong(struct perf_ctx *c, uint64_t size)
 {
 	const struct perf_params *p = &c->p;
 	const bool dur = p->duration != 0;
-	const bool client = !p->server;
+	/*
+	 * Who opens the ping-pong is perftest's choice, and differs: the
+	 * client for SEND, the server for WRITE. Both sides waiting first
+	 * would never move a byte.
+	 */
+	const bool first = p->verb == PERF_WRITE ? p->server : !p->server;
 	const uint64_t iters = p->iters;
 	struct perf_qp *q = &c->qps[0];
 	volatile uint8_t *post_buf = q->lbuf + size - 1;
@@ -145,7 +152,7 @@ lat_pingpong(struct perf_ctx *c, uint64_t size)
 	}
 	while (dur ? k.phase != PERF_PHASE_END :
 	       (scnt < iters || ccnt < iters || rcnt < iters)) {
-		if ((dur || rcnt < iters) && !(scnt < 1 && client)) {
+		if ((dur || rcnt < iters) && !(scnt < 1 && first)) {
 			rcnt++;
 			rc = lat_wait_peer(c, q, size, rcnt, kp);
 			if (rc != 0)

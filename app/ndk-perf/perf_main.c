@@ -8,10 +8,12 @@
  *
  * Without a server address it waits for a client on the TCP port (18515);
  * with one it connects to it. Either side may be stock perftest 4.5 (same
- * options, -R excepted), which is why the order of everything below
- * follows perftest's: the TCP start (versions, sizes, MTU), the key
- * handshakes around connecting the QPs, then the test family's own flow
- * (perf_bw.c, perf_lat.c), which ends with perftest's closing handshake.
+ * options), which is why the order of everything below follows perftest's:
+ * the TCP start (versions, sizes, MTU), the key handshakes around
+ * connecting the QPs, then the test family's own flow (perf_bw.c,
+ * perf_lat.c), which ends with perftest's closing handshake. With -R the
+ * same messages travel on a CM-connected RC connection instead of TCP and
+ * the QPs are connected through the CM (perf_cm.c).
  *
  * Threads: an ndk_poller polls the adapter on the first worker lcore and
  * the test runs on the main lcore; with one lcore the test loops (and the
@@ -136,6 +138,9 @@ perf_params_init(struct perf_ctx *c)
 	p->out_json = o->out_json;
 	p->json_file = o->json_file;
 	p->no_peak = o->no_peak || dur;
+	p->duplex = o->bidir;
+	p->rdma_cm = o->rdma_cm;
+	p->cm_xchg = o->rdma_cm || o->cm_xchg;
 	/* The ethdev's name: -d names perftest's verbs device, ignored. */
 	if (rte_eth_dev_get_name_by_port(o->port_id, p->device) != 0)
 		snprintf(p->device, sizeof(p->device), "port%u", o->port_id);
@@ -174,7 +179,8 @@ perf_connect_flow(struct perf_ctx *c)
 	for (unsigned int i = 0; i < p->num_qps; i++)
 		if (perf_xchg_keys(&c->x, &c->qps[i].my, &c->qps[i].rem) != 0)
 			return -1;
-	if (perf_ndk_connect(c) != 0)
+	/* -R: the CM connected them already (perf_cm_connect_qps()). */
+	if (!p->rdma_cm && perf_ndk_connect(c) != 0)
 		return -1;
 	if (send && perf_xchg_keys(&c->x, &q0->my, &q0->rem) != 0)
 		return -1;
@@ -200,6 +206,17 @@ perf_connect_flow(struct perf_ctx *c)
 static void
 perf_shutdown(struct perf_ctx *c, bool orderly)
 {
+	if (c->cm != NULL) {
+		/* -R: the client disconnects, the server waits for it, and
+		 * only then stops its port (perf_cm.c). */
+		if (orderly)
+			perf_cm_end(c);
+		perf_ndk_quiesce(c);
+		if (orderly && !c->p.server)
+			perf_ndk_wait_peer_stop(c, 2000);
+		perf_ndk_close(c);
+		return;
+	}
 	if (orderly && c->x.fd >= 0 && !c->p.server) {
 		perf_xchg_wait_eof(&c->x, 5000);
 		perf_ndk_wait_peer_stop(c, 2000);
@@ -212,6 +229,36 @@ perf_shutdown(struct perf_ctx *c, bool orderly)
 	perf_xchg_close(&c->x);
 }
 
+/*
+ * -R and -z: no TCP. The adapter is polled from the start (the CM runs on
+ * it) and the exchange travels on a CM connection of its own; with -R the
+ * test QPs are connected through the CM before the test information is
+ * printed (perftest's create_rdma_cm_connection comes before it too).
+ */
+static int
+perf_run_cm(struct perf_ctx *c)
+{
+	if (perf_ndk_wait_link(c) != 0 || perf_ndk_poll_start(c) != 0)
+		return -1;
+	if (c->inline_poll) {
+		c->x.idle = perf_ndk_idle;
+		c->x.idle_arg = c;
+	}
+	if (perf_cm_open(c) != 0) {
+		fprintf(stderr, " Unable to perform rdma_client function\n");
+		return -1;
+	}
+	/* -z: only the exchange; the QPs are connected from the keys. */
+	if (perf_xchg_start(&c->x, &c->p.mtu) != 0 ||
+	    perf_ndk_resources(c) != 0 ||
+	    (c->p.rdma_cm && perf_cm_connect_qps(c) != 0))
+		return -1;
+	perf_print_test_info(&c->p);
+	if (perf_connect_flow(c) != 0)
+		return -1;
+	return c->p.kind == PERF_BW ? perf_bw_run(c) : perf_lat_run(c);
+}
+
 static int
 perf_run(struct perf_ctx *c)
 {
@@ -221,6 +268,8 @@ perf_run(struct perf_ctx *c)
 		return -1;
 	if (c->p.server)
 		perf_print_waiting();
+	if (c->p.cm_xchg)
+		return perf_run_cm(c);
 	if (perf_xchg_open(&c->x, c->o->servername, c->o->tcp_port) != 0) {
 		fprintf(stderr, " Unable to init the socket connection\n");
 		return -1;

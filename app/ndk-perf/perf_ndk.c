@@ -260,7 +260,6 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 {
 	const struct perf_params *p = &c->p;
 	struct perf_qp *q = &c->qps[i];
-	uint32_t rq = p->verb == PERF_SEND ? p->rx_depth : 1;
 	ndk_status_t st;
 
 	/* Registrable memory: attached, the daemon registers only buffers
@@ -283,6 +282,10 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	if (p->verb == PERF_READ) {
 		memset(q->lbuf, 0, c->half);
 		perf_fill(q->rbuf, 0, c->half);
+	} else {
+		/* write_lat polls the last byte of each size here for the
+		 * peer's counter, from 1: it must not start as one. */
+		memset(q->rbuf, 0, c->half);
 	}
 
 	st = ndk_create_mr(c->pd, false, &q->mr);
@@ -296,14 +299,8 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 	}
 	q->ltoken = ndk_mr_local_token(q->mr);
 
-	st = ndk_create_qp(c->pd, c->rcq, c->scq, (void *)(uintptr_t)i, rq,
-			   p->tx_depth, 1, 1, (uint32_t)p->inline_size,
-			   &q->qp);
-	if (st != NDK_STATUS_SUCCESS) {
-		fprintf(stderr, " Couldn't create a QP: %s\n",
-			ndk_status_str(st));
+	if (perf_ndk_qp_renew(c, i) != 0)
 		return -1;
-	}
 
 	memset(&q->my, 0, sizeof(q->my));
 	q->my.lid = 0;
@@ -317,6 +314,29 @@ perf_qp_create(struct perf_ctx *c, unsigned int i)
 		perf_gid_from_ipv4(q->my.gid, c->o->ipv4);
 	else
 		memcpy(q->my.gid, c->o->ipv6, sizeof(q->my.gid));
+	return 0;
+}
+
+int
+perf_ndk_qp_renew(struct perf_ctx *c, unsigned int i)
+{
+	const struct perf_params *p = &c->p;
+	struct perf_qp *q = &c->qps[i];
+	uint32_t rq = p->verb == PERF_SEND ? p->rx_depth : 1;
+	ndk_status_t st;
+
+	if (q->qp != NULL)
+		ndk_close_qp(q->qp, NULL, NULL);
+	q->qp = NULL;
+	st = ndk_create_qp(c->pd, c->rcq, c->scq, (void *)(uintptr_t)i, rq,
+			   p->tx_depth, 1, 1, (uint32_t)p->inline_size,
+			   &q->qp);
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, " Couldn't create a QP: %s\n",
+			ndk_status_str(st));
+		return -1;
+	}
+	q->my.qpn = ndk_qp_num(q->qp);
 	return 0;
 }
 
@@ -501,6 +521,8 @@ void
 perf_ndk_close(struct perf_ctx *c)
 {
 	perf_ndk_quiesce(c);
+	/* Connectors before the QPs they connected. */
+	perf_cm_close(c);
 	/* Nobody polls the queue now. */
 	if (c->netem != NULL)
 		ndk_netem_detach(c->netem);

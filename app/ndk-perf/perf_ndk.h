@@ -35,6 +35,8 @@ struct perf_qp {
 	uint32_t rpend;           /**< receives to post again (SEND server) */
 };
 
+struct perf_cm;
+
 /** Pollers: one per worker lcore, each over a share of the queues. */
 #define PERF_MAX_POLLERS 16
 
@@ -61,6 +63,7 @@ struct perf_ctx {
 	uint64_t verify_checks;
 	uint64_t verify_errors;
 	struct ndk_netem *netem;  /**< --loss on our RX queue */
+	struct perf_cm *cm;       /**< -R: the CM side (perf_cm.c) */
 	struct perf_row raw_row;  /**< our raw baseline row (seq 0: none) */
 };
 
@@ -94,6 +97,37 @@ int perf_ndk_resources(struct perf_ctx *c);
 
 /** Move every QP to RTS towards its "rem" destination. */
 int perf_ndk_connect(struct perf_ctx *c);
+
+/**
+ * Replace QP @p i by a new one (same queues and limits; -R, after the
+ * peer refused a connection on it). @return 0 or -1 (printed).
+ */
+int perf_ndk_qp_renew(struct perf_ctx *c, unsigned int i);
+
+/* --- perf_cm.c: -R, perftest's rdma_cm mode --- */
+
+/**
+ * Set up the exchange's own RC connection through the CM (the client
+ * connects to the server address's -p port, the server listens there) and
+ * route c->x's messages over it. The adapter must be polled already.
+ * @return 0 or -1 (printed).
+ */
+int perf_cm_open(struct perf_ctx *c);
+
+/**
+ * Connect the test QPs through the CM (create_rdma_cm_connection: a
+ * handshake, a connection per QP, a handshake). @return 0 or -1.
+ */
+int perf_cm_connect_qps(struct perf_ctx *c);
+
+/**
+ * The orderly end: the client disconnects the test QPs and then the
+ * exchange's connection; the server waits (5 s at most) for the latter.
+ */
+void perf_cm_end(struct perf_ctx *c);
+
+/** Close the connectors, listener and the exchange's objects. */
+void perf_cm_close(struct perf_ctx *c);
 
 /** Stop polling the adapter (the poller, or the loops' inline polls). */
 void perf_ndk_quiesce(void *ctx);

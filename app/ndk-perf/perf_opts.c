@@ -38,6 +38,7 @@ enum {
 	OPT_RTO_FLOOR,
 	OPT_QUEUES,
 	OPT_ETHDEV,
+	OPT_OLD_POST_SEND,
 };
 
 static const struct option perf_lopts[] = {
@@ -63,6 +64,8 @@ static const struct option perf_lopts[] = {
 	{ "CPU-freq", no_argument, NULL, 'F' },
 	{ "noPeak", no_argument, NULL, 'N' },
 	{ "rdma_cm", no_argument, NULL, 'R' },
+	{ "comm_rdma_cm", no_argument, NULL, 'z' },
+	{ "use_old_post_send", no_argument, NULL, OPT_OLD_POST_SEND },
 	{ "bidirectional", no_argument, NULL, 'b' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -122,12 +125,23 @@ perf_opts_usage(const char *prog)
 	       "::ffff:<ip>, >= 1 <ip6>\n"
 	       "  -p, --port=<port>       TCP port of the exchange (18515)\n"
 	       "  -N, --noPeak            do not compute the peak bandwidth\n"
+	       "  -b, --bidirectional     both sides send (BW tests); the row is "
+	       "the sum of both\n"
 	       "  -d, -F, -i, -c RC       accepted, no effect (the device is "
 	       "the DPDK port)\n"
 	       "      --report_gbits      Gbit/s instead of MiB/s\n"
 	       "      --out_json          write the results to a file too\n"
 	       "      --out_json_file=<f> its name (perftest_out.json)\n"
-	       "  -R (rdma_cm) and -b (bidirectional) are not supported yet.\n"
+	       "  -R, --rdma_cm           connect through the connection "
+	       "manager, exchange\n"
+	       "                          over an RC connection (no TCP); "
+	       "the server address\n"
+	       "                          is then the peer's RoCE IPv4 "
+	       "address\n"
+	       "  -z, --comm_rdma_cm      only the exchange over such a "
+	       "connection (QPs from\n"
+	       "                          its keys)\n"
+	       "      --use_old_post_send accepted, no effect (NDK posts)\n"
 	       "\nndk-perf's own:\n"
 	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
 	       "      --ethdev=<name>     the port by ethdev name (attached to "
@@ -305,14 +319,18 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		o->no_peak = true;
 		break;
 	case 'R':
-		fprintf(stderr, " -R/--rdma_cm: the connection manager is not "
-			"there yet; ndk-perf exchanges QP data over TCP "
-			"(perftest's default Ethernet exchange). Drop -R on "
-			"both sides.\n");
-		return -1;
+		o->rdma_cm = true;
+		break;
+	case 'z':
+		o->cm_xchg = true;
+		break;
+	case OPT_OLD_POST_SEND:
+		/* Our posts are NDK's; the header says "ibv_wr* API : OFF"
+		 * either way. */
+		break;
 	case 'b':
-		fprintf(stderr, " -b/--bidirectional is not supported\n");
-		return -1;
+		o->bidir = true;
+		break;
 	case 'V':
 		printf("Version: %s (ndk-perf)\n", PERF_VERSION);
 		return 1;
@@ -460,7 +478,7 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv,
-				 "s:an:D:f:q:t:r:Q:l:m:I:x:o:u:p:d:i:c:FNRbhV",
+				 "s:an:D:f:q:t:r:Q:l:m:I:x:o:u:p:d:i:c:FNRzbhV",
 				 perf_lopts, NULL)) != -1) {
 		if (ch == 'h') {
 			perf_opts_usage(prog);
@@ -522,6 +540,25 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 		fprintf(stderr, " Attached to ndk-roced (a secondary process), "
 			"the daemon owns the port: no --raw, --raw-baseline or "
 			"--loss\n");
+		return -1;
+	}
+	if ((o->rdma_cm || o->cm_xchg) && o->raw != PERF_RAW_NONE) {
+		fprintf(stderr, " --raw and --raw-baseline trade their hello "
+			"over TCP: not with -R\n");
+		return -1;
+	}
+	if ((o->rdma_cm || o->cm_xchg) && o->servername != NULL) {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, o->servername, &a) != 1) {
+			fprintf(stderr, " -R: the server address must be the "
+				"peer's RoCE IPv4 address (A.B.C.D), not %s\n",
+				o->servername);
+			return -1;
+		}
+	}
+	if (o->bidir && o->test->kind != PERF_BW) {
+		fprintf(stderr, " Bidirectional is only available in BW test\n");
 		return -1;
 	}
 	if (o->post_list > 1 && o->test->kind != PERF_BW) {

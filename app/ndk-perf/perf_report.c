@@ -103,11 +103,15 @@ relax_order(const struct perf_params *p)
 void
 perf_print_test_info(const struct perf_params *p)
 {
-	bool client = !p->server;
+	bool client = !p->server || p->duplex;
 
 	perf_print_line();
-	printf("                    %s %s", verb_title[p->verb],
-	       p->kind == PERF_BW ? "BW " : "Latency ");
+	printf("                    %s ", verb_title[p->verb]);
+	if (p->kind == PERF_BW)
+		printf("%s%sBW ", p->duplex ? "Bidirectional " : "",
+		       p->post_list > 1 ? "Post List " : "");
+	else
+		printf("Latency ");
 	printf("Test\n");
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", p->device);
 	printf(" Number of qps   : %u\t\tTransport type : IB\n", p->num_qps);
@@ -118,7 +122,7 @@ perf_print_test_info(const struct perf_params *p)
 		printf(" TX depth        : %u\n", p->tx_depth);
 	if (p->post_list > 1)
 		printf(" Post List       : %u\n", p->post_list);
-	if (p->verb == PERF_SEND && p->server)
+	if (p->verb == PERF_SEND && (p->server || p->duplex))
 		printf(" RX depth        : %u\n", p->rx_depth);
 	if (p->kind == PERF_BW)
 		printf(" CQ Moderation   : %u\n", p->cq_mod);
@@ -129,8 +133,8 @@ perf_print_test_info(const struct perf_params *p)
 		printf(" Max inline data : %d[B]\n", p->inline_size);
 	else
 		printf(" Outstand reads  : %d\n", p->out_reads);
-	printf(" rdma_cm QPs\t : OFF\n");
-	printf(" Data ex. method : Ethernet\n");
+	printf(" rdma_cm QPs\t : %s\n", on_off(p->rdma_cm));
+	printf(" Data ex. method : %s\n", p->cm_xchg ? "rdma_cm" : "Ethernet");
 	perf_print_line();
 	fflush(stdout);
 }
@@ -234,18 +238,20 @@ static void
 json_test_info(FILE *f, const struct perf_params *p)
 {
 	fprintf(f, "test_info: {\n");
-	fprintf(f, "test: %s_%sTest,\n", verb_title[p->verb],
+	fprintf(f, "test: %s_%s%s%sTest,\n", verb_title[p->verb],
+		p->kind == PERF_BW && p->duplex ? "Bidirectional_" : "",
+		p->kind == PERF_BW && p->post_list > 1 ? "Post_List_" : "",
 		p->kind == PERF_BW ? "BW_" : "Latency_");
 	fprintf(f, "Dual_port: OFF,\nDevice: \"%s\",\n", p->device);
 	fprintf(f, "Number_of_qps: %u,\nTransport_type: IB,\n", p->num_qps);
 	fprintf(f, "Connection_type: RC,\nUsing_SRQ: OFF,\n");
 	fprintf(f, "PCIe_relax_order: %s,\n", on_off(relax_order(p)));
 	fprintf(f, "ibv_wr_API: OFF,\n");
-	if (!p->server)
+	if (!p->server || p->duplex)
 		fprintf(f, "TX_depth : %u,\n", p->tx_depth);
 	if (p->post_list > 1)
 		fprintf(f, "Post_List: %u,\n", p->post_list);
-	if (p->verb == PERF_SEND && p->server)
+	if (p->verb == PERF_SEND && (p->server || p->duplex))
 		fprintf(f, "RX_depth: %u,\n", p->rx_depth);
 	if (p->kind == PERF_BW)
 		fprintf(f, "CQ_Moderation: %u,\n", p->cq_mod);
@@ -256,8 +262,9 @@ json_test_info(FILE *f, const struct perf_params *p)
 		fprintf(f, "Max_inline_data: %d,\n", p->inline_size);
 	else
 		fprintf(f, "Outstand_reads: %d,\n", p->out_reads);
-	fprintf(f, "rdma_cm_QPs: OFF,\n");
-	fprintf(f, "Data_ex_method: Ethernet,\n");
+	fprintf(f, "rdma_cm_QPs: %s,\n", on_off(p->rdma_cm));
+	fprintf(f, "Data_ex_method: %s,\n", p->cm_xchg ? "rdma_cm" :
+		"Ethernet");
 	fprintf(f, "},\n");
 }
 
@@ -305,6 +312,18 @@ perf_print_bw(const struct perf_params *p, const struct perf_bw_rep *r)
 	       (unsigned long)r->iters, r->bw_peak, r->bw_avg, r->msg_rate);
 	putchar('\n');
 	fflush(stdout);
+}
+
+void
+perf_print_bw_sum(const struct perf_params *p, const struct perf_bw_rep *mine,
+		  const struct perf_bw_rep *theirs)
+{
+	struct perf_bw_rep r = *mine;
+
+	r.bw_peak += theirs->bw_peak;
+	r.bw_avg += theirs->bw_avg;
+	r.msg_rate += theirs->msg_rate;
+	perf_print_bw(p, &r);
 }
 
 /* ------------------------------------------------------------------ */

@@ -161,6 +161,8 @@ xchg_write(struct perf_xchg *x, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
+	if (x->msg_send != NULL)
+		return x->msg_send(x->msg_arg, buf, len);
 	while (len > 0) {
 		ssize_t n = send(x->fd, p, len, MSG_NOSIGNAL);
 
@@ -187,6 +189,8 @@ xchg_read(struct perf_xchg *x, void *buf, size_t len, int timeout_ms)
 	uint8_t *p = buf;
 	double end = timeout_ms < 0 ? 0 : xchg_now() + timeout_ms / 1000.0;
 
+	if (x->msg_recv != NULL)
+		return x->msg_recv(x->msg_arg, buf, len, timeout_ms);
 	while (len > 0) {
 		ssize_t n = recv(x->fd, p, len, MSG_DONTWAIT);
 
@@ -341,12 +345,73 @@ xchg_parse_keys(const char msg[PERF_KEY_MSG_LEN], struct perf_dest *d)
 	return 0;
 }
 
+static void
+xchg_put32(uint8_t *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, 4);
+}
+
+static uint32_t
+xchg_get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+/*
+ * -R's key message: struct pingpong_dest as perftest sends it over
+ * rdma_cm (x86-64 layout, fields big-endian): lid, out_reads, qpn, psn,
+ * rkey, 4 bytes of padding, vaddr, GID, srqn, gid_index.
+ */
+static void
+xchg_format_cm_keys(const struct perf_dest *d, uint8_t m[PERF_CM_KEYS_LEN])
+{
+	memset(m, 0, PERF_CM_KEYS_LEN);
+	xchg_put32(m + 0, d->lid);
+	xchg_put32(m + 4, d->out_reads);
+	xchg_put32(m + 8, d->qpn);
+	xchg_put32(m + 12, d->psn);
+	xchg_put32(m + 16, d->rkey);
+	xchg_put32(m + 24, (uint32_t)(d->vaddr >> 32));
+	xchg_put32(m + 28, (uint32_t)d->vaddr);
+	memcpy(m + 32, d->gid, 16);
+	xchg_put32(m + 48, d->srqn);
+}
+
+static void
+xchg_parse_cm_keys(const uint8_t m[PERF_CM_KEYS_LEN], struct perf_dest *d)
+{
+	d->lid = xchg_get32(m + 0);
+	d->out_reads = xchg_get32(m + 4);
+	d->qpn = xchg_get32(m + 8);
+	d->psn = xchg_get32(m + 12);
+	d->rkey = xchg_get32(m + 16);
+	d->vaddr = (uint64_t)xchg_get32(m + 24) << 32 | xchg_get32(m + 28);
+	memcpy(d->gid, m + 32, 16);
+	d->srqn = xchg_get32(m + 48);
+}
+
 int
 perf_xchg_keys(struct perf_xchg *x, const struct perf_dest *my,
 	       struct perf_dest *rem)
 {
 	char out[PERF_KEY_MSG_LEN], in[PERF_KEY_MSG_LEN];
 
+	if (x->msg_send != NULL) {
+		uint8_t bout[PERF_CM_KEYS_LEN], bin[PERF_CM_KEYS_LEN];
+
+		xchg_format_cm_keys(my, bout);
+		if (xchg_data(x, bout, bin, sizeof(bin)) != 0) {
+			fprintf(stderr, " Failed to exchange data between "
+				"server and clients\n");
+			return -1;
+		}
+		xchg_parse_cm_keys(bin, rem);
+		return 0;
+	}
 	xchg_format_keys(my, out);
 	if (xchg_data(x, out, in, sizeof(in)) != 0) {
 		fprintf(stderr, " Failed to exchange data between server and "
@@ -428,6 +493,23 @@ perf_xchg_finish(struct perf_xchg *x, const struct perf_dest *my,
 	 * The handshake: we keep polling while the peer finishes (it may
 	 * still be moving data through us).
 	 */
+	if (x->msg_send != NULL) {
+		/* -R: the handshake alone (ctx_close_connection); the end
+		 * is the CM's (perf_cm_end()), nothing quiesced here. */
+		uint8_t bout[PERF_CM_KEYS_LEN], bin[PERF_CM_KEYS_LEN];
+
+		xchg_format_cm_keys(my, bout);
+		if (!x->server && xchg_write(x, bout, sizeof(bout)) != 0 &&
+		    !eof_ok)
+			goto fail;
+		rc = xchg_read(x, bin, sizeof(bin), -1);
+		if (rc == 1 && eof_ok)
+			return 0;       /* write_lat: the peer just left */
+		if (rc != 0 || (x->server &&
+				xchg_write(x, bout, sizeof(bout)) != 0))
+			goto fail;
+		return 0;
+	}
 	xchg_format_keys(my, out);
 	if (!x->server && xchg_write(x, out, sizeof(out)) != 0 && !eof_ok)
 		goto fail;

@@ -235,7 +235,11 @@ ndk_adapter_set_cm_params(struct ndk_adapter *adapter,
 	if (params == NULL || params->retry_count > 7 ||
 	    params->rnr_retry_count > 7 || params->qp_retry_count > 7 ||
 	    params->local_ack_timeout > 31 ||
-	    params->cm_response_timeout > 31 || params->max_cm_retries > 15)
+	    params->cm_response_timeout > 31 || params->max_cm_retries > 15 ||
+	    (params->path_mtu != 0 && (params->path_mtu < 256 ||
+				       params->path_mtu > 4096 ||
+				       (params->path_mtu &
+					(params->path_mtu - 1)) != 0)))
 		return NDK_STATUS_INVALID_PARAMETER;
 	if (adapter->dispatch->set_cm_params == NULL)
 		return NDK_STATUS_NOT_SUPPORTED;

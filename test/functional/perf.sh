@@ -98,7 +98,8 @@ case_no=0
 # crc (their exit codes). Environment: SERVER_LCORES (default 0; "0-1"
 # gives the server a poller lcore, sharing the client's), NO_PEER_MAC=1
 # (the adapters find each other's MAC by ARP), MEMIF (more net_memif
-# arguments for both ports).
+# arguments for both ports), RDMA_CM=1 (-R: the client names the server's
+# RoCE address; no TCP).
 run_pair() {
 	local sargs=$1 cargs=$2 prog=${3:-$PERF}
 	local n=$case_no sock="/tmp/ndkperf-$$-$case_no.sock"
@@ -123,13 +124,20 @@ run_pair() {
 	srv=$!
 	PIDS+=("$srv")
 	# The memif client must connect once the server's port has started;
-	# the server listens on TCP only after that.
-	wait_listen "$port" "$srv"
+	# the server listens on TCP only after that (with -R it does not
+	# listen on TCP at all: the client tries its CM connection again
+	# until the server's listener answers).
+	if [ -n "${RDMA_CM:-}" ]; then
+		sleep 0.5
+	else
+		wait_listen "$port" "$srv"
+	fi
 	# shellcheck disable=SC2046,SC2086
 	timeout 40 "$prog" -l 1 $(mem_args c$n) $EAL_COMMON \
 		--vdev "net_memif0,role=client,socket=$sock,socket-abstract=no,mac=$cmac${MEMIF:-}" -- \
 		$cargs --ip 10.77.$((n % 256)).2 $cpeer -p "$port" \
-		127.0.0.1 >"$co" 2>&1 &
+		"$([ -n "${RDMA_CM:-}" ] && echo 10.77.$((n % 256)).1 || echo 127.0.0.1)" \
+		>"$co" 2>&1 &
 	cli=$!
 	PIDS+=("$cli")
 	wait "$cli"
@@ -150,7 +158,7 @@ run_case() {
 	run_pair "$2" "$3" "${5:-$PERF}"
 	[ "$src" -eq 0 ] || why="server exit $src"
 	[ "$crc" -eq 0 ] || why="$why client exit $crc"
-	grep -Eq '^ Data ex. method : Ethernet|^ +Raw ethdev test' "$co" ||
+	grep -Eq '^ Data ex. method : (Ethernet|rdma_cm)|^ +Raw ethdev test' "$co" ||
 		why="$why no header"
 	grep -Eq "^ $size +[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+" "$co" ||
 		why="$why no result row"
@@ -200,6 +208,29 @@ run_case "write_lat -a" "write_lat -a -n 10 --verify" \
 	"write_lat -a -n 10 --verify" 8388608
 run_case "send_bw -q 4 -I 64" "send_bw -q 4 -s 64 -I 64 -n 500 --verify" \
 	"send_bw -q 4 -s 64 -I 64 -n 500 --verify" 64
+# Bidirectional (-b): both sides run the initiator loop (and the SEND
+# side's receives), both print the sum of both reports, every byte checked.
+for t in write_bw send_bw read_bw; do
+	a="$t -b -s 4096 -n 200 --verify"
+	CHECK="grep -q 'Bidirectional BW' \$co && [ \"\$(grep '^ 4096 ' \$so)\" = \"\$(grep '^ 4096 ' \$co)\" ]" \
+	run_case "$t -b" "$a" "$a" 4096
+done
+a="send_bw -b -s 64 -q 2 -r 32 -n 400 --verify"
+run_case "send_bw -b -q 2 -r 32" "$a" "$a" 64
+# -R: the exchange on an RC connection of its own and every QP connected
+# through the connection manager (no TCP), each test, several QPs, -b.
+for a in "send_bw -s 4096 -n 200" "write_bw -s 4096 -q 4 -n 100" \
+	"read_bw -s 65536 -n 50" "send_lat -n 100" "write_lat -n 100" \
+	"read_lat -n 100" "send_bw -b -s 4096 -n 100"; do
+	RDMA_CM=1 CHECK="grep -q '^ Data ex. method : rdma_cm' \$co && grep -q '^ rdma_cm QPs.*: ON' \$so" \
+	run_case "${a%% *} -R ${a#* }" "$a -R --verify" "$a -R --verify" \
+		"$(case $a in *_lat*) echo 2 ;; *65536*) echo 65536 ;; *) echo 4096 ;; esac)"
+done
+# -z: only the exchange over such a connection, the QPs connected from
+# its keys; --use_old_post_send is accepted (no effect).
+a="send_bw -z -s 4096 -n 200 --use_old_post_send"
+RDMA_CM=1 CHECK="grep -q '^ Data ex. method : rdma_cm' \$co && grep -q '^ rdma_cm QPs.*: OFF' \$so" \
+run_case "send_bw -z" "$a --verify" "$a --verify" 4096
 # Post lists (-l): chains of 16 requests, 15 with DEFER and one doorbell
 # each, every byte checked; a list not a multiple of the CQ moderation
 # (several QPs, SEND's receiver posting a burst's receives at once); a
@@ -297,7 +328,8 @@ refused() {
 	fi
 }
 # Options perftest has and we refuse must say why and fail.
-refused -R rdma_cm write_bw -R
+refused "-R with --raw" "not with -R" write_bw -R --raw
+refused "-R to a host name" "RoCE IPv4 address" write_bw -R localhost
 # perftest's -u 0 means no timeout; ours cannot express it.
 refused "-u 0" "QP timeout should be between 1 and 31" write_bw -u 0
 # perftest's post list rules.
@@ -305,6 +337,7 @@ refused "-l 3 -Q 2" "Post list size must be a multiple of CQ moderation" \
 	write_bw -l 3 -Q 2
 refused "-l 16 -n 100" "multiple of post list size" write_bw -l 16 -n 100
 refused "-l with a LAT test" "BW tests only" write_lat -l 4
+refused "-b with a LAT test" "only available in BW test" send_lat -b
 
 echo "($(($(date +%s) - start)) s)"
 echo "perf: $passed passed, $failed failed, $skipped skipped"

@@ -993,7 +993,7 @@ t_cm_params(void)
 	const struct ndk_cm_params mine = {
 		.retry_count = 3, .rnr_retry_count = 5, .qp_retry_count = 4,
 		.local_ack_timeout = 14, .cm_response_timeout = 18,
-		.max_cm_retries = 9,
+		.max_cm_retries = 9, .path_mtu = 1024,
 	};
 	struct ndk_cm_params got, bad;
 	/* static: callbacks of a failed case may still fire */
@@ -1021,6 +1021,10 @@ t_cm_params(void)
 	bad.max_cm_retries = 16;
 	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),
 		       NDK_STATUS_INVALID_PARAMETER, "16 CM retries");
+	bad = def;
+	bad.path_mtu = 1500;
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),
+		       NDK_STATUS_INVALID_PARAMETER, "path MTU 1500");
 	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, NULL),
 		       NDK_STATUS_INVALID_PARAMETER, "NULL");
 	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &mine), NDK_STATUS_SUCCESS,
@@ -1040,6 +1044,7 @@ t_cm_params(void)
 		    "no REQ seen");
 	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].retry_count, 3, "REQ retry count");
 	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].rnr_retry_count, 5, "REQ RNR retry");
+	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].path_mtu, 3, "REQ path MTU 1024");
 	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].primary.local_ack_timeout, 14,
 		       "REQ ACK timeout");
 	TEST_ASSERT_EQ(g_req[NDK_PAIR_B].remote_cm_response_timeout, 18,
@@ -1053,6 +1058,9 @@ t_cm_params(void)
 	TEST_ASSERT_EQ(qb.retry_cnt, 3, "B's retry count (the REQ's)");
 	TEST_ASSERT_EQ(qb.timeout, 14, "B's ACK timeout (the REQ's)");
 	TEST_ASSERT_EQ(qb.rnr_retry, 5, "B's RNR retry (the REQ's)");
+	TEST_ASSERT(qa.path_mtu == 1024 && qb.path_mtu == 1024,
+		    "path MTU: A %u, B %u (the REQ's)", qa.path_mtu,
+		    qb.path_mtu);
 	TEST_ASSERT_EQ(ndk_disconnect(ca, req_done, &r1), NDK_STATUS_PENDING,
 		       "A disconnects");
 	WAIT_REQ(&r1, NDK_STATUS_SUCCESS, "A's disconnect");

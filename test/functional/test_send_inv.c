@@ -4,7 +4,10 @@
  * Functional: NdkSendAndInvalidate. The receiver's FRMR or window is
  * invalidated by the SEND (RECEIVE_AND_INVALIDATE completion with the
  * token, through both result getters); a token the receiver cannot
- * invalidate fails the SEND and the receive.
+ * invalidate aborts the connection (the SEND completes
+ * STATUS_REMOTE_RESOURCES, the receive STATUS_CONNECTION_ABORTED, both
+ * NDK_PERR_REM_INV_REQ); NdkInvalidate of an FRMR the peer invalidated
+ * first succeeds and the connection lives on.
  *
  * Side A (index 0) is the requester of the remote operations, side B
  * (index 1) owns the regions, unless a case says otherwise.
@@ -132,30 +135,28 @@ t_send_inv_frmr(void)
 	    tok_remote_fails(&t, 0, false, true, f->base_va, f->rtoken, 1,
 			     "READ after the second one") != 0)
 		return -1;
-	/* B's own NdkInvalidate of the remotely invalidated FRMR fails. */
+	/*
+	 * The storage race: the peer's SEND with Invalidate got there first
+	 * and B invalidates the FRMR too, on the same connection. That
+	 * succeeds (the token is dead, as asked), and so does a second
+	 * one; the connection lives on: fast-registered again, the FRMR
+	 * takes A's WRITE (ndk.h, ndk_invalidate()).
+	 */
 	if (tok_reconnect(&t) != 0)
 		return -1;
-	{
-		ndk_status_t st = ndk_invalidate(t.c->qp[1], TOK_REQ_INV,
-						 &f->mr->header, 0);
-		struct ndk_result_ex r;
-		char d[200];
-
-		if (st == NDK_STATUS_SUCCESS) {
-			TEST_ASSERT_EQ(ndk_pair_wait(t.c->icq[1], &r, 1,
-						     WAIT_S), 1,
-				       "invalidate completion");
-			ndk_pair_result_str(&r, d, sizeof(d));
-			printf("  NdkInvalidate after the remote invalidation: "
-			       "%s\n", d);
-			TEST_ASSERT(r.status != NDK_STATUS_SUCCESS &&
-				    r.type == NDK_OP_INVALIDATE,
-				    "invalidating an invalid FRMR succeeded");
-		} else {
-			printf("  NdkInvalidate after the remote invalidation: "
-			       "refused inline, %s\n", ndk_status_str(st));
-		}
-	}
+	tok_frmr_map(f, 2, false, 0, 2 * NDK_PAGE_SIZE, VA2(0));
+	if (tok_frmr_register(f, t.c, 1, RW_FLAGS, "fast register (3)") != 0 ||
+	    send_inv_ok(&t, f->rtoken, false,
+			"SEND with Invalidate, then NdkInvalidate") != 0 ||
+	    tok_invalidate(t.c, 1, &f->mr->header,
+			   "NdkInvalidate of the FRMR the peer invalidated") != 0 ||
+	    tok_invalidate(t.c, 1, &f->mr->header,
+			   "NdkInvalidate of it once more") != 0 ||
+	    tok_frmr_register(f, t.c, 1, RW_FLAGS,
+			      "fast register on the same connection") != 0 ||
+	    frmr_write_ok(&t, f, 0, 500, 0xC03,
+			  "WRITE on the same connection") != 0)
+		return -1;
 	tok_frmr_free(f);
 	tok_close(&t);
 	return 0;
@@ -247,16 +248,25 @@ send_inv_refused(struct tok_ctx *t, uint32_t token, const char *what)
 	st = ndk_send_and_invalidate(c->qp[0], (void *)0xB1, &s, 1, 0, token);
 	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "%s: post: %s", what,
 		       ndk_status_str(st));
-	if (tok_expect_failure(c->icq[0], NDK_OP_SEND, (void *)0xB1, NULL,
+	/* The connection is aborted (ndk.h, ndk_send_and_invalidate()):
+	 * the SEND fails as a request the peer NAKed, the receive says so. */
+	if (tok_expect_failure(c->icq[0], NDK_OP_SEND, (void *)0xB1, &r,
 			       what) != 0)
 		return -1;
+	ndk_pair_result_str(&r, d, sizeof(d));
+	TEST_ASSERT(r.status == NDK_STATUS_REMOTE_RESOURCES &&
+		    r.provider_error == NDK_PERR_REM_INV_REQ,
+		    "%s: want the SEND STATUS_REMOTE_RESOURCES / "
+		    "NDK_PERR_REM_INV_REQ: %s", what, d);
 	TEST_ASSERT_EQ(ndk_pair_wait(c->rcq[1], &r, 1, WAIT_S), 1,
 		       "%s: receive completion", what);
 	ndk_pair_result_str(&r, d, sizeof(d));
 	printf("    %-40s    receiver: %s\n", "", d);
-	TEST_ASSERT(r.status != NDK_STATUS_SUCCESS &&
+	TEST_ASSERT(r.status == NDK_STATUS_CONNECTION_ABORTED &&
+		    r.provider_error == NDK_PERR_REM_INV_REQ &&
 		    r.request_context == (void *)0xB2,
-		    "%s: the receive did not fail: %s", what, d);
+		    "%s: want the receive STATUS_CONNECTION_ABORTED / "
+		    "NDK_PERR_REM_INV_REQ: %s", what, d);
 	if (tok_expect_both_error(c, what) != 0)
 		return -1;
 	ndk_pair_stats(t->p, 1, &s1);

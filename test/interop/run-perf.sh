@@ -6,7 +6,9 @@
 # ndk-perf on the host, whose adapter (10.77.1.1) is the guest's eth1
 # (vhost-user), in both roles (guest client -> ndk-perf server, ndk-perf
 # client -> guest server), at guest MTU 1500 (RDMA MTU 1024) and 4200 (RDMA
-# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 60 cases.
+# MTU 4096), 2 B, 64 KiB and 1 MiB per test: 72 cases; then perftest's
+# modes (PF_MODES: -b, -R) in both roles at MTU 4200: 18 cases. With -R
+# there is no TCP: each client names the other's RoCE address.
 #
 # The machinery is lib.sh's, shared with run-pingpong.sh: one guest booted
 # through a qemu-system-x86_64 wrapper that makes the vhost-user chardev
@@ -33,10 +35,17 @@
 # env: NDK_INTEROP_WORK (this test uses its perf/ subdirectory)
 #      NDK_PERF (default build/app/ndk-perf/ndk-perf)  TESTPMD=dpdk-testpmd
 #      PF_MTUS="1500 4200"  PF_ROLES="guest-client guest-server"
-#      PF_TESTS="write_bw read_bw send_bw read_lat send_lat"
+#      PF_TESTS="write_bw read_bw send_bw read_lat send_lat write_lat"
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
 #        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
 #        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
+#      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b
+#        send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R
+#        send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R"
+#        (TEST:SIZE:ITERS:OPTIONS, options comma-separated, given to both
+#        sides: perftest's modes beyond the plain run, both roles, at the
+#        guest MTU PF_MODE_MTU, default the last of PF_MTUS; "all": every
+#        one; -a drops -s, -D drops -n)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
 #        the frames it receives, READ responses and requests alike)
@@ -57,8 +66,12 @@ IOP_CASE_TIMEOUT=60
 IOP_SUMMARY_HEAD="cases (guest row / ndk-perf row; frames: RoCEv2 in the capture):"
 iop_init perf PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
-TESTS=${PF_TESTS:-write_bw read_bw send_bw read_lat send_lat}
+TESTS=${PF_TESTS-write_bw read_bw send_bw read_lat send_lat write_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
+MODES=${PF_MODES-write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b \
+send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R \
+send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R}
+MODE_MTU=${PF_MODE_MTU:-${IOP_MTUS##* }}
 QP_TIMEOUT=${PF_QP_TIMEOUT-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
@@ -77,18 +90,45 @@ result_row() {
 	grep -E "^ *$2 +$3 +[0-9]" "$1" 2>/dev/null | head -n 1 | tr -s ' \t' ' ' | sed 's/^ //' || true
 }
 
-# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS
+# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS]
+# OPTIONS: more perftest options for both sides, comma-separated ("-b").
 run_case() {
-	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6
+	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6 more=${7:-}
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
 	local need roce
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
+	local rit=$iters q
+	if [ -n "$more" ]; then
+		name="$name${more//,/}"
+		IFS=, read -r -a more <<<"$more"
+		# -a: every size, no -s (the 8 MiB row is checked); -D: a
+		# duration, no -n (any count); -q N: BW rows count N x ITERS.
+		case " ${more[*]} " in
+		*" -a "*) opts=(-n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"})
+			size=8388608 ;;
+		*" -D "*) opts=(-s "$size" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"})
+			rit='[0-9]+' iters=1 ;;
+		esac
+		q=$(sed -n 's/.* -q \([0-9]*\) .*/\1/p' <<<" ${more[*]} ")
+		[ -z "$q" ] || [ "${test#*_}" != bw ] || rit=$((iters * q))
+		# -m M below the link's: both sides use M.
+		q=$(sed -n 's/.* -m \([0-9]*\) .*/\1/p' <<<" ${more[*]} ")
+		[ -z "$q" ] || [ "$q" -ge "$rmtu" ] || rmtu=$q
+		opts+=("${more[@]}")
+	fi
 	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}"
+	# -R, -z: no TCP; each client names the server's RoCE address
+	# (rxe1's, our adapter's) instead of the eth0 side.
+	local cm=0 guest_to=$IOP_HOST_ADDR ndk_to=${IOP_GUEST_IP%/*}
+	case " ${opts[*]} " in
+	*" -R "* | *" -z "*)
+		cm=1 guest_to=$IOP_NDK_IP ndk_to=${IOP_GUEST_IP1%/*} ;;
+	esac
 	L=$W/logs/$name
 	iop_case_begin "$name"
 	echo "$IOP_LABEL: case $name: ib_$test on rxe1 as the ${role#guest-}," \
 		"ndk-perf as the $([ "$role" = guest-client ] && echo server || echo client)," \
-		"${size} B x $iters, RDMA MTU $rmtu"
+		"${size} B x $iters, RDMA MTU $rmtu${more:+, ${more[*]}}"
 
 	iop_capture_start "$name" $((mtu + 64)) || true
 	iop_expect_link_down "$IOP_CAP_BEFORE"
@@ -97,8 +137,10 @@ run_case() {
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
 			"${opts[@]}" "${NDK_OPTS[@]}" --stats
-		if iop_host_listening 18515; then
-			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T $ib $IOP_HOST_ADDR" \
+		# -R: our listener is up within moments of the port (rxe1
+		# ACTIVE), long before perftest in the guest gets to connect.
+		if [ "$cm" = 1 ] || iop_host_listening 18515; then
+			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T $ib $guest_to" \
 				>"$L.guest.log" 2>&1 || grc=$?
 		else
 			iop_why "ndk-perf is not listening on TCP 18515"
@@ -112,7 +154,7 @@ run_case() {
 		# start ndk-perf first (its client retries the TCP connection for
 		# 10 s), the guest's server once rxe1 is ACTIVE.
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" "${NDK_OPTS[@]}" --stats "${IOP_GUEST_IP%/*}"
+			"${opts[@]}" "${NDK_OPTS[@]}" --stats "$ndk_to"
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-active 30 $CASE_T $ib") || gid=none
 		iop_app_wait || nrc=$?
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
@@ -140,8 +182,8 @@ run_case() {
 
 	[ "$nrc" = 0 ] || iop_why "ndk-perf exit status $nrc"
 	[ "$grc" = 0 ] || iop_why "ib_$test exit status $grc"
-	grow=$(result_row "$L.guest.log" "$size" "$iters")
-	nrow=$(result_row "$L.ndk.log" "$size" "$iters")
+	grow=$(result_row "$L.guest.log" "$size" "$rit")
+	nrow=$(result_row "$L.ndk.log" "$size" "$rit")
 	# perftest 4.5's read_lat server is passive and prints no result row
 	# (stock ib_read_lat as the server does not either): from the server of
 	# read_lat only its address lines are required.
@@ -169,19 +211,26 @@ run_case() {
 		iop_why "ndk-perf's path MTU is not $rmtu"
 	grep -Eq "^ *Mtu +: $rmtu\[B\]" "$L.guest.log" ||
 		iop_why "ib_$test's path MTU is not $rmtu"
-	# At least the data of one direction: N messages of ceil(S/M) packets.
+	# At least the data of one direction: N messages of ceil(S/M) packets
+	# (of both with -b).
+	local ways=1
+	case " ${opts[*]} " in *" -b "*) ways=2 ;; esac
 	iop_capture_check --mtu "$rmtu" \
-		--min-roce $((iters * ((size + rmtu - 1) / rmtu)))
+		--min-roce $((iters * ((size + rmtu - 1) / rmtu) * ways))
 	# Frames sent per frame needed (both directions, against one data
 	# frame per MTU of every message): retransmissions show here.
-	need=$((iters * ((size + rmtu - 1) / rmtu)))
+	need=$((iters * ((size + rmtu - 1) / rmtu) * ways))
 	roce=$(sed -n 's/^\([0-9]*\) frames,.*/\1/p' <<<"$IOP_CAP_SUM")
 	[ -z "$roce" ] || echo "    frames: $roce RoCEv2 captured, $need data" \
 		"frames needed: $(awk -v a="$roce" -v b="$need" \
 		'BEGIN { printf "%.3f", a / b }') per frame needed"
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
-	[ "${largest:-0}" = $((size < rmtu ? size : rmtu)) ] ||
-		iop_why "largest payload ${largest:-?}, expected $((size < rmtu ? size : rmtu))"
+	local want=$((size < rmtu ? size : rmtu))
+	# -R: the exchange's SENDs (perftest's 56-byte key messages) travel
+	# as RoCE too.
+	[ "$cm" = 0 ] || [ "$want" -ge 56 ] || want=56
+	[ "${largest:-0}" = "$want" ] ||
+		iop_why "largest payload ${largest:-?}, expected $want"
 	echo "    times: set-up $(((t1 - IOP_CASE_T0) / 100)), run $(((t2 - t1) / 100))," \
 		"capture hand-over $(((t3 - t2) / 100)), checks $((($(now_ms) - t3) / 100)) (0.1 s)"
 	iop_case_end "${iters}x${size} B; guest [${grow:-none}] ndk [${nrow:-none}]; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
@@ -225,6 +274,14 @@ perf_mtu() {
 				[ "$CASE_AGAIN" = 0 ] ||
 					RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
 			done
+		done
+		[ "$MODE_MTU" = all ] || [ "$mtu" = "$MODE_MTU" ] || continue
+		for c in $MODES; do
+			IFS=: read -r test size iters kind <<<"$c"
+			CASE_AGAIN=0
+			run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
+			[ "$CASE_AGAIN" = 0 ] ||
+				RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
 		done
 	done
 	iop_guest_end "$mtu"

@@ -643,8 +643,7 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	c->remote_psn = m->starting_psn;
 	c->peer_ird = m->responder_resources;
 	c->peer_ord = m->initiator_depth;
-	c->mtu_code = RTE_MIN(m->path_mtu,
-			      ndk_roce_mtu_from_bytes(ad->max_path_mtu));
+	c->mtu_code = RTE_MIN(m->path_mtu, swr_cm_mtu_code(ad));
 	c->ack_timeout = m->primary.local_ack_timeout != 0 ?
 		m->primary.local_ack_timeout : SWR_CM_QP_ACK_TIMEOUT;
 	/* Ours stays finite (a vanished peer ends it): qp_retry_count. */

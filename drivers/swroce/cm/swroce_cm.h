@@ -396,6 +396,20 @@ ndk_status_t swr_connector_create(struct ndk_adapter *adapter,
 ndk_status_t swr_listener_create(struct ndk_adapter *adapter,
 				 ndk_connect_event_fn event, void *ctx,
 				 struct ndk_listener **out);
+/**
+ * Path MTU code our REQs announce and REQs are capped to: the adapter's
+ * max_path_mtu, or the smaller path_mtu of ndk_adapter_set_cm_params().
+ */
+static inline uint8_t
+swr_cm_mtu_code(const struct swr_adapter *ad)
+{
+	uint32_t mtu = ad->max_path_mtu;
+
+	if (ad->cm->params.path_mtu != 0 && ad->cm->params.path_mtu < mtu)
+		mtu = ad->cm->params.path_mtu;
+	return ndk_roce_mtu_from_bytes(mtu);
+}
+
 /** ndk_adapter_set_cm_params() (values checked by libndk). */
 ndk_status_t swr_cm_set_params(struct ndk_adapter *adapter,
 			       const struct ndk_cm_params *params);

@@ -43,7 +43,7 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	c->local_id = ad->cm->next_comm_id++;
 	c->tid = rte_rand();
 	c->local_psn = (uint32_t)rte_rand() & NDK_ROCE_PSN_MASK;
-	c->mtu_code = ndk_roce_mtu_from_bytes(ad->max_path_mtu);
+	c->mtu_code = swr_cm_mtu_code(ad);
 	c->ack_timeout = cp->local_ack_timeout != 0 ? cp->local_ack_timeout :
 		SWR_CM_QP_ACK_TIMEOUT;
 	c->retry_cnt = cp->qp_retry_count;

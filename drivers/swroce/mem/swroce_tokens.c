@@ -315,10 +315,20 @@ swr_local_exec(struct swr_qp *qp __rte_unused, struct swr_swqe *wqe)
 	case SWR_WR_BIND:
 		return exec_bind(wqe);
 	case SWR_WR_INVALIDATE:
-		/* Invalidating what is not valid is a malformed request. */
+		/*
+		 * A fast-register MR that is not valid (the peer's SEND with
+		 * Invalidate got there first, or it never was registered)
+		 * stays invalid and the request succeeds: what the consumer
+		 * asked for holds, and the race "target invalidated, host
+		 * invalidates too" must not kill the connection. rxe does
+		 * the same (its local invalidate of an FRMR does not look at
+		 * the state). A window must be bound to be invalidated.
+		 */
 		if (__atomic_load_n(&wqe->reg->state, __ATOMIC_ACQUIRE) !=
 		    SWR_MR_VALID)
-			return NDK_STATUS_INVALID_DEVICE_REQUEST;
+			return wqe->reg->kind == SWR_MR_FRMR ?
+				NDK_STATUS_SUCCESS :
+				NDK_STATUS_INVALID_DEVICE_REQUEST;
 		__atomic_store_n(&wqe->reg->state, SWR_MR_UNREGISTERED,
 				 __ATOMIC_RELEASE);
 		return NDK_STATUS_SUCCESS;

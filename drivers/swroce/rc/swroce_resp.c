@@ -97,8 +97,11 @@ swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
 
 /*
  * SEND with Invalidate: the token must name a valid fast-register MR or
- * window of this QP's PD. Anything else aborts the connection (NDK), and
- * the receive reports the failure.
+ * window of this QP's PD. Anything else aborts the connection, as the
+ * NdkSendAndInvalidate page requires of the receiving provider: an
+ * invalid-request NAK (the sender's SEND fails), the receive completes
+ * STATUS_CONNECTION_ABORTED with NDK_PERR_REM_INV_REQ and the QP moves to
+ * ERROR (ndk.h, ndk_send_and_invalidate()).
  */
 static int
 swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
@@ -113,7 +116,7 @@ swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != SWR_MR_VALID) {
 		SWR_STAT(qp->q, inv_rejected);
 		swr_resp_fatal(qp, NDK_ROCE_NAK_INVALID_REQUEST, p->psn,
-			       NDK_STATUS_INVALID_DEVICE_REQUEST,
+			       NDK_STATUS_CONNECTION_ABORTED,
 			       NDK_PERR_REM_INV_REQ);
 		return -1;
 	}

@@ -887,6 +887,16 @@ ndk_write(struct ndk_qp *qp, void *request_context, const struct ndk_sge *sgl,
  * (IETH); the peer invalidates that token when the receive completes and
  * reports NDK_OP_RECEIVE_AND_INVALIDATE with the token. Completes locally
  * as NDK_OP_SEND. Flags as ndk_send().
+ *
+ * A token the receiver cannot invalidate (unknown, a plain MR, another
+ * PD's, an FRMR or window that is not valid) aborts the connection, as
+ * the NDK page requires of the receiving provider (IB: an invalid-request
+ * NAK, both QPs to ERROR): the receiver's receive completes
+ * STATUS_CONNECTION_ABORTED and this SEND completes
+ * STATUS_REMOTE_RESOURCES, both with provider_error NDK_PERR_REM_INV_REQ;
+ * later requests on either side flush (STATUS_CANCELLED). The region is
+ * left as it was. A receiver that ACKs instead (Linux rxe) lets this SEND
+ * succeed and fails only its own receive.
  */
 static inline ndk_status_t
 ndk_send_and_invalidate(struct ndk_qp *qp, void *request_context,
@@ -924,6 +934,12 @@ ndk_fast_register(struct ndk_qp *qp, void *request_context, struct ndk_mr *mr,
  * NdkInvalidate: invalidate a fast-registered MR or a bound MW (given by
  * its object header) in order with the QP's other requests. A plain
  * registered MR is refused (STATUS_INVALID_DEVICE_REQUEST): deregister it.
+ *
+ * A fast-register MR that is already invalid (typically: the peer's
+ * SEND with Invalidate invalidated it first, the storage race of target
+ * and host both invalidating) completes STATUS_SUCCESS and stays invalid;
+ * the QP stays connected. A window that is not bound completes
+ * STATUS_INVALID_DEVICE_REQUEST and the QP moves to ERROR.
  */
 static inline ndk_status_t
 ndk_invalidate(struct ndk_qp *qp, void *request_context,

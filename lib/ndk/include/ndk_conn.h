@@ -240,10 +240,15 @@ struct ndk_cm_params {
 	uint8_t cm_response_timeout;
 	/** Max CM retries a REQ announces, 0-15. Default 15. */
 	uint8_t max_cm_retries;
+	/** Largest path MTU in bytes (256, 512, 1024, 2048, 4096) a REQ
+	 *  announces and a QP connected from a REQ takes (the smaller of
+	 *  the REQ's and this), as rdma_cm takes the route's MTU; 0
+	 *  (default): the adapter's max_path_mtu. */
+	uint16_t path_mtu;
 };
 
 /** struct ndk_cm_params initializer with the defaults (rdma_cm's). */
-#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15 }
+#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15, 0 }
 
 /**
  * Set the connection manager parameters of @p adapter; they apply to the
