@@ -380,6 +380,11 @@ cm_set(struct roced_port_cfg *p, const char *where, const char *key,
 		  offsetof(struct ndk_cm_params, max_cm_retries), 15 },
 	};
 
+	if (strcmp(key, "cm_listen_backlog") == 0) {
+		p->cm.listen_backlog = need_u32(where, key, val, 1, 1u << 20);
+		p->cm_set = true;
+		return true;
+	}
 	for (unsigned int i = 0; i < RTE_DIM(keys); i++)
 		if (strcmp(key, keys[i].key) == 0) {
 			((uint8_t *)&p->cm)[keys[i].off] = (uint8_t)
@@ -900,6 +905,7 @@ usage(FILE *f)
 "                        [,cm_retry_count=7][,cm_rnr_retry_count=7]\n"
 "                        [,qp_retry_count=6][,local_ack_timeout=0]\n"
 "                        [,cm_response_timeout=20][,max_cm_retries=15]\n"
+"                        [,cm_listen_backlog=4096]\n"
 "      --max-qp N        QPs per adapter (also --max-cq, --max-mr)\n"
 "      --max-cq N\n"
 "      --max-mr N\n"
@@ -1243,11 +1249,13 @@ roced_config_print(const struct roced_config *cfg, FILE *f)
 				roced_ip6_str(p->ipv6, ip6), p->prefix6);
 		fprintf(f, "port %s: cm_retry_count %u, cm_rnr_retry_count %u"
 			", qp_retry_count %u, local_ack_timeout %u%s"
-			", cm_response_timeout %u, max_cm_retries %u\n",
+			", cm_response_timeout %u, max_cm_retries %u"
+			", cm_listen_backlog %u\n",
 			p->name, p->cm.retry_count, p->cm.rnr_retry_count,
 			p->cm.qp_retry_count, p->cm.local_ack_timeout,
 			p->cm.local_ack_timeout == 0 ? " (derived)" : "",
-			p->cm.cm_response_timeout, p->cm.max_cm_retries);
+			p->cm.cm_response_timeout, p->cm.max_cm_retries,
+			p->cm.listen_backlog);
 		if (p->netem_on)
 			fprintf(f, "port %s: receive impaired: drop_ppm %u, "
 				"dup_ppm %u, reorder_ppm %u\n", p->name,

@@ -85,6 +85,16 @@ ndk_pair_wait_basic(struct ndk_cq *cq, struct ndk_result *out, uint32_t n,
 				 timeout_s);
 }
 
+struct sockaddr_in
+ndk_pair_sin(uint32_t ip_be, uint16_t port)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET };
+
+	s.sin_addr.s_addr = ip_be;
+	s.sin_port = htons(port);
+	return s;
+}
+
 void
 ndk_pair_sleep_ms(unsigned int ms)
 {

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include <netinet/in.h>
+
 #include <rte_mbuf.h>
 
 #include "ndk.h"
@@ -43,6 +45,9 @@ uint32_t ndk_pair_wait(struct ndk_cq *cq, struct ndk_result_ex *out,
 /** Same with the non-ex ndk_get_cq_results(). */
 uint32_t ndk_pair_wait_basic(struct ndk_cq *cq, struct ndk_result *out,
 			     uint32_t n, double timeout_s);
+
+/** IPv4 socket address @p ip_be (network order) : @p port (host order). */
+struct sockaddr_in ndk_pair_sin(uint32_t ip_be, uint16_t port);
 
 /** Sleep (yielding the CPU) for @p ms milliseconds. */
 void ndk_pair_sleep_ms(unsigned int ms);

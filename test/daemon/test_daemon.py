@@ -134,6 +134,9 @@ BAD = [
     ('max cm retries too big', GOOD_PORT + 'max_cm_retries = 16\n', [],
      ":4: [port p0] max_cm_retries = 16: max_cm_retries '16': not a whole "
      "number in 0..15"),
+    ('listen backlog 0', GOOD_PORT + 'cm_listen_backlog = 0\n', [],
+     ":4: [port p0] cm_listen_backlog = 0: cm_listen_backlog '0': not a "
+     "whole number in 1..1048576"),
     ('cm key not a number', GOOD_PORT + 'qp_retry_count = -1\n', [],
      "qp_retry_count '-1': not a whole number in 0..7"),
     ('--port cm key too big', None,
@@ -300,7 +303,7 @@ GOOD_FORMS = ('[eal]\nmemory = 0x100\nmain-lcore = 0x0\n[limits]\n'
               'mac = 02:AB:00:00:00:01\ncm_retry_count = 0\n'
               'cm_rnr_retry_count = 0x3\nqp_retry_count = 7\n'
               'local_ack_timeout = 31\ncm_response_timeout = 0\n'
-              'max_cm_retries = 0xf\ndrop_ppm = 0x10\ndup_ppm = 1000000\n')
+              'max_cm_retries = 0xf\ncm_listen_backlog = 0x10\ndrop_ppm = 0x10\ndup_ppm = 1000000\n')
 
 
 def t_good_forms():
@@ -313,7 +316,7 @@ def t_good_forms():
     assert 'ip 10.1.0.0/31, mtu 1024' in p.stdout, p.stdout
     assert ('port p0: cm_retry_count 0, cm_rnr_retry_count 3, '
             'qp_retry_count 7, local_ack_timeout 31, cm_response_timeout 0, '
-            'max_cm_retries 15\n') in p.stdout, p.stdout
+            'max_cm_retries 15, cm_listen_backlog 16\n') in p.stdout, p.stdout
     assert ('port p0: receive impaired: drop_ppm 16, dup_ppm 1000000, '
             'reorder_ppm 0\n') in p.stdout, p.stdout
     # On the command line too; a key not given keeps its default.
@@ -323,7 +326,7 @@ def t_good_forms():
     assert p.returncode == 0, p.stdout + p.stderr
     assert ('cm_retry_count 7, cm_rnr_retry_count 7, qp_retry_count 3, '
             'local_ack_timeout 14, cm_response_timeout 20, '
-            'max_cm_retries 15\n') in p.stdout, p.stdout
+            'max_cm_retries 15, cm_listen_backlog 4096\n') in p.stdout, p.stdout
     # IPv6: alone, or beside IPv4 (dual stack).
     p = subprocess.run([ROCED, '--port', 'net_ring0,ip6=fd00::1', '--port',
                         'net_ring1,ip=10.1.0.2/24,ip6=fd00::2/112', '--check'],

@@ -104,16 +104,6 @@ wait_int(const int *flag, int want)
 		       ndk_status_str((r)->st)); \
 } while (0)
 
-static struct sockaddr_in
-sin_of(uint32_t ip_be, uint16_t port)
-{
-	struct sockaddr_in s = { .sin_family = AF_INET };
-
-	s.sin_addr.s_addr = ip_be;
-	s.sin_port = htons(port);
-	return s;
-}
-
 #define SA(s) ((const struct sockaddr *)&(s))
 
 /* A listener of B on @p port. */
@@ -121,7 +111,7 @@ static struct ndk_listener *
 listen_b(struct ndk_pair *p, struct incoming *in, uint16_t port)
 {
 	struct ndk_listener *l = NULL;
-	struct sockaddr_in a = sin_of(INADDR_ANY, port);
+	struct sockaddr_in a = ndk_pair_sin(INADDR_ANY, port);
 
 	if (ndk_create_listener(p->ad[NDK_PAIR_B], connect_event, in, &l) !=
 	    NDK_STATUS_SUCCESS)
@@ -138,8 +128,8 @@ static ndk_status_t
 connect_a(struct ndk_pair *p, struct ndk_connector *ca, struct ndk_qp *qp,
 	  uint16_t port, const char *pdata, struct req *r)
 {
-	struct sockaddr_in src = sin_of(INADDR_ANY, 0);
-	struct sockaddr_in dst = sin_of(p->ipv4[NDK_PAIR_B], port);
+	struct sockaddr_in src = ndk_pair_sin(INADDR_ANY, 0);
+	struct sockaddr_in dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], port);
 
 	return ndk_connect(ca, qp, SA(src), sizeof(src), SA(dst), sizeof(dst),
 			   4, 4, pdata, pdata ? (uint32_t)strlen(pdata) + 1 : 0,
@@ -472,7 +462,7 @@ t_endpoint(void)
 	static struct disc da, db;
 	static struct req r;
 	struct ndk_listener *l = listen_b(p, &in, PORT), *l2 = NULL;
-	struct sockaddr_in a = sin_of(INADDR_ANY, PORT);
+	struct sockaddr_in a = ndk_pair_sin(INADDR_ANY, PORT);
 	struct ndk_connector *ca, *cb;
 	struct ndk_pair_conn *c = conn_new(p, &o);
 
@@ -597,8 +587,8 @@ t_unreachable(void)
 	struct ndk_pair *p = pair_get(0);
 	struct ndk_pair_conn_opts o = { .no_connect = true };
 	struct ndk_pair_conn *c = conn_new(p, &o);
-	struct sockaddr_in src = sin_of(INADDR_ANY, 0);
-	struct sockaddr_in dst = sin_of(htonl(0x0A000063), PORT); /* .99 */
+	struct sockaddr_in src = ndk_pair_sin(INADDR_ANY, 0);
+	struct sockaddr_in dst = ndk_pair_sin(htonl(0x0A000063), PORT); /* .99 */
 	struct ndk_test_xstats s;
 	struct ndk_connector *ca;
 	/* static: callbacks of a failed case may still fire */
@@ -632,10 +622,10 @@ t_api_errors(void)
 	/* static: callbacks of a failed case may still fire */
 	static struct incoming in, in2;
 	struct ndk_listener *l = listen_b(p, &in, PORT), *l2 = NULL;
-	struct sockaddr_in any = sin_of(INADDR_ANY, 0);
-	struct sockaddr_in dst = sin_of(p->ipv4[NDK_PAIR_B], PORT);
-	struct sockaddr_in self = sin_of(p->ipv4[NDK_PAIR_A], PORT);
-	struct sockaddr_in other = sin_of(htonl(0x0A000009), 0);
+	struct sockaddr_in any = ndk_pair_sin(INADDR_ANY, 0);
+	struct sockaddr_in dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], PORT);
+	struct sockaddr_in self = ndk_pair_sin(p->ipv4[NDK_PAIR_A], PORT);
+	struct sockaddr_in other = ndk_pair_sin(htonl(0x0A000009), 0);
 	struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 };
 	struct ndk_connector *ca;
 	static struct req r, r2;
@@ -993,7 +983,7 @@ t_cm_params(void)
 	const struct ndk_cm_params mine = {
 		.retry_count = 3, .rnr_retry_count = 5, .qp_retry_count = 4,
 		.local_ack_timeout = 14, .cm_response_timeout = 18,
-		.max_cm_retries = 9, .path_mtu = 1024,
+		.max_cm_retries = 9, .path_mtu = 1024, .listen_backlog = 7,
 	};
 	struct ndk_cm_params got, bad;
 	/* static: callbacks of a failed case may still fire */
@@ -1021,6 +1011,10 @@ t_cm_params(void)
 	bad.max_cm_retries = 16;
 	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),
 		       NDK_STATUS_INVALID_PARAMETER, "16 CM retries");
+	bad = def;
+	bad.listen_backlog = 0;
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),
+		       NDK_STATUS_INVALID_PARAMETER, "backlog 0");
 	bad = def;
 	bad.path_mtu = 1500;
 	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(a, &bad),

@@ -37,24 +37,18 @@
 int
 swr_cm_init(struct swr_adapter *ad)
 {
-	char name[RTE_MEMPOOL_NAMESIZE];
 	struct swr_cm *cm;
 
 	cm = rte_zmalloc_socket("swr_cm", sizeof(*cm), RTE_CACHE_LINE_SIZE,
 				ad->socket_id);
 	if (cm == NULL)
 		return -ENOMEM;
-	snprintf(name, sizeof(name), "ndkcm_%.16s", ad->name);
 	/* A connection per QP, plus a backlog of unanswered requests. */
-	cm->pool = rte_mempool_create(name, ad->info.max_qp + 255,
-				      sizeof(struct swr_conn), 0, 0, NULL,
-				      NULL, NULL, NULL, ad->socket_id, 0);
-	if (cm->pool == NULL) {
+	if (swr_cm_tables_init(ad, cm, ad->info.max_qp + 255) != 0) {
 		rte_free(cm);
 		return -ENOMEM;
 	}
 	cm->params = (struct ndk_cm_params)NDK_CM_PARAMS_DEFAULT;
-	cm->next_comm_id = (uint32_t)rte_rand();
 	cm->next_port = SWR_CM_EPHEMERAL_LO +
 		(uint16_t)(rte_rand() % (SWR_CM_EPHEMERAL_HI -
 					 SWR_CM_EPHEMERAL_LO + 1));
@@ -96,7 +90,7 @@ swr_cm_fini(struct swr_adapter *ad)
 		cm->dead_lis = l->next;
 		rte_free(l);
 	}
-	rte_mempool_free(cm->pool);
+	swr_cm_tables_fini(cm);
 	rte_free(cm);
 	ad->cm = NULL;
 }
@@ -177,8 +171,8 @@ swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
 	if (retry) {
 		memcpy(c->mad, mad, sizeof(mad));
 		c->retries = SWR_CM_RETRIES;
-		c->deadline = ad->now + swr_us_to_tsc(ad,
-						      SWR_CM_RETRY_MS * 1000);
+		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000));
 	}
 	if (m->attr_id == NDK_ROCE_CM_REJ)
 		SWR_STAT(ad, cm_rejects_sent);
@@ -392,7 +386,7 @@ swr_cm_qp_flush(struct swr_conn *c)
 void
 swr_cm_established(struct swr_conn *c)
 {
-	c->deadline = 0;
+	swr_cm_disarm(c);
 	if (c->qp != NULL)
 		c->qp->cm_wait_rtu = false;
 }
@@ -429,7 +423,7 @@ cm_abort(struct swr_conn *c, ndk_status_t st, uint32_t reason,
 
 	if (swr_cm_set_state(c, SWR_CM_ABORTED, ev) != 0)
 		return;
-	c->deadline = 0;
+	swr_cm_disarm(c);
 	switch (old) {
 	case SWR_CM_REQ_SENT:
 	case SWR_CM_REP_SENT:
@@ -459,7 +453,7 @@ cm_dreq_done(struct swr_conn *c, ndk_status_t st, enum swr_cm_event ev)
 {
 	if (swr_cm_set_state(c, SWR_CM_DISCONNECTED, ev) != 0)
 		return;
-	c->deadline = 0;
+	swr_cm_disarm(c);
 	swr_cm_qp_flush(c);
 	swr_cm_complete(c, st);
 }
@@ -496,28 +490,6 @@ cm_dreq_rcvd(struct swr_conn *c)
 /* ------------------------------------------------------------------ */
 /* Receive                                                             */
 /* ------------------------------------------------------------------ */
-
-/* The connection whose local ID a message names, from the right peer. */
-static struct swr_conn *
-cm_find(struct swr_adapter *ad, uint32_t local_id, const uint8_t rip[16])
-{
-	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
-		if (c->state != SWR_CM_IDLE && c->local_id == local_id &&
-		    memcmp(c->rip, rip, 16) == 0)
-			return c;
-	return NULL;
-}
-
-/* A passive connection created by the REQ the peer calls @p remote_id. */
-static struct swr_conn *
-cm_find_req(struct swr_adapter *ad, uint32_t remote_id, const uint8_t rip[16])
-{
-	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
-		if (c->passive && c->remote_id == remote_id &&
-		    memcmp(c->rip, rip, 16) == 0)
-			return c;
-	return NULL;
-}
 
 /*
  * The listener of @p port for a request to our address @p lip: one on
@@ -568,6 +540,11 @@ cm_req_check(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	*lis = cm_find_lis(ad, (uint16_t)m->service_id, lip);
 	if (*lis == NULL || (*lis)->paused)
 		return NDK_ROCE_REJ_INVALID_SERVICE_ID;
+	/* A full backlog refuses (the peer's Connect: CONNECTION_REFUSED). */
+	if ((*lis)->unanswered >= ad->cm->params.listen_backlog) {
+		SWR_STAT(ad, cm_backlog_rejects);
+		return NDK_ROCE_REJ_NO_RESOURCES;
+	}
 	return 0;
 }
 
@@ -598,7 +575,7 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	uint8_t rip[16];
 
 	cm_pkt_src(p, rip);
-	c = cm_find_req(ad, m->local_comm_id, rip);
+	c = swr_cm_find_req(ad, m->local_comm_id, rip);
 	if (c != NULL) {
 		/* Duplicate: our answer was lost, or is not ready yet. */
 		switch (c->state) {
@@ -635,7 +612,6 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	c->lport = (uint16_t)m->service_id;
 	memcpy(c->rip, rip, 16);
 	c->rport = h.src_port;
-	c->local_id = ad->cm->next_comm_id++;
 	c->remote_id = m->local_comm_id;
 	c->tid = m->tid;
 	c->remote_guid = m->local_ca_guid;
@@ -652,8 +628,12 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	c->pdata_len = SWR_CM_CALLER_DATA;
 	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
 	c->pdata_valid = true;
-	c->next = ad->cm->conns;
-	ad->cm->conns = c;
+	swr_cm_new_local_id(c);
+	swr_cm_link(c);
+	swr_cm_req_insert(c);
+	swr_cm_port_hold(c);
+	c->unanswered = true;
+	lis->unanswered++;
 	swr_cm_owe(c, SWR_CM_EV_CONNECT);
 }
 
@@ -682,7 +662,7 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->pdata_len = SWR_CM_CALLEE_DATA;
 		memcpy(c->pdata, m->pdata, SWR_CM_CALLEE_DATA);
 		c->pdata_valid = true;
-		c->deadline = 0;
+		swr_cm_disarm(c);
 		swr_cm_complete(c, NDK_STATUS_SUCCESS);
 		break;
 	case SWR_CM_ESTABLISHED:
@@ -742,7 +722,8 @@ cm_mra_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 	/* The peer needs time: wait what it asks (bounded), then retry. */
 	us = (4096ull << RTE_MIN(m->service_timeout, 31u)) / 1000;
 	us = RTE_MIN(us, (uint64_t)SWR_CM_MAX_MRA_MS * 1000);
-	c->deadline = ad->now + swr_us_to_tsc(ad, us + SWR_CM_RETRY_MS * 1000);
+	swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
+					      us + SWR_CM_RETRY_MS * 1000));
 	c->retries = SWR_CM_RETRIES;
 }
 
@@ -773,7 +754,7 @@ swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p)
 		return;
 	}
 	cm_pkt_src(p, rip);
-	c = cm_find(ad, m.remote_comm_id, rip);
+	c = swr_cm_find(ad, m.remote_comm_id, rip);
 	if (c == NULL) {
 		/* Closed while established: its lingering DREQ ends. */
 		bool ended = unlikely(ad->cm->n_linger != 0) &&
@@ -851,14 +832,14 @@ cm_expire(struct swr_conn *c)
 		c->retries = 0;
 	if (c->retries > 0) {
 		c->retries--;
-		c->deadline = ad->now + swr_us_to_tsc(ad,
-						      SWR_CM_RETRY_MS * 1000);
+		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000));
 		SWR_STAT(ad, cm_retransmits);
 		cm_xmit(ad, &c->neigh, c->rip, c->mad);
 		return;
 	}
 	SWR_STAT(ad, cm_timeouts);
-	c->deadline = 0;
+	swr_cm_disarm(c);
 	switch (c->state) {
 	case SWR_CM_REQ_SENT:
 	case SWR_CM_REP_SENT:
@@ -926,9 +907,36 @@ void
 swr_cm_poll(struct swr_adapter *ad)
 {
 	struct swr_cm *cm = ad->cm;
-	bool again;
 
-	/* Objects closed on this thread during the previous poll. */
+	if (unlikely(ad->now >= cm->tick)) {
+		struct swr_conn *c, *next;
+
+		cm->tick = ad->now + swr_us_to_tsc(ad, SWR_CM_TICK_MS * 1000);
+		/* cm_expire() re-arms or disarms only its own connection. */
+		for (c = cm->timers; c != NULL; c = next) {
+			next = c->t_next;
+			if (ad->now >= c->deadline)
+				cm_expire(c);
+		}
+		if (cm->n_linger != 0)
+			cm_linger_tick(ad);
+	}
+	/*
+	 * Callbacks owed, oldest first. A callback may close connections and
+	 * listeners (they go to the dead lists, so their memory stays until
+	 * the end of this poll) or owe new callbacks (queued at the tail).
+	 */
+	while (cm->ev_head != NULL) {
+		struct swr_conn *c = cm->ev_head;
+
+		cm->ev_head = c->ev_next;
+		if (cm->ev_head == NULL)
+			cm->ev_tail = NULL;
+		c->ev_queued = false;
+		while (c->events != 0 && !c->closed && cm_deliver_one(c))
+			;
+	}
+	/* Objects closed since the last poll: nothing refers to them now. */
 	while (unlikely(cm->dead_conns != NULL)) {
 		struct swr_conn *c = cm->dead_conns;
 
@@ -940,31 +948,5 @@ swr_cm_poll(struct swr_adapter *ad)
 
 		cm->dead_lis = l->next;
 		rte_free(l);
-	}
-	if (unlikely(ad->now >= cm->tick)) {
-		cm->tick = ad->now + swr_us_to_tsc(ad, SWR_CM_TICK_MS * 1000);
-		for (struct swr_conn *c = cm->conns; c != NULL; c = c->next)
-			if (c->deadline != 0 && ad->now >= c->deadline)
-				cm_expire(c);
-		if (cm->n_linger != 0)
-			cm_linger_tick(ad);
-	}
-	/*
-	 * A callback may close connections and listeners (they move to the
-	 * dead lists) or make new events: rescan from the head after each.
-	 */
-	while (cm->events) {
-		cm->events = false;
-		do {
-			again = false;
-			for (struct swr_conn *c = cm->conns; c != NULL;
-			     c = c->next) {
-				if (c->events != 0 && !c->closed &&
-				    cm_deliver_one(c)) {
-					again = true;
-					break;
-				}
-			}
-		} while (again);
 	}
 }

@@ -19,6 +19,9 @@
  *   swroce_cm_fsm.c  the connection state machine as one transition
  *                  table: every state change goes through
  *                  swr_cm_set_state()
+ *   swroce_cm_tbl.c  the tables that find a message's connection, a
+ *                  duplicate REQ, due timers and ports in use in
+ *                  constant time (struct swr_cm)
  *
  * All CM state is lcore-private (touched through swr_ctl_exec() by the
  * API side), so there are no locks. Connection objects come from a
@@ -153,6 +156,18 @@ struct swr_conn {
 	struct ndk_connector pub;  /**< must be first */
 	struct swr_adapter *ad;
 	struct swr_conn *next;     /**< adapter's list (lcore) */
+	struct swr_conn *prev;
+	struct swr_conn *t_next;   /**< armed timers (deadline != 0) */
+	struct swr_conn *t_prev;
+	struct swr_conn *ev_next;  /**< FIFO of connections owing callbacks */
+	struct swr_conn *h_next;   /**< passive: chain of the REQ table */
+	uint32_t slot;             /**< index in the pool (kept by alloc) */
+	uint32_t gen;              /**< slot reuse count (kept by alloc) */
+	bool listed;               /**< on the adapter's list */
+	bool ev_queued;            /**< on the callback FIFO */
+	bool hashed;               /**< in the REQ table */
+	bool port_held;            /**< counted in swr_cm::port_use */
+	bool unanswered;           /**< counted in its listener's backlog */
 
 	uint8_t state;             /**< enum swr_cm_state */
 	bool passive;
@@ -160,7 +175,8 @@ struct swr_conn {
 	bool disconnect_called;    /**< consumer called Disconnect */
 	uint8_t events;            /**< SWR_CM_EV_* owed */
 	uint8_t retries;           /**< retransmissions left */
-	uint64_t deadline;         /**< next retransmission (TSC), 0 = none */
+	/** Next retransmission (TSC), 0 = none: swr_cm_arm()/_disarm(). */
+	uint64_t deadline;
 
 	struct swr_qp *qp;         /**< bound QP (qp->conn points back) */
 	struct swr_lis *lis;       /**< passive: whose connect event */
@@ -220,6 +236,9 @@ struct swr_lis {
 	bool listening;
 	bool paused;
 	bool closed;
+	/** Requests connect events are owed or delivered for and that the
+	 *  consumer has not answered (ndk_cm_params.listen_backlog). */
+	uint32_t unanswered;
 };
 
 /** Per-adapter CM state (lcore-private). */
@@ -242,16 +261,32 @@ struct swr_cm_linger {
 /** Closed connections whose DREQ is retried at once; beyond: sent once. */
 #define SWR_CM_LINGER 32
 
+/*
+ * Everything a message or a tick looks up is found in constant time, so
+ * that an adapter holds tens of thousands of connections (doc/cm.md,
+ * "Scale"): a local communication ID names its pool slot, a REQ's
+ * (remote ID, address) is hashed, the timer scan sees only connections
+ * with a deadline, callbacks owed wait in a FIFO and ports in use are
+ * counted per family.
+ */
 struct swr_cm {
 	struct rte_mempool *pool;  /**< struct swr_conn objects */
+	struct swr_conn **slots;   /**< pool objects by swr_conn::slot */
+	uint32_t n_slots;
+	uint32_t slot_bits;        /**< low bits of a local ID: the slot */
+	uint32_t id_xor;           /**< random: local IDs are not guessable */
+	struct swr_conn **req_tbl; /**< passive connections by REQ */
+	uint32_t req_mask;
+	uint32_t *port_use;        /**< [family][port]: connections on it */
 	struct swr_conn *conns;
+	struct swr_conn *timers;   /**< connections with a deadline */
+	struct swr_conn *ev_head;  /**< connections owing callbacks */
+	struct swr_conn *ev_tail;
 	struct swr_lis *listeners;
 	struct swr_conn *dead_conns;  /**< closed on the lcore: free later */
 	struct swr_lis *dead_lis;
-	uint32_t next_comm_id;
 	uint32_t gsi_psn;
 	uint16_t next_port;
-	bool events;               /**< some connection owes callbacks */
 	uint64_t tick;             /**< next timer run (TSC) */
 	uint64_t bad_transitions;  /**< state changes the table refused */
 	struct ndk_cm_params params;  /**< ndk_adapter_set_cm_params() */
@@ -378,8 +413,114 @@ void swr_cm_abort(struct swr_conn *c);
 static inline void
 swr_cm_owe(struct swr_conn *c, uint8_t ev)
 {
+	struct swr_cm *cm = c->ad->cm;
+
 	c->events |= ev;
-	c->ad->cm->events = true;
+	if (c->ev_queued)
+		return;
+	c->ev_queued = true;
+	c->ev_next = NULL;
+	if (cm->ev_tail != NULL)
+		cm->ev_tail->ev_next = c;
+	else
+		cm->ev_head = c;
+	cm->ev_tail = c;
+}
+
+/** Set @p c's retransmission deadline to TSC @p when (non-zero). */
+static inline void
+swr_cm_arm(struct swr_conn *c, uint64_t when)
+{
+	struct swr_cm *cm = c->ad->cm;
+
+	if (c->deadline == 0) {
+		c->t_prev = NULL;
+		c->t_next = cm->timers;
+		if (cm->timers != NULL)
+			cm->timers->t_prev = c;
+		cm->timers = c;
+	}
+	c->deadline = when;
+}
+
+/** No more deadline for @p c. */
+static inline void
+swr_cm_disarm(struct swr_conn *c)
+{
+	if (c->deadline == 0)
+		return;
+	if (c->t_prev != NULL)
+		c->t_prev->t_next = c->t_next;
+	else
+		c->ad->cm->timers = c->t_next;
+	if (c->t_next != NULL)
+		c->t_next->t_prev = c->t_prev;
+	c->deadline = 0;
+}
+
+/* swroce_cm_tbl.c: the CM's tables (polling thread) */
+
+/**
+ * Create the connection pool of @p n objects and the tables that find
+ * them. @return 0 or -ENOMEM (nothing left allocated).
+ */
+int swr_cm_tables_init(struct swr_adapter *ad, struct swr_cm *cm,
+		       uint32_t n);
+
+/** Free the pool and the tables. */
+void swr_cm_tables_fini(struct swr_cm *cm);
+
+/**
+ * The live connection whose local communication ID is @p local_id and
+ * whose peer is @p rip (a message's connection), NULL if none.
+ */
+struct swr_conn *swr_cm_find(struct swr_adapter *ad, uint32_t local_id,
+			     const uint8_t rip[16]);
+
+/**
+ * The passive connection the REQ that peer @p rip calls @p remote_id
+ * created (a duplicate REQ's), NULL if none.
+ */
+struct swr_conn *swr_cm_find_req(struct swr_adapter *ad, uint32_t remote_id,
+				 const uint8_t rip[16]);
+
+/** Enter new passive connection @p c in the REQ table. */
+void swr_cm_req_insert(struct swr_conn *c);
+
+/** Put @p c on the adapter's list of connections (lcore). */
+void swr_cm_link(struct swr_conn *c);
+
+/**
+ * Take @p c off every list and table of the CM and give back its port
+ * and backlog slot (closing it).
+ */
+void swr_cm_unlink(struct swr_conn *c);
+
+/** Does a connection use (@p ip, @p port)? @p ip all-zero: either family. */
+bool swr_cm_port_used(const struct swr_adapter *ad, const uint8_t ip[16],
+		      uint16_t port);
+
+/** A fresh local communication ID for @p c (its slot, a new generation). */
+void swr_cm_new_local_id(struct swr_conn *c);
+
+/**
+ * @p c now uses its local port (c->lip, c->lport) until it is closed:
+ * swr_cm_port_busy() sees it.
+ */
+void swr_cm_port_hold(struct swr_conn *c);
+
+/**
+ * @p c is leaving REQ_RCVD (answered, refused or given up): its listener's
+ * backlog has room again (swroce_cm_fsm.c, on every move out of it).
+ */
+static inline void
+swr_cm_answered(struct swr_conn *c)
+{
+	if (!c->unanswered)
+		return;
+	c->unanswered = false;
+	if (c->lis != NULL)
+		c->lis->unanswered--;
 }
 
 /** Complete the pending request of @p c with @p st (deferred). */

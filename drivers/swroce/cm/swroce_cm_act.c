@@ -40,7 +40,7 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	st = swr_cm_qp_init(c->qp);
 	if (!NDK_SUCCESS(st))
 		return st;
-	c->local_id = ad->cm->next_comm_id++;
+	swr_cm_new_local_id(c);
 	c->tid = rte_rand();
 	c->local_psn = (uint32_t)rte_rand() & NDK_ROCE_PSN_MASK;
 	c->mtu_code = swr_cm_mtu_code(ad);
@@ -104,7 +104,7 @@ cm_reject(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len,
 	if (pdata_len != 0)
 		memcpy(m.pdata, pdata, pdata_len);
 	swr_cm_send(c, &m, false);
-	c->deadline = 0;
+	swr_cm_disarm(c);
 	swr_cm_qp_flush(c);
 	return NDK_STATUS_SUCCESS;
 }
@@ -252,7 +252,7 @@ swr_cm_abort(struct swr_conn *c)
 	 * with nothing more owed.
 	 */
 	swr_cm_set_state(c, SWR_CM_ABORTED, SWR_CM_API_CLOSE);
-	c->deadline = 0;
+	swr_cm_disarm(c);
 	c->events = 0;
 }
 
@@ -275,11 +275,7 @@ swr_cm_port_busy(struct swr_adapter *ad, const uint8_t ip[16], uint16_t port)
 	 * Connections keep their endpoint until closed (NDK): an active one
 	 * its own port, an accepted one its listener's.
 	 */
-	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
-		if (c->state != SWR_CM_IDLE && c->lport == port &&
-		    (any || memcmp(c->lip, ip, 16) == 0))
-			return true;
-	return false;
+	return swr_cm_port_used(ad, ip, port);
 }
 
 uint16_t

@@ -146,5 +146,8 @@ swr_cm_set_state(struct swr_conn *c, enum swr_cm_state to,
 		c->local_id, swr_cm_state_name(from), swr_cm_state_name(to),
 		swr_cm_event_name(ev));
 	c->state = (uint8_t)to;
+	/* Answered, refused or given up: room in the listener's backlog. */
+	if (from == SWR_CM_REQ_RCVD)
+		swr_cm_answered(c);
 	return 0;
 }

@@ -39,12 +39,18 @@ struct swr_conn *
 swr_conn_alloc(struct swr_adapter *ad)
 {
 	struct swr_conn *c;
+	uint32_t slot, gen;
 	void *obj;
 
 	if (rte_mempool_get(ad->cm->pool, &obj) != 0)
 		return NULL;
 	c = obj;
+	/* The slot and its generation outlive the object (local IDs). */
+	slot = c->slot;
+	gen = c->gen;
 	memset(c, 0, sizeof(*c));
+	c->slot = slot;
+	c->gen = gen;
 	ndk_object_header_init(&c->pub.header, NDK_OBJECT_TYPE_CONNECTOR);
 	c->pub.dispatch = &swr_conn_dispatch;
 	c->ad = ad;
@@ -142,8 +148,8 @@ swr_link_ctl(struct swr_adapter *ad, void *arg)
 {
 	struct swr_conn *c = arg;
 
-	c->next = ad->cm->conns;
-	ad->cm->conns = c;
+	RTE_SET_USED(ad);
+	swr_cm_link(c);
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -164,16 +170,10 @@ void
 swr_conn_bury(struct swr_conn *c)
 {
 	struct swr_cm *cm = c->ad->cm;
-	struct swr_conn **pp;
 
 	c->closed = true;
-	for (pp = &cm->conns; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-	}
-	/* Freed at the next poll: a callback may be running on it now. */
+	swr_cm_unlink(c);
+	/* Freed at the end of a poll: a callback may be running on it now. */
 	c->next = cm->dead_conns;
 	cm->dead_conns = c;
 }
@@ -254,6 +254,8 @@ swr_connect_ctl(struct swr_adapter *ad, void *arg)
 	if (st != NDK_STATUS_PENDING) {
 		swr_cm_qp_gone(a->qp);
 		c->done = NULL;
+	} else {
+		swr_cm_port_hold(c);
 	}
 	return st;
 }

@@ -118,6 +118,7 @@
 	X(cm_rx_dropped, "QP1 packets dropped: not CM, malformed, bad Q_Key " \
 		"or P_Key, or for no connection") \
 	X(cm_rejects_sent, "REJs sent") \
+	X(cm_backlog_rejects, "REQs refused: the listener's backlog was full") \
 	X(cm_timeouts, "CM handshakes given up after retries") \
 	X(rx_steered_out, "frames received on one queue and handed to the " \
 		"queue of their QP (or to queue 0)") \

@@ -245,10 +245,16 @@ struct ndk_cm_params {
 	 *  the REQ's and this), as rdma_cm takes the route's MTU; 0
 	 *  (default): the adapter's max_path_mtu. */
 	uint16_t path_mtu;
+	/** Most requests a listener holds unanswered (connect events owed
+	 *  or delivered, no Accept or Reject yet), 1 to 1,048,576; a request
+	 *  beyond is refused at once (REJ, "no resources": the peer's
+	 *  Connect fails CONNECTION_REFUSED) and counted
+	 *  (xstat cm_backlog_rejects). Default 4096 (Linux's SOMAXCONN). */
+	uint32_t listen_backlog;
 };
 
 /** struct ndk_cm_params initializer with the defaults (rdma_cm's). */
-#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15, 0 }
+#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15, 0, 4096 }
 
 /**
  * Set the connection manager parameters of @p adapter; they apply to the
