@@ -161,22 +161,42 @@ swr_cm_msg_init(struct ndk_roce_cm_msg *m, uint16_t attr,
  * the timer; otherwise the last kept MAD stays (so a later duplicate is
  * answered with what the peer expects).
  */
+/*
+ * Send @p c's kept MAD (c->mad) now if this poll's budget allows and
+ * nobody waits before it, else queue it (swr_cm_poll() sends it).
+ */
+static void
+cm_send_kept(struct swr_conn *c)
+{
+	struct swr_cm *cm = c->ad->cm;
+
+	if (cm->tx_budget == 0 || cm->tx_head != NULL) {
+		swr_cm_txq_push(c);
+		return;
+	}
+	cm->tx_budget--;
+	cm_xmit(c->ad, &c->neigh, c->rip, c->mad);
+}
+
 void
 swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
 {
 	struct swr_adapter *ad = c->ad;
 	uint8_t mad[NDK_ROCE_MAD_LEN];
 
-	ndk_roce_cm_encode(m, mad);
-	if (retry) {
-		memcpy(c->mad, mad, sizeof(mad));
-		c->retries = SWR_CM_RETRIES;
-		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
-						      SWR_CM_RETRY_MS * 1000));
-	}
 	if (m->attr_id == NDK_ROCE_CM_REJ)
 		SWR_STAT(ad, cm_rejects_sent);
 	SWR_STAT(ad, cm_tx);
+	if (retry) {
+		ndk_roce_cm_encode(m, c->mad);
+		c->retries = SWR_CM_RETRIES;
+		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
+						      SWR_CM_RETRY_MS * 1000));
+		cm_send_kept(c);
+		return;
+	}
+	/* Answers (RTU, DREP, REJ, MRA): as many as requests came in. */
+	ndk_roce_cm_encode(m, mad);
 	cm_xmit(ad, &c->neigh, c->rip, mad);
 }
 
@@ -581,7 +601,7 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 		switch (c->state) {
 		case SWR_CM_REP_SENT:
 			SWR_STAT(ad, cm_retransmits);
-			cm_xmit(ad, &c->neigh, c->rip, c->mad);
+			cm_send_kept(c);
 			break;
 		case SWR_CM_REQ_RCVD:
 			cm_send_mra(c, NDK_ROCE_CM_MSG_REQ);
@@ -835,7 +855,7 @@ cm_expire(struct swr_conn *c)
 		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
 						      SWR_CM_RETRY_MS * 1000));
 		SWR_STAT(ad, cm_retransmits);
-		cm_xmit(ad, &c->neigh, c->rip, c->mad);
+		cm_send_kept(c);
 		return;
 	}
 	SWR_STAT(ad, cm_timeouts);
@@ -908,6 +928,17 @@ swr_cm_poll(struct swr_adapter *ad)
 {
 	struct swr_cm *cm = ad->cm;
 
+	/*
+	 * The MADs that waited for the last poll's budget go first. What the
+	 * transmit stage cannot take now waits here, not in a full ring.
+	 */
+	cm->tx_budget = RTE_MIN(SWR_CM_TX_BUDGET, swr_tx_room(&ad->q[0]));
+	while (unlikely(cm->tx_head != NULL) && cm->tx_budget != 0) {
+		struct swr_conn *c = swr_cm_txq_pop(cm);
+
+		cm->tx_budget--;
+		cm_xmit(ad, &c->neigh, c->rip, c->mad);
+	}
 	if (unlikely(ad->now >= cm->tick)) {
 		struct swr_conn *c, *next;
 

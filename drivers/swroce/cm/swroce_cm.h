@@ -47,6 +47,13 @@
 #define SWR_CM_CALLEE_DATA 196    /**< REP private data */
 #define SWR_CM_REJECT_DATA 148    /**< REJ private data */
 #define SWR_CM_MAX_MRA_MS 60000   /**< longest wait an MRA may ask for */
+/**
+ * REQs, REPs and DREQs (first transmissions and retransmissions) sent per
+ * poll at most; beyond, they wait their turn in order (swr_cm::tx_head),
+ * so thousands of connections started at once, or timing out at once,
+ * do not overflow the port's ring and lose each other's MADs.
+ */
+#define SWR_CM_TX_BUDGET 32u
 /*
  * What the messages announce is what Linux rdma_cm (and so librdmacm,
  * rping, perftest -R) announces by default, so that a peer treats our
@@ -161,10 +168,13 @@ struct swr_conn {
 	struct swr_conn *t_prev;
 	struct swr_conn *ev_next;  /**< FIFO of connections owing callbacks */
 	struct swr_conn *h_next;   /**< passive: chain of the REQ table */
+	struct swr_conn *tx_next;  /**< waiting to send its kept MAD */
+	struct swr_conn *tx_prev;
 	uint32_t slot;             /**< index in the pool (kept by alloc) */
 	uint32_t gen;              /**< slot reuse count (kept by alloc) */
 	bool listed;               /**< on the adapter's list */
 	bool ev_queued;            /**< on the callback FIFO */
+	bool tx_queued;            /**< on the transmit FIFO */
 	bool hashed;               /**< in the REQ table */
 	bool port_held;            /**< counted in swr_cm::port_use */
 	bool unanswered;           /**< counted in its listener's backlog */
@@ -282,6 +292,11 @@ struct swr_cm {
 	struct swr_conn *timers;   /**< connections with a deadline */
 	struct swr_conn *ev_head;  /**< connections owing callbacks */
 	struct swr_conn *ev_tail;
+	/** Connections whose kept MAD (REQ, REP, DREQ: first transmission or
+	 *  retransmission) waits for the poll's transmit budget. */
+	struct swr_conn *tx_head;
+	struct swr_conn *tx_tail;
+	unsigned int tx_budget;    /**< kept MADs this poll may still send */
 	struct swr_lis *listeners;
 	struct swr_conn *dead_conns;  /**< closed on the lcore: free later */
 	struct swr_lis *dead_lis;
@@ -483,6 +498,12 @@ struct swr_conn *swr_cm_find(struct swr_adapter *ad, uint32_t local_id,
  */
 struct swr_conn *swr_cm_find_req(struct swr_adapter *ad, uint32_t remote_id,
 				 const uint8_t rip[16]);
+
+/** Queue @p c to send its kept MAD when the budget allows (once). */
+void swr_cm_txq_push(struct swr_conn *c);
+
+/** The first connection waiting to send, taken off the queue; or NULL. */
+struct swr_conn *swr_cm_txq_pop(struct swr_cm *cm);
 
 /** Enter new passive connection @p c in the REQ table. */
 void swr_cm_req_insert(struct swr_conn *c);

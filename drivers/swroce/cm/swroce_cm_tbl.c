@@ -149,6 +149,52 @@ cm_req_remove(struct swr_conn *c)
 }
 
 void
+swr_cm_txq_push(struct swr_conn *c)
+{
+	struct swr_cm *cm = c->ad->cm;
+
+	if (c->tx_queued)
+		return;
+	c->tx_queued = true;
+	c->tx_next = NULL;
+	c->tx_prev = cm->tx_tail;
+	if (cm->tx_tail != NULL)
+		cm->tx_tail->tx_next = c;
+	else
+		cm->tx_head = c;
+	cm->tx_tail = c;
+}
+
+/* Take @p c off the transmit queue (if on it). */
+static void
+cm_txq_remove(struct swr_conn *c)
+{
+	struct swr_cm *cm = c->ad->cm;
+
+	if (!c->tx_queued)
+		return;
+	if (c->tx_prev != NULL)
+		c->tx_prev->tx_next = c->tx_next;
+	else
+		cm->tx_head = c->tx_next;
+	if (c->tx_next != NULL)
+		c->tx_next->tx_prev = c->tx_prev;
+	else
+		cm->tx_tail = c->tx_prev;
+	c->tx_queued = false;
+}
+
+struct swr_conn *
+swr_cm_txq_pop(struct swr_cm *cm)
+{
+	struct swr_conn *c = cm->tx_head;
+
+	if (c != NULL)
+		cm_txq_remove(c);
+	return c;
+}
+
+void
 swr_cm_link(struct swr_conn *c)
 {
 	struct swr_cm *cm = c->ad->cm;
@@ -210,6 +256,7 @@ swr_cm_unlink(struct swr_conn *c)
 		c->listed = false;
 	}
 	swr_cm_disarm(c);
+	cm_txq_remove(c);
 	cm_req_remove(c);
 	swr_cm_answered(c);
 	if (c->port_held) {
