@@ -46,6 +46,7 @@ if [ "${NDK_INTEROP_FULL:-0}" != 1 ]; then
 	export PF_MODES=${PF_MODES-write_bw:65536:50:-b read_bw:65536:50:-b \
 send_bw:65536:20:-R read_lat:2:50:-R write_lat:2:50:-R}
 	export NV_ATTACHED_MTUS=${NV_ATTACHED_MTUS-4200}
+	export CT_CASES=${CT_CASES-1000}
 fi
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \
 	--logbase interop || rc=1

@@ -30,29 +30,10 @@ TGT=${1:?usage: nvmf_memif.sh <ndk-nvmf-tgt> <ndk-nvmf-perf>}
 PERF=${2:?usage: nvmf_memif.sh <ndk-nvmf-tgt> <ndk-nvmf-perf>}
 BSIZE=${NVMF_MEMIF_BSIZE:-8192}
 IOS=${NVMF_MEMIF_IOS:-4000}
-TMP=$(mktemp -d /tmp/ndknm-$$.XXXXXX)
-PIDS=()
-PASSED=0
-FAILED=0
+# shellcheck disable=SC1091 source=memif_lib.sh
+. "$(dirname "$0")/memif_lib.sh"
+memif_begin ndknm nvmf_memif
 NQN=nqn.2026-11.org.ndk-roce:memif
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$TMP" /var/run/dpdk/ndknm-$$-* \
-		"${XDG_RUNTIME_DIR:-/tmp}"/dpdk/ndknm-$$-*
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if ! ldconfig -p 2>/dev/null | grep -q librte_net_memif &&
-   ! ls /usr/lib/*/dpdk/pmds-*/librte_net_memif.so* >/dev/null 2>&1; then
-	echo "nvmf_memif: the DPDK memif PMD is not installed: skipped"
-	echo "nvmf_memif: 0 passed, 0 failed, 1 skipped"
-	exit 77
-fi
 
 cat >"$TMP/tgt.conf" <<EOF
 subsystem $NQN allow_any_host

@@ -19,28 +19,9 @@ set -u
 
 BIN=${1:?usage: rping.sh <ndk-rping binary>}
 COUNT=${NDKRP_COUNT:-20}
-TMP=$(mktemp -d /tmp/ndkrp-$$.XXXXXX)
-PIDS=()
-PASSED=0
-FAILED=0
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$TMP" /var/run/dpdk/ndkrp-$$-* \
-		"${XDG_RUNTIME_DIR:-/tmp}"/dpdk/ndkrp-$$-*
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-if ! ldconfig -p 2>/dev/null | grep -q librte_net_memif &&
-   ! ls /usr/lib/*/dpdk/pmds-*/librte_net_memif.so* >/dev/null 2>&1; then
-	echo "rping: the DPDK memif PMD is not installed: skipped"
-	echo "rping: 0 passed, 0 failed, 1 skipped"
-	exit 77
-fi
+# shellcheck disable=SC1091 source=memif_lib.sh
+. "$(dirname "$0")/memif_lib.sh"
+memif_begin ndkrp rping
 
 IP_S=10.77.0.11
 IP_C=10.77.0.12
