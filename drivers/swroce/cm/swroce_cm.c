@@ -12,7 +12,8 @@
  * Either side:  Disconnect -> DREQ ... DREP (or a crossing DREQ) -> flush
  *               DREQ received -> DREP, disconnect event
  * REQ, REP and DREQ are retransmitted every SWR_CM_RETRY_MS up to
- * SWR_CM_RETRIES times (longer after an MRA); duplicates of what the peer
+ * SWR_CM_RETRIES times, a passive connection's as the REQ asks
+ * (swr_cm_peer_timing()), longer after an MRA; duplicates of what the peer
  * already got are answered again (REP -> RTU, DREQ -> DREP, REQ -> REP).
  */
 
@@ -189,9 +190,8 @@ swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
 	SWR_STAT(ad, cm_tx);
 	if (retry) {
 		ndk_roce_cm_encode(m, c->mad);
-		c->retries = SWR_CM_RETRIES;
-		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
-						      SWR_CM_RETRY_MS * 1000));
+		c->retries = swr_cm_max_retries(c);
+		swr_cm_arm(c, ad->now + swr_cm_retry_tsc(c));
 		cm_send_kept(c);
 		return;
 	}
@@ -407,6 +407,9 @@ void
 swr_cm_established(struct swr_conn *c)
 {
 	swr_cm_disarm(c);
+	/* The RTU wait is over: a DREQ is answered by the peer's CM at once. */
+	c->retry_ms = 0;
+	c->max_retries = 0;
 	if (c->qp != NULL)
 		c->qp->cm_wait_rtu = false;
 }
@@ -645,6 +648,7 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	/* Ours stays finite (a vanished peer ends it): qp_retry_count. */
 	c->retry_cnt = RTE_MIN(m->retry_count, ad->cm->params.qp_retry_count);
 	c->rnr_retry = m->rnr_retry_count;
+	swr_cm_peer_timing(c, m->local_cm_response_timeout, m->max_cm_retries);
 	c->pdata_len = SWR_CM_CALLER_DATA;
 	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
 	c->pdata_valid = true;
@@ -742,9 +746,8 @@ cm_mra_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 	/* The peer needs time: wait what it asks (bounded), then retry. */
 	us = (4096ull << RTE_MIN(m->service_timeout, 31u)) / 1000;
 	us = RTE_MIN(us, (uint64_t)SWR_CM_MAX_MRA_MS * 1000);
-	swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
-					      us + SWR_CM_RETRY_MS * 1000));
-	c->retries = SWR_CM_RETRIES;
+	swr_cm_arm(c, ad->now + swr_us_to_tsc(ad, us) + swr_cm_retry_tsc(c));
+	c->retries = swr_cm_max_retries(c);
 }
 
 void
@@ -852,8 +855,7 @@ cm_expire(struct swr_conn *c)
 		c->retries = 0;
 	if (c->retries > 0) {
 		c->retries--;
-		swr_cm_arm(c, ad->now + swr_us_to_tsc(ad,
-						      SWR_CM_RETRY_MS * 1000));
+		swr_cm_arm(c, ad->now + swr_cm_retry_tsc(c));
 		SWR_STAT(ad, cm_retransmits);
 		cm_send_kept(c);
 		return;

@@ -185,6 +185,11 @@ struct swr_conn {
 	bool disconnect_called;    /**< consumer called Disconnect */
 	uint8_t events;            /**< SWR_CM_EV_* owed */
 	uint8_t retries;           /**< retransmissions left */
+	/** Retransmissions of a kept MAD (0: SWR_CM_RETRIES) and their
+	 *  interval in ms (0: SWR_CM_RETRY_MS); a passive connection takes
+	 *  them from the REQ (swr_cm_peer_timing()). */
+	uint8_t max_retries;
+	uint32_t retry_ms;
 	/** Next retransmission (TSC), 0 = none: swr_cm_arm()/_disarm(). */
 	uint64_t deadline;
 
@@ -423,6 +428,46 @@ ndk_status_t swr_cm_reject(struct swr_conn *c, const uint8_t *pdata,
 ndk_status_t swr_cm_disconnect(struct swr_conn *c);
 /** Tear a connection down for close (REJ or DREQ as its state needs). */
 void swr_cm_abort(struct swr_conn *c);
+
+/** TSC ticks between two transmissions of @p c's kept MAD. */
+static inline uint64_t
+swr_cm_retry_tsc(const struct swr_conn *c)
+{
+	return swr_us_to_tsc(c->ad, (uint64_t)(c->retry_ms != 0 ?
+					       c->retry_ms : SWR_CM_RETRY_MS) *
+			     1000);
+}
+
+/** Retransmissions @p c's kept MAD gets before the exchange fails. */
+static inline uint8_t
+swr_cm_max_retries(const struct swr_conn *c)
+{
+	return c->max_retries != 0 ? c->max_retries : SWR_CM_RETRIES;
+}
+
+/**
+ * A passive connection retransmits its REP as the REQ asks, as an IB CM
+ * does: every 2 x packet lifetime + the requester's CM response
+ * timeout (4.096 us << @p resp_timeout; 4.3 s for rdma_cm's 20), at least
+ * SWR_CM_RETRY_MS and at most SWR_CM_MAX_MRA_MS, @p max_retries times (at
+ * least SWR_CM_RETRIES): a peer slow to answer (thousands of connections
+ * at once, a loaded host) is waited for as long as it said it might take.
+ */
+static inline void
+swr_cm_peer_timing(struct swr_conn *c, uint8_t resp_timeout,
+		   uint8_t max_retries)
+{
+	uint64_t ms = (4096ull << (resp_timeout < 31 ? resp_timeout : 31)) /
+		1000000 + 2 * ((4096ull << SWR_CM_PACKET_LIFETIME) / 1000000);
+
+	if (ms < SWR_CM_RETRY_MS)
+		ms = SWR_CM_RETRY_MS;
+	if (ms > SWR_CM_MAX_MRA_MS)
+		ms = SWR_CM_MAX_MRA_MS;
+	c->retry_ms = (uint32_t)ms;
+	c->max_retries = max_retries > SWR_CM_RETRIES ? max_retries :
+		SWR_CM_RETRIES;
+}
 
 /** Queue a consumer callback (delivered by swr_cm_poll()). */
 static inline void
