@@ -171,7 +171,8 @@ cm_send_kept(struct swr_conn *c)
 {
 	struct swr_cm *cm = c->ad->cm;
 
-	if (cm->tx_budget == 0 || cm->tx_head != NULL) {
+	if (cm->tx_budget == 0 || cm->tx_head != NULL ||
+	    swr_neigh_held_full(c->ad, &c->neigh, c->rip)) {
 		swr_cm_txq_push(c);
 		return;
 	}
@@ -936,8 +937,12 @@ swr_cm_poll(struct swr_adapter *ad)
 	 */
 	cm->tx_budget = RTE_MIN(SWR_CM_TX_BUDGET, swr_tx_room(&ad->q[0]));
 	while (unlikely(cm->tx_head != NULL) && cm->tx_budget != 0) {
-		struct swr_conn *c = swr_cm_txq_pop(cm);
+		struct swr_conn *c = cm->tx_head;
 
+		/* Its peer's address still resolving, 64 frames held: wait. */
+		if (swr_neigh_held_full(ad, &c->neigh, c->rip))
+			break;
+		swr_cm_txq_pop(cm);
 		cm->tx_budget--;
 		cm_xmit(ad, &c->neigh, c->rip, c->mad);
 	}

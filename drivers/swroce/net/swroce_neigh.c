@@ -404,6 +404,21 @@ swr_neigh_hold(struct swr_adapter *ad, struct swr_neigh *e,
 		swr_neigh_solicit(ad, e, false);
 }
 
+bool
+swr_neigh_held_full(struct swr_adapter *ad, struct swr_neigh **cache,
+		    const uint8_t ip[16])
+{
+	struct swr_neigh *e = *cache;
+
+	if (e == NULL || !swr_neigh_live(e) ||
+	    memcmp(e->addr, ip, sizeof(e->addr)) != 0) {
+		e = swr_neigh_attach6(ad, ip);
+		*cache = e;
+	}
+	return e->state == SWR_NEIGH_INCOMPLETE &&
+		e->n_pending >= SWR_NEIGH_PENDING;
+}
+
 void
 swr_neigh_send6(struct swr_adapter *ad, struct swr_neigh **cache,
 		const uint8_t ip[16], struct rte_mbuf *m)

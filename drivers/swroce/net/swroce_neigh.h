@@ -105,6 +105,14 @@ void swr_neigh_send(struct swr_adapter *ad, struct swr_neigh **cache,
 void swr_neigh_send6(struct swr_adapter *ad, struct swr_neigh **cache,
 		     const uint8_t ip[16], struct rte_mbuf *m);
 
+/**
+ * Would a frame for @p ip (through @p cache, as swr_neigh_send6()) be
+ * dropped now, its neighbour unresolved with SWR_NEIGH_PENDING frames
+ * already held? Senders that can wait (the CM's queue) ask first.
+ */
+bool swr_neigh_held_full(struct swr_adapter *ad, struct swr_neigh **cache,
+			 const uint8_t ip[16]);
+
 /** A frame ndk_roce_parse() found not to be RoCEv2 (ARP, ICMP, ...). */
 enum swr_neigh_rx swr_neigh_input(struct swr_adapter *ad, struct rte_mbuf *m);
 
