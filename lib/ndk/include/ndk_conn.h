@@ -115,9 +115,11 @@ ndk_status_t ndk_close_connector(struct ndk_connector *connector,
  *
  * @return STATUS_PENDING, then the completion: STATUS_SUCCESS (peer
  *   accepted: call ndk_get_connection_data(), then ndk_complete_connect()
- *   or ndk_reject()), STATUS_CONNECTION_REFUSED (rejected or nobody
- *   listens), STATUS_IO_TIMEOUT (no answer), STATUS_HOST_UNREACHABLE (ARP
- *   failed), STATUS_CANCELLED (connector closed). Inline errors:
+ *   or ndk_reject()), STATUS_CONNECTION_REFUSED (rejected, nobody
+ *   listens, or the listener's backlog is full: struct ndk_cm_params'
+ *   listen_backlog), STATUS_IO_TIMEOUT (no answer),
+ *   STATUS_HOST_UNREACHABLE (ARP failed), STATUS_CANCELLED (connector
+ *   closed). Inline errors:
  *   STATUS_INVALID_PARAMETER, STATUS_INVALID_ADDRESS (not AF_INET, or not
  *   the adapter's address), STATUS_INVALID_BUFFER_SIZE (private data too
  *   long), STATUS_CONNECTION_ACTIVE (connector in use),
