@@ -833,6 +833,8 @@ t_lost_mads(void)
 	uint64_t rtx0 = ndk_test_xstat(p->ad[NDK_PAIR_A], "cm_retransmits");
 	uint64_t rtxb0 = ndk_test_xstat(p->ad[NDK_PAIR_B], "cm_retransmits");
 	uint64_t to0 = ndk_test_xstat(p->ad[NDK_PAIR_B], "cm_timeouts");
+	const struct ndk_cm_params def = NDK_CM_PARAMS_DEFAULT;
+	struct ndk_cm_params cp;
 
 	in = (struct incoming){ 0 };
 	da = (struct disc){ 0 };
@@ -878,11 +880,21 @@ t_lost_mads(void)
 	TEST_ASSERT(handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
 		    "handshake, RTU lost");
 	TEST_ASSERT_EQ(dropped(NDK_PAIR_B), 1, "RTU dropped");
-	/* The server disconnects; every DREP lost: it times out. */
+	/*
+	 * The server disconnects; every DREP lost: it times out, after its
+	 * max_cm_retries retransmissions (3 here: 1, 2 and 4 s apart, then
+	 * the 4.8 s answer time of rdma_cm's response timeout 20).
+	 */
 	TEST_ASSERT(drop_cm(p, NDK_PAIR_B, NDK_ROCE_CM_DREP, -1) == 0, "drop");
+	cp = def;
+	cp.max_cm_retries = 3;
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(p->ad[NDK_PAIR_B], &cp),
+		       NDK_STATUS_SUCCESS, "3 retries");
 	TEST_ASSERT_EQ(ndk_disconnect(cb, req_done, &r1), NDK_STATUS_PENDING,
 		       "B disconnects");
 	WAIT_REQ(&r1, NDK_STATUS_IO_TIMEOUT, "B's disconnect, no DREP");
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(p->ad[NDK_PAIR_B], &def),
+		       NDK_STATUS_SUCCESS, "defaults");
 	TEST_ASSERT(dropped(NDK_PAIR_B) >= 2, "DREPs dropped: %d",
 		    dropped(NDK_PAIR_B));
 	TEST_ASSERT(ndk_test_xstat(p->ad[NDK_PAIR_B], "cm_retransmits") >=

@@ -11,9 +11,10 @@
  *               ... RTU (or a first packet on the QP) -> QP RTS
  * Either side:  Disconnect -> DREQ ... DREP (or a crossing DREQ) -> flush
  *               DREQ received -> DREP, disconnect event
- * REQ, REP and DREQ are retransmitted every SWR_CM_RETRY_MS up to
- * SWR_CM_RETRIES times, a passive connection's as the REQ asks
- * (swr_cm_peer_timing()), longer after an MRA; duplicates of what the peer
+ * REQ, REP and DREQ are retransmitted after SWR_CM_RETRY_MS, then at
+ * doubling intervals up to the CM response time announced, max_cm_retries
+ * times (a REP: as the REQ asks; swr_cm_timing()), longer after an MRA;
+ * duplicates of what the peer
  * already got are answered again (REP -> RTU, DREQ -> DREP, REQ -> REP).
  */
 
@@ -191,7 +192,9 @@ swr_cm_send(struct swr_conn *c, const struct ndk_roce_cm_msg *m, bool retry)
 	SWR_STAT(ad, cm_tx);
 	if (retry) {
 		ndk_roce_cm_encode(m, c->mad);
-		c->retries = swr_cm_max_retries(c);
+		if (!c->peer_timing)
+			swr_cm_timing(c);
+		c->retries = c->max_retries;
 		swr_cm_arm(c, ad->now + swr_cm_retry_tsc(c));
 		cm_send_kept(c);
 		return;
@@ -408,9 +411,8 @@ void
 swr_cm_established(struct swr_conn *c)
 {
 	swr_cm_disarm(c);
-	/* The RTU wait is over: a DREQ is answered by the peer's CM at once. */
-	c->retry_ms = 0;
-	c->max_retries = 0;
+	/* The RTU wait is over: our DREQ is timed by our own parameters. */
+	c->peer_timing = false;
 	if (c->qp != NULL)
 		c->qp->cm_wait_rtu = false;
 }
@@ -748,7 +750,7 @@ cm_mra_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 	us = (4096ull << RTE_MIN(m->service_timeout, 31u)) / 1000;
 	us = RTE_MIN(us, (uint64_t)SWR_CM_MAX_MRA_MS * 1000);
 	swr_cm_arm(c, ad->now + swr_us_to_tsc(ad, us) + swr_cm_retry_tsc(c));
-	c->retries = swr_cm_max_retries(c);
+	c->retries = c->max_retries;
 }
 
 void

@@ -185,9 +185,11 @@ struct swr_conn {
 	bool disconnect_called;    /**< consumer called Disconnect */
 	uint8_t events;            /**< SWR_CM_EV_* owed */
 	uint8_t retries;           /**< retransmissions left */
-	/** Retransmissions of a kept MAD (0: SWR_CM_RETRIES) and their
-	 *  interval in ms (0: SWR_CM_RETRY_MS); a passive connection takes
-	 *  them from the REQ (swr_cm_peer_timing()). */
+	/** Retransmissions of the kept MAD and the longest interval between
+	 *  two (ms): the peer's while a REP waits for its RTU
+	 *  (swr_cm_peer_timing(), peer_timing set), else our CM
+	 *  parameters' (swr_cm_timing()). */
+	bool peer_timing;
 	uint8_t max_retries;
 	uint32_t retry_ms;
 	/** Next retransmission (TSC), 0 = none: swr_cm_arm()/_disarm(). */
@@ -429,33 +431,14 @@ ndk_status_t swr_cm_disconnect(struct swr_conn *c);
 /** Tear a connection down for close (REJ or DREQ as its state needs). */
 void swr_cm_abort(struct swr_conn *c);
 
-/** TSC ticks between two transmissions of @p c's kept MAD. */
-static inline uint64_t
-swr_cm_retry_tsc(const struct swr_conn *c)
-{
-	return swr_us_to_tsc(c->ad, (uint64_t)(c->retry_ms != 0 ?
-					       c->retry_ms : SWR_CM_RETRY_MS) *
-			     1000);
-}
-
-/** Retransmissions @p c's kept MAD gets before the exchange fails. */
-static inline uint8_t
-swr_cm_max_retries(const struct swr_conn *c)
-{
-	return c->max_retries != 0 ? c->max_retries : SWR_CM_RETRIES;
-}
-
 /**
- * A passive connection retransmits its REP as the REQ asks, as an IB CM
- * does: every 2 x packet lifetime + the requester's CM response
- * timeout (4.096 us << @p resp_timeout; 4.3 s for rdma_cm's 20), at least
- * SWR_CM_RETRY_MS and at most SWR_CM_MAX_MRA_MS, @p max_retries times (at
- * least SWR_CM_RETRIES): a peer slow to answer (thousands of connections
- * at once, a loaded host) is waited for as long as it said it might take.
+ * The interval an IB CM waits for an answer to a message whose answerer
+ * announced CM response timeout @p resp_timeout (4.096 us << n): 2 x
+ * packet lifetime + that, in ms, within SWR_CM_RETRY_MS and
+ * SWR_CM_MAX_MRA_MS (4.8 s for rdma_cm's 20).
  */
-static inline void
-swr_cm_peer_timing(struct swr_conn *c, uint8_t resp_timeout,
-		   uint8_t max_retries)
+static inline uint32_t
+swr_cm_answer_ms(uint8_t resp_timeout)
 {
 	uint64_t ms = (4096ull << (resp_timeout < 31 ? resp_timeout : 31)) /
 		1000000 + 2 * ((4096ull << SWR_CM_PACKET_LIFETIME) / 1000000);
@@ -464,9 +447,55 @@ swr_cm_peer_timing(struct swr_conn *c, uint8_t resp_timeout,
 		ms = SWR_CM_RETRY_MS;
 	if (ms > SWR_CM_MAX_MRA_MS)
 		ms = SWR_CM_MAX_MRA_MS;
-	c->retry_ms = (uint32_t)ms;
-	c->max_retries = max_retries > SWR_CM_RETRIES ? max_retries :
-		SWR_CM_RETRIES;
+	return (uint32_t)ms;
+}
+
+/**
+ * @p c's kept MAD is retransmitted as its peer would expect (IB CM): at
+ * most the CM parameters' max_cm_retries times, the interval starting at
+ * SWR_CM_RETRY_MS and doubling up to swr_cm_answer_ms() of the response
+ * timeout our REQs announce (cm_response_timeout), so that a lost MAD is
+ * found within a second and a peer that is only slow (thousands of
+ * handshakes in flight, a loaded host) gets the time we told it it had.
+ */
+static inline void
+swr_cm_timing(struct swr_conn *c)
+{
+	const struct ndk_cm_params *p = &c->ad->cm->params;
+
+	c->peer_timing = false;
+	c->retry_ms = swr_cm_answer_ms(p->cm_response_timeout);
+	c->max_retries = p->max_cm_retries;
+}
+
+/**
+ * A passive connection's REP is retransmitted as the REQ asks: its CM
+ * response timeout (@p resp_timeout, for swr_cm_answer_ms()) and
+ * @p max_retries, as the peer's IB CM does with its own messages.
+ */
+static inline void
+swr_cm_peer_timing(struct swr_conn *c, uint8_t resp_timeout,
+		   uint8_t max_retries)
+{
+	c->peer_timing = true;
+	c->retry_ms = swr_cm_answer_ms(resp_timeout);
+	c->max_retries = max_retries;
+}
+
+/**
+ * TSC ticks until @p c's next retransmission: SWR_CM_RETRY_MS doubled
+ * per retransmission already made, at most c->retry_ms.
+ */
+static inline uint64_t
+swr_cm_retry_tsc(const struct swr_conn *c)
+{
+	unsigned int done = c->max_retries > c->retries ?
+		(unsigned int)(c->max_retries - c->retries) : 0;
+	uint64_t ms = (uint64_t)SWR_CM_RETRY_MS << (done < 16 ? done : 16);
+
+	if (ms > c->retry_ms)
+		ms = c->retry_ms;
+	return swr_us_to_tsc(c->ad, ms * 1000);
 }
 
 /** Queue a consumer callback (delivered by swr_cm_poll()). */

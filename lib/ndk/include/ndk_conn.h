@@ -237,10 +237,14 @@ struct ndk_cm_params {
 	 *  (4.096 us << n); 0 (default): as rdma_cm derives it on RoCE from
 	 *  the packet lifetime and the responder's ACK delay (17: 0.54 s). */
 	uint8_t local_ack_timeout;
-	/** CM response timeout a REQ announces, 0-31 (4.096 us << n).
-	 *  Default 20 (4.3 s). */
+	/** CM response timeout a REQ announces, 0-31 (4.096 us << n), and
+	 *  so the longest interval between two retransmissions of our REQs
+	 *  and DREQs (2 x packet lifetime more; the first comes after 1 s,
+	 *  then doubling). Default 20 (4.3 s). */
 	uint8_t cm_response_timeout;
-	/** Max CM retries a REQ announces, 0-15. Default 15. */
+	/** Max CM retries a REQ announces, 0-15, and the retransmissions of
+	 *  our REQs and DREQs before Connect or Disconnect fails
+	 *  STATUS_IO_TIMEOUT (about 69 s with the defaults). Default 15. */
 	uint8_t max_cm_retries;
 	/** Largest path MTU in bytes (256, 512, 1024, 2048, 4096) a REQ
 	 *  announces and a QP connected from a REQ takes (the smaller of
