@@ -252,6 +252,8 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 	qp->reqs_busy++;
 	qp->commands++;
 	tgt->stats.commands++;
+	tgt->stats.qid_commands[RTE_MIN(qp->qid,
+					(uint16_t)(NDK_NVMF_STATS_QIDS - 1))]++;
 	tgt->stats.inflight_now++;
 	req->qp = qp;
 	req->recv = recv;
