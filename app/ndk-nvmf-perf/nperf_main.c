@@ -303,6 +303,9 @@ run(struct np_ctx *c)
 		c->r.qs.local_invalidations += s.local_invalidations;
 		c->r.qs.bad_responses += s.bad_responses;
 		c->r.qs.timeouts += s.timeouts;
+		printf("queue %u: submitted %" PRIu64 ", completed %" PRIu64
+		       ", errors %" PRIu64 "\n", i + 1, s.submitted,
+		       s.completed, s.errors);
 	}
 	return c->failed || c->r.mismatches != 0 ? -1 : 0;
 }

@@ -16,8 +16,8 @@
 #   4k        4 KiB: writes as in-capsule data, reads by keyed SGL
 #   4k-keyed  4 KiB with --no-in-capsule: writes by keyed SGL too (the
 #             target RDMA READs them)
-#   64k, 1m   64 KiB (over two I/O queues) and 1 MiB: keyed SGLs,
-#             multi-packet RDMA
+#   64k, 1m   64 KiB (over four I/O queues, each of which must carry
+#             I/O) and 1 MiB: keyed SGLs, multi-packet RDMA
 #   bad-nqn   (first MTU only) a subsystem NQN the target does not have:
 #             Connect must fail with the target's status, decoded
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
@@ -44,7 +44,7 @@ IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture, CM MADs included):"
 iop_init nvmf-host NH nh ndk-nh
 # NAME:SIZE:COUNT:EXTRA (COUNT verify units: a write and a read each;
 # EXTRA: options, '@' for a space)
-CASES=${NH_CASES:-4k:4096:200: 4k-keyed:4096:100:--no-in-capsule 64k:65536:40:-P@2 1m:1048576:8:}
+CASES=${NH_CASES:-4k:4096:200: 4k-keyed:4096:100:--no-in-capsule 64k:65536:48:-P@4 1m:1048576:8:}
 NDK_NVMF_PERF=${NDK_NVMF_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-nvmf-perf/ndk-nvmf-perf}
 NVMF_NQN=nqn.2026-11.org.ndk-roce:interop
 W=$IOP_WORK
@@ -93,7 +93,7 @@ num_in() {
 # run_case MTU RDMA_MTU NAME SIZE COUNT EXTRA
 run_case() {
 	local mtu=$1 rmtu=$2 name="mtu$1-$3" size=$4 count=$5 extra=$6
-	local L=$W/logs/mtu$1-$3 nrc=0 verified mism errs rinv inv_out ninv
+	local L=$W/logs/mtu$1-$3 nrc=0 verified mism errs rinv inv_out ninv nq busy
 	iop_case_begin "$name"
 	echo "interop: case $name: ndk-nvmf-perf against nvmet-rdma," \
 		"--verify randrw, $count x (write, read) of $size B" \
@@ -119,6 +119,15 @@ run_case() {
 	grep -q '^disconnected (controller shut down)' "$L.ndk.log" ||
 		iop_why "no orderly disconnect"
 	grep -h '^queues: ' "$L.ndk.log" | sed 's/^/    /' || true
+	# -P N: N I/O queues granted, and every one of them carried I/O
+	if [[ " $extra " =~ \ -P\ ([0-9]+)\  ]]; then
+		nq=${BASH_REMATCH[1]}
+		grep -h '^queue [0-9]*: ' "$L.ndk.log" | sed 's/^/    /' || true
+		grep -q "^  $nq I/O queues" "$L.ndk.log" ||
+			iop_why "nvmet did not grant $nq I/O queues"
+		busy=$(grep -c '^queue [0-9]*: submitted [1-9]' "$L.ndk.log" || true)
+		[ "$busy" = "$nq" ] || iop_why "I/O on $busy of $nq queues"
+	fi
 	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
 		--ndk-mac "$IOP_NDK_MAC" --min-roce $((count * 4))
 	inv_out=$("$PYTHON" "$IOP_HERE/nvmf_inv_check.py" --require \
