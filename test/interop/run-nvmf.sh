@@ -11,14 +11,20 @@
 # file on the host (its I/O on the target's io_uring worker thread):
 #   1. `nvme discover` lists the subsystem; with another host NQN it does
 #      not, and `nvme connect` with that NQN is refused;
-#   2. `nvme connect -t rdma -a 10.77.1.1 -s 4420 -n $NQN`: /dev/nvme0n1
-#      and /dev/nvme0n2 appear with the configured sizes;
+#   2. `nvme connect -t rdma -a 10.77.1.1 -s 4420 -n $NQN
+#      --nr-write-queues=1 --nr-poll-queues=1`: /dev/nvme0n1 and
+#      /dev/nvme0n2 appear with the configured sizes, and the host maps
+#      three I/O queues (default, read, poll: one each for the guest's one
+#      CPU; dmesg's "mapped 1/1/1 default/read/poll queues");
 #   3. on each namespace, `dd oflag=direct` writes of 4 KiB to 1 MiB at
 #      random offsets (aligned to their size), each read back with
 #      `iflag=direct` and compared;
 #   4. mkfs.ext4 on namespace 1, a directory tree copied in, unmounted,
 #      caches dropped, mounted again and compared;
-#   5. the target is stopped and started again: the kernel host reconnects
+#   5. the target is stopped (its counters at exit must show a controller
+#      with three I/O queues and commands beyond the Connect on at least
+#      two: writes go to the default queue, reads to the read queue) and
+#      started again: the kernel host reconnects
 #      by itself (--reconnect-delay 1), namespace 2 (the file) still holds
 #      what was written before, and new I/O on both verifies;
 #   6. `nvme disconnect`: the target frees every queue pair and controller
@@ -40,6 +46,9 @@
 #      NV_NS=ndk-nvmf  NV_CASE_TIMEOUT=300
 #      NV_ATTACHED_MTUS (the MTUs with an attached case; default: every
 #        one of NV_MTUS)
+#      NV_CONNECT_OPTS (extra nvme connect options of the main case,
+#        default "--nr-write-queues=1 --nr-poll-queues=1")
+#      NV_MIN_IO_QUEUES (I/O queues the host must make; default 3)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -190,7 +199,7 @@ tgt_stats() {
 }
 
 # check_queues LOG: the target saw NV_MIN_IO_QUEUES I/O queues on one
-# controller and commands on at least two I/O queue ids
+# controller and commands beyond the Connect on at least two I/O queue ids
 check_queues() {
 	local line busy=0 qc
 	line=$(grep '^ndk-nvmf-tgt: io_queues_max' "$1" | tail -n 1)
@@ -199,7 +208,7 @@ check_queues() {
 		[ "${BASH_REMATCH[1]}" -ge "$NV_MIN_IO_QUEUES" ] ||
 		iop_why "the target saw fewer than $NV_MIN_IO_QUEUES I/O queues: $line"
 	for qc in ${line#*qid_commands}; do
-		[ "${qc%%:*}" -ge 1 ] && [ "${qc#*:}" -gt 0 ] && busy=$((busy + 1))
+		[ "${qc%%:*}" -ge 1 ] && [ "${qc#*:}" -gt 1 ] && busy=$((busy + 1))
 	done
 	[ "$busy" -ge 2 ] || [ "$NV_MIN_IO_QUEUES" -lt 2 ] ||
 		iop_why "commands on $busy I/O queue(s) only: $line"
