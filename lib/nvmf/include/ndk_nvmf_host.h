@@ -276,6 +276,106 @@ struct ndk_nvmf_qpair_stats {
 void ndk_nvmf_qpair_get_stats(const struct ndk_nvmf_qpair *qp,
 			      struct ndk_nvmf_qpair_stats *stats);
 
+/* ------------------------------------------------------------------ */
+/* Asynchronous events and log pages                                   */
+/* ------------------------------------------------------------------ */
+
+/** Events kept for ndk_nvmf_ctrlr_get_event() when no callback is set. */
+#define NDK_NVMF_EVENTS_MAX 16
+
+/** An asynchronous event the controller reported (AER completion). */
+struct ndk_nvmf_async_event {
+	uint8_t type;       /**< 0 error, 1 SMART / health, 2 notice, ... */
+	uint8_t info;       /**< event information (notice 00h: namespace
+			     *   attribute changed; F0h: discovery log
+			     *   changed) */
+	uint8_t log_page;   /**< the log page that tells more; reading it
+			     *   (without RAE) re-arms events of this type */
+	uint32_t cdw0;      /**< the whole completion dword 0 */
+};
+
+/** Callback of an asynchronous event, from ndk_nvmf_ctrlr_process_admin(). */
+typedef void (*ndk_nvmf_event_cb)(void *arg,
+				  const struct ndk_nvmf_async_event *ev);
+
+/**
+ * Deliver asynchronous events to @p cb (NULL: keep up to
+ * NDK_NVMF_EVENTS_MAX of them for ndk_nvmf_ctrlr_get_event(); more are
+ * dropped and counted). The host keeps one Asynchronous Event Request
+ * outstanding from connect to close (exempt from the command timeout),
+ * after Set Features Asynchronous Event Configuration has enabled the
+ * notices the controller supports (OAES). Events arrive while
+ * ndk_nvmf_ctrlr_process_admin() runs; the callback may submit admin
+ * commands (ndk_nvmf_ctrlr_get_log_page()).
+ */
+void ndk_nvmf_ctrlr_set_event_cb(struct ndk_nvmf_ctrlr *ctrlr,
+				 ndk_nvmf_event_cb cb, void *arg);
+
+/**
+ * Take the oldest event kept (no callback set). Data path.
+ * @return 0 (*@p ev filled), -EAGAIN (none), -EINVAL.
+ */
+int ndk_nvmf_ctrlr_get_event(struct ndk_nvmf_ctrlr *ctrlr,
+			     struct ndk_nvmf_async_event *ev);
+
+/** Events dropped because nobody took them. */
+uint64_t ndk_nvmf_ctrlr_events_dropped(const struct ndk_nvmf_ctrlr *ctrlr);
+
+/**
+ * Get Log Page @p lid (e.g. 01h error information, 02h SMART / health,
+ * 04h changed namespace list, 70h discovery) of namespace @p nsid
+ * (FFFFFFFFh: the controller) into @p buf: @p len bytes (a multiple of 4,
+ * at most max_io_size) from byte @p offset (a multiple of 4) of the page.
+ * @p rae keeps the event that the page reports armed (Retain
+ * Asynchronous Event). The command runs on the admin queue: @p cb is
+ * called from ndk_nvmf_ctrlr_process_admin(). @p buf lies in DPDK memory
+ * and stays untouched until then. Data path.
+ * @return 0, -EAGAIN (admin queue full), -EINVAL, -ENOTCONN.
+ */
+int ndk_nvmf_ctrlr_get_log_page(struct ndk_nvmf_ctrlr *ctrlr, uint8_t lid,
+				uint32_t nsid, void *buf, uint32_t len,
+				uint64_t offset, bool rae, ndk_nvmf_cb cb,
+				void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Discovery                                                           */
+/* ------------------------------------------------------------------ */
+
+/** The discovery subsystem's well-known NQN. */
+#define NDK_NVMF_DISCOVERY_NQN "nqn.2014-08.org.nvmexpress.discovery"
+
+/** One discovery log page entry, its text fields without padding. */
+struct ndk_nvmf_disc_entry {
+	uint8_t trtype;      /**< transport: 1 RDMA, 3 TCP, ... */
+	uint8_t adrfam;      /**< address family: 1 IPv4, 2 IPv6, ... */
+	uint8_t subtype;     /**< 1 referral, 2 NVM subsystem, 3 discovery */
+	uint8_t treq;        /**< transport requirements */
+	uint16_t portid;     /**< port ID */
+	uint16_t cntlid;     /**< controller ID (FFFFh: dynamic) */
+	uint16_t asqsz;      /**< admin queue size the controller takes */
+	char trsvcid[33];    /**< service (port), text */
+	char traddr[257];    /**< address, text */
+	char subnqn[NDK_NVMF_NQN_MAX + 1]; /**< subsystem NQN */
+};
+
+/**
+ * Read a discovery controller's log page: connect to the discovery
+ * subsystem at @p opts' address (subnqn is ignored; kato_ms 0 is fine),
+ * read the header and the entries, read the header again and start over
+ * when the generation counter moved (at most a few times), then shut the
+ * controller down and disconnect. Control path (blocks, bounded by the
+ * options' timeout per step).
+ * @param entries  out: up to @p max entries (may be NULL when @p max is 0).
+ * @param num      out: the records the page holds (may exceed @p max).
+ * @param genctr   out (may be NULL): the generation counter read.
+ * @return 0, -EAGAIN (the counter kept moving), or as
+ *   ndk_nvmf_ctrlr_connect().
+ */
+int ndk_nvmf_discover(struct ndk_adapter *adapter,
+		      const struct ndk_nvmf_host_opts *opts,
+		      struct ndk_nvmf_disc_entry *entries, uint32_t max,
+		      uint32_t *num, uint64_t *genctr);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Functional: lib/nvmf's host against lib/nvmf's target, both on swroce
+ * adapters of a net_ring pair in one process. The host (adapter A, the
+ * test thread on lcore 0) uses the public API of ndk_nvmf_host.h; the
+ * target (adapter B) runs ndk_nvmf_tgt_poll() on lcore 2 and makes the
+ * configuration changes the test asks of it there (a namespace, a
+ * subsystem), as its threading rules want; lcore 1 polls both adapters.
+ *
+ * Cases:
+ *  - events: data over two I/O queues; a namespace added to the subsystem
+ *    reaches the host as an asynchronous event (notice, namespace
+ *    attribute changed, log page 04h), the changed namespace list names
+ *    it, and reading that page (without RAE) re-arms the event for the
+ *    next namespace, delivered to the poll call this time; the SMART log
+ *    counts the host's reads and writes; a read past the end fails with
+ *    LBA Out of Range and the error log's newest entry says so; bad Get
+ *    Log Page arguments are refused;
+ *  - discovery: ndk_nvmf_discover() lists the subsystem (RDMA, IPv4, the
+ *    target's address and port 4420), a subsystem added for another host
+ *    stays invisible, one that allows any host appears, and the
+ *    generation counter has moved.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "ndk_nvmf.h"
+#include "ndk_nvmf_host.h"
+#include "nvme_spec.h"
+#include "nvmf_io_common.h"
+#include "rc_common.h"
+
+#define T_LCORE 2
+#define T_NQN "nqn.2026-11.org.ndk-roce:e2e"
+#define T_NQN2 "nqn.2026-11.org.ndk-roce:e2e-other"
+#define T_NQN3 "nqn.2026-11.org.ndk-roce:e2e-any"
+#define T_OTHER_HOST "nqn.2014-08.org.nvmexpress:uuid:" \
+	"6e646b2d-726f-6365-0000-0000000000ee"
+#define T_NS_BYTES (4u << 20)
+#define T_BS 4096u
+
+/* What the target lcore is asked to do. */
+enum t_op {
+	T_NONE,
+	T_ADD_NS,
+	T_ADD_SUBSYS_OTHER,     /* T_NQN2 for T_OTHER_HOST only */
+	T_ADD_SUBSYS_ANY,       /* T_NQN3, any host */
+};
+
+static struct ndk_pair *g_p;
+
+static struct {
+	struct ndk_nvmf_tgt *tgt;
+	struct ndk_nvmf_subsystem *sub;
+	int op;
+	int rc;
+	int stop;
+} T;
+
+/* ------------------------------------------------------------------ */
+/* The target's lcore                                                  */
+/* ------------------------------------------------------------------ */
+
+static int
+t_do(enum t_op op)
+{
+	struct ndk_nvmf_ns_config ns = {
+		.type = NDK_NVMF_NS_MEM, .size = T_NS_BYTES,
+		.block_size = T_BS,
+	};
+	struct ndk_nvmf_subsystem *s;
+	int rc;
+
+	switch (op) {
+	case T_ADD_NS:
+		return ndk_nvmf_subsystem_add_ns(T.sub, &ns, NULL);
+	case T_ADD_SUBSYS_OTHER:
+		rc = ndk_nvmf_tgt_add_subsystem(T.tgt, T_NQN2, NULL, false, &s);
+		return rc != 0 ? rc : ndk_nvmf_subsystem_add_host(s,
+								  T_OTHER_HOST);
+	case T_ADD_SUBSYS_ANY:
+		return ndk_nvmf_tgt_add_subsystem(T.tgt, T_NQN3, NULL, true,
+						  &s);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int
+t_main(void *arg)
+{
+	int op;
+
+	RTE_SET_USED(arg);
+	while (!__atomic_load_n(&T.stop, __ATOMIC_ACQUIRE)) {
+		ndk_nvmf_tgt_poll(T.tgt);
+		op = __atomic_load_n(&T.op, __ATOMIC_ACQUIRE);
+		if (op != T_NONE) {
+			T.rc = t_do((enum t_op)op);
+			__atomic_store_n(&T.op, T_NONE, __ATOMIC_RELEASE);
+		}
+	}
+	return 0;
+}
+
+/* Have the target's lcore do @p op. @return its result. */
+static int
+t_call(enum t_op op)
+{
+	double end = ndk_pair_now() + WAIT_S;
+
+	__atomic_store_n(&T.op, op, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&T.op, __ATOMIC_ACQUIRE) != T_NONE &&
+	       ndk_pair_now() < end)
+		;
+	return __atomic_load_n(&T.op, __ATOMIC_ACQUIRE) == T_NONE ? T.rc :
+		-ETIMEDOUT;
+}
+
+static int
+t_start(void)
+{
+	struct ndk_nvmf_tgt_config tc = {
+		.poll_adapter = false,       /* lcore 1's poller does */
+		.max_qpairs = 8,
+		.max_ctrlrs = 4,
+		.max_io_queues = 4,
+		.max_queue_depth = 32,
+		.nb_data_buffers = 8,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct ndk_nvmf_ns_config ns = {
+		.type = NDK_NVMF_NS_MEM, .size = T_NS_BYTES,
+		.block_size = T_BS,
+	};
+
+	memset(&T, 0, sizeof(T));
+	g_p = pair_get(4096);
+	if (g_p == NULL)
+		return -1;
+	tc.adapter = g_p->ad[1];
+	if (ndk_nvmf_tgt_create(&tc, &T.tgt) != 0 ||
+	    ndk_nvmf_tgt_add_subsystem(T.tgt, T_NQN, NULL, true, &T.sub) != 0 ||
+	    ndk_nvmf_subsystem_add_ns(T.sub, &ns, NULL) != 0 ||
+	    ndk_nvmf_tgt_listen(T.tgt, g_p->ipv4[1], 4420) != 0)
+		return -1;
+	return rte_eal_remote_launch(t_main, NULL, T_LCORE);
+}
+
+static void
+t_stop(void)
+{
+	__atomic_store_n(&T.stop, 1, __ATOMIC_RELEASE);
+	rte_eal_wait_lcore(T_LCORE);
+	if (T.tgt != NULL)
+		ndk_nvmf_tgt_destroy(T.tgt);
+	T.tgt = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The host's side                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Events the callback received. */
+static struct {
+	int n;
+	struct ndk_nvmf_async_event last;
+} E;
+
+static void
+on_event(void *arg, const struct ndk_nvmf_async_event *ev)
+{
+	RTE_SET_USED(arg);
+	E.last = *ev;
+	E.n++;
+}
+
+static int
+h_connect(struct ndk_nvmf_ctrlr **c, const char *nqn)
+{
+	struct ndk_nvmf_host_opts o;
+
+	ndk_nvmf_host_opts_init(&o);
+	o.traddr = g_p->ipv4[1];
+	snprintf(o.subnqn, sizeof(o.subnqn), "%s", nqn);
+	o.io_queue_size = 16;
+	o.num_io_queues = 2;
+	o.kato_ms = 5000;
+	return ndk_nvmf_ctrlr_connect(g_p->ad[0], &o, c);
+}
+
+/* Get Log Page into @p buf, waited for. @return its status, or -1. */
+static int
+h_log(struct ndk_nvmf_ctrlr *c, uint8_t lid, void *buf, uint32_t len,
+      bool rae)
+{
+	struct io io = { 0 };
+
+	memset(buf, 0xA5, len);
+	if (ndk_nvmf_ctrlr_get_log_page(c, lid, 0xFFFFFFFF, buf, len, 0, rae,
+					io_done, &io) != 0 ||
+	    io_wait(c, NULL, &io) != 0)
+		return -1;
+	return io.cpl.status;
+}
+
+/* Write then read back @p n blocks at @p lba on queue @p qp. */
+static int
+h_rw(struct ndk_nvmf_ctrlr *c, struct ndk_nvmf_qpair *qp, uint8_t *buf,
+     uint64_t lba, uint32_t n, uint32_t seed)
+{
+	struct io io = { 0 };
+
+	ndk_pair_fill(buf, n * T_BS, seed);
+	TEST_ASSERT_EQ(ndk_nvmf_write(qp, 1, buf, lba, n, io_done, &io), 0,
+		       "write");
+	TEST_ASSERT(io_wait(c, qp, &io) == 0 && io.cpl.status == 0,
+		    "write completes: status %#x", io.cpl.status);
+	memset(buf, 0, n * T_BS);
+	memset(&io, 0, sizeof(io));
+	TEST_ASSERT_EQ(ndk_nvmf_read(qp, 1, buf, lba, n, io_done, &io), 0,
+		       "read");
+	TEST_ASSERT(io_wait(c, qp, &io) == 0 && io.cpl.status == 0,
+		    "read completes: status %#x", io.cpl.status);
+	TEST_ASSERT_EQ(ndk_pair_check(buf, n * T_BS, seed), -1, "data");
+	return 0;
+}
+
+static uint64_t
+le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int
+events_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf)
+{
+	const struct ndk_nvmf_ctrlr_info *ci = ndk_nvmf_ctrlr_get_info(c);
+	const struct nvme_smart_log *sm = (const void *)buf;
+	const struct nvme_error_log_entry *el = (const void *)buf;
+	const uint32_t *list = (const void *)buf;
+	struct ndk_nvmf_async_event ev;
+	struct io io = { 0 };
+
+	TEST_ASSERT_EQ(ci->num_io_queues, 2, "two I/O queues");
+	TEST_ASSERT_EQ(ci->num_ns, 1, "one namespace");
+	for (uint16_t q = 0; q < 2; q++)
+		TEST_ASSERT(h_rw(c, ndk_nvmf_ctrlr_get_qpair(c, q), buf,
+				 8 * q, 4, 7 + q) == 0, "data on queue %u",
+			    q + 1);
+
+	/* A namespace added: an event through the callback. */
+	ndk_nvmf_ctrlr_set_event_cb(c, on_event, NULL);
+	TEST_ASSERT_EQ(t_call(T_ADD_NS), 0, "namespace 2 added");
+	TEST_ASSERT(io_wait_flag(c, NULL, &E.n) == 0, "an event arrives");
+	TEST_ASSERT_EQ(E.n, 1, "one event");
+	TEST_ASSERT_EQ(E.last.type, NVME_AER_TYPE_NOTICE, "notice");
+	TEST_ASSERT_EQ(E.last.info, NVME_AER_NOTICE_NS_CHANGED, "ns changed");
+	TEST_ASSERT_EQ(E.last.log_page, NVME_LOG_CHANGED_NS, "log 04h");
+	TEST_ASSERT_EQ(h_log(c, E.last.log_page, buf, 4096, false), 0,
+		       "changed namespace list");
+	TEST_ASSERT(list[0] == 2 && list[1] == 0, "lists namespace 2 only "
+		    "(%u, %u)", list[0], list[1]);
+
+	/* Read without RAE: the next one comes, to the poll call. */
+	ndk_nvmf_ctrlr_set_event_cb(c, NULL, NULL);
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_get_event(c, &ev), -EAGAIN, "none yet");
+	TEST_ASSERT_EQ(t_call(T_ADD_NS), 0, "namespace 3 added");
+	{
+		double end = ndk_pair_now() + WAIT_S;
+		int rc;
+
+		while ((rc = ndk_nvmf_ctrlr_get_event(c, &ev)) == -EAGAIN &&
+		       ndk_pair_now() < end)
+			ndk_nvmf_ctrlr_process_admin(c);
+		TEST_ASSERT_EQ(rc, 0, "the second event, polled");
+	}
+	TEST_ASSERT_EQ(ev.log_page, NVME_LOG_CHANGED_NS, "log 04h");
+	TEST_ASSERT_EQ(h_log(c, NVME_LOG_CHANGED_NS, buf, 4096, false), 0, "");
+	TEST_ASSERT_EQ(list[0], 3, "namespace 3");
+	TEST_ASSERT_EQ(E.n, 1, "the callback no longer called");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_events_dropped(c), 0, "none dropped");
+
+	/* SMART: the reads and writes above. */
+	TEST_ASSERT_EQ(h_log(c, NVME_LOG_SMART, buf, 512, false), 0, "SMART");
+	TEST_ASSERT_EQ(le64(sm->host_writes), 2, "write commands");
+	TEST_ASSERT_EQ(le64(sm->host_reads), 2, "read commands");
+
+	/* An error: LBA out of range, then in the error log. */
+	TEST_ASSERT_EQ(ndk_nvmf_read(ndk_nvmf_ctrlr_get_qpair(c, 0), 1, buf,
+				     T_NS_BYTES / T_BS, 1, io_done, &io), 0,
+		       "read past the end submitted");
+	TEST_ASSERT(io_wait(c, ndk_nvmf_ctrlr_get_qpair(c, 0), &io) == 0,
+		    "read past the end completes");
+	TEST_ASSERT_EQ(ndk_nvmf_status_sct(io.cpl.status), NVME_SCT_GENERIC,
+		       "");
+	TEST_ASSERT_EQ(ndk_nvmf_status_sc(io.cpl.status),
+		       NVME_SC_LBA_OUT_OF_RANGE, "LBA Out of Range");
+	TEST_ASSERT_EQ(h_log(c, NVME_LOG_ERROR, buf, 4 * sizeof(*el), false),
+		       0, "error log");
+	TEST_ASSERT(el[0].error_count >= 1, "error count");
+	TEST_ASSERT_EQ(el[0].sqid, 1, "on I/O queue 1");
+	TEST_ASSERT_EQ((el[0].status >> 1) & 0xFF, NVME_SC_LBA_OUT_OF_RANGE,
+		       "its status");
+
+	/* Arguments the call refuses. */
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_get_log_page(c, 2, 0, buf, 510, 0, false,
+						   io_done, &io), -EINVAL,
+		       "length not a multiple of 4");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_get_log_page(c, 2, 0, buf, 512, 2, false,
+						   io_done, &io), -EINVAL,
+		       "offset not a multiple of 4");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_get_log_page(c, 2, 0, NULL, 512, 0,
+						   false, io_done, &io),
+		       -EINVAL, "no buffer");
+	return 0;
+}
+
+static int
+test_events(void)
+{
+	struct ndk_nvmf_ctrlr *c = NULL;
+	uint8_t *buf;
+	int rc = -1;
+
+	memset(&E, 0, sizeof(E));
+	buf = rte_zmalloc("e2e_buf", 64 * 1024, 4096);
+	if (buf != NULL && t_start() == 0 && h_connect(&c, T_NQN) == 0)
+		rc = events_body(c, buf);
+	else
+		fprintf(stderr, "  FAIL target start or host connect\n");
+	if (c != NULL && ndk_nvmf_ctrlr_close(c) != 0 && rc == 0) {
+		fprintf(stderr, "  FAIL close\n");
+		rc = -1;
+	}
+	t_stop();
+	rte_free(buf);
+	return rc;
+}
+
+/* Discover; @return how many entries name @p nqn, or -1. */
+static int
+disc_count(const char *nqn, uint32_t *num, uint64_t *gen)
+{
+	struct ndk_nvmf_disc_entry e[8];
+	struct ndk_nvmf_host_opts o;
+	char addr[INET_ADDRSTRLEN];
+	int n = 0, rc;
+
+	ndk_nvmf_host_opts_init(&o);
+	o.traddr = g_p->ipv4[1];
+	o.kato_ms = 0;
+	rc = ndk_nvmf_discover(g_p->ad[0], &o, e, RTE_DIM(e), num, gen);
+	if (rc != 0) {
+		fprintf(stderr, "  discover: %s\n", strerror(-rc));
+		return -1;
+	}
+	inet_ntop(AF_INET, &g_p->ipv4[1], addr, sizeof(addr));
+	for (uint32_t i = 0; i < RTE_MIN(*num, (uint32_t)RTE_DIM(e)); i++) {
+		printf("    entry %u: trtype %u adrfam %u subtype %u %s:%s %s\n",
+		       i, e[i].trtype, e[i].adrfam, e[i].subtype, e[i].traddr,
+		       e[i].trsvcid, e[i].subnqn);
+		if (strcmp(e[i].subnqn, nqn) != 0)
+			continue;
+		if (e[i].trtype != NVMF_TRTYPE_RDMA ||
+		    e[i].adrfam != NVMF_ADRFAM_IPV4 ||
+		    e[i].subtype != NVMF_SUBTYPE_NVME ||
+		    strcmp(e[i].traddr, addr) != 0 ||
+		    strcmp(e[i].trsvcid, "4420") != 0) {
+			fprintf(stderr, "  entry %u is wrong\n", i);
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+static int
+discovery_body(void)
+{
+	uint64_t gen0, gen1, gen2;
+	uint32_t num;
+
+	TEST_ASSERT_EQ(disc_count(T_NQN, &num, &gen0), 1, "the subsystem");
+	TEST_ASSERT_EQ(num, 1, "one record");
+	TEST_ASSERT_EQ(t_call(T_ADD_SUBSYS_OTHER), 0, "subsystem 2 added");
+	TEST_ASSERT_EQ(disc_count(T_NQN2, &num, &gen1), 0,
+		       "another host's subsystem is not listed");
+	TEST_ASSERT_EQ(num, 1, "still one record");
+	TEST_ASSERT_EQ(t_call(T_ADD_SUBSYS_ANY), 0, "subsystem 3 added");
+	TEST_ASSERT_EQ(disc_count(T_NQN3, &num, &gen2), 1, "subsystem 3");
+	TEST_ASSERT_EQ(num, 2, "two records");
+	TEST_ASSERT(gen1 > gen0 && gen2 > gen1, "generation counter %" PRIu64
+		    ", %" PRIu64 ", %" PRIu64, gen0, gen1, gen2);
+	return 0;
+}
+
+static int
+test_discovery(void)
+{
+	int rc = -1;
+
+	if (t_start() == 0)
+		rc = discovery_body();
+	else
+		fprintf(stderr, "  FAIL target start\n");
+	t_stop();
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct ndk_test_case cases[] = {
+		{ "events", test_events },
+		{ "discovery", test_discovery },
+	};
+	int rc;
+
+	/* Lcore 1 polls both adapters, lcore 2 is the target. */
+	if (ndk_test_eal_init("test_nvmf_e2e", "(0-2)@(0-1)", NULL) != 0)
+		return 1;
+	rc = ndk_test_run("nvmf_e2e", cases, RTE_DIM(cases), argc, argv);
+	ndk_pair_destroy(g_p);
+	rte_eal_cleanup();
+	return rc;
+}
