@@ -20,6 +20,7 @@
 #define NP_DEF_IO 4096
 #define NP_DEF_TIME 10
 #define NP_MAX_QD 1023
+#define NP_DISC_MAX 32          /* discovery entries listed */
 
 /** Workload patterns (-w). */
 enum np_pattern {
@@ -44,6 +45,7 @@ struct np_opts {
 	bool no_icd;             /* --no-in-capsule */
 	bool json;               /* --json */
 	bool stats;              /* --stats: the adapter's counters */
+	bool discover;           /* --discover: list the discovery log */
 	const char *json_file;   /* --json=FILE */
 	uint32_t ipv4;           /* --ip: the adapter's */
 	uint16_t port_id;        /* --port-id */

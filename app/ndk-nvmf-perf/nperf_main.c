@@ -431,6 +431,55 @@ np_setup(struct np_ctx *c)
 	return 0;
 }
 
+/* --discover: the discovery log page, one line per entry. */
+static int
+np_discover(struct np_ctx *c)
+{
+	static const char *const tr[] = { [1] = "rdma", [2] = "fc",
+					  [3] = "tcp" };
+	static const char *const af[] = { [1] = "ipv4", [2] = "ipv6",
+					  [3] = "ib", [4] = "fc" };
+	static const char *const st[] = { [1] = "referral", [2] = "nvme",
+					  [3] = "current discovery" };
+	struct ndk_nvmf_disc_entry e[NP_DISC_MAX];
+	struct ndk_nvmf_host_opts ho;
+	char addr[INET_ADDRSTRLEN];
+	uint64_t gen = 0;
+	uint32_t num = 0;
+	int rc;
+
+	ndk_nvmf_host_opts_init(&ho);
+	ho.traddr = c->o.traddr;
+	ho.trsvcid = c->o.trsvcid;
+	if (c->o.hostnqn[0] != '\0')
+		memcpy(ho.hostnqn, c->o.hostnqn, sizeof(ho.hostnqn));
+	ho.kato_ms = c->o.kato_ms;
+	ho.poll_adapter = true;
+	inet_ntop(AF_INET, &c->o.traddr, addr, sizeof(addr));
+	rc = ndk_nvmf_discover(c->ad, &ho, e, RTE_DIM(e), &num, &gen);
+	if (rc != 0) {
+		fprintf(stderr, "discover at %s:%u: %s\n", addr, c->o.trsvcid,
+			strerror(-rc));
+		return -1;
+	}
+	printf("discovery log at %s:%u: generation %" PRIu64 ", %u "
+	       "records\n", addr, c->o.trsvcid, gen, num);
+	for (uint32_t i = 0; i < RTE_MIN(num, (uint32_t)RTE_DIM(e)); i++)
+		printf("entry %u: trtype %s adrfam %s subtype %s portid %u "
+		       "cntlid %#x asqsz %u traddr %s trsvcid %s subnqn %s\n",
+		       i, e[i].trtype < RTE_DIM(tr) && tr[e[i].trtype] ?
+		       tr[e[i].trtype] : "?",
+		       e[i].adrfam < RTE_DIM(af) && af[e[i].adrfam] ?
+		       af[e[i].adrfam] : "?",
+		       e[i].subtype < RTE_DIM(st) && st[e[i].subtype] ?
+		       st[e[i].subtype] : "?",
+		       e[i].portid, e[i].cntlid, e[i].asqsz, e[i].traddr,
+		       e[i].trsvcid, e[i].subnqn);
+	if (num > RTE_DIM(e))
+		printf("(%u more not shown)\n", num - (uint32_t)RTE_DIM(e));
+	return 0;
+}
+
 static void
 np_teardown(struct np_ctx *c)
 {
@@ -489,6 +538,12 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = np_wait_link(c.o.port_id);
+	if (rc == 0 && c.o.discover) {
+		rc = np_discover(&c);
+		np_teardown(&c);
+		rte_eal_cleanup();
+		return rc == 0 ? 0 : 1;
+	}
 	if (rc == 0)
 		rc = np_connect(&c);
 	if (rc == 0)

@@ -21,6 +21,7 @@ enum {
 	NP_OPT_NO_ICD,
 	NP_OPT_KATO,
 	NP_OPT_STATS,
+	NP_OPT_DISCOVER,
 };
 
 static const char *const pattern_names[] = {
@@ -47,6 +48,9 @@ np_usage(const char *prog)
 	printf("  -H nqn        our host NQN (default: a uuid NQN)\n");
 	printf("  --nsid n      namespace (default: the first active)\n");
 	printf("  --kato ms     keep-alive timeout (default 10000, 0 none)\n");
+	printf("  --discover    list the discovery log page of the "
+	       "controller at -a and -s\n"
+	       "                instead of a workload (no -n)\n");
 	printf("The workload:\n");
 	printf("  -q depth      I/Os in flight per I/O queue, 1..%d "
 	       "(default %d)\n", NP_MAX_QD, NP_DEF_QD);
@@ -128,6 +132,7 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "no-in-capsule", no_argument, NULL, NP_OPT_NO_ICD },
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
 		{ "stats", no_argument, NULL, NP_OPT_STATS },
+		{ "discover", no_argument, NULL, NP_OPT_DISCOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -230,6 +235,9 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		case NP_OPT_STATS:
 			o->stats = true;
 			break;
+		case NP_OPT_DISCOVER:
+			o->discover = true;
+			break;
 		case NP_OPT_NO_ICD:
 			o->no_icd = true;
 			break;
@@ -266,9 +274,10 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			argv[optind]);
 		return 1;
 	}
-	if (o->traddr == 0 || o->subnqn[0] == '\0' || o->ipv4 == 0) {
-		fprintf(stderr, "ndk-nvmf-perf: -a, -n and --ip are "
-			"required\n");
+	if (o->traddr == 0 || (o->subnqn[0] == '\0' && !o->discover) ||
+	    o->ipv4 == 0) {
+		fprintf(stderr, "ndk-nvmf-perf: -a, -n (or --discover) and "
+			"--ip are required\n");
 		return 1;
 	}
 	return 0;

@@ -20,6 +20,10 @@
 #             I/O) and 1 MiB: keyed SGLs, multi-packet RDMA
 #   bad-nqn   (first MTU only) a subsystem NQN the target does not have:
 #             Connect must fail with the target's status, decoded
+#   discover  (first MTU only) ndk-nvmf-perf --discover: our discovery
+#             client reads nvmet's discovery log page, which must list
+#             the subsystem (rdma, ipv4, NVM subsystem, the guest's
+#             address, 4420)
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
 # tshark must decode it, icrc_check.py must verify every ICRC, and
 # nvmf_inv_check.py must find the target's SEND with Invalidate frames,
@@ -175,6 +179,26 @@ bad_nqn() {
 	iop_case_end "Connect refused: $(sed -n 's/.*Connect failed: //p' "$L.ndk.log" | head -n 1)"
 }
 
+# discover MTU RDMA_MTU: nvmet's discovery log, read by our client
+discover() {
+	local mtu=$1 rmtu=$2 name="mtu$1-discover" L=$W/logs/mtu$1-discover
+	local nrc=0 pat
+	iop_case_begin "$name"
+	echo "interop: case $name: ndk-nvmf-perf --discover against nvmet's" \
+		"discovery subsystem"
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" --discover --kato 0
+	iop_app_wait || nrc=$?
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -h '^discovery log\|^entry ' "$L.ndk.log" | sed 's/^/    /' || true
+	pat="^entry [0-9]*: trtype rdma adrfam ipv4 subtype nvme .*"
+	pat="$pat traddr $GUEST_ADDR trsvcid 4420 subnqn $NVMF_NQN\$"
+	grep -q "$pat" "$L.ndk.log" ||
+		iop_why "no entry for $NVMF_NQN at $GUEST_ADDR:4420"
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(sed -n 's/^discovery log at [^:]*:[0-9]*: //p' "$L.ndk.log")"
+}
+
 # --- one MTU: boot, the target, every case, stop ------------------------
 nvmf_mtu() {
 	local mtu=$1 first=$2 rmtu c name rest size count extra out pat qd
@@ -200,7 +224,10 @@ nvmf_mtu() {
 		extra=${extra//@/ }
 		run_case "$mtu" "$rmtu" "$name" "$size" "$count" "$extra"
 	done
-	[ "$first" != 1 ] || bad_nqn "$mtu" "$rmtu"
+	if [ "$first" = 1 ]; then
+		bad_nqn "$mtu" "$rmtu"
+		discover "$mtu" "$rmtu"
+	fi
 	for c in ${NH_PERF:-}; do
 		IFS=: read -r pat size qd <<<"$c"
 		perf_run "$mtu" "$rmtu" "$pat" "$size" "$qd"
