@@ -20,7 +20,13 @@
  *  - discovery: ndk_nvmf_discover() lists the subsystem (RDMA, IPv4, the
  *    target's address and port 4420), a subsystem added for another host
  *    stays invisible, one that allows any host appears, and the
- *    generation counter has moved.
+ *    generation counter has moved;
+ *  - reconnect: the target destroyed under a connected host (a read then
+ *    ends with a path status or is refused, the admin queue reports the
+ *    loss) and created again 1 s later: ndk_nvmf_ctrlr_reconnect() retries
+ *    every 200 ms until it is back, then both I/O queues carry verified
+ *    data; destroyed for good: reconnect gives up after ctrl_loss_tmo
+ *    (4 s) and the controller closes without queues.
  */
 
 #include <arpa/inet.h>
@@ -56,6 +62,8 @@ enum t_op {
 	T_ADD_NS,
 	T_ADD_SUBSYS_OTHER,     /* T_NQN2 for T_OTHER_HOST only */
 	T_ADD_SUBSYS_ANY,       /* T_NQN3, any host */
+	T_STOP,                 /* destroy the target: every host loses it */
+	T_START_LATER,          /* 1 s later, a new target */
 };
 
 static struct ndk_pair *g_p;
@@ -71,6 +79,8 @@ static struct {
 /* ------------------------------------------------------------------ */
 /* The target's lcore                                                  */
 /* ------------------------------------------------------------------ */
+
+static int t_create(void);
 
 static int
 t_do(enum t_op op)
@@ -92,6 +102,13 @@ t_do(enum t_op op)
 	case T_ADD_SUBSYS_ANY:
 		return ndk_nvmf_tgt_add_subsystem(T.tgt, T_NQN3, NULL, true,
 						  &s);
+	case T_STOP:
+		ndk_nvmf_tgt_destroy(T.tgt);
+		T.tgt = NULL;
+		return 0;
+	case T_START_LATER:
+		rte_delay_us_sleep(1000 * 1000);
+		return t_create();
 	default:
 		return -EINVAL;
 	}
@@ -104,7 +121,8 @@ t_main(void *arg)
 
 	RTE_SET_USED(arg);
 	while (!__atomic_load_n(&T.stop, __ATOMIC_ACQUIRE)) {
-		ndk_nvmf_tgt_poll(T.tgt);
+		if (T.tgt != NULL)
+			ndk_nvmf_tgt_poll(T.tgt);
 		op = __atomic_load_n(&T.op, __ATOMIC_ACQUIRE);
 		if (op != T_NONE) {
 			T.rc = t_do((enum t_op)op);
@@ -114,13 +132,20 @@ t_main(void *arg)
 	return 0;
 }
 
+/* Have the target's lcore start @p op. */
+static void
+t_post(enum t_op op)
+{
+	__atomic_store_n(&T.op, op, __ATOMIC_RELEASE);
+}
+
 /* Have the target's lcore do @p op. @return its result. */
 static int
 t_call(enum t_op op)
 {
 	double end = ndk_pair_now() + WAIT_S;
 
-	__atomic_store_n(&T.op, op, __ATOMIC_RELEASE);
+	t_post(op);
 	while (__atomic_load_n(&T.op, __ATOMIC_ACQUIRE) != T_NONE &&
 	       ndk_pair_now() < end)
 		;
@@ -128,8 +153,9 @@ t_call(enum t_op op)
 		-ETIMEDOUT;
 }
 
+/* A target with one subsystem (any host), one memory namespace. */
 static int
-t_start(void)
+t_create(void)
 {
 	struct ndk_nvmf_tgt_config tc = {
 		.poll_adapter = false,       /* lcore 1's poller does */
@@ -145,15 +171,21 @@ t_start(void)
 		.block_size = T_BS,
 	};
 
-	memset(&T, 0, sizeof(T));
-	g_p = pair_get(4096);
-	if (g_p == NULL)
-		return -1;
 	tc.adapter = g_p->ad[1];
 	if (ndk_nvmf_tgt_create(&tc, &T.tgt) != 0 ||
 	    ndk_nvmf_tgt_add_subsystem(T.tgt, T_NQN, NULL, true, &T.sub) != 0 ||
 	    ndk_nvmf_subsystem_add_ns(T.sub, &ns, NULL) != 0 ||
 	    ndk_nvmf_tgt_listen(T.tgt, g_p->ipv4[1], 4420) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+t_start(void)
+{
+	memset(&T, 0, sizeof(T));
+	g_p = pair_get(4096);
+	if (g_p == NULL || t_create() != 0)
 		return -1;
 	return rte_eal_remote_launch(t_main, NULL, T_LCORE);
 }
@@ -197,6 +229,9 @@ h_connect(struct ndk_nvmf_ctrlr **c, const char *nqn)
 	o.io_queue_size = 16;
 	o.num_io_queues = 2;
 	o.kato_ms = 5000;
+	/* ndk_nvmf_ctrlr_reconnect(): the target's restart takes 1 s. */
+	o.reconnect_delay_ms = 200;
+	o.ctrl_loss_tmo_ms = 4000;
 	return ndk_nvmf_ctrlr_connect(g_p->ad[0], &o, c);
 }
 
@@ -423,12 +458,89 @@ test_discovery(void)
 	return rc;
 }
 
+/* The target goes away: the queues fail, an I/O ends with a path status
+ * (or is refused), and the controller is gone for the host. */
+static int
+lose_target(struct ndk_nvmf_ctrlr *c, uint8_t *buf)
+{
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
+	struct io io = { 0 };
+	double end;
+	int rc;
+
+	TEST_ASSERT_EQ(t_call(T_STOP), 0, "target destroyed");
+	rc = ndk_nvmf_read(qp, 1, buf, 0, 1, io_done, &io);
+	if (rc == 0) {
+		TEST_ASSERT(io_wait(c, qp, &io) == 0, "the read ends");
+		TEST_ASSERT_EQ(ndk_nvmf_status_sct(io.cpl.status), 3,
+			       "path status, not %#x", io.cpl.status);
+	} else {
+		TEST_ASSERT_EQ(rc, -ENOTCONN, "refused: the queue failed");
+	}
+	end = ndk_pair_now() + WAIT_S;
+	while (ndk_nvmf_ctrlr_process_admin(c) != -ENOTCONN &&
+	       ndk_pair_now() < end)
+		;
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_process_admin(c), -ENOTCONN,
+		       "the admin queue failed");
+	return 0;
+}
+
+static int
+reconnect_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf)
+{
+	const struct ndk_nvmf_ctrlr_info *ci = ndk_nvmf_ctrlr_get_info(c);
+
+	TEST_ASSERT(h_rw(c, ndk_nvmf_ctrlr_get_qpair(c, 0), buf, 0, 2, 1) == 0,
+		    "data before");
+	/* Lost, then back 1 s later: the attempts meanwhile are refused. */
+	TEST_ASSERT(lose_target(c, buf) == 0, "target lost");
+	t_post(T_START_LATER);
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_reconnect(c), 0, "reconnected");
+	TEST_ASSERT_EQ(__atomic_load_n(&T.op, __ATOMIC_ACQUIRE), T_NONE,
+		       "only once the target was back");
+	TEST_ASSERT_EQ(ci->reconnects, 1, "counted");
+	TEST_ASSERT_EQ(ci->num_io_queues, 2, "both I/O queues again");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_process_admin(c), 0, "admin queue up");
+	for (uint16_t q = 0; q < 2; q++)
+		TEST_ASSERT(h_rw(c, ndk_nvmf_ctrlr_get_qpair(c, q), buf, 4 * q,
+				 4, 20 + q) == 0, "data on queue %u", q + 1);
+	/* Lost for good: the attempts stop after ctrl_loss_tmo_ms. */
+	TEST_ASSERT(lose_target(c, buf) == 0, "target lost again");
+	TEST_ASSERT(ndk_nvmf_ctrlr_reconnect(c) < 0, "no controller");
+	TEST_ASSERT_EQ(ci->num_io_queues, 0, "no queue left");
+	TEST_ASSERT(ndk_nvmf_ctrlr_get_qpair(c, 0) == NULL, "no handle");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_process_admin(c), -ENOTCONN, "");
+	return 0;
+}
+
+static int
+test_reconnect(void)
+{
+	struct ndk_nvmf_ctrlr *c = NULL;
+	uint8_t *buf;
+	int rc = -1;
+
+	buf = rte_zmalloc("e2e_buf", 64 * 1024, 4096);
+	if (buf != NULL && t_start() == 0 && h_connect(&c, T_NQN) == 0)
+		rc = reconnect_body(c, buf);
+	else
+		fprintf(stderr, "  FAIL target start or host connect\n");
+	/* Closing a controller without queues frees it all the same. */
+	if (c != NULL)
+		ndk_nvmf_ctrlr_close(c);
+	t_stop();
+	rte_free(buf);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct ndk_test_case cases[] = {
 		{ "events", test_events },
 		{ "discovery", test_discovery },
+		{ "reconnect", test_reconnect },
 	};
 	int rc;
 

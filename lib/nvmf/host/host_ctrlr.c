@@ -308,6 +308,8 @@ ndk_nvmf_ctrlr_process_admin(struct ndk_nvmf_ctrlr *c)
 
 	if (c == NULL)
 		return -EINVAL;
+	if (c->admin == NULL)
+		return -ENOTCONN;       /* a reconnect that failed */
 	rc = ndk_nvmf_qpair_poll(c->admin, 0);
 	if (rc == -ENOTCONN || c->admin->failed || c->ka_failed)
 		return -ENOTCONN;
@@ -445,6 +447,40 @@ ctrlr_io_queues(struct ndk_nvmf_ctrlr *c)
 	return 0;
 }
 
+/* Everything after the PD: admin queue, enable, namespaces, I/O queues,
+ * events, keep-alive timer. On failure the caller releases the queues. */
+static int
+ctrlr_bringup(struct ndk_nvmf_ctrlr *c)
+{
+	int rc;
+
+	c->closing = false;
+	c->ka_pending = false;
+	c->ka_failed = false;
+	c->ka_interval_tsc = 0;
+	c->info.num_io_queues = 0;
+	rc = ctrlr_enable(c);
+	if (rc == 0 && !c->discovery)
+		rc = identify_namespaces(c);
+	if (rc == 0)
+		rc = ctrlr_io_queues(c);
+	if (rc == 0)
+		rc = nvmf_events_start(c);
+	if (rc != 0)
+		return rc;
+	if (c->info.kato_ms != 0) {
+		c->ka_interval_tsc = rte_get_timer_hz() / 1000 *
+			(c->info.kato_ms / 2);
+		c->ka_next_tsc = rte_get_timer_cycles() + c->ka_interval_tsc;
+	}
+	NVMF_HOST_LOG(INFO, "connected to %s: controller %u, %u I/O queues "
+		      "of %u, %u namespaces, in-capsule %u B, max I/O %u B",
+		      c->info.subnqn, c->info.cntlid, c->info.num_io_queues,
+		      c->info.io_queue_depth, c->info.num_ns,
+		      c->info.in_capsule_max, c->info.max_io_size);
+	return 0;
+}
+
 int
 ndk_nvmf_ctrlr_connect(struct ndk_adapter *ad,
 		       const struct ndk_nvmf_host_opts *opts,
@@ -482,27 +518,11 @@ ndk_nvmf_ctrlr_connect(struct ndk_adapter *ad,
 		ndk_nvmf_ctrlr_close(c);
 		return -ENOMEM;
 	}
-	rc = ctrlr_enable(c);
-	if (rc == 0 && !c->discovery)
-		rc = identify_namespaces(c);
-	if (rc == 0)
-		rc = ctrlr_io_queues(c);
-	if (rc == 0)
-		rc = nvmf_events_start(c);
+	rc = ctrlr_bringup(c);
 	if (rc != 0) {
 		ndk_nvmf_ctrlr_close(c);
 		return rc;
 	}
-	if (c->info.kato_ms != 0) {
-		c->ka_interval_tsc = rte_get_timer_hz() / 1000 *
-			(c->info.kato_ms / 2);
-		c->ka_next_tsc = rte_get_timer_cycles() + c->ka_interval_tsc;
-	}
-	NVMF_HOST_LOG(INFO, "connected to %s: controller %u, %u I/O queues "
-		      "of %u, %u namespaces, in-capsule %u B, max I/O %u B",
-		      c->info.subnqn, c->info.cntlid, c->info.num_io_queues,
-		      c->info.io_queue_depth, c->info.num_ns,
-		      c->info.in_capsule_max, c->info.max_io_size);
 	*out = c;
 	return 0;
 }
@@ -523,13 +543,13 @@ ctrlr_shutdown(struct ndk_nvmf_ctrlr *c)
 	return rc;
 }
 
-int
-ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
+/* Disconnect and free every queue; shut the controller down first when
+ * @p shutdown and its admin queue still works. @return the first error. */
+static int
+ctrlr_release_queues(struct ndk_nvmf_ctrlr *c, bool shutdown)
 {
 	int rc = 0, r;
 
-	if (c == NULL)
-		return -EINVAL;
 	c->closing = true;      /* an AER that ends is not posted again */
 	for (uint16_t i = 0; i < NDK_NVMF_IO_QUEUES_MAX; i++) {
 		r = nvmf_qpair_destroy(c->io[i]);
@@ -539,16 +559,67 @@ ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
 	}
 	c->info.num_io_queues = 0;
 	/* The keep-alive in flight, if any, completes during the wait. */
-	r = ctrlr_shutdown(c);
+	r = shutdown ? ctrlr_shutdown(c) : 0;
 	if (rc == 0)
 		rc = r;
 	r = nvmf_qpair_destroy(c->admin);
 	if (rc == 0)
 		rc = r;
 	c->admin = NULL;
+	c->aer_out = false;
+	return rc;
+}
+
+int
+ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
+{
+	int rc;
+
+	if (c == NULL)
+		return -EINVAL;
+	rc = ctrlr_release_queues(c, true);
 	if (c->base.pd != NULL)
 		ndk_close_pd(c->base.pd, NULL, NULL);
 	rte_free(c->dma);
 	rte_free(c);
+	return rc;
+}
+
+int
+ndk_nvmf_ctrlr_reconnect(struct ndk_nvmf_ctrlr *c)
+{
+	const struct ndk_nvmf_host_opts *o;
+	uint64_t hz = rte_get_timer_hz(), start, limit;
+	uint32_t tries = 0;
+	int rc;
+
+	if (c == NULL)
+		return -EINVAL;
+	o = &c->base.opts;
+	/* A controller that still answers is shut down properly. */
+	ctrlr_release_queues(c, c->admin != NULL && !c->admin->failed &&
+			     !c->ka_failed);
+	c->info.reconnects++;
+	start = rte_get_timer_cycles();
+	limit = start + hz / 1000 * o->ctrl_loss_tmo_ms;
+	for (;;) {
+		tries++;
+		rc = ctrlr_bringup(c);
+		if (rc == 0) {
+			NVMF_HOST_LOG(NOTICE, "reconnected to %s after %u "
+				      "attempt(s): controller %u", o->subnqn,
+				      tries, c->info.cntlid);
+			return 0;
+		}
+		ctrlr_release_queues(c, false);
+		if (rte_get_timer_cycles() + hz / 1000 *
+		    o->reconnect_delay_ms > limit)
+			break;
+		/* Control path: sleeping between attempts is fine. */
+		rte_delay_us_sleep(o->reconnect_delay_ms * 1000u);
+	}
+	NVMF_HOST_LOG(ERR, "%s: no controller after %u attempt(s) in %u ms "
+		      "(ctrl_loss_tmo): %s", o->subnqn, tries,
+		      o->ctrl_loss_tmo_ms, strerror(-rc));
 	return rc;
 }

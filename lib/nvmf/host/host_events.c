@@ -161,6 +161,8 @@ ndk_nvmf_ctrlr_get_log_page(struct ndk_nvmf_ctrlr *c, uint8_t lid,
 
 	if (c == NULL || cb == NULL || !log_args_ok(c, buf, len, offset))
 		return -EINVAL;
+	if (c->admin == NULL)
+		return -ENOTCONN;
 	nvmf_build_get_log_page(&cmd, lid, nsid, len, offset, rae);
 	return nvmf_qpair_submit(c->admin, &cmd, buf, len,
 				 NVMF_XFER_FROM_CTRLR, cb, arg);

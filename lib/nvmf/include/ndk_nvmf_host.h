@@ -87,6 +87,17 @@ struct ndk_nvmf_host_opts {
 	 * of an outstanding I/O, in ms. Default 10000.
 	 */
 	uint32_t timeout_ms;
+	/**
+	 * ndk_nvmf_ctrlr_reconnect(): pause between two attempts, in ms.
+	 * Default 0 (the attempts follow each other at once).
+	 */
+	uint32_t reconnect_delay_ms;
+	/**
+	 * ndk_nvmf_ctrlr_reconnect(): give up when no attempt has succeeded
+	 * after this many ms (like the kernel's ctrl_loss_tmo). Default 0:
+	 * one attempt only.
+	 */
+	uint32_t ctrl_loss_tmo_ms;
 	/** Never send in-capsule data (every write by keyed SGL). */
 	bool no_in_capsule;
 	/** The blocking calls poll the adapter while they wait. */
@@ -126,6 +137,7 @@ struct ndk_nvmf_ctrlr_info {
 	uint16_t io_queue_depth;/**< I/Os outstanding at most per queue */
 	uint32_t nn;            /**< Identify NN */
 	uint32_t num_ns;        /**< active namespaces in @p ns */
+	uint32_t reconnects;    /**< calls of ndk_nvmf_ctrlr_reconnect() */
 	struct ndk_nvmf_ns_info ns[NDK_NVMF_NS_MAX]; /**< active namespaces */
 };
 
@@ -159,6 +171,26 @@ int ndk_nvmf_ctrlr_connect(struct ndk_adapter *adapter,
  * @return 0, or the first error met (everything is freed regardless).
  */
 int ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *ctrlr);
+
+/**
+ * Connect a controller again after its connection was lost (an I/O queue
+ * or the admin queue failed: ndk_nvmf_qpair_poll() or
+ * ndk_nvmf_ctrlr_process_admin() returned -ENOTCONN), or on demand.
+ * Every queue is disconnected and freed first (a controller whose admin
+ * queue still works is shut down): commands still outstanding complete
+ * with SCT 3h (path related), SC 70h (internal path error) when their
+ * queue had failed, SC 71h (aborted by host) otherwise; none is retried.
+ * Then the bring-up of ndk_nvmf_ctrlr_connect() runs again, every
+ * ndk_nvmf_host_opts::reconnect_delay_ms, until it succeeds or
+ * ctrl_loss_tmo_ms has passed. The controller handle stays valid; the
+ * I/O queue handles are new (ndk_nvmf_ctrlr_get_qpair() again) and the
+ * controller information is read anew (CNTLID, namespaces). Event
+ * callback and kept events survive. Control path (blocks).
+ * @return 0 (connected), or the last attempt's error as
+ *   ndk_nvmf_ctrlr_connect() (the controller then has no queue: call
+ *   reconnect again or close it).
+ */
+int ndk_nvmf_ctrlr_reconnect(struct ndk_nvmf_ctrlr *ctrlr);
 
 /** The controller's identity and limits (valid until close). */
 const struct ndk_nvmf_ctrlr_info *
