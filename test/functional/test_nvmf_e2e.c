@@ -26,14 +26,24 @@
  *    loss) and created again 1 s later: ndk_nvmf_ctrlr_reconnect() retries
  *    every 200 ms until it is back, then both I/O queues carry verified
  *    data; destroyed for good: reconnect gives up after ctrl_loss_tmo
- *    (4 s) and the controller closes without queues.
+ *    (4 s) and the controller closes without queues;
+ *  - io_errors: file namespaces whose I/O fails in io_uring for real: a
+ *    file truncated under the target (a read past its new end is short:
+ *    Unrecovered Read Error at the host) and a sparse file on a 1 MiB
+ *    tmpfs (writes past what fits get ENOSPC: Write Fault); every I/O
+ *    completes, the queue stays up, the error log records it.
  */
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_eal.h>
@@ -64,6 +74,7 @@ enum t_op {
 	T_ADD_SUBSYS_ANY,       /* T_NQN3, any host */
 	T_STOP,                 /* destroy the target: every host loses it */
 	T_START_LATER,          /* 1 s later, a new target */
+	T_ADD_FILE_NS,          /* namespace T.file_nsid on T.file_path */
 };
 
 static struct ndk_pair *g_p;
@@ -74,6 +85,8 @@ static struct {
 	int op;
 	int rc;
 	int stop;
+	const char *file_path;
+	uint32_t file_nsid;
 } T;
 
 /* ------------------------------------------------------------------ */
@@ -109,6 +122,12 @@ t_do(enum t_op op)
 	case T_START_LATER:
 		rte_delay_us_sleep(1000 * 1000);
 		return t_create();
+	case T_ADD_FILE_NS:
+		ns.type = NDK_NVMF_NS_FILE;
+		ns.size = 0;            /* the file's */
+		ns.path = T.file_path;
+		ns.nsid = T.file_nsid;
+		return ndk_nvmf_subsystem_add_ns(T.sub, &ns, NULL);
 	default:
 		return -EINVAL;
 	}
@@ -534,6 +553,140 @@ test_reconnect(void)
 	return rc;
 }
 
+/* Add namespace @p nsid on the file @p path of @p bytes (sparse). */
+static int
+add_file_ns(const char *path, uint32_t nsid, off_t bytes)
+{
+	int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+
+	if (fd < 0 || ftruncate(fd, bytes) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	close(fd);
+	T.file_path = path;
+	T.file_nsid = nsid;
+	return t_call(T_ADD_FILE_NS);
+}
+
+/* One I/O on namespace @p nsid, waited for. @return its status or -1. */
+static int
+one_io(struct ndk_nvmf_ctrlr *c, bool write, uint32_t nsid, uint8_t *buf,
+       uint64_t lba, uint32_t nlb)
+{
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
+	struct io io = { 0 };
+	int rc;
+
+	rc = write ? ndk_nvmf_write(qp, nsid, buf, lba, nlb, io_done, &io) :
+		ndk_nvmf_read(qp, nsid, buf, lba, nlb, io_done, &io);
+	if (rc != 0 || io_wait(c, qp, &io) != 0)
+		return -1;
+	return io.cpl.status;
+}
+
+#define ST_MEDIA(sc) nvme_status(NVME_SCT_MEDIA, (sc), 1)   /* DNR set */
+
+static int
+io_errors_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf, const char *shrink,
+	       bool full)
+{
+	int st, failed = 0, ok = 0;
+
+	/* A file that shrinks under the target: a read past its new end
+	 * comes back short from io_uring, Unrecovered Read Error. */
+	memset(buf, 0x5A, 65536);
+	TEST_ASSERT_EQ(one_io(c, true, 3, buf, 0, 16), 0, "write to the file");
+	TEST_ASSERT_EQ(one_io(c, false, 3, buf, 0, 16), 0, "read it");
+	TEST_ASSERT_EQ(truncate(shrink, 4096), 0, "file truncated");
+	st = one_io(c, false, 3, buf, 0, 16);
+	TEST_ASSERT_EQ(st, ST_MEDIA(NVME_SC_UNRECOVERED_READ_ERROR),
+		       "short read: SCT 2h SC 81h, not %#x", st);
+	TEST_ASSERT_EQ(one_io(c, false, 3, buf, 0, 1), 0,
+		       "the block still in the file reads");
+	/* A file system that fills up: io_uring says ENOSPC, Write Fault,
+	 * for every write that does not fit; none hangs. */
+	if (full) {
+		for (uint64_t lba = 0; lba < 1024; lba += 32) {
+			st = one_io(c, true, 2, buf, lba, 32);
+			TEST_ASSERT(st == 0 || st ==
+				    ST_MEDIA(NVME_SC_WRITE_FAULTS),
+				    "write at %" PRIu64 ": status %#x", lba, st);
+			if (st == 0)
+				ok++;
+			else
+				failed++;
+		}
+		printf("    full file system: %d writes of 128 KiB done, %d "
+		       "Write Faults\n", ok, failed);
+		TEST_ASSERT(ok > 0 && failed > 0, "some fit, the rest failed");
+	}
+	/* Statuses, not a failed queue: the controller carries on. */
+	TEST_ASSERT(h_rw(c, ndk_nvmf_ctrlr_get_qpair(c, 0), buf, 0, 4, 9) == 0,
+		    "memory namespace after the errors");
+	TEST_ASSERT_EQ(h_log(c, NVME_LOG_ERROR, buf, 64, false), 0, "");
+	TEST_ASSERT_EQ(((const struct nvme_error_log_entry *)buf)->status >> 9
+		       & 7, NVME_SCT_MEDIA, "the error log has it");
+	return 0;
+}
+
+static int
+test_io_errors(void)
+{
+	char dir[] = "/tmp/nvmf_e2e_XXXXXX", full[64], shrink[64];
+	struct ndk_nvmf_ctrlr *c = NULL;
+	bool mounted = false;
+	uint8_t *buf;
+	int rc = -1;
+
+	buf = rte_zmalloc("e2e_buf", 128 * 1024, 4096);
+	if (buf == NULL || mkdtemp(dir) == NULL || t_start() != 0)
+		goto out;
+	snprintf(shrink, sizeof(shrink), "%s/shrink.img", dir);
+	snprintf(full, sizeof(full), "%s/fs/full.img", dir);
+	rc = add_file_ns(shrink, 3, 1 << 20);
+	if (rc == -ENOTSUP) {
+		printf("  (no liburing: file namespaces not built)\n");
+		rc = NDK_TEST_SKIPPED;
+		goto out;
+	}
+	if (rc != 0)
+		goto out;
+	/* A 1 MiB tmpfs under a 4 MiB sparse file (needs the right to
+	 * mount; without it only the short read is checked). */
+	snprintf(full, sizeof(full), "%s/fs", dir);
+	if (mkdir(full, 0700) == 0 &&
+	    mount("nvmf_e2e", full, "tmpfs", 0, "size=1m") == 0) {
+		mounted = true;
+		snprintf(full, sizeof(full), "%s/fs/full.img", dir);
+		rc = add_file_ns(full, 2, 4 << 20);
+		if (rc != 0)
+			goto out;
+	} else {
+		printf("  (cannot mount a tmpfs: %s; no ENOSPC case)\n",
+		       strerror(errno));
+	}
+	rc = h_connect(&c, T_NQN);
+	if (rc == 0)
+		rc = io_errors_body(c, buf, shrink, mounted);
+out:
+	if (c != NULL && ndk_nvmf_ctrlr_close(c) != 0 && rc == 0)
+		rc = -1;
+	t_stop();
+	if (mounted) {
+		unlink(full);
+		snprintf(full, sizeof(full), "%s/fs", dir);
+		umount(full);
+	}
+	snprintf(full, sizeof(full), "%s/fs", dir);
+	rmdir(full);
+	unlink(shrink);
+	rmdir(dir);
+	rte_free(buf);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -541,6 +694,7 @@ main(int argc, char **argv)
 		{ "events", test_events },
 		{ "discovery", test_discovery },
 		{ "reconnect", test_reconnect },
+		{ "io_errors", test_io_errors },
 	};
 	int rc;
 
