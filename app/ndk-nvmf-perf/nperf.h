@@ -53,6 +53,12 @@ struct np_opts {
 	uint32_t kato_ms;        /* --kato */
 };
 
+/** Print the controller's asynchronous events (and the changed namespace
+ *  list they name) while the run goes. @return 0 or -1 (no memory). */
+int np_events_start(struct ndk_nvmf_ctrlr *c);
+/** Free what that used, once the controller is closed. */
+void np_events_stop(void);
+
 /** Parse the options. @return 0, 1 (error printed), 2 (--help). */
 int np_parse_args(int argc, char **argv, struct np_opts *o);
 

@@ -358,6 +358,8 @@ np_connect(struct np_ctx *c)
 		return -1;
 	}
 	c->ci = ndk_nvmf_ctrlr_get_info(c->ctrlr);
+	if (np_events_start(c->ctrlr) != 0)
+		return -1;
 	printf("controller %u at %s:%u: %s, model '%s', serial '%s', "
 	       "firmware '%s', VS %u.%u\n", c->ci->cntlid, addr, c->o.trsvcid,
 	       c->ci->subnqn, c->ci->mn, c->ci->sn, c->ci->fr,
@@ -491,6 +493,7 @@ np_teardown(struct np_ctx *c)
 		else
 			printf("disconnected (controller shut down)\n");
 	}
+	np_events_stop();
 	if (c->tasks != NULL) {
 		for (uint32_t i = 0; i < c->ntasks; i++)
 			rte_free(c->tasks[i].buf);

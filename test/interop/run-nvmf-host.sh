@@ -24,6 +24,10 @@
 #             client reads nvmet's discovery log page, which must list
 #             the subsystem (rdma, ipv4, NVM subsystem, the guest's
 #             address, 4420)
+#   aen       (first MTU only) namespace 2 added through configfs while
+#             ndk-nvmf-perf runs: its asynchronous event (notice,
+#             namespace attribute changed, log page 04h) must arrive and
+#             the changed namespace list it reads must name 2
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
 # tshark must decode it, icrc_check.py must verify every ICRC, and
 # nvmf_inv_check.py must find the target's SEND with Invalidate frames,
@@ -199,6 +203,45 @@ discover() {
 	iop_case_end "$(sed -n 's/^discovery log at [^:]*:[0-9]*: //p' "$L.ndk.log")"
 }
 
+# aen MTU RDMA_MTU: nvmet gains namespace 2 while our host runs: the
+# asynchronous event arrives and the changed namespace list names it
+aen() {
+	local mtu=$1 rmtu=$2 name="mtu$1-aen" L=$W/logs/mtu$1-aen nrc=0 i
+	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
+	iop_case_begin "$name"
+	echo "interop: case $name: nvmet adds namespace 2 while" \
+		"ndk-nvmf-perf runs"
+	# Everything but the enable beforehand: the guest (TCG) is slow.
+	iop_gx -t 120 "set -e
+dd if=/dev/zero of=/tmp/nvmf-ns2.img bs=1M count=8 2>/dev/null
+mkdir $S/namespaces/2
+echo /tmp/nvmf-ns2.img > $S/namespaces/2/device_path
+echo 1 > $S/namespaces/2/buffered_io" >/dev/null 2>&1 ||
+		iop_why "nvmet: cannot prepare namespace 2"
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
+		-w randread -t "${NH_AEN_T:-40}"
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^workload: ' "$L.ndk.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	iop_gx -t 60 "echo 1 > $S/namespaces/2/enable
+dmesg | grep nvmet | tail -n 1" 2>&1 | sed 's/^/    /' ||
+		iop_why "nvmet: cannot enable namespace 2"
+	iop_app_wait || nrc=$?
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -h '^event: ' "$L.ndk.log" | sed 's/^/    /' || true
+	grep -q '^event: type 2 info 0 log page 0x4$' "$L.ndk.log" ||
+		iop_why "no namespace attribute notice"
+	grep -q '^event: changed namespaces: 2$' "$L.ndk.log" ||
+		iop_why "the changed namespace list does not name namespace 2"
+	# The later cases see namespace 1 only, as before.
+	iop_gx -t 60 "echo 0 > $S/namespaces/2/enable; rmdir $S/namespaces/2
+rm -f /tmp/nvmf-ns2.img" >/dev/null 2>&1 || true
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(grep -c '^event: ' "$L.ndk.log") event lines"
+}
+
 # --- one MTU: boot, the target, every case, stop ------------------------
 nvmf_mtu() {
 	local mtu=$1 first=$2 rmtu c name rest size count extra out pat qd
@@ -227,6 +270,7 @@ nvmf_mtu() {
 	if [ "$first" = 1 ]; then
 		bad_nqn "$mtu" "$rmtu"
 		discover "$mtu" "$rmtu"
+		aen "$mtu" "$rmtu"
 	fi
 	for c in ${NH_PERF:-}; do
 		IFS=: read -r pat size qd <<<"$c"

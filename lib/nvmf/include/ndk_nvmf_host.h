@@ -312,6 +312,12 @@ void ndk_nvmf_qpair_get_stats(const struct ndk_nvmf_qpair *qp,
 /* Asynchronous events and log pages                                   */
 /* ------------------------------------------------------------------ */
 
+/** Log page identifiers for ndk_nvmf_ctrlr_get_log_page(). */
+#define NDK_NVMF_LOG_ERROR 0x01      /**< error information */
+#define NDK_NVMF_LOG_SMART 0x02      /**< SMART / health information */
+#define NDK_NVMF_LOG_CHANGED_NS 0x04 /**< changed namespace list */
+#define NDK_NVMF_LOG_DISCOVERY 0x70  /**< discovery log (discovery ctrlr) */
+
 /** Events kept for ndk_nvmf_ctrlr_get_event() when no callback is set. */
 #define NDK_NVMF_EVENTS_MAX 16
 
