@@ -51,6 +51,8 @@ struct np_opts {
 	uint16_t port_id;        /* --port-id */
 	uint32_t mtu;            /* --mtu */
 	uint32_t kato_ms;        /* --kato */
+	uint32_t reconnect_delay_ms; /* --reconnect-delay */
+	uint32_t ctrl_loss_tmo_ms;   /* --ctrl-loss-tmo (0: no reconnect) */
 };
 
 /** Print the controller's asynchronous events (and the changed namespace

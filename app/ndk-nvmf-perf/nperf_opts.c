@@ -22,6 +22,8 @@ enum {
 	NP_OPT_KATO,
 	NP_OPT_STATS,
 	NP_OPT_DISCOVER,
+	NP_OPT_RECONNECT_DELAY,
+	NP_OPT_CTRL_LOSS_TMO,
 };
 
 static const char *const pattern_names[] = {
@@ -48,6 +50,11 @@ np_usage(const char *prog)
 	printf("  -H nqn        our host NQN (default: a uuid NQN)\n");
 	printf("  --nsid n      namespace (default: the first active)\n");
 	printf("  --kato ms     keep-alive timeout (default 10000, 0 none)\n");
+	printf("  --ctrl-loss-tmo ms  when the connection is lost, reconnect "
+	       "for this long\n"
+	       "                (default 0: the run fails)\n");
+	printf("  --reconnect-delay ms  between two attempts (default "
+	       "1000)\n");
 	printf("  --discover    list the discovery log page of the "
 	       "controller at -a and -s\n"
 	       "                instead of a workload (no -n)\n");
@@ -133,6 +140,10 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
 		{ "stats", no_argument, NULL, NP_OPT_STATS },
 		{ "discover", no_argument, NULL, NP_OPT_DISCOVER },
+		{ "reconnect-delay", required_argument, NULL,
+		  NP_OPT_RECONNECT_DELAY },
+		{ "ctrl-loss-tmo", required_argument, NULL,
+		  NP_OPT_CTRL_LOSS_TMO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -150,6 +161,7 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 	o->queues = 1;
 	o->mtu = 4096;
 	o->kato_ms = 10000;
+	o->reconnect_delay_ms = 1000;
 	while ((ch = getopt_long(argc, argv, "a:s:n:H:q:o:w:M:t:N:P:h", lopts,
 				 NULL)) != -1) {
 		switch (ch) {
@@ -237,6 +249,16 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			break;
 		case NP_OPT_DISCOVER:
 			o->discover = true;
+			break;
+		case NP_OPT_RECONNECT_DELAY:
+			if (np_num(optarg, 0, 3600000, &v) != 0)
+				return np_bad("--reconnect-delay", optarg);
+			o->reconnect_delay_ms = (uint32_t)v;
+			break;
+		case NP_OPT_CTRL_LOSS_TMO:
+			if (np_num(optarg, 0, 86400000, &v) != 0)
+				return np_bad("--ctrl-loss-tmo", optarg);
+			o->ctrl_loss_tmo_ms = (uint32_t)v;
 			break;
 		case NP_OPT_NO_ICD:
 			o->no_icd = true;

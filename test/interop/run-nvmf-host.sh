@@ -28,6 +28,10 @@
 #             ndk-nvmf-perf runs: its asynchronous event (notice,
 #             namespace attribute changed, log page 04h) must arrive and
 #             the changed namespace list it reads must name 2
+#   reconnect (first MTU only) verified randrw with --ctrl-loss-tmo 30 s
+#             while nvmet's port loses the subsystem for 3 s (configfs
+#             link removed and made again): ndk-nvmf-perf must reconnect
+#             by itself, carry on and verify every read
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
 # tshark must decode it, icrc_check.py must verify every ICRC, and
 # nvmf_inv_check.py must find the target's SEND with Invalidate frames,
@@ -242,6 +246,41 @@ rm -f /tmp/nvmf-ns2.img" >/dev/null 2>&1 || true
 	iop_case_end "$(grep -c '^event: ' "$L.ndk.log") event lines"
 }
 
+# reconnect MTU RDMA_MTU: nvmet drops our controller (the subsystem
+# unlinked from its port, linked again 3 s later) while ndk-nvmf-perf
+# runs verified I/O: it reconnects by itself and carries on
+reconnect() {
+	local mtu=$1 rmtu=$2 name="mtu$1-reconnect" L=$W/logs/mtu$1-reconnect
+	local P=/sys/kernel/config/nvmet/ports/1 nrc=0 job mism verified
+	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
+	iop_case_begin "$name"
+	echo "interop: case $name: nvmet drops the controller while" \
+		"ndk-nvmf-perf runs, ctrl-loss-tmo 30 s"
+	# Started in the guest before the load: under I/O the TCG guest
+	# takes tens of seconds to start a command.
+	job=$(iop_gxb "sleep 10; rm $P/subsystems/$NVMF_NQN; sleep 3
+ln -s $S $P/subsystems/$NVMF_NQN
+dmesg | grep -E 'nvmet' | tail -n 4")
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
+		-w randrw --verify -t "${NH_RECONNECT_T:-40}" --kato 5000 \
+		--reconnect-delay 500 --ctrl-loss-tmo 30000
+	iop_app_wait || nrc=$?
+	iop_gxw 60 "$job" 2>&1 | sed 's/^/    /' ||
+		iop_why "nvmet: cannot unlink and link the subsystem"
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -h '^connection lost\|^reconnect\|^verify:\|^I/Os:' \
+		"$L.ndk.log" | sed 's/^/    /' || true
+	grep -q '^reconnected after' "$L.ndk.log" ||
+		iop_why "ndk-nvmf-perf did not reconnect"
+	verified=$(num "$L.ndk.log" '^verify: \([0-9]*\) reads checked.*')
+	mism=$(num "$L.ndk.log" '^verify: [0-9]* reads checked, \([0-9]*\) mismatches.*')
+	[ "$mism" = 0 ] || iop_why "$mism mismatches"
+	[ "$verified" -gt 0 ] || iop_why "nothing verified"
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(sed -n 's/^reconnects/reconnects/p' "$L.ndk.log"), $verified reads verified"
+}
+
 # --- one MTU: boot, the target, every case, stop ------------------------
 nvmf_mtu() {
 	local mtu=$1 first=$2 rmtu c name rest size count extra out pat qd
@@ -271,6 +310,7 @@ nvmf_mtu() {
 		bad_nqn "$mtu" "$rmtu"
 		discover "$mtu" "$rmtu"
 		aen "$mtu" "$rmtu"
+		reconnect "$mtu" "$rmtu"
 	fi
 	for c in ${NH_PERF:-}; do
 		IFS=: read -r pat size qd <<<"$c"
