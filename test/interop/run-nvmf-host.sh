@@ -207,10 +207,19 @@ discover() {
 	iop_case_end "$(sed -n 's/^discovery log at [^:]*:[0-9]*: //p' "$L.ndk.log")"
 }
 
+# after_new_ctrlr SECS: guest shell text that waits (at most 120 s) until
+# nvmet has created one more controller than now, then SECS seconds
+after_new_ctrlr() {
+	local c="dmesg | grep -c 'creating nvm controller'"
+	printf '%s' "n0=\$($c); i=0; while [ \$($c) -le \$n0 ] &&" \
+		" [ \$i -lt 240 ]; do sleep 0.5; i=\$((i + 1)); done;" \
+		" sleep $1;"
+}
+
 # aen MTU RDMA_MTU: nvmet gains namespace 2 while our host runs: the
 # asynchronous event arrives and the changed namespace list names it
 aen() {
-	local mtu=$1 rmtu=$2 name="mtu$1-aen" L=$W/logs/mtu$1-aen nrc=0 i
+	local mtu=$1 rmtu=$2 name="mtu$1-aen" L=$W/logs/mtu$1-aen nrc=0 job
 	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
 	iop_case_begin "$name"
 	echo "interop: case $name: nvmet adds namespace 2 while" \
@@ -222,17 +231,17 @@ mkdir $S/namespaces/2
 echo /tmp/nvmf-ns2.img > $S/namespaces/2/device_path
 echo 1 > $S/namespaces/2/buffered_io" >/dev/null 2>&1 ||
 		iop_why "nvmet: cannot prepare namespace 2"
+	# The enable from a guest job started before the load (under I/O
+	# the TCG guest starts a command tens of seconds late), 5 s after
+	# nvmet has created ndk-nvmf-perf's controller.
+	job=$(iop_gxb "$(after_new_ctrlr 5) echo 1 > $S/namespaces/2/enable
+dmesg | grep nvmet | tail -n 2")
 	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
 		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
 		-w randread -t "${NH_AEN_T:-40}"
-	for ((i = 0; i < 300; i++)); do
-		grep -q '^workload: ' "$L.ndk.log" 2>/dev/null && break
-		sleep 0.1
-	done
-	iop_gx -t 60 "echo 1 > $S/namespaces/2/enable
-dmesg | grep nvmet | tail -n 1" 2>&1 | sed 's/^/    /' ||
-		iop_why "nvmet: cannot enable namespace 2"
 	iop_app_wait || nrc=$?
+	iop_gxw 60 "$job" 2>&1 | sed 's/^/    /' ||
+		iop_why "nvmet: cannot enable namespace 2"
 	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
 	grep -h '^event: ' "$L.ndk.log" | sed 's/^/    /' || true
 	grep -q '^event: type 2 info 0 log page 0x4$' "$L.ndk.log" ||
@@ -258,7 +267,7 @@ reconnect() {
 		"ndk-nvmf-perf runs, ctrl-loss-tmo 30 s"
 	# Started in the guest before the load: under I/O the TCG guest
 	# takes tens of seconds to start a command.
-	job=$(iop_gxb "sleep 10; rm $P/subsystems/$NVMF_NQN; sleep 3
+	job=$(iop_gxb "$(after_new_ctrlr 5) rm $P/subsystems/$NVMF_NQN; sleep 3
 ln -s $S $P/subsystems/$NVMF_NQN
 dmesg | grep -E 'nvmet' | tail -n 4")
 	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
