@@ -20,6 +20,7 @@
 #define NP_DEF_IO 4096
 #define NP_DEF_TIME 10
 #define NP_MAX_QD 1023
+#define NP_DISC_MAX 32          /* discovery entries listed */
 
 /** Workload patterns (-w). */
 enum np_pattern {
@@ -44,12 +45,21 @@ struct np_opts {
 	bool no_icd;             /* --no-in-capsule */
 	bool json;               /* --json */
 	bool stats;              /* --stats: the adapter's counters */
+	bool discover;           /* --discover: list the discovery log */
 	const char *json_file;   /* --json=FILE */
 	uint32_t ipv4;           /* --ip: the adapter's */
 	uint16_t port_id;        /* --port-id */
 	uint32_t mtu;            /* --mtu */
 	uint32_t kato_ms;        /* --kato */
+	uint32_t reconnect_delay_ms; /* --reconnect-delay */
+	uint32_t ctrl_loss_tmo_ms;   /* --ctrl-loss-tmo (0: no reconnect) */
 };
+
+/** Print the controller's asynchronous events (and the changed namespace
+ *  list they name) while the run goes. @return 0 or -1 (no memory). */
+int np_events_start(struct ndk_nvmf_ctrlr *c);
+/** Free what that used, once the controller is closed. */
+void np_events_stop(void);
 
 /** Parse the options. @return 0, 1 (error printed), 2 (--help). */
 int np_parse_args(int argc, char **argv, struct np_opts *o);

@@ -42,6 +42,7 @@ struct np_task {
 	uint32_t gen;
 	bool is_read;
 	bool readback;           /* --verify: the read after the write */
+	bool idle;               /* stopped by a lost connection */
 	uint64_t tsc;
 };
 
@@ -60,6 +61,9 @@ struct np_ctx {
 	uint64_t started;        /* I/O units started */
 	bool stopping;
 	bool failed;
+	bool lost;               /* connection lost: reconnect when drained */
+	uint32_t reconnects;
+	uint64_t lost_ios;       /* units ended by a lost connection */
 	uint64_t ns_per_tsc_q32; /* ns per cycle, 32.32 fixed point */
 	struct np_result r;
 };
@@ -142,7 +146,14 @@ task_submit(struct np_task *t)
 	else
 		rc = ndk_nvmf_write(t->qp, c->ns.nsid, t->buf, lba,
 				    c->blocks, task_done, t);
-	if (rc != 0) {
+	if (rc == -ENOTCONN && c->o.ctrl_loss_tmo_ms != 0) {
+		/* The queue failed under us: wait for the reconnect. */
+		c->lost = true;
+		c->lost_ios++;
+		t->idle = true;
+		if (c->o.verify)
+			c->busy[t->chunk] = 0;
+	} else if (rc != 0) {
 		fprintf(stderr, "submit %s at LBA %" PRIu64 ": %s\n",
 			t->is_read ? "read" : "write", lba, strerror(-rc));
 		c->failed = true;
@@ -156,6 +167,10 @@ task_start(struct np_task *t)
 {
 	struct np_ctx *c = t->c;
 
+	if (c->lost) {
+		t->idle = true;
+		return;
+	}
 	if (c->stopping || c->failed ||
 	    (c->o.count != 0 && c->started >= c->o.count))
 		return;
@@ -194,6 +209,17 @@ task_done(void *arg, const struct ndk_nvmf_cpl *cpl)
 	int k = t->is_read ? 0 : 1;
 	int64_t bad;
 
+	if (cpl->status != 0 && c->o.ctrl_loss_tmo_ms != 0 &&
+	    ndk_nvmf_status_sct(cpl->status) == 3) {
+		/* Path status: the connection is gone; the unit is dropped
+		 * (a later one writes its chunk anew before reading it). */
+		c->lost = true;
+		c->lost_ios++;
+		t->idle = true;
+		if (c->o.verify)
+			c->busy[t->chunk] = 0;
+		return;
+	}
 	if (cpl->status != 0) {
 		if (c->r.errors++ < NP_MAX_ERR_PRINT)
 			fprintf(stderr, "%s of chunk %" PRIu64 " failed: "
@@ -246,11 +272,51 @@ poll_all(struct np_ctx *c)
 	ndk_adapter_poll(c->ad);
 	for (uint16_t i = 0; i < c->ci->num_io_queues; i++) {
 		if (ndk_nvmf_qpair_poll(ndk_nvmf_ctrlr_get_qpair(c->ctrlr, i),
-					0) < 0 && !c->failed) {
+					0) < 0 && !c->failed && !c->lost) {
 			fprintf(stderr, "I/O queue %u failed\n", i + 1);
-			c->failed = true;
+			if (c->o.ctrl_loss_tmo_ms != 0)
+				c->lost = true;
+			else
+				c->failed = true;
 		}
 	}
+}
+
+/* The connection is lost and nothing is outstanding: reconnect, give the
+ * tasks the new queues, restart the ones the loss stopped. */
+static int
+np_reconnect(struct np_ctx *c)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+	uint16_t nq;
+	int rc;
+
+	printf("connection lost: reconnecting (every %u ms, for at most %u "
+	       "ms)\n", c->o.reconnect_delay_ms, c->o.ctrl_loss_tmo_ms);
+	fflush(stdout);
+	rc = ndk_nvmf_ctrlr_reconnect(c->ctrlr);
+	if (rc != 0) {
+		fprintf(stderr, "reconnect: %s\n", strerror(-rc));
+		return -1;
+	}
+	nq = c->ci->num_io_queues;
+	printf("reconnected after %.1f s: controller %u, %u I/O queues\n",
+	       (double)(rte_get_timer_cycles() - t0) / rte_get_timer_hz(),
+	       c->ci->cntlid, nq);
+	fflush(stdout);
+	c->reconnects++;
+	c->lost = false;
+	for (uint32_t i = 0; i < c->ntasks; i++) {
+		struct np_task *t = &c->tasks[i];
+
+		t->qp = ndk_nvmf_ctrlr_get_qpair(c->ctrlr,
+						 (uint16_t)(i % nq));
+		if (t->idle) {
+			t->idle = false;
+			task_start(t);
+		}
+	}
+	return 0;
 }
 
 static int
@@ -269,12 +335,18 @@ run(struct np_ctx *c)
 		now = rte_get_timer_cycles();
 		if (now >= next_admin) {
 			if (ndk_nvmf_ctrlr_process_admin(c->ctrlr) != 0 &&
-			    !c->failed) {
+			    !c->failed && !c->lost) {
 				fprintf(stderr, "the admin queue failed\n");
-				c->failed = true;
+				if (c->o.ctrl_loss_tmo_ms != 0)
+					c->lost = true;
+				else
+					c->failed = true;
 			}
 			next_admin = now + hz / 1000;
 		}
+		if (c->lost && !c->failed && outstanding(c) == 0 &&
+		    np_reconnect(c) != 0)
+			c->failed = true;
 		if (c->o.count == 0 && now >= end)
 			c->stopping = true;
 		if (outstanding(c) == 0 &&
@@ -303,8 +375,14 @@ run(struct np_ctx *c)
 		c->r.qs.local_invalidations += s.local_invalidations;
 		c->r.qs.bad_responses += s.bad_responses;
 		c->r.qs.timeouts += s.timeouts;
+		printf("queue %u: submitted %" PRIu64 ", completed %" PRIu64
+		       ", errors %" PRIu64 "\n", i + 1, s.submitted,
+		       s.completed, s.errors);
 	}
-	return c->failed || c->r.mismatches != 0 ? -1 : 0;
+	if (c->o.ctrl_loss_tmo_ms != 0)
+		printf("reconnects %u, units ended by a lost connection %"
+		       PRIu64 "\n", c->reconnects, c->lost_ios);
+	return c->failed || c->lost || c->r.mismatches != 0 ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -344,6 +422,8 @@ np_connect(struct np_ctx *c)
 	ho.io_queue_size = (uint16_t)RTE_MAX(c->o.qd + 1, 32u);
 	ho.max_io_size = c->o.io_size;
 	ho.kato_ms = c->o.kato_ms;
+	ho.reconnect_delay_ms = c->o.reconnect_delay_ms;
+	ho.ctrl_loss_tmo_ms = c->o.ctrl_loss_tmo_ms;
 	ho.no_in_capsule = c->o.no_icd;
 	ho.poll_adapter = true;
 	inet_ntop(AF_INET, &c->o.traddr, addr, sizeof(addr));
@@ -355,6 +435,8 @@ np_connect(struct np_ctx *c)
 		return -1;
 	}
 	c->ci = ndk_nvmf_ctrlr_get_info(c->ctrlr);
+	if (np_events_start(c->ctrlr) != 0)
+		return -1;
 	printf("controller %u at %s:%u: %s, model '%s', serial '%s', "
 	       "firmware '%s', VS %u.%u\n", c->ci->cntlid, addr, c->o.trsvcid,
 	       c->ci->subnqn, c->ci->mn, c->ci->sn, c->ci->fr,
@@ -428,6 +510,55 @@ np_setup(struct np_ctx *c)
 	return 0;
 }
 
+/* --discover: the discovery log page, one line per entry. */
+static int
+np_discover(struct np_ctx *c)
+{
+	static const char *const tr[] = { [1] = "rdma", [2] = "fc",
+					  [3] = "tcp" };
+	static const char *const af[] = { [1] = "ipv4", [2] = "ipv6",
+					  [3] = "ib", [4] = "fc" };
+	static const char *const st[] = { [1] = "referral", [2] = "nvme",
+					  [3] = "current discovery" };
+	struct ndk_nvmf_disc_entry e[NP_DISC_MAX];
+	struct ndk_nvmf_host_opts ho;
+	char addr[INET_ADDRSTRLEN];
+	uint64_t gen = 0;
+	uint32_t num = 0;
+	int rc;
+
+	ndk_nvmf_host_opts_init(&ho);
+	ho.traddr = c->o.traddr;
+	ho.trsvcid = c->o.trsvcid;
+	if (c->o.hostnqn[0] != '\0')
+		memcpy(ho.hostnqn, c->o.hostnqn, sizeof(ho.hostnqn));
+	ho.kato_ms = c->o.kato_ms;
+	ho.poll_adapter = true;
+	inet_ntop(AF_INET, &c->o.traddr, addr, sizeof(addr));
+	rc = ndk_nvmf_discover(c->ad, &ho, e, RTE_DIM(e), &num, &gen);
+	if (rc != 0) {
+		fprintf(stderr, "discover at %s:%u: %s\n", addr, c->o.trsvcid,
+			strerror(-rc));
+		return -1;
+	}
+	printf("discovery log at %s:%u: generation %" PRIu64 ", %u "
+	       "records\n", addr, c->o.trsvcid, gen, num);
+	for (uint32_t i = 0; i < RTE_MIN(num, (uint32_t)RTE_DIM(e)); i++)
+		printf("entry %u: trtype %s adrfam %s subtype %s portid %u "
+		       "cntlid %#x asqsz %u traddr %s trsvcid %s subnqn %s\n",
+		       i, e[i].trtype < RTE_DIM(tr) && tr[e[i].trtype] ?
+		       tr[e[i].trtype] : "?",
+		       e[i].adrfam < RTE_DIM(af) && af[e[i].adrfam] ?
+		       af[e[i].adrfam] : "?",
+		       e[i].subtype < RTE_DIM(st) && st[e[i].subtype] ?
+		       st[e[i].subtype] : "?",
+		       e[i].portid, e[i].cntlid, e[i].asqsz, e[i].traddr,
+		       e[i].trsvcid, e[i].subnqn);
+	if (num > RTE_DIM(e))
+		printf("(%u more not shown)\n", num - (uint32_t)RTE_DIM(e));
+	return 0;
+}
+
 static void
 np_teardown(struct np_ctx *c)
 {
@@ -439,6 +570,7 @@ np_teardown(struct np_ctx *c)
 		else
 			printf("disconnected (controller shut down)\n");
 	}
+	np_events_stop();
 	if (c->tasks != NULL) {
 		for (uint32_t i = 0; i < c->ntasks; i++)
 			rte_free(c->tasks[i].buf);
@@ -486,6 +618,12 @@ main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = np_wait_link(c.o.port_id);
+	if (rc == 0 && c.o.discover) {
+		rc = np_discover(&c);
+		np_teardown(&c);
+		rte_eal_cleanup();
+		return rc == 0 ? 0 : 1;
+	}
 	if (rc == 0)
 		rc = np_connect(&c);
 	if (rc == 0)

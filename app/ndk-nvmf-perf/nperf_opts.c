@@ -21,6 +21,9 @@ enum {
 	NP_OPT_NO_ICD,
 	NP_OPT_KATO,
 	NP_OPT_STATS,
+	NP_OPT_DISCOVER,
+	NP_OPT_RECONNECT_DELAY,
+	NP_OPT_CTRL_LOSS_TMO,
 };
 
 static const char *const pattern_names[] = {
@@ -47,6 +50,14 @@ np_usage(const char *prog)
 	printf("  -H nqn        our host NQN (default: a uuid NQN)\n");
 	printf("  --nsid n      namespace (default: the first active)\n");
 	printf("  --kato ms     keep-alive timeout (default 10000, 0 none)\n");
+	printf("  --ctrl-loss-tmo ms  when the connection is lost, reconnect "
+	       "for this long\n"
+	       "                (default 0: the run fails)\n");
+	printf("  --reconnect-delay ms  between two attempts (default "
+	       "1000)\n");
+	printf("  --discover    list the discovery log page of the "
+	       "controller at -a and -s\n"
+	       "                instead of a workload (no -n)\n");
 	printf("The workload:\n");
 	printf("  -q depth      I/Os in flight per I/O queue, 1..%d "
 	       "(default %d)\n", NP_MAX_QD, NP_DEF_QD);
@@ -128,6 +139,11 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "no-in-capsule", no_argument, NULL, NP_OPT_NO_ICD },
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
 		{ "stats", no_argument, NULL, NP_OPT_STATS },
+		{ "discover", no_argument, NULL, NP_OPT_DISCOVER },
+		{ "reconnect-delay", required_argument, NULL,
+		  NP_OPT_RECONNECT_DELAY },
+		{ "ctrl-loss-tmo", required_argument, NULL,
+		  NP_OPT_CTRL_LOSS_TMO },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -145,6 +161,7 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 	o->queues = 1;
 	o->mtu = 4096;
 	o->kato_ms = 10000;
+	o->reconnect_delay_ms = 1000;
 	while ((ch = getopt_long(argc, argv, "a:s:n:H:q:o:w:M:t:N:P:h", lopts,
 				 NULL)) != -1) {
 		switch (ch) {
@@ -230,6 +247,19 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		case NP_OPT_STATS:
 			o->stats = true;
 			break;
+		case NP_OPT_DISCOVER:
+			o->discover = true;
+			break;
+		case NP_OPT_RECONNECT_DELAY:
+			if (np_num(optarg, 0, 3600000, &v) != 0)
+				return np_bad("--reconnect-delay", optarg);
+			o->reconnect_delay_ms = (uint32_t)v;
+			break;
+		case NP_OPT_CTRL_LOSS_TMO:
+			if (np_num(optarg, 0, 86400000, &v) != 0)
+				return np_bad("--ctrl-loss-tmo", optarg);
+			o->ctrl_loss_tmo_ms = (uint32_t)v;
+			break;
 		case NP_OPT_NO_ICD:
 			o->no_icd = true;
 			break;
@@ -266,9 +296,10 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			argv[optind]);
 		return 1;
 	}
-	if (o->traddr == 0 || o->subnqn[0] == '\0' || o->ipv4 == 0) {
-		fprintf(stderr, "ndk-nvmf-perf: -a, -n and --ip are "
-			"required\n");
+	if (o->traddr == 0 || (o->subnqn[0] == '\0' && !o->discover) ||
+	    o->ipv4 == 0) {
+		fprintf(stderr, "ndk-nvmf-perf: -a, -n (or --discover) and "
+			"--ip are required\n");
 		return 1;
 	}
 	return 0;

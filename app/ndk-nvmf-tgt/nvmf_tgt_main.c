@@ -63,6 +63,8 @@ static int
 cmd_nvmf(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct ndk_nvmf_tgt_stats s;
+	struct rte_tel_data *q;
+	unsigned int i;
 	bool have;
 
 	RTE_SET_USED(cmd);
@@ -91,7 +93,15 @@ cmd_nvmf(const char *cmd, const char *params, struct rte_tel_data *d)
 	TEL_U64(remote_invalidates);
 	TEL_U64(keep_alive_expiries);
 	TEL_U64(buffer_waits);
+	TEL_U64(io_queues_max);
 #undef TEL_U64
+	q = rte_tel_data_alloc();
+	if (q == NULL)
+		return 0;
+	rte_tel_data_start_array(q, RTE_TEL_U64_VAL);
+	for (i = 0; i < NDK_NVMF_STATS_QIDS; i++)
+		rte_tel_data_add_array_u64(q, s.qid_commands[i]);
+	rte_tel_data_add_dict_container(d, "qid_commands", q, 0);
 	return 0;
 }
 
@@ -320,6 +330,7 @@ static void
 print_stats(struct ndk_nvmf_tgt *tgt)
 {
 	struct ndk_nvmf_tgt_stats s;
+	unsigned int i, n;
 
 	ndk_nvmf_tgt_get_stats(tgt, &s);
 	printf("ndk-nvmf-tgt: connects %lu rejects %lu disconnects %lu "
@@ -335,6 +346,13 @@ print_stats(struct ndk_nvmf_tgt *tgt)
 	       (unsigned long)s.keep_alive_expiries,
 	       (unsigned long)s.buffer_waits, s.ctrlrs_now, s.qpairs_now,
 	       s.inflight_now);
+	/* Commands per queue id up to the highest one used. */
+	for (n = NDK_NVMF_STATS_QIDS; n > 1 && s.qid_commands[n - 1] == 0; n--)
+		;
+	printf("ndk-nvmf-tgt: io_queues_max %u qid_commands", s.io_queues_max);
+	for (i = 0; i < n; i++)
+		printf(" %u:%lu", i, (unsigned long)s.qid_commands[i]);
+	printf("\n");
 	fflush(stdout);
 }
 

@@ -458,6 +458,12 @@ struct nvme_id_ctrl {
 #define NVME_CTRL_ONCS_WRITE_ZEROES (1u << 3)
 /** Identify Controller OAES: namespace attribute notices. */
 #define NVME_CTRL_OAES_NS_ATTR (1u << 8)
+/** OAES: firmware activation notices. */
+#define NVME_CTRL_OAES_FW_ACT (1u << 9)
+/** OAES: asymmetric namespace access change notices. */
+#define NVME_CTRL_OAES_ANA (1u << 11)
+/** OAES: discovery log page change notices (discovery controllers). */
+#define NVME_CTRL_OAES_DISC (1u << 31)
 /** Identify Controller CNTRLTYPE values. */
 #define NVME_CTRL_TYPE_IO 1
 #define NVME_CTRL_TYPE_DISCOVERY 2
@@ -527,6 +533,9 @@ enum nvme_log_id {
 	NVME_LOG_COMMANDS_SUPPORTED = 0x05,
 	NVME_LOG_DISCOVERY = 0x70,
 };
+
+/** Get Log Page CDW10: Retain Asynchronous Event. */
+#define NVME_LOG_RAE (1u << 15)
 
 /** Get Log Page: log page ID in CDW10 bits 7:0, NUMDL in 31:16. */
 static inline uint8_t
@@ -641,6 +650,8 @@ enum nvme_async_event_type {
 
 /** Notice: namespace attribute changed (info 00h, log page 04h). */
 #define NVME_AER_NOTICE_NS_CHANGED 0x00
+/** Notice: discovery log page changed (info F0h, log page 70h). */
+#define NVME_AER_NOTICE_DISC_CHANGED 0xF0
 
 /** DW0 of an AER completion. */
 static inline uint32_t

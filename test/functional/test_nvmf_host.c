@@ -37,6 +37,7 @@
 
 #include "ndk_nvmf_host.h"
 #include "nvme_spec.h"
+#include "nvmf_io_common.h"
 #include "rc_common.h"
 
 #define FC_LCORE 2
@@ -472,33 +473,6 @@ fc_stop(void)
 /* ------------------------------------------------------------------ */
 /* The host's side                                                     */
 /* ------------------------------------------------------------------ */
-
-struct io {
-	int done;
-	struct ndk_nvmf_cpl cpl;
-};
-
-static void
-io_done(void *arg, const struct ndk_nvmf_cpl *cpl)
-{
-	struct io *io = arg;
-
-	io->cpl = *cpl;
-	io->done = 1;
-}
-
-/* Poll @p qp until @p io completes (at most WAIT_S). @return 0 if so. */
-static int
-io_wait(struct ndk_nvmf_ctrlr *c, struct ndk_nvmf_qpair *qp, struct io *io)
-{
-	double end = ndk_pair_now() + WAIT_S;
-
-	while (!io->done && ndk_pair_now() < end) {
-		ndk_nvmf_qpair_poll(qp, 0);
-		ndk_nvmf_ctrlr_process_admin(c);
-	}
-	return io->done ? 0 : -1;
-}
 
 static int
 host_connect(struct ndk_nvmf_ctrlr **c, uint32_t timeout_ms)

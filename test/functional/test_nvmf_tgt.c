@@ -9,7 +9,7 @@
  *
  * Cases: a whole session (admin and two I/O queues, Connect data in the
  * capsule and by RDMA READ, writes in-capsule and keyed, reads, verified
- * data, a second controller with its own I/O queue at the same time,
+ * data, multi-descriptor SGLs (a Last Segment in the capsule) both ways, a second controller with its own I/O queue at the same time,
  * disconnect with everything freed); CM requests the binding
  * refuses; the session again over a lossy link (lib/netem); keep-alive
  * expiry; a host that vanishes with a Read in flight
@@ -227,6 +227,24 @@ keyed(struct hq *h, struct nvme_cmd *c, uint32_t off, uint32_t len)
 			   len, h->rt, false);
 }
 
+/* A Last Segment in the capsule: keyed descriptors of the pieces
+ * {offset, length} of @p h's buffer, in @p list. @return its bytes. */
+static uint32_t
+segmented(struct hq *h, struct nvme_cmd *c, struct nvme_sgl_desc *list,
+	  const uint32_t (*pieces)[2], uint32_t n)
+{
+	c->flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
+	c->dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_LAST_SEGMENT,
+				 NVME_SGL_SUBTYPE_OFFSET);
+	c->dptr.addr = 0;
+	nvme_sgl_set_length(&c->dptr, n * 16);
+	for (uint32_t i = 0; i < n; i++)
+		nvme_sgl_set_keyed(&list[i], (uint64_t)(uintptr_t)(h->mem +
+				   H_DATA + pieces[i][0]), pieces[i][1], h->rt,
+				   false);
+	return n * 16;
+}
+
 static void
 in_capsule(struct nvme_cmd *c, uint32_t len)
 {
@@ -397,6 +415,43 @@ t_session(void)
 	    memcmp(q1.mem + H_DATA, small, sizeof(small)) != 0)
 		goto out;
 	step = 8;
+	/* Multi-descriptor SGLs: the 64 KiB written from three pieces of
+	 * the buffer out of order, read back into two other pieces. */
+	{
+		static const uint32_t wp[3][2] = {
+			{ 32768, 16384 }, { 0, 32768 }, { 49152, 16384 },
+		};
+		static const uint32_t rp[2][2] = {
+			{ 131072, 40960 }, { 65536, 24576 },
+		};
+		struct nvme_sgl_desc list[3];
+		uint8_t *m = q1.mem + H_DATA;
+		uint32_t n;
+
+		memcpy(m + 32768, pattern, 16384);
+		memcpy(m, pattern + 16384, 32768);
+		memcpy(m + 49152, pattern + 49152, 16384);
+		c = rw(NVME_OPC_WRITE, 200, 128);
+		n = segmented(&q1, &c, list, wp, 3);
+		if (hq_cmd(&q1, &c, list, n, &cpl) != 0 || cpl.status != 0)
+			goto out;
+		memset(m + 65536, 0, 131072);
+		c = rw(NVME_OPC_READ, 200, 128);
+		n = segmented(&q1, &c, list, rp, 2);
+		if (hq_cmd(&q1, &c, list, n, &cpl) != 0 || cpl.status != 0 ||
+		    memcmp(m + 131072, pattern, 40960) != 0 ||
+		    memcmp(m + 65536, pattern + 40960, 24576) != 0)
+			goto out;
+		/* A Last Segment longer than MSDBD descriptors. */
+		c = rw(NVME_OPC_READ, 200, 8);
+		n = segmented(&q1, &c, list, rp, 2);
+		nvme_sgl_set_length(&c.dptr, (NVMF_MAX_SGL_DESC + 1) * 16);
+		if (hq_cmd(&q1, &c, list, n, &cpl) != 0 ||
+		    cpl.status != nvme_status(NVME_SCT_GENERIC,
+					      NVME_SC_INVALID_NUM_SGL_DESC, 1))
+			goto out;
+	}
+	step = 9;
 	/* An error answered, not a crash: LBA out of range. */
 	c = rw(NVME_OPC_READ, NS_BYTES / 512, 1);
 	keyed(&q1, &c, 0, 512);
@@ -413,7 +468,7 @@ t_session(void)
 		goto out;
 	/* A second controller of the same host at once, with its own
 	 * queue 1, writing over what the first wrote. */
-	step = 9;
+	step = 10;
 	if (hq_open(&b, 0, 32, NULL) != NDK_STATUS_SUCCESS ||
 	    hq_connect(&b, 0, 0xFFFF, 0, false, &cpl) != 0 || cpl.status ||
 	    (uint16_t)cpl.cdw0 == cntlid || hq_enable(&b) != 0 ||
@@ -421,7 +476,7 @@ t_session(void)
 	    hq_connect(&qb, 1, (uint16_t)cpl.cdw0, 0, false, &cpl) != 0 ||
 	    cpl.status)
 		goto out;
-	step = 10;
+	step = 11;
 	memset(qb.mem + H_DATA, 0x77, 4096);
 	c = rw(NVME_OPC_WRITE, 1000, 8);
 	keyed(&qb, &c, 0, 4096);

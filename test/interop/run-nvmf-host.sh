@@ -16,10 +16,22 @@
 #   4k        4 KiB: writes as in-capsule data, reads by keyed SGL
 #   4k-keyed  4 KiB with --no-in-capsule: writes by keyed SGL too (the
 #             target RDMA READs them)
-#   64k, 1m   64 KiB (over two I/O queues) and 1 MiB: keyed SGLs,
-#             multi-packet RDMA
+#   64k, 1m   64 KiB (over four I/O queues, each of which must carry
+#             I/O) and 1 MiB: keyed SGLs, multi-packet RDMA
 #   bad-nqn   (first MTU only) a subsystem NQN the target does not have:
 #             Connect must fail with the target's status, decoded
+#   discover  (first MTU only) ndk-nvmf-perf --discover: our discovery
+#             client reads nvmet's discovery log page, which must list
+#             the subsystem (rdma, ipv4, NVM subsystem, the guest's
+#             address, 4420)
+#   aen       (first MTU only) namespace 2 added through configfs while
+#             ndk-nvmf-perf runs: its asynchronous event (notice,
+#             namespace attribute changed, log page 04h) must arrive and
+#             the changed namespace list it reads must name 2
+#   reconnect (first MTU only) verified randrw with --ctrl-loss-tmo 30 s
+#             while nvmet's port loses the subsystem for 3 s (configfs
+#             link removed and made again): ndk-nvmf-perf must reconnect
+#             by itself, carry on and verify every read
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
 # tshark must decode it, icrc_check.py must verify every ICRC, and
 # nvmf_inv_check.py must find the target's SEND with Invalidate frames,
@@ -44,7 +56,7 @@ IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture, CM MADs included):"
 iop_init nvmf-host NH nh ndk-nh
 # NAME:SIZE:COUNT:EXTRA (COUNT verify units: a write and a read each;
 # EXTRA: options, '@' for a space)
-CASES=${NH_CASES:-4k:4096:200: 4k-keyed:4096:100:--no-in-capsule 64k:65536:40:-P@2 1m:1048576:8:}
+CASES=${NH_CASES:-4k:4096:200: 4k-keyed:4096:100:--no-in-capsule 64k:65536:48:-P@4 1m:1048576:8:}
 NDK_NVMF_PERF=${NDK_NVMF_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-nvmf-perf/ndk-nvmf-perf}
 NVMF_NQN=nqn.2026-11.org.ndk-roce:interop
 W=$IOP_WORK
@@ -93,7 +105,7 @@ num_in() {
 # run_case MTU RDMA_MTU NAME SIZE COUNT EXTRA
 run_case() {
 	local mtu=$1 rmtu=$2 name="mtu$1-$3" size=$4 count=$5 extra=$6
-	local L=$W/logs/mtu$1-$3 nrc=0 verified mism errs rinv inv_out ninv
+	local L=$W/logs/mtu$1-$3 nrc=0 verified mism errs rinv inv_out ninv nq busy
 	iop_case_begin "$name"
 	echo "interop: case $name: ndk-nvmf-perf against nvmet-rdma," \
 		"--verify randrw, $count x (write, read) of $size B" \
@@ -119,6 +131,15 @@ run_case() {
 	grep -q '^disconnected (controller shut down)' "$L.ndk.log" ||
 		iop_why "no orderly disconnect"
 	grep -h '^queues: ' "$L.ndk.log" | sed 's/^/    /' || true
+	# -P N: N I/O queues granted, and every one of them carried I/O
+	if [[ " $extra " =~ \ -P\ ([0-9]+)\  ]]; then
+		nq=${BASH_REMATCH[1]}
+		grep -h '^queue [0-9]*: ' "$L.ndk.log" | sed 's/^/    /' || true
+		grep -q "^  $nq I/O queues" "$L.ndk.log" ||
+			iop_why "nvmet did not grant $nq I/O queues"
+		busy=$(grep -c '^queue [0-9]*: submitted [1-9]' "$L.ndk.log" || true)
+		[ "$busy" = "$nq" ] || iop_why "I/O on $busy of $nq queues"
+	fi
 	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
 		--ndk-mac "$IOP_NDK_MAC" --min-roce $((count * 4))
 	inv_out=$("$PYTHON" "$IOP_HERE/nvmf_inv_check.py" --require \
@@ -166,6 +187,109 @@ bad_nqn() {
 	iop_case_end "Connect refused: $(sed -n 's/.*Connect failed: //p' "$L.ndk.log" | head -n 1)"
 }
 
+# discover MTU RDMA_MTU: nvmet's discovery log, read by our client
+discover() {
+	local mtu=$1 rmtu=$2 name="mtu$1-discover" L=$W/logs/mtu$1-discover
+	local nrc=0 pat
+	iop_case_begin "$name"
+	echo "interop: case $name: ndk-nvmf-perf --discover against nvmet's" \
+		"discovery subsystem"
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" --discover --kato 0
+	iop_app_wait || nrc=$?
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -h '^discovery log\|^entry ' "$L.ndk.log" | sed 's/^/    /' || true
+	pat="^entry [0-9]*: trtype rdma adrfam ipv4 subtype nvme .*"
+	pat="$pat traddr $GUEST_ADDR trsvcid 4420 subnqn $NVMF_NQN\$"
+	grep -q "$pat" "$L.ndk.log" ||
+		iop_why "no entry for $NVMF_NQN at $GUEST_ADDR:4420"
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(sed -n 's/^discovery log at [^:]*:[0-9]*: //p' "$L.ndk.log")"
+}
+
+# after_new_ctrlr SECS: guest shell text that waits (at most 120 s) until
+# nvmet has created one more controller than now, then SECS seconds
+after_new_ctrlr() {
+	local c="dmesg | grep -c 'creating nvm controller'"
+	printf '%s' "n0=\$($c); i=0; while [ \$($c) -le \$n0 ] &&" \
+		" [ \$i -lt 240 ]; do sleep 0.5; i=\$((i + 1)); done;" \
+		" sleep $1;"
+}
+
+# aen MTU RDMA_MTU: nvmet gains namespace 2 while our host runs: the
+# asynchronous event arrives and the changed namespace list names it
+aen() {
+	local mtu=$1 rmtu=$2 name="mtu$1-aen" L=$W/logs/mtu$1-aen nrc=0 job
+	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
+	iop_case_begin "$name"
+	echo "interop: case $name: nvmet adds namespace 2 while" \
+		"ndk-nvmf-perf runs"
+	# Everything but the enable beforehand: the guest (TCG) is slow.
+	iop_gx -t 120 "set -e
+dd if=/dev/zero of=/tmp/nvmf-ns2.img bs=1M count=8 2>/dev/null
+mkdir $S/namespaces/2
+echo /tmp/nvmf-ns2.img > $S/namespaces/2/device_path
+echo 1 > $S/namespaces/2/buffered_io" >/dev/null 2>&1 ||
+		iop_why "nvmet: cannot prepare namespace 2"
+	# The enable from a guest job started before the load (under I/O
+	# the TCG guest starts a command tens of seconds late), 5 s after
+	# nvmet has created ndk-nvmf-perf's controller.
+	job=$(iop_gxb "$(after_new_ctrlr 5) echo 1 > $S/namespaces/2/enable
+dmesg | grep nvmet | tail -n 2")
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
+		-w randread -t "${NH_AEN_T:-40}"
+	iop_app_wait || nrc=$?
+	iop_gxw 60 "$job" 2>&1 | sed 's/^/    /' ||
+		iop_why "nvmet: cannot enable namespace 2"
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -h '^event: ' "$L.ndk.log" | sed 's/^/    /' || true
+	grep -q '^event: type 2 info 0 log page 0x4$' "$L.ndk.log" ||
+		iop_why "no namespace attribute notice"
+	grep -q '^event: changed namespaces: 2$' "$L.ndk.log" ||
+		iop_why "the changed namespace list does not name namespace 2"
+	# The later cases see namespace 1 only, as before.
+	iop_gx -t 60 "echo 0 > $S/namespaces/2/enable; rmdir $S/namespaces/2
+rm -f /tmp/nvmf-ns2.img" >/dev/null 2>&1 || true
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(grep -c '^event: ' "$L.ndk.log") event lines"
+}
+
+# reconnect MTU RDMA_MTU: nvmet drops our controller (the subsystem
+# unlinked from its port, linked again 3 s later) while ndk-nvmf-perf
+# runs verified I/O: it reconnects by itself and carries on
+reconnect() {
+	local mtu=$1 rmtu=$2 name="mtu$1-reconnect" L=$W/logs/mtu$1-reconnect
+	local P=/sys/kernel/config/nvmet/ports/1 nrc=0 job mism verified
+	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
+	iop_case_begin "$name"
+	echo "interop: case $name: nvmet drops the controller while" \
+		"ndk-nvmf-perf runs, ctrl-loss-tmo 30 s"
+	# Started in the guest before the load: under I/O the TCG guest
+	# takes tens of seconds to start a command.
+	job=$(iop_gxb "$(after_new_ctrlr 5) rm $P/subsystems/$NVMF_NQN; sleep 3
+ln -s $S $P/subsystems/$NVMF_NQN
+dmesg | grep -E 'nvmet' | tail -n 4")
+	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
+		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
+		-w randrw --verify -t "${NH_RECONNECT_T:-40}" --kato 5000 \
+		--reconnect-delay 500 --ctrl-loss-tmo 30000
+	iop_app_wait || nrc=$?
+	iop_gxw 60 "$job" 2>&1 | sed 's/^/    /' ||
+		iop_why "nvmet: cannot unlink and link the subsystem"
+	[ "$nrc" = 0 ] || iop_why "ndk-nvmf-perf exit status $nrc"
+	grep -h '^connection lost\|^reconnect\|^verify:\|^I/Os:' \
+		"$L.ndk.log" | sed 's/^/    /' || true
+	grep -q '^reconnected after' "$L.ndk.log" ||
+		iop_why "ndk-nvmf-perf did not reconnect"
+	verified=$(num "$L.ndk.log" '^verify: \([0-9]*\) reads checked.*')
+	mism=$(num "$L.ndk.log" '^verify: [0-9]* reads checked, \([0-9]*\) mismatches.*')
+	[ "$mism" = 0 ] || iop_why "$mism mismatches"
+	[ "$verified" -gt 0 ] || iop_why "nothing verified"
+	[ ${#IOP_WHY[@]} -eq 0 ] || iop_tail ndk-nvmf-perf "$L.ndk.log" 20
+	iop_case_end "$(sed -n 's/^reconnects/reconnects/p' "$L.ndk.log"), $verified reads verified"
+}
+
 # --- one MTU: boot, the target, every case, stop ------------------------
 nvmf_mtu() {
 	local mtu=$1 first=$2 rmtu c name rest size count extra out pat qd
@@ -191,7 +315,12 @@ nvmf_mtu() {
 		extra=${extra//@/ }
 		run_case "$mtu" "$rmtu" "$name" "$size" "$count" "$extra"
 	done
-	[ "$first" != 1 ] || bad_nqn "$mtu" "$rmtu"
+	if [ "$first" = 1 ]; then
+		bad_nqn "$mtu" "$rmtu"
+		discover "$mtu" "$rmtu"
+		aen "$mtu" "$rmtu"
+		reconnect "$mtu" "$rmtu"
+	fi
 	for c in ${NH_PERF:-}; do
 		IFS=: read -r pat size qd <<<"$c"
 		perf_run "$mtu" "$rmtu" "$pat" "$size" "$qd"

@@ -11,14 +11,20 @@
 # file on the host (its I/O on the target's io_uring worker thread):
 #   1. `nvme discover` lists the subsystem; with another host NQN it does
 #      not, and `nvme connect` with that NQN is refused;
-#   2. `nvme connect -t rdma -a 10.77.1.1 -s 4420 -n $NQN`: /dev/nvme0n1
-#      and /dev/nvme0n2 appear with the configured sizes;
+#   2. `nvme connect -t rdma -a 10.77.1.1 -s 4420 -n $NQN
+#      --nr-write-queues=1 --nr-poll-queues=1`: /dev/nvme0n1 and
+#      /dev/nvme0n2 appear with the configured sizes, and the host maps
+#      three I/O queues (default, read, poll: one each for the guest's one
+#      CPU; dmesg's "mapped 1/1/1 default/read/poll queues");
 #   3. on each namespace, `dd oflag=direct` writes of 4 KiB to 1 MiB at
 #      random offsets (aligned to their size), each read back with
 #      `iflag=direct` and compared;
 #   4. mkfs.ext4 on namespace 1, a directory tree copied in, unmounted,
 #      caches dropped, mounted again and compared;
-#   5. the target is stopped and started again: the kernel host reconnects
+#   5. the target is stopped (its counters at exit must show a controller
+#      with three I/O queues and commands beyond the Connect on at least
+#      two: writes go to the default queue, reads to the read queue) and
+#      started again: the kernel host reconnects
 #      by itself (--reconnect-delay 1), namespace 2 (the file) still holds
 #      what was written before, and new I/O on both verifies;
 #   6. `nvme disconnect`: the target frees every queue pair and controller
@@ -40,6 +46,9 @@
 #      NV_NS=ndk-nvmf  NV_CASE_TIMEOUT=300
 #      NV_ATTACHED_MTUS (the MTUs with an attached case; default: every
 #        one of NV_MTUS)
+#      NV_CONNECT_OPTS (extra nvme connect options of the main case,
+#        default "--nr-write-queues=1 --nr-poll-queues=1")
+#      NV_MIN_IO_QUEUES (I/O queues the host must make; default 3)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -62,6 +71,10 @@ OTHERNQN=nqn.2014-08.org.nvmexpress:uuid:6e646b2d-726f-6365-0000-0000000000ff
 MEM_MB=64
 FILE_MB=32
 SIZES="4096 8192 16384 65536 131072 262144 524288 1048576"
+# The guest has one CPU: nvme-rdma makes one I/O queue of each kind
+# (default, read, poll) that it is asked for, so three in all.
+NV_CONNECT_OPTS=${NV_CONNECT_OPTS---nr-write-queues=1 --nr-poll-queues=1}
+NV_MIN_IO_QUEUES=${NV_MIN_IO_QUEUES:-3}
 
 # The guest's half: /share/nvmf-guest.sh CMD ARGS (busybox sh).
 write_guest_script() {
@@ -80,9 +93,15 @@ discover) # discover HOSTNQN: the discovery log's subsystem NQNs
 	sed -n 's/^subnqn: *//p' /tmp/disc.out
 	grep -m1 'Number of Records' /tmp/disc.out
 	exit $rc ;;
-connect) # connect NQN HOSTNQN HOSTID
-	timeout 60 nvme connect -t rdma -a $A -s 4420 -n "$1" --hostnqn "$2" \
-		--hostid "$3" --reconnect-delay 1 --ctrl-loss-tmo 120 ;;
+connect) # connect NQN HOSTNQN HOSTID [NVME-CONNECT-OPTIONS]
+	n=$1 h=$2 i=$3
+	shift 3
+	timeout 60 nvme connect -t rdma -a $A -s 4420 -n "$n" --hostnqn "$h" \
+		--hostid "$i" --reconnect-delay 1 --ctrl-loss-tmo 120 "$@" ;;
+queues) # queues: nvme0's queue count (admin included) and blk-mq's map
+	echo "queue_count $(cat /sys/class/nvme/nvme0/queue_count 2>/dev/null || echo ?)"
+	echo "hw queues $(ls /sys/block/nvme0n1/mq 2>/dev/null | wc -l)"
+	dmesg | grep -o 'mapped [0-9]*/[0-9]*/[0-9]* default/read/poll queues' | tail -n 1 ;;
 refused) # refused NQN HOSTNQN: connect must fail
 	if timeout 60 nvme connect -t rdma -a $A -s 4420 -n "$1" --hostnqn "$2" 2>&1; then
 		echo "connect with $2 was accepted"; exit 1
@@ -179,8 +198,24 @@ tgt_stats() {
 	grep '^ndk-nvmf-tgt: connects' "$1" | tail -n 1
 }
 
+# check_queues LOG: the target saw NV_MIN_IO_QUEUES I/O queues on one
+# controller and commands beyond the Connect on at least two I/O queue ids
+check_queues() {
+	local line busy=0 qc
+	line=$(grep '^ndk-nvmf-tgt: io_queues_max' "$1" | tail -n 1)
+	echo "      ${line#ndk-nvmf-tgt: }"
+	[[ $line =~ io_queues_max\ ([0-9]+) ]] &&
+		[ "${BASH_REMATCH[1]}" -ge "$NV_MIN_IO_QUEUES" ] ||
+		iop_why "the target saw fewer than $NV_MIN_IO_QUEUES I/O queues: $line"
+	for qc in ${line#*qid_commands}; do
+		[ "${qc%%:*}" -ge 1 ] && [ "${qc#*:}" -gt 1 ] && busy=$((busy + 1))
+	done
+	[ "$busy" -ge 2 ] || [ "$NV_MIN_IO_QUEUES" -lt 2 ] ||
+		iop_why "commands on $busy I/O queue(s) only: $line"
+}
+
 run_case() {
-	local mtu=$1 rmtu=$2 name L conf st inv
+	local mtu=$1 rmtu=$2 name L conf st inv q
 	name="mtu$mtu-kernel-host"
 	L=$W/logs/$name
 	conf=$W/tgt.conf
@@ -212,12 +247,21 @@ EOF
 	! grep -q "$NQN" <<<"$NG_OUT" ||
 		iop_why "nvme discover lists $NQN to a host not allowed"
 	ng "a host not allowed was accepted" refused "$NQN" "$OTHERNQN" || true
-	echo "    2. connect"
-	ng "nvme connect" connect "$NQN" "$HOSTNQN" "$HOSTID" || true
+	echo "    2. connect ($NV_CONNECT_OPTS)"
+	# shellcheck disable=SC2086 # the options are words
+	ng "nvme connect" connect "$NQN" "$HOSTNQN" "$HOSTID" $NV_CONNECT_OPTS || true
 	ng "namespaces" wait-dev /dev/nvme0n1 /dev/nvme0n2 || true
 	if ! grep -qx "/dev/nvme0n1 $((MEM_MB * 1048576))" <<<"$NG_OUT" ||
 		! grep -qx "/dev/nvme0n2 $((FILE_MB * 1048576))" <<<"$NG_OUT"; then
 		iop_why "namespace sizes"
+	fi
+	ng "queues" queues || true
+	if [[ $NG_OUT =~ mapped\ ([0-9]+)/([0-9]+)/([0-9]+)\ default ]]; then
+		q=$((BASH_REMATCH[1] + BASH_REMATCH[2] + BASH_REMATCH[3]))
+		[ "$q" -ge "$NV_MIN_IO_QUEUES" ] ||
+			iop_why "the host mapped $q I/O queues, not $NV_MIN_IO_QUEUES"
+	else
+		iop_why "no 'mapped D/R/P default/read/poll queues' in dmesg"
 	fi
 	echo "    3. dd, 4 KiB to 1 MiB at random offsets"
 	ng "dd on namespace 1" io /dev/nvme0n1 "$(io_list "$MEM_MB")" || true
@@ -229,6 +273,7 @@ EOF
 	iop_app_kill
 	st=$(tgt_stats "$L.tgt1.log")
 	echo "      first target: ${st#ndk-nvmf-tgt: }"
+	check_queues "$L.tgt1.log"
 	iop_app_start "$L.tgt2.log" "$NDK_NVMF_TGT" -c "$conf" \
 		--ip "$IOP_NDK_IP" --mtu "$rmtu" --stats
 	tgt_ready "$L.tgt2.log" || iop_why "ndk-nvmf-tgt did not start again"

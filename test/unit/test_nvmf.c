@@ -245,8 +245,11 @@ t_sgl_keyed(void)
 	TEST_ASSERT_EQ(r->loc, NVMF_DATA_KEYED, "");
 	TEST_ASSERT_EQ(r->xfer, NVMF_XFER_C2H, "read is C2H");
 	TEST_ASSERT(r->invalidate, "sub-type Fh asks for invalidation");
-	TEST_ASSERT_EQ(r->rkey, 0x42, "");
-	TEST_ASSERT_EQ(r->raddr, 0x1000, "");
+	TEST_ASSERT_EQ(r->inv_key, 0x42, "");
+	TEST_ASSERT_EQ(r->nseg, 1, "one descriptor");
+	TEST_ASSERT_EQ(r->seg[0].key, 0x42, "");
+	TEST_ASSERT_EQ(r->seg[0].addr, 0x1000, "");
+	TEST_ASSERT_EQ(r->seg[0].len, 65536, "");
 	TEST_ASSERT_EQ(r->length, 65536, "");
 	nvme_sgl_set_keyed(&c.dptr, 0x1000, 4096, 0x42, false);
 	r->cmd = c;
@@ -261,8 +264,12 @@ t_sgl_keyed(void)
 	r->cmd.dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_KEYED_DATA_BLOCK, 0x3);
 	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 0, 4096, TN_MAX_IO),
 		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
-	/* Segment descriptors are not supported (MSDBD 1). */
+	/* A segment in host memory (address sub-type): not fetched. */
 	r->cmd.dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_LAST_SEGMENT, 0);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 0, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
+	/* A (non-last) Segment descriptor in the SQE. */
+	r->cmd.dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_SEGMENT, 1);
 	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 0, 4096, TN_MAX_IO),
 		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
 	/* An unkeyed address: no data with length 0, refused with one. */
@@ -330,6 +337,101 @@ t_sgl_in_capsule(void)
 	TEST_ASSERT_EQ(nvmf_cmd_xfer(&r->cmd), NVMF_XFER_H2C, "");
 	((struct nvmf_cmd *)&r->cmd)->fctype = NVMF_FCTYPE_PROPERTY_GET;
 	TEST_ASSERT_EQ(nvmf_cmd_xfer(&r->cmd), NVMF_XFER_NONE, "");
+	return 0;
+}
+
+/* A Last Segment in the capsule: @p n descriptors at offset @p off. */
+static struct nvmf_req *
+seg_req(uint8_t opc, uint8_t *capsule, uint32_t off, uint32_t n)
+{
+	struct nvme_cmd c = tn_cmd(opc, 1);
+	static struct nvmf_recv rv = { .kind = NVMF_CTX_RECV };
+	struct nvmf_req *r;
+
+	c.dptr.id = NVME_SGL_ID(NVME_SGL_TYPE_LAST_SEGMENT,
+				NVME_SGL_SUBTYPE_OFFSET);
+	c.dptr.addr = off;
+	nvme_sgl_set_length(&c.dptr, n * 16);
+	rv.buf = capsule;
+	r = tn_req(&QI, &c, NULL, 0);
+	r->recv = &rv;
+	return r;
+}
+
+static int
+t_sgl_segment(void)
+{
+	static uint8_t capsule[64 + 4096];
+	struct nvme_sgl_desc *d = (void *)(capsule + 64 + 32);
+	struct nvmf_req *r;
+
+	/* Three keyed descriptors at offset 32; the middle one is empty. */
+	memset(capsule, 0, sizeof(capsule));
+	nvme_sgl_set_keyed(&d[0], 0x10000, 4096, 0x11, false);
+	nvme_sgl_set_keyed(&d[1], 0x20000, 0, 0x22, true);
+	nvme_sgl_set_keyed(&d[2], 0x30000, 8192, 0x33, true);
+	r = seg_req(NVME_OPC_READ, capsule, 32, 3);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 32 + 48, 4096, TN_MAX_IO), 0,
+		       "");
+	TEST_ASSERT_EQ(r->loc, NVMF_DATA_KEYED, "");
+	TEST_ASSERT_EQ(r->nseg, 2, "the empty descriptor dropped");
+	TEST_ASSERT_EQ(r->length, 4096 + 8192, "lengths summed");
+	TEST_ASSERT(r->seg[0].addr == 0x10000 && r->seg[0].key == 0x11 &&
+		    r->seg[0].len == 4096, "first");
+	TEST_ASSERT(r->seg[1].addr == 0x30000 && r->seg[1].key == 0x33 &&
+		    r->seg[1].len == 8192, "second");
+	TEST_ASSERT(r->invalidate, "a descriptor asked for invalidation");
+	TEST_ASSERT_EQ(r->inv_key, 0x22, "the first key asked for");
+	/* The same for a write (H2C): the list is not data. */
+	r = seg_req(NVME_OPC_WRITE, capsule, 32, 3);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 32 + 48, 4096, TN_MAX_IO), 0,
+		       "");
+	TEST_ASSERT_EQ(r->nseg, 2, "");
+	/* Fewer bytes arrived than the segment needs. */
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 32 + 40, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, INVALID_SGL_SEG_DESC), "");
+	/* Its length not a multiple of 16, or 0. */
+	nvme_sgl_set_length(&r->cmd.dptr, 40);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, INVALID_SGL_SEG_DESC), "");
+	nvme_sgl_set_length(&r->cmd.dptr, 0);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, INVALID_SGL_SEG_DESC), "");
+	/* More descriptors than MSDBD. */
+	nvme_sgl_set_length(&r->cmd.dptr, (NVMF_MAX_SGL_DESC + 1) * 16);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, INVALID_NUM_SGL_DESC), "");
+	/* An offset past the in-capsule size. */
+	r = seg_req(NVME_OPC_READ, capsule, 8192, 1);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, INVALID_SGL_OFFSET), "");
+	/* A descriptor that is not a keyed data block. */
+	d[1].id = NVME_SGL_ID(NVME_SGL_TYPE_DATA_BLOCK, 0);
+	r = seg_req(NVME_OPC_READ, capsule, 32, 3);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
+	/* A keyed one with a reserved sub-type. */
+	d[1].id = NVME_SGL_ID(NVME_SGL_TYPE_KEYED_DATA_BLOCK, 0x3);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, SGL_DESC_TYPE_INVALID), "");
+	/* A segment inside the last segment. */
+	d[1].id = NVME_SGL_ID(NVME_SGL_TYPE_SEGMENT, NVME_SGL_SUBTYPE_OFFSET);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, INVALID_SGL_SEG_DESC), "");
+	/* Together longer than MDTS. */
+	nvme_sgl_set_keyed(&d[1], 0x20000, TN_MAX_IO - 4096, 0x22, false);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO),
+		       TN_ST(GENERIC, DATA_SGL_LENGTH_INVALID), "");
+	/* Exactly MDTS: fine, and no invalidation asked for. */
+	nvme_sgl_set_keyed(&d[2], 0x30000, 0, 0x33, false);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO), 0, "");
+	TEST_ASSERT_EQ(r->length, TN_MAX_IO, "");
+	TEST_ASSERT(!r->invalidate, "");
+	/* Every descriptor empty: no data. */
+	nvme_sgl_set_keyed(&d[0], 0x10000, 0, 0x11, false);
+	nvme_sgl_set_keyed(&d[1], 0x20000, 0, 0x22, false);
+	TEST_ASSERT_EQ(nvmf_req_parse_sgl(r, 4096, 4096, TN_MAX_IO), 0, "");
+	TEST_ASSERT_EQ(r->loc, NVMF_DATA_NONE, "");
 	return 0;
 }
 
@@ -543,6 +645,7 @@ tn_run_case(int (*fn)(void))
 
 TN_CASE(t_sgl_keyed)
 TN_CASE(t_sgl_in_capsule)
+TN_CASE(t_sgl_segment)
 TN_CASE(t_before_connect)
 TN_CASE(t_connect_checks)
 TN_CASE(t_properties)
@@ -552,6 +655,7 @@ TN_CASE(t_reset_and_keep_alive)
 static const struct ndk_test_case cases[] = {
 	{ "sgl_keyed", t_sgl_keyed_case },
 	{ "sgl_in_capsule", t_sgl_in_capsule_case },
+	{ "sgl_segment", t_sgl_segment_case },
 	{ "before_connect", t_before_connect_case },
 	{ "connect_checks", t_connect_checks_case },
 	{ "properties", t_properties_case },

@@ -57,7 +57,7 @@ t_identify(void)
 	TEST_ASSERT_EQ(ic->ioccsz, (64 + 4096) / 16, "");
 	TEST_ASSERT_EQ(ic->iorcsz, 1, "");
 	TEST_ASSERT_EQ(ic->icdoff, 0, "");
-	TEST_ASSERT_EQ(ic->msdbd, 1, "");
+	TEST_ASSERT_EQ(ic->msdbd, NVMF_MAX_SGL_DESC, "");
 	TEST_ASSERT_EQ(ic->nn, NVMF_MAX_NS, "");
 	TEST_ASSERT_EQ(ic->sqes, 0x66, "");
 	TEST_ASSERT(strcmp(ic->subnqn, TN_NQN) == 0, "%s", ic->subnqn);

@@ -5,7 +5,8 @@
  * RDMA CM private data it sends and decodes, the capsules and SGLs it
  * builds (checked byte by byte against the specifications' offsets), and
  * how a response is matched to its command: unknown or idle CIDs, short
- * capsules, and SEND with Invalidate naming the command's token or not.
+ * capsules, and SEND with Invalidate naming the command's token or not;
+ * Get Log Page and AER commands, discovery log entries decoded.
  */
 
 #include <errno.h>
@@ -210,6 +211,70 @@ test_admin_and_nvm(void)
 	return 0;
 }
 
+static int
+test_log_and_aer(void)
+{
+	struct nvmf_disc_entry e;
+	struct ndk_nvmf_disc_entry d;
+	struct nvme_cmd cmd;
+
+	/* 8 KiB of the error log from byte 0x1_0000_0040, RAE set. */
+	nvmf_build_get_log_page(&cmd, NVME_LOG_ERROR, 0xFFFFFFFF, 8192,
+				0x100000040ull, true);
+	TEST_ASSERT_EQ(cmd.opc, 0x02, "Get Log Page");
+	TEST_ASSERT_EQ(le32_at(&cmd, 4), 0xFFFFFFFF, "nsid");
+	TEST_ASSERT_EQ(le32_at(&cmd, 40) & 0xFF, 0x01, "LID");
+	TEST_ASSERT_EQ((le32_at(&cmd, 40) >> 15) & 1, 1, "RAE");
+	TEST_ASSERT_EQ(le16_at(&cmd, 42), 2047, "NUMDL 0's based");
+	TEST_ASSERT_EQ(le32_at(&cmd, 44), 0, "NUMDU");
+	TEST_ASSERT_EQ(le32_at(&cmd, 48), 0x40, "LPOL");
+	TEST_ASSERT_EQ(le32_at(&cmd, 52), 1, "LPOU");
+	TEST_ASSERT_EQ(nvme_log_len(&cmd), 8192, "the target's decoding");
+	TEST_ASSERT_EQ(nvme_log_offset(&cmd), 0x100000040ull, "");
+	/* More than 2^16 dwords: NUMDU carries the rest; no RAE. */
+	nvmf_build_get_log_page(&cmd, NVME_LOG_DISCOVERY, 0, 1u << 20, 0,
+				false);
+	TEST_ASSERT_EQ(le32_at(&cmd, 40), 0xFFFF0070, "NUMDL, LID, no RAE");
+	TEST_ASSERT_EQ(le32_at(&cmd, 44), 3, "NUMDU");
+	TEST_ASSERT_EQ(nvme_log_len(&cmd), 1u << 20, "");
+
+	nvmf_build_aer(&cmd);
+	TEST_ASSERT_EQ(cmd.opc, 0x0C, "Asynchronous Event Request");
+	TEST_ASSERT_EQ(le32_at(&cmd, 40), 0, "no CDW10");
+
+	/* A discovery entry: text fields padded with spaces, cut. */
+	memset(&e, 0, sizeof(e));
+	e.trtype = NVMF_TRTYPE_RDMA;
+	e.adrfam = NVMF_ADRFAM_IPV4;
+	e.subtype = NVMF_SUBTYPE_NVME;
+	e.portid = 3;
+	e.cntlid = 0xFFFF;
+	e.asqsz = 32;
+	memset(e.trsvcid, ' ', sizeof(e.trsvcid));
+	memcpy(e.trsvcid, "4420", 4);
+	memset(e.traddr, ' ', sizeof(e.traddr));
+	memcpy(e.traddr, "10.0.0.1", 8);
+	memset(e.subnqn, 'q', sizeof(e.subnqn));  /* no NUL: 223 kept */
+	nvmf_disc_entry_decode(&e, &d);
+	TEST_ASSERT_EQ(d.trtype, 1, "");
+	TEST_ASSERT_EQ(d.adrfam, 1, "");
+	TEST_ASSERT_EQ(d.subtype, 2, "");
+	TEST_ASSERT_EQ(d.portid, 3, "");
+	TEST_ASSERT_EQ(d.cntlid, 0xFFFF, "");
+	TEST_ASSERT_EQ(d.asqsz, 32, "");
+	TEST_ASSERT(strcmp(d.trsvcid, "4420") == 0, "trsvcid '%s'",
+		    d.trsvcid);
+	TEST_ASSERT(strcmp(d.traddr, "10.0.0.1") == 0, "traddr '%s'",
+		    d.traddr);
+	TEST_ASSERT_EQ(strlen(d.subnqn), NDK_NVMF_NQN_MAX, "NQN bounded");
+	memset(e.subnqn, 0, sizeof(e.subnqn));
+	memcpy(e.subnqn, NVMF_DISCOVERY_NQN, strlen(NVMF_DISCOVERY_NQN));
+	nvmf_disc_entry_decode(&e, &d);
+	TEST_ASSERT(strcmp(d.subnqn, NDK_NVMF_DISCOVERY_NQN) == 0,
+		    "NUL padded NQN");
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* SGLs                                                                */
 /* ------------------------------------------------------------------ */
@@ -337,6 +402,7 @@ main(int argc, char **argv)
 		{ "connect", test_connect },
 		{ "properties", test_properties },
 		{ "admin_and_nvm", test_admin_and_nvm },
+		{ "log_and_aer", test_log_and_aer },
 		{ "sgl", test_sgl },
 		{ "cpl_slot", test_cpl_slot },
 		{ "resp_classify", test_resp_classify },

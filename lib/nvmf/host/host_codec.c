@@ -235,6 +235,58 @@ nvmf_build_keep_alive(struct nvme_cmd *cmd)
 }
 
 void
+nvmf_build_get_log_page(struct nvme_cmd *cmd, uint8_t lid, uint32_t nsid,
+			uint32_t len, uint64_t offset, bool rae)
+{
+	uint32_t numd = len / 4 - 1;    /* 0's based dwords */
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_GET_LOG_PAGE;
+	cmd->nsid = nsid;
+	cmd->cdw10 = lid | (rae ? NVME_LOG_RAE : 0) | (numd & 0xFFFF) << 16;
+	cmd->cdw11 = numd >> 16;
+	cmd->cdw12 = (uint32_t)offset;
+	cmd->cdw13 = (uint32_t)(offset >> 32);
+}
+
+void
+nvmf_build_aer(struct nvme_cmd *cmd)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opc = NVME_OPC_ASYNC_EVENT_REQUEST;
+}
+
+/* Copy a space or NUL padded text field of @p n bytes, padding cut. */
+static void
+text_field(char *dst, const char *src, size_t n)
+{
+	size_t l = strnlen(src, n);
+
+	memcpy(dst, src, l);
+	while (l > 0 && dst[l - 1] == ' ')
+		l--;
+	dst[l] = '\0';
+}
+
+void
+nvmf_disc_entry_decode(const struct nvmf_disc_entry *e,
+		       struct ndk_nvmf_disc_entry *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->trtype = e->trtype;
+	out->adrfam = e->adrfam;
+	out->subtype = e->subtype;
+	out->treq = e->treq;
+	out->portid = e->portid;
+	out->cntlid = e->cntlid;
+	out->asqsz = e->asqsz;
+	text_field(out->trsvcid, e->trsvcid, sizeof(e->trsvcid));
+	text_field(out->traddr, e->traddr, sizeof(e->traddr));
+	text_field(out->subnqn, e->subnqn,
+		   RTE_MIN(sizeof(e->subnqn), (size_t)NDK_NVMF_NQN_MAX));
+}
+
+void
 nvmf_build_rw(struct nvme_cmd *cmd, uint8_t opc, uint32_t nsid, uint64_t lba,
 	      uint32_t nlb)
 {

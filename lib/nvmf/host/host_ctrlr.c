@@ -28,19 +28,6 @@ RTE_LOG_REGISTER(nvmf_host_logtype, ndk.nvmf.host, NOTICE);
 #define CTRLR_CC_IOSQES 6       /* 64-byte SQ entries */
 #define CTRLR_CC_IOCQES 4       /* 16-byte CQ entries */
 
-struct ndk_nvmf_ctrlr {
-	struct nvmf_ctrlr_base base;
-	struct ndk_nvmf_ctrlr_info info;
-	struct ndk_nvmf_qpair *admin;
-	struct ndk_nvmf_qpair *io[NDK_NVMF_IO_QUEUES_MAX];
-	uint32_t cc;                 /* CC as last set */
-	void *dma;                   /* control-path data buffer, 4 KiB */
-	uint64_t ka_interval_tsc;
-	uint64_t ka_next_tsc;
-	bool ka_pending;
-	bool ka_failed;
-};
-
 void
 ndk_nvmf_host_opts_init(struct ndk_nvmf_host_opts *o)
 {
@@ -86,11 +73,10 @@ ndk_nvmf_ctrlr_get_qpair(struct ndk_nvmf_ctrlr *c, uint16_t i)
 /* Admin commands (control path)                                       */
 /* ------------------------------------------------------------------ */
 
-/* Run an admin command; a non-zero NVMe status is -EIO (logged). */
-static int
-admin_exec(struct ndk_nvmf_ctrlr *c, const struct nvme_cmd *cmd, void *buf,
-	   uint32_t len, enum nvmf_xfer xfer, struct nvme_cpl *cpl,
-	   const char *what)
+int
+nvmf_host_admin_exec(struct ndk_nvmf_ctrlr *c, const struct nvme_cmd *cmd,
+		     void *buf, uint32_t len, enum nvmf_xfer xfer,
+		     struct nvme_cpl *cpl, const char *what)
 {
 	struct nvme_cpl local;
 	char sbuf[96];
@@ -120,7 +106,8 @@ prop_get(struct ndk_nvmf_ctrlr *c, uint32_t off, bool size8, uint64_t *v,
 	int rc;
 
 	nvmf_build_prop_get(&cmd, off, size8);
-	rc = admin_exec(c, &cmd, NULL, 0, NVMF_XFER_NONE, &cpl, what);
+	rc = nvmf_host_admin_exec(c, &cmd, NULL, 0, NVMF_XFER_NONE, &cpl,
+				  what);
 	if (rc == 0)
 		*v = size8 ? (uint64_t)cpl.cdw0 | (uint64_t)cpl.cdw1 << 32 :
 			cpl.cdw0;
@@ -133,7 +120,8 @@ prop_set(struct ndk_nvmf_ctrlr *c, uint32_t off, uint32_t v, const char *what)
 	struct nvme_cmd cmd;
 
 	nvmf_build_prop_set(&cmd, off, v);
-	return admin_exec(c, &cmd, NULL, 0, NVMF_XFER_NONE, NULL, what);
+	return nvmf_host_admin_exec(c, &cmd, NULL, 0, NVMF_XFER_NONE, NULL,
+				    what);
 }
 
 /* Wait until (CSTS & mask) == want, at most @p ms. */
@@ -187,8 +175,9 @@ identify_ctrlr(struct ndk_nvmf_ctrlr *c)
 
 	nvmf_build_identify(&cmd, NVME_CNS_CONTROLLER, 0);
 	memset(c->dma, 0, NVME_IDENTIFY_SIZE);
-	rc = admin_exec(c, &cmd, c->dma, NVME_IDENTIFY_SIZE,
-			NVMF_XFER_FROM_CTRLR, NULL, "Identify controller");
+	rc = nvmf_host_admin_exec(c, &cmd, c->dma, NVME_IDENTIFY_SIZE,
+				  NVMF_XFER_FROM_CTRLR, NULL,
+				  "Identify controller");
 	if (rc != 0)
 		return rc;
 	trim_copy(in->sn, id->sn, sizeof(id->sn));
@@ -199,6 +188,7 @@ identify_ctrlr(struct ndk_nvmf_ctrlr *c)
 	in->oncs = id->oncs;
 	in->kas = id->kas;
 	in->nn = id->nn;
+	c->oaes = id->oaes;
 	if (!(id->sgls & NVME_CTRL_SGLS_KEYED)) {
 		NVMF_HOST_LOG(ERR, "the controller has no keyed SGLs "
 			      "(SGLS %#x)", id->sgls);
@@ -233,8 +223,9 @@ identify_namespaces(struct ndk_nvmf_ctrlr *c)
 
 	nvmf_build_identify(&cmd, NVME_CNS_ACTIVE_NS_LIST, 0);
 	memset(c->dma, 0, NVME_IDENTIFY_SIZE);
-	rc = admin_exec(c, &cmd, c->dma, NVME_IDENTIFY_SIZE,
-			NVMF_XFER_FROM_CTRLR, NULL, "Identify active namespaces");
+	rc = nvmf_host_admin_exec(c, &cmd, c->dma, NVME_IDENTIFY_SIZE,
+				  NVMF_XFER_FROM_CTRLR, NULL,
+				  "Identify active namespaces");
 	if (rc != 0)
 		return rc;
 	for (uint32_t i = 0; i < NVME_IDENTIFY_SIZE / 4 && n < RTE_DIM(nsids);
@@ -253,9 +244,10 @@ identify_namespaces(struct ndk_nvmf_ctrlr *c)
 
 		nvmf_build_identify(&cmd, NVME_CNS_NAMESPACE, nsids[i]);
 		memset(c->dma, 0, NVME_IDENTIFY_SIZE);
-		rc = admin_exec(c, &cmd, c->dma, NVME_IDENTIFY_SIZE,
-				NVMF_XFER_FROM_CTRLR, NULL,
-				"Identify namespace");
+		rc = nvmf_host_admin_exec(c, &cmd, c->dma,
+					  NVME_IDENTIFY_SIZE,
+					  NVMF_XFER_FROM_CTRLR, NULL,
+					  "Identify namespace");
 		if (rc != 0)
 			return rc;
 		lbads = ns->lbaf[ns->flbas & 0xF].lbads;
@@ -279,8 +271,8 @@ set_num_queues(struct ndk_nvmf_ctrlr *c, uint16_t want, uint16_t *got)
 
 	nvmf_build_set_features(&cmd, NVME_FEAT_NUM_QUEUES,
 				(uint32_t)(want - 1) | (uint32_t)(want - 1) << 16);
-	rc = admin_exec(c, &cmd, NULL, 0, NVMF_XFER_NONE, &cpl,
-			"Set Features Number of Queues");
+	rc = nvmf_host_admin_exec(c, &cmd, NULL, 0, NVMF_XFER_NONE, &cpl,
+				  "Set Features Number of Queues");
 	if (rc != 0)
 		return rc;
 	nsqa = (cpl.cdw0 & 0xFFFF) + 1;
@@ -316,6 +308,8 @@ ndk_nvmf_ctrlr_process_admin(struct ndk_nvmf_ctrlr *c)
 
 	if (c == NULL)
 		return -EINVAL;
+	if (c->admin == NULL)
+		return -ENOTCONN;       /* a reconnect that failed */
 	rc = ndk_nvmf_qpair_poll(c->admin, 0);
 	if (rc == -ENOTCONN || c->admin->failed || c->ka_failed)
 		return -ENOTCONN;
@@ -423,6 +417,8 @@ ctrlr_enable(struct ndk_nvmf_ctrlr *c)
 		return rc;
 	if ((rc = identify_ctrlr(c)) != 0)
 		return rc;
+	if (c->discovery)
+		return 0;       /* no I/O queues, no namespaces */
 	return set_num_queues(c, o->num_io_queues, &c->info.num_io_queues);
 }
 
@@ -448,6 +444,40 @@ ctrlr_io_queues(struct ndk_nvmf_ctrlr *c)
 		c->info.num_io_queues++;
 		c->info.io_queue_depth = c->io[i]->nreq;
 	}
+	return 0;
+}
+
+/* Everything after the PD: admin queue, enable, namespaces, I/O queues,
+ * events, keep-alive timer. On failure the caller releases the queues. */
+static int
+ctrlr_bringup(struct ndk_nvmf_ctrlr *c)
+{
+	int rc;
+
+	c->closing = false;
+	c->ka_pending = false;
+	c->ka_failed = false;
+	c->ka_interval_tsc = 0;
+	c->info.num_io_queues = 0;
+	rc = ctrlr_enable(c);
+	if (rc == 0 && !c->discovery)
+		rc = identify_namespaces(c);
+	if (rc == 0)
+		rc = ctrlr_io_queues(c);
+	if (rc == 0)
+		rc = nvmf_events_start(c);
+	if (rc != 0)
+		return rc;
+	if (c->info.kato_ms != 0) {
+		c->ka_interval_tsc = rte_get_timer_hz() / 1000 *
+			(c->info.kato_ms / 2);
+		c->ka_next_tsc = rte_get_timer_cycles() + c->ka_interval_tsc;
+	}
+	NVMF_HOST_LOG(INFO, "connected to %s: controller %u, %u I/O queues "
+		      "of %u, %u namespaces, in-capsule %u B, max I/O %u B",
+		      c->info.subnqn, c->info.cntlid, c->info.num_io_queues,
+		      c->info.io_queue_depth, c->info.num_ns,
+		      c->info.in_capsule_max, c->info.max_io_size);
 	return 0;
 }
 
@@ -479,6 +509,7 @@ ndk_nvmf_ctrlr_connect(struct ndk_adapter *ad,
 		return rc;
 	}
 	c->info.kato_ms = c->base.opts.kato_ms;
+	c->discovery = strcmp(c->base.opts.subnqn, NDK_NVMF_DISCOVERY_NQN) == 0;
 	c->dma = rte_zmalloc("nvmf_ctrlr_dma", NVME_IDENTIFY_SIZE,
 			     NDK_PAGE_SIZE);
 	if (c->dma == NULL ||
@@ -487,25 +518,11 @@ ndk_nvmf_ctrlr_connect(struct ndk_adapter *ad,
 		ndk_nvmf_ctrlr_close(c);
 		return -ENOMEM;
 	}
-	rc = ctrlr_enable(c);
-	if (rc == 0)
-		rc = identify_namespaces(c);
-	if (rc == 0)
-		rc = ctrlr_io_queues(c);
+	rc = ctrlr_bringup(c);
 	if (rc != 0) {
 		ndk_nvmf_ctrlr_close(c);
 		return rc;
 	}
-	if (c->info.kato_ms != 0) {
-		c->ka_interval_tsc = rte_get_timer_hz() / 1000 *
-			(c->info.kato_ms / 2);
-		c->ka_next_tsc = rte_get_timer_cycles() + c->ka_interval_tsc;
-	}
-	NVMF_HOST_LOG(INFO, "connected to %s: controller %u, %u I/O queues "
-		      "of %u, %u namespaces, in-capsule %u B, max I/O %u B",
-		      c->info.subnqn, c->info.cntlid, c->info.num_io_queues,
-		      c->info.io_queue_depth, c->info.num_ns,
-		      c->info.in_capsule_max, c->info.max_io_size);
 	*out = c;
 	return 0;
 }
@@ -526,13 +543,14 @@ ctrlr_shutdown(struct ndk_nvmf_ctrlr *c)
 	return rc;
 }
 
-int
-ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
+/* Disconnect and free every queue; shut the controller down first when
+ * @p shutdown and its admin queue still works. @return the first error. */
+static int
+ctrlr_release_queues(struct ndk_nvmf_ctrlr *c, bool shutdown)
 {
 	int rc = 0, r;
 
-	if (c == NULL)
-		return -EINVAL;
+	c->closing = true;      /* an AER that ends is not posted again */
 	for (uint16_t i = 0; i < NDK_NVMF_IO_QUEUES_MAX; i++) {
 		r = nvmf_qpair_destroy(c->io[i]);
 		c->io[i] = NULL;
@@ -541,16 +559,67 @@ ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
 	}
 	c->info.num_io_queues = 0;
 	/* The keep-alive in flight, if any, completes during the wait. */
-	r = ctrlr_shutdown(c);
+	r = shutdown ? ctrlr_shutdown(c) : 0;
 	if (rc == 0)
 		rc = r;
 	r = nvmf_qpair_destroy(c->admin);
 	if (rc == 0)
 		rc = r;
 	c->admin = NULL;
+	c->aer_out = false;
+	return rc;
+}
+
+int
+ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
+{
+	int rc;
+
+	if (c == NULL)
+		return -EINVAL;
+	rc = ctrlr_release_queues(c, true);
 	if (c->base.pd != NULL)
 		ndk_close_pd(c->base.pd, NULL, NULL);
 	rte_free(c->dma);
 	rte_free(c);
+	return rc;
+}
+
+int
+ndk_nvmf_ctrlr_reconnect(struct ndk_nvmf_ctrlr *c)
+{
+	const struct ndk_nvmf_host_opts *o;
+	uint64_t hz = rte_get_timer_hz(), start, limit;
+	uint32_t tries = 0;
+	int rc;
+
+	if (c == NULL)
+		return -EINVAL;
+	o = &c->base.opts;
+	/* A controller that still answers is shut down properly. */
+	ctrlr_release_queues(c, c->admin != NULL && !c->admin->failed &&
+			     !c->ka_failed);
+	c->info.reconnects++;
+	start = rte_get_timer_cycles();
+	limit = start + hz / 1000 * o->ctrl_loss_tmo_ms;
+	for (;;) {
+		tries++;
+		rc = ctrlr_bringup(c);
+		if (rc == 0) {
+			NVMF_HOST_LOG(NOTICE, "reconnected to %s after %u "
+				      "attempt(s): controller %u", o->subnqn,
+				      tries, c->info.cntlid);
+			return 0;
+		}
+		ctrlr_release_queues(c, false);
+		if (rte_get_timer_cycles() + hz / 1000 *
+		    o->reconnect_delay_ms > limit)
+			break;
+		/* Control path: sleeping between attempts is fine. */
+		rte_delay_us_sleep(o->reconnect_delay_ms * 1000u);
+	}
+	NVMF_HOST_LOG(ERR, "%s: no controller after %u attempt(s) in %u ms "
+		      "(ctrl_loss_tmo): %s", o->subnqn, tries,
+		      o->ctrl_loss_tmo_ms, strerror(-rc));
 	return rc;
 }

@@ -82,6 +82,20 @@ void nvmf_build_set_features(struct nvme_cmd *cmd, uint8_t fid,
 /** Keep Alive. */
 void nvmf_build_keep_alive(struct nvme_cmd *cmd);
 
+/**
+ * Get Log Page @p lid of @p nsid: @p len bytes (a multiple of 4) from
+ * byte @p offset; @p rae retains the asynchronous event.
+ */
+void nvmf_build_get_log_page(struct nvme_cmd *cmd, uint8_t lid, uint32_t nsid,
+			     uint32_t len, uint64_t offset, bool rae);
+
+/** Asynchronous Event Request. */
+void nvmf_build_aer(struct nvme_cmd *cmd);
+
+/** A discovery log entry as the public structure (text padding cut). */
+void nvmf_disc_entry_decode(const struct nvmf_disc_entry *e,
+			    struct ndk_nvmf_disc_entry *out);
+
 /** Read or Write (@p opc) of @p nlb (1-based) blocks at @p lba. */
 void nvmf_build_rw(struct nvme_cmd *cmd, uint8_t opc, uint32_t nsid,
 		   uint64_t lba, uint32_t nlb);
@@ -166,6 +180,7 @@ struct nvmf_req {
 	bool resp;                    /**< response received */
 	bool mr_valid;                /**< rkey registered, not invalidated */
 	bool keyed;                   /**< a keyed SGL was sent */
+	bool untimed;                 /**< exempt from the timeout (AER) */
 	uint64_t tsc;                 /**< submission time */
 	struct nvme_cpl cpl;
 	ndk_nvmf_cb cb;
@@ -215,6 +230,45 @@ struct nvmf_ctrlr_base {
 	const struct ndk_nvmf_ctrlr_info *info; /**< namespaces, limits */
 };
 
+/** A controller: what ndk_nvmf_ctrlr is. */
+struct ndk_nvmf_ctrlr {
+	struct nvmf_ctrlr_base base;
+	struct ndk_nvmf_ctrlr_info info;
+	struct ndk_nvmf_qpair *admin;
+	struct ndk_nvmf_qpair *io[NDK_NVMF_IO_QUEUES_MAX];
+	uint32_t cc;                 /**< CC as last set */
+	void *dma;                   /**< control-path data buffer, 4 KiB */
+	bool discovery;              /**< a discovery controller */
+	bool closing;                /**< no new AER once set */
+	uint64_t ka_interval_tsc;
+	uint64_t ka_next_tsc;
+	bool ka_pending;
+	bool ka_failed;
+	/* Asynchronous events (host_events.c) */
+	uint32_t oaes;               /**< Identify OAES */
+	bool aer_out;                /**< an AER is outstanding */
+	ndk_nvmf_event_cb ev_cb;
+	void *ev_arg;
+	struct ndk_nvmf_async_event ev[NDK_NVMF_EVENTS_MAX];
+	uint32_t ev_head, ev_tail;   /**< kept events: [head, tail) */
+	uint64_t ev_dropped;
+};
+
+/**
+ * Admin command on the control path: submit, wait; a non-zero NVMe
+ * status is -EIO (logged with @p what).
+ */
+int nvmf_host_admin_exec(struct ndk_nvmf_ctrlr *c,
+			 const struct nvme_cmd *cmd, void *buf, uint32_t len,
+			 enum nvmf_xfer xfer, struct nvme_cpl *cpl,
+			 const char *what);
+
+/**
+ * Enable the asynchronous events the controller supports (Set Features
+ * Asynchronous Event Configuration) and post the first AER. Control path.
+ */
+int nvmf_events_start(struct ndk_nvmf_ctrlr *c);
+
 /**
  * Create queue @p qid of @p qsize entries, connect it (RDMA CM) and run
  * the Fabrics Connect with @p cdata (1024 bytes in DPDK memory).
@@ -241,6 +295,15 @@ int nvmf_qpair_destroy(struct ndk_nvmf_qpair *qp);
 int nvmf_qpair_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
 		      void *buf, uint32_t len, enum nvmf_xfer xfer,
 		      ndk_nvmf_cb cb, void *arg);
+
+/**
+ * Submit @p cmd without data and without a timeout: for an Asynchronous
+ * Event Request, which the controller holds until it has an event.
+ * @return as nvmf_qpair_submit().
+ */
+int nvmf_qpair_submit_untimed(struct ndk_nvmf_qpair *qp,
+			      const struct nvme_cmd *cmd, ndk_nvmf_cb cb,
+			      void *arg);
 
 /**
  * Submit @p cmd with @p len bytes (at most the staging size, 256) copied

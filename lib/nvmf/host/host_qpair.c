@@ -300,7 +300,7 @@ qp_check_timeouts(struct ndk_nvmf_qpair *qp, uint64_t now)
 	for (uint32_t i = 0; i < qp->nreq; i++) {
 		const struct nvmf_req *r = &qp->reqs[i];
 
-		if (r->busy && now - r->tsc > qp->timeout_tsc) {
+		if (r->busy && !r->untimed && now - r->tsc > qp->timeout_tsc) {
 			qp->stats.timeouts++;
 			nvmf_qpair_fail(qp, "a command timed out");
 			return;
@@ -394,6 +394,8 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 enum {
 	QP_ICD = 1u << 0,       /* in the capsule if it fits */
 	QP_STAGE = 1u << 1,     /* copy into the slot, map from there */
+	QP_UNTIMED = 1u << 2,   /* no timeout: the controller answers when
+				 * it has something to say (AER) */
 };
 
 static int
@@ -452,6 +454,7 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	r->wr_out = 1;
 	r->cb = cb;
 	r->cb_arg = arg;
+	r->untimed = (how & QP_UNTIMED) != 0;
 	r->tsc = rte_get_timer_cycles();
 	qp->outstanding++;
 	qp->stats.submitted++;
@@ -466,6 +469,15 @@ nvmf_qpair_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
 		  ndk_nvmf_cb cb, void *arg)
 {
 	return qp_submit(qp, cmd, buf, len, xfer, QP_ICD, cb, arg, NULL);
+}
+
+int
+nvmf_qpair_submit_untimed(struct ndk_nvmf_qpair *qp,
+			  const struct nvme_cmd *cmd, ndk_nvmf_cb cb,
+			  void *arg)
+{
+	return qp_submit(qp, cmd, NULL, 0, NVMF_XFER_NONE, QP_UNTIMED, cb,
+			 arg, NULL);
 }
 
 int

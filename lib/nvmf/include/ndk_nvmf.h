@@ -76,6 +76,9 @@ struct ndk_nvmf_tgt_config {
 	int socket_id;
 };
 
+/** Queue ids ndk_nvmf_tgt_stats::qid_commands tells apart. */
+#define NDK_NVMF_STATS_QIDS 16
+
 /** Counters of a target (monotonic, except the "now" fields). */
 struct ndk_nvmf_tgt_stats {
 	uint64_t connects;          /**< RDMA connections accepted */
@@ -90,9 +93,14 @@ struct ndk_nvmf_tgt_stats {
 	uint64_t remote_invalidates;/**< responses sent with Invalidate */
 	uint64_t keep_alive_expiries; /**< controllers ended by KATO */
 	uint64_t buffer_waits;      /**< commands that waited for a buffer */
+	/** Commands received per queue id (0: admin queues), over every
+	 *  controller; the last element also counts every higher id. */
+	uint64_t qid_commands[NDK_NVMF_STATS_QIDS];
 	uint32_t ctrlrs_now;        /**< controllers now */
 	uint32_t qpairs_now;        /**< queue pairs now */
 	uint32_t inflight_now;      /**< commands in flight now */
+	/** Most I/O queues one controller has had connected at once. */
+	uint32_t io_queues_max;
 };
 
 /** Back ends of a namespace. */

@@ -87,6 +87,17 @@ struct ndk_nvmf_host_opts {
 	 * of an outstanding I/O, in ms. Default 10000.
 	 */
 	uint32_t timeout_ms;
+	/**
+	 * ndk_nvmf_ctrlr_reconnect(): pause between two attempts, in ms.
+	 * Default 0 (the attempts follow each other at once).
+	 */
+	uint32_t reconnect_delay_ms;
+	/**
+	 * ndk_nvmf_ctrlr_reconnect(): give up when no attempt has succeeded
+	 * after this many ms (like the kernel's ctrl_loss_tmo). Default 0:
+	 * one attempt only.
+	 */
+	uint32_t ctrl_loss_tmo_ms;
 	/** Never send in-capsule data (every write by keyed SGL). */
 	bool no_in_capsule;
 	/** The blocking calls poll the adapter while they wait. */
@@ -126,6 +137,7 @@ struct ndk_nvmf_ctrlr_info {
 	uint16_t io_queue_depth;/**< I/Os outstanding at most per queue */
 	uint32_t nn;            /**< Identify NN */
 	uint32_t num_ns;        /**< active namespaces in @p ns */
+	uint32_t reconnects;    /**< calls of ndk_nvmf_ctrlr_reconnect() */
 	struct ndk_nvmf_ns_info ns[NDK_NVMF_NS_MAX]; /**< active namespaces */
 };
 
@@ -159,6 +171,26 @@ int ndk_nvmf_ctrlr_connect(struct ndk_adapter *adapter,
  * @return 0, or the first error met (everything is freed regardless).
  */
 int ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *ctrlr);
+
+/**
+ * Connect a controller again after its connection was lost (an I/O queue
+ * or the admin queue failed: ndk_nvmf_qpair_poll() or
+ * ndk_nvmf_ctrlr_process_admin() returned -ENOTCONN), or on demand.
+ * Every queue is disconnected and freed first (a controller whose admin
+ * queue still works is shut down): commands still outstanding complete
+ * with SCT 3h (path related), SC 70h (internal path error) when their
+ * queue had failed, SC 71h (aborted by host) otherwise; none is retried.
+ * Then the bring-up of ndk_nvmf_ctrlr_connect() runs again, every
+ * ndk_nvmf_host_opts::reconnect_delay_ms, until it succeeds or
+ * ctrl_loss_tmo_ms has passed. The controller handle stays valid; the
+ * I/O queue handles are new (ndk_nvmf_ctrlr_get_qpair() again) and the
+ * controller information is read anew (CNTLID, namespaces). Event
+ * callback and kept events survive. Control path (blocks).
+ * @return 0 (connected), or the last attempt's error as
+ *   ndk_nvmf_ctrlr_connect() (the controller then has no queue: call
+ *   reconnect again or close it).
+ */
+int ndk_nvmf_ctrlr_reconnect(struct ndk_nvmf_ctrlr *ctrlr);
 
 /** The controller's identity and limits (valid until close). */
 const struct ndk_nvmf_ctrlr_info *
@@ -275,6 +307,112 @@ struct ndk_nvmf_qpair_stats {
 /** Read a queue's counters. */
 void ndk_nvmf_qpair_get_stats(const struct ndk_nvmf_qpair *qp,
 			      struct ndk_nvmf_qpair_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous events and log pages                                   */
+/* ------------------------------------------------------------------ */
+
+/** Log page identifiers for ndk_nvmf_ctrlr_get_log_page(). */
+#define NDK_NVMF_LOG_ERROR 0x01      /**< error information */
+#define NDK_NVMF_LOG_SMART 0x02      /**< SMART / health information */
+#define NDK_NVMF_LOG_CHANGED_NS 0x04 /**< changed namespace list */
+#define NDK_NVMF_LOG_DISCOVERY 0x70  /**< discovery log (discovery ctrlr) */
+
+/** Events kept for ndk_nvmf_ctrlr_get_event() when no callback is set. */
+#define NDK_NVMF_EVENTS_MAX 16
+
+/** An asynchronous event the controller reported (AER completion). */
+struct ndk_nvmf_async_event {
+	uint8_t type;       /**< 0 error, 1 SMART / health, 2 notice, ... */
+	uint8_t info;       /**< event information (notice 00h: namespace
+			     *   attribute changed; F0h: discovery log
+			     *   changed) */
+	uint8_t log_page;   /**< the log page that tells more; reading it
+			     *   (without RAE) re-arms events of this type */
+	uint32_t cdw0;      /**< the whole completion dword 0 */
+};
+
+/** Callback of an asynchronous event, from ndk_nvmf_ctrlr_process_admin(). */
+typedef void (*ndk_nvmf_event_cb)(void *arg,
+				  const struct ndk_nvmf_async_event *ev);
+
+/**
+ * Deliver asynchronous events to @p cb (NULL: keep up to
+ * NDK_NVMF_EVENTS_MAX of them for ndk_nvmf_ctrlr_get_event(); more are
+ * dropped and counted). The host keeps one Asynchronous Event Request
+ * outstanding from connect to close (exempt from the command timeout),
+ * after Set Features Asynchronous Event Configuration has enabled the
+ * notices the controller supports (OAES). Events arrive while
+ * ndk_nvmf_ctrlr_process_admin() runs; the callback may submit admin
+ * commands (ndk_nvmf_ctrlr_get_log_page()).
+ */
+void ndk_nvmf_ctrlr_set_event_cb(struct ndk_nvmf_ctrlr *ctrlr,
+				 ndk_nvmf_event_cb cb, void *arg);
+
+/**
+ * Take the oldest event kept (no callback set). Data path.
+ * @return 0 (*@p ev filled), -EAGAIN (none), -EINVAL.
+ */
+int ndk_nvmf_ctrlr_get_event(struct ndk_nvmf_ctrlr *ctrlr,
+			     struct ndk_nvmf_async_event *ev);
+
+/** Events dropped because nobody took them. */
+uint64_t ndk_nvmf_ctrlr_events_dropped(const struct ndk_nvmf_ctrlr *ctrlr);
+
+/**
+ * Get Log Page @p lid (e.g. 01h error information, 02h SMART / health,
+ * 04h changed namespace list, 70h discovery) of namespace @p nsid
+ * (FFFFFFFFh: the controller) into @p buf: @p len bytes (a multiple of 4,
+ * at most max_io_size) from byte @p offset (a multiple of 4) of the page.
+ * @p rae keeps the event that the page reports armed (Retain
+ * Asynchronous Event). The command runs on the admin queue: @p cb is
+ * called from ndk_nvmf_ctrlr_process_admin(). @p buf lies in DPDK memory
+ * and stays untouched until then. Data path.
+ * @return 0, -EAGAIN (admin queue full), -EINVAL, -ENOTCONN.
+ */
+int ndk_nvmf_ctrlr_get_log_page(struct ndk_nvmf_ctrlr *ctrlr, uint8_t lid,
+				uint32_t nsid, void *buf, uint32_t len,
+				uint64_t offset, bool rae, ndk_nvmf_cb cb,
+				void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Discovery                                                           */
+/* ------------------------------------------------------------------ */
+
+/** The discovery subsystem's well-known NQN. */
+#define NDK_NVMF_DISCOVERY_NQN "nqn.2014-08.org.nvmexpress.discovery"
+
+/** One discovery log page entry, its text fields without padding. */
+struct ndk_nvmf_disc_entry {
+	uint8_t trtype;      /**< transport: 1 RDMA, 3 TCP, ... */
+	uint8_t adrfam;      /**< address family: 1 IPv4, 2 IPv6, ... */
+	uint8_t subtype;     /**< 1 referral, 2 NVM subsystem, 3 discovery */
+	uint8_t treq;        /**< transport requirements */
+	uint16_t portid;     /**< port ID */
+	uint16_t cntlid;     /**< controller ID (FFFFh: dynamic) */
+	uint16_t asqsz;      /**< admin queue size the controller takes */
+	char trsvcid[33];    /**< service (port), text */
+	char traddr[257];    /**< address, text */
+	char subnqn[NDK_NVMF_NQN_MAX + 1]; /**< subsystem NQN */
+};
+
+/**
+ * Read a discovery controller's log page: connect to the discovery
+ * subsystem at @p opts' address (subnqn is ignored; kato_ms 0 is fine),
+ * read the header and the entries, read the header again and start over
+ * when the generation counter moved (at most a few times), then shut the
+ * controller down and disconnect. Control path (blocks, bounded by the
+ * options' timeout per step).
+ * @param entries  out: up to @p max entries (may be NULL when @p max is 0).
+ * @param num      out: the records the page holds (may exceed @p max).
+ * @param genctr   out (may be NULL): the generation counter read.
+ * @return 0, -EAGAIN (the counter kept moving), or as
+ *   ndk_nvmf_ctrlr_connect().
+ */
+int ndk_nvmf_discover(struct ndk_adapter *adapter,
+		      const struct ndk_nvmf_host_opts *opts,
+		      struct ndk_nvmf_disc_entry *entries, uint32_t max,
+		      uint32_t *num, uint64_t *genctr);
 
 #ifdef __cplusplus
 }

@@ -87,7 +87,7 @@ nvmf_identify_ctrlr(struct nvmf_req *req)
 				tgt->cfg.in_capsule_data_size) / 16;
 	id->iorcsz = sizeof(struct nvme_cpl) / 16;
 	id->icdoff = 0;
-	id->msdbd = 1;
+	id->msdbd = NVMF_MAX_SGL_DESC;
 	if (!c->subsys->discovery) {
 		id->oaes = NVME_CTRL_OAES_NS_ATTR;
 		id->sqes = 0x66;

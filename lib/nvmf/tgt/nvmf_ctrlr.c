@@ -299,6 +299,9 @@ nvmf_connect_io(struct nvmf_req *req, struct ndk_nvmf_subsystem *s,
 	}
 	c->io[cc->qid] = qp;
 	c->nqpairs++;
+	/* nqpairs counts the admin queue too */
+	if (c->nqpairs - 1 > qp->tgt->stats.io_queues_max)
+		qp->tgt->stats.io_queues_max = c->nqpairs - 1;
 	qp->ctrlr = c;
 	req->cpl->cdw0 = c->cntlid;
 	nvmf_req_complete(req);

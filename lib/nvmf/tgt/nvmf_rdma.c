@@ -44,6 +44,82 @@ nvmf_cmd_xfer(const struct nvme_cmd *cmd)
 	return (enum nvmf_xfer)(cmd->opc & 3);
 }
 
+/*
+ * A Last Segment descriptor in the capsule: its in-capsule data (offset
+ * sub-type) holds up to NVMF_MAX_SGL_DESC keyed data block descriptors,
+ * filled in order. Zero-length ones move nothing.
+ */
+static uint16_t
+nvmf_req_parse_segment(struct nvmf_req *req, uint32_t icd_len,
+		       uint32_t icd_max, uint32_t max_io)
+{
+	const struct nvme_sgl_desc *d = &req->cmd.dptr;
+	const struct nvme_sgl_desc *list;
+	uint32_t len = nvme_sgl_length(d), n, total = 0;
+	uint64_t off = d->addr;
+	bool inv_set = false;
+
+	if (NVME_SGL_ID_SUBTYPE(d->id) != NVME_SGL_SUBTYPE_OFFSET)
+		/* A segment in host memory: nothing to fetch it with. */
+		return nvme_status(NVME_SCT_GENERIC,
+				   NVME_SC_SGL_DESC_TYPE_INVALID, 1);
+	if (len == 0 || len % sizeof(*d) != 0)
+		return nvme_status(NVME_SCT_GENERIC,
+				   NVME_SC_INVALID_SGL_SEG_DESC, 1);
+	n = len / (uint32_t)sizeof(*d);
+	if (n > NVMF_MAX_SGL_DESC)
+		return nvme_status(NVME_SCT_GENERIC,
+				   NVME_SC_INVALID_NUM_SGL_DESC, 1);
+	if (off > icd_max)
+		return nvme_status(NVME_SCT_GENERIC,
+				   NVME_SC_INVALID_SGL_OFFSET, 1);
+	if (len > icd_max - off || len > icd_len || off > icd_len - len)
+		return nvme_status(NVME_SCT_GENERIC,
+				   NVME_SC_INVALID_SGL_SEG_DESC, 1);
+	list = (const void *)(req->recv->buf + sizeof(struct nvme_cmd) + off);
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvme_sgl_desc e;
+		uint8_t type, sub;
+		uint32_t l;
+
+		memcpy(&e, &list[i], sizeof(e));     /* may be unaligned */
+		type = NVME_SGL_ID_TYPE(e.id);
+		sub = NVME_SGL_ID_SUBTYPE(e.id);
+		if (type == NVME_SGL_TYPE_SEGMENT ||
+		    type == NVME_SGL_TYPE_LAST_SEGMENT)
+			return nvme_status(NVME_SCT_GENERIC,
+					   NVME_SC_INVALID_SGL_SEG_DESC, 1);
+		if (type != NVME_SGL_TYPE_KEYED_DATA_BLOCK ||
+		    (sub != NVME_SGL_SUBTYPE_ADDRESS &&
+		     sub != NVME_SGL_SUBTYPE_INVALIDATE_KEY))
+			return nvme_status(NVME_SCT_GENERIC,
+					   NVME_SC_SGL_DESC_TYPE_INVALID, 1);
+		/* One key goes with the response (SEND with Invalidate):
+		 * the first one asked for; the host invalidates the rest. */
+		if (sub == NVME_SGL_SUBTYPE_INVALIDATE_KEY && !inv_set) {
+			req->invalidate = true;
+			req->inv_key = nvme_sgl_keyed_key(&e);
+			inv_set = true;
+		}
+		l = nvme_sgl_keyed_length(&e);
+		if (l > max_io - total)
+			return nvme_status(NVME_SCT_GENERIC,
+					   NVME_SC_DATA_SGL_LENGTH_INVALID, 1);
+		if (l == 0)
+			continue;
+		total += l;
+		req->seg[req->nseg].addr = e.addr;
+		req->seg[req->nseg].len = l;
+		req->seg[req->nseg].key = nvme_sgl_keyed_key(&e);
+		req->nseg++;
+	}
+	if (total == 0)
+		return 0;
+	req->loc = NVMF_DATA_KEYED;
+	req->length = total;
+	return 0;
+}
+
 uint16_t
 nvmf_req_parse_sgl(struct nvmf_req *req, uint32_t icd_len, uint32_t icd_max,
 		   uint32_t max_io)
@@ -59,6 +135,7 @@ nvmf_req_parse_sgl(struct nvmf_req *req, uint32_t icd_len, uint32_t icd_max,
 	req->length = 0;
 	req->xfer_len = 0;
 	req->invalidate = false;
+	req->nseg = 0;
 	req->data = NULL;
 	if (req->xfer == NVMF_XFER_NONE)
 		return 0;
@@ -72,7 +149,7 @@ nvmf_req_parse_sgl(struct nvmf_req *req, uint32_t icd_len, uint32_t icd_max,
 			return nvme_status(NVME_SCT_GENERIC,
 					   NVME_SC_SGL_DESC_TYPE_INVALID, 1);
 		req->invalidate = sub == NVME_SGL_SUBTYPE_INVALIDATE_KEY;
-		req->rkey = nvme_sgl_keyed_key(d);
+		req->inv_key = nvme_sgl_keyed_key(d);
 		len = nvme_sgl_keyed_length(d);
 		if (len == 0)
 			return 0;
@@ -80,10 +157,15 @@ nvmf_req_parse_sgl(struct nvmf_req *req, uint32_t icd_len, uint32_t icd_max,
 			return nvme_status(NVME_SCT_GENERIC,
 					   NVME_SC_DATA_SGL_LENGTH_INVALID, 1);
 		req->loc = NVMF_DATA_KEYED;
-		req->raddr = d->addr;
+		req->seg[0].addr = d->addr;
+		req->seg[0].len = len;
+		req->seg[0].key = req->inv_key;
+		req->nseg = 1;
 		req->length = len;
 		return 0;
 	}
+	if (type == NVME_SGL_TYPE_LAST_SEGMENT)
+		return nvmf_req_parse_segment(req, icd_len, icd_max, max_io);
 	if (type == NVME_SGL_TYPE_DATA_BLOCK &&
 	    sub == NVME_SGL_SUBTYPE_OFFSET) {
 		if (req->xfer != NVMF_XFER_H2C)
@@ -117,6 +199,9 @@ nvmf_req_parse_sgl(struct nvmf_req *req, uint32_t icd_len, uint32_t icd_max,
 /* Requests                                                            */
 /* ------------------------------------------------------------------ */
 
+static void nvmf_rdma_sgl_retry(struct nvmf_qpair *qp);
+static bool nvmf_qp_alive(const struct nvmf_qpair *qp);
+
 static void
 nvmf_req_free(struct nvmf_req *req)
 {
@@ -130,6 +215,12 @@ nvmf_req_free(struct nvmf_req *req)
 	TAILQ_INSERT_HEAD(&qp->free_reqs, req, link);
 	qp->reqs_busy--;
 	qp->tgt->stats.inflight_now--;
+	if (req->extra_wr != 0) {
+		qp->extra_wr_used -= req->extra_wr;
+		req->extra_wr = 0;
+		if (nvmf_qp_alive(qp))
+			nvmf_rdma_sgl_retry(qp);
+	}
 }
 
 /* A request whose response went out (or was abandoned): free it when its
@@ -183,19 +274,32 @@ nvmf_rdma_data_ready(struct nvmf_req *req)
 	ndk_status_t st;
 
 	if (req->loc == NVMF_DATA_KEYED && req->xfer == NVMF_XFER_H2C) {
-		s.va = req->data;
-		s.length = req->length;
-		s.token = qp->tgt->bufs_ltoken;
-		st = ndk_read(qp->ndkqp, req, &s, 1, req->raddr, req->rkey, 0);
-		if (st != NDK_STATUS_SUCCESS) {
-			NVMF_LOG(ERR, "qpair %u: post read: %s\n", qp->idx,
-				 ndk_status_str(st));
-			nvmf_req_complete_status(req, NVME_SCT_GENERIC,
-						 NVME_SC_DATA_TRANSFER_ERROR);
-			return;
+		uint32_t at = 0;
+
+		/* One RDMA READ per descriptor; the command runs when the
+		 * last one has completed (nvmf_rdma_req_wc()). */
+		for (uint8_t i = 0; i < req->nseg; i++) {
+			s.va = req->data + at;
+			s.length = req->seg[i].len;
+			s.token = qp->tgt->bufs_ltoken;
+			st = ndk_read(qp->ndkqp, req, &s, 1, req->seg[i].addr,
+				      req->seg[i].key, 0);
+			if (st != NDK_STATUS_SUCCESS) {
+				NVMF_LOG(ERR, "qpair %u: post read: %s\n",
+					 qp->idx, ndk_status_str(st));
+				if (req->pending > 0) {
+					/* The posted ones still complete. */
+					nvmf_qpair_close(qp);
+					return;
+				}
+				nvmf_req_complete_status(req, NVME_SCT_GENERIC,
+							 NVME_SC_DATA_TRANSFER_ERROR);
+				return;
+			}
+			at += req->seg[i].len;
+			req->pending++;
+			qp->wr_outstanding++;
 		}
-		req->pending++;
-		qp->wr_outstanding++;
 		return;
 	}
 	nvmf_req_exec(req);
@@ -232,6 +336,49 @@ nvmf_rdma_retry_buffers(struct ndk_nvmf_tgt *tgt)
 	}
 }
 
+/*
+ * A multi-descriptor command needs send queue entries beyond the two every
+ * request has (its descriptors but one): reserve them, or wait in the
+ * queue pair's FIFO until requests that hold some are freed.
+ */
+static bool
+nvmf_rdma_sgl_reserve(struct nvmf_req *req)
+{
+	struct nvmf_qpair *qp = req->qp;
+	uint32_t need = req->nseg - 1u;
+
+	if (qp->extra_wr_used + need > NVMF_SGL_EXTRA_WR)
+		return false;
+	qp->extra_wr_used += need;
+	req->extra_wr = (uint8_t)need;
+	return true;
+}
+
+static void
+nvmf_rdma_sgl_admit(struct nvmf_req *req)
+{
+	struct nvmf_qpair *qp = req->qp;
+
+	if (!TAILQ_EMPTY(&qp->sgl_wait) || !nvmf_rdma_sgl_reserve(req)) {
+		TAILQ_INSERT_TAIL(&qp->sgl_wait, req, link);
+		return;
+	}
+	nvmf_rdma_need_buf(req);
+}
+
+/* Requests freed gave send queue entries back: admit the waiting. */
+static void
+nvmf_rdma_sgl_retry(struct nvmf_qpair *qp)
+{
+	struct nvmf_req *req;
+
+	while ((req = TAILQ_FIRST(&qp->sgl_wait)) != NULL &&
+	       nvmf_rdma_sgl_reserve(req)) {
+		TAILQ_REMOVE(&qp->sgl_wait, req, link);
+		nvmf_rdma_need_buf(req);
+	}
+}
+
 /* A command capsule arrived in @p recv (@p len bytes). */
 static void
 nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
@@ -252,6 +399,8 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 	qp->reqs_busy++;
 	qp->commands++;
 	tgt->stats.commands++;
+	tgt->stats.qid_commands[RTE_MIN(qp->qid,
+					(uint16_t)(NDK_NVMF_STATS_QIDS - 1))]++;
 	tgt->stats.inflight_now++;
 	req->qp = qp;
 	req->recv = recv;
@@ -270,10 +419,12 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_req_complete(req);
 		return;
 	}
-	if (req->loc == NVMF_DATA_KEYED)
-		nvmf_rdma_need_buf(req);
-	else
+	if (req->loc != NVMF_DATA_KEYED)
 		nvmf_req_exec(req);
+	else if (req->nseg > 1)
+		nvmf_rdma_sgl_admit(req);
+	else
+		nvmf_rdma_need_buf(req);
 }
 
 static void
@@ -300,21 +451,29 @@ nvmf_rdma_complete(struct nvmf_req *req)
 	req->recv = NULL;
 	if (req->xfer == NVMF_XFER_C2H && req->loc == NVMF_DATA_KEYED &&
 	    cpl->status == 0 && req->xfer_len > 0) {
-		s.va = req->data;
-		s.length = RTE_MIN(req->xfer_len, req->length);
-		s.token = tgt->bufs_ltoken;
-		st = ndk_write(qp->ndkqp, req, &s, 1, req->raddr, req->rkey, 0);
-		if (st != NDK_STATUS_SUCCESS)
-			goto fail;
-		req->pending++;
-		qp->wr_outstanding++;
+		uint32_t left = RTE_MIN(req->xfer_len, req->length), at = 0;
+
+		/* One RDMA WRITE per descriptor, as far as the data goes. */
+		for (uint8_t i = 0; i < req->nseg && left > 0; i++) {
+			s.va = req->data + at;
+			s.length = RTE_MIN(left, req->seg[i].len);
+			s.token = tgt->bufs_ltoken;
+			st = ndk_write(qp->ndkqp, req, &s, 1, req->seg[i].addr,
+				       req->seg[i].key, 0);
+			if (st != NDK_STATUS_SUCCESS)
+				goto fail;
+			at += s.length;
+			left -= s.length;
+			req->pending++;
+			qp->wr_outstanding++;
+		}
 	}
 	s.va = cpl;
 	s.length = sizeof(*cpl);
 	s.token = tgt->arena_ltoken;
 	if (req->invalidate) {
 		st = ndk_send_and_invalidate(qp->ndkqp, req, &s, 1, 0,
-					     req->rkey);
+					     req->inv_key);
 		tgt->stats.remote_invalidates++;
 	} else {
 		st = ndk_send(qp->ndkqp, req, &s, 1, 0);
@@ -443,14 +602,20 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 	qp->nrecv = n;
 	qp->complete = nvmf_rdma_complete;
 	TAILQ_INIT(&qp->free_reqs);
+	TAILQ_INIT(&qp->sgl_wait);
+	qp->extra_wr_used = 0;
 	for (uint32_t i = 0; i < 2 * n; i++) {
 		qp->reqs[i].qp = qp;
 		TAILQ_INSERT_TAIL(&qp->free_reqs, &qp->reqs[i], link);
 	}
-	st = ndk_create_cq(tgt->ad, 5 * n, NULL, NULL, &qp->cq);
+	/* Send queue: two per request, and room for multi-descriptor
+	 * commands' extra RDMA READs and WRITEs (nvmf_rdma_sgl_reserve()). */
+	st = ndk_create_cq(tgt->ad, 5 * n + NVMF_SGL_EXTRA_WR, NULL, NULL,
+			   &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_create_qp(tgt->pd, qp->cq, qp->cq, qp, n, 4 * n, 1, 1,
-				   0, &qp->ndkqp);
+		st = ndk_create_qp(tgt->pd, qp->cq, qp->cq, qp, n,
+				   4 * n + NVMF_SGL_EXTRA_WR, 1, 1, 0,
+				   &qp->ndkqp);
 	if (st != NDK_STATUS_SUCCESS) {
 		NVMF_LOG(ERR, "qpair for qid %u: %s\n", r->qid,
 			 ndk_status_str(st));
@@ -545,6 +710,10 @@ nvmf_qpair_close(struct nvmf_qpair *qp)
 		TAILQ_REMOVE(&tgt->buf_wait, req, link);
 		nvmf_req_release(req);
 	}
+	while ((req = TAILQ_FIRST(&qp->sgl_wait)) != NULL) {
+		TAILQ_REMOVE(&qp->sgl_wait, req, link);
+		nvmf_req_release(req);
+	}
 	if (qp->ctrlr != NULL)
 		nvmf_ctrlr_qpair_gone(qp);
 	/* The connector is closed from the poll loop, never from inside one
@@ -606,7 +775,8 @@ nvmf_rdma_req_wc(struct nvmf_qpair *qp, struct nvmf_req *req,
 			nvmf_req_free(req);
 		return;
 	}
-	if (r->type == NDK_OP_READ) {
+	if (r->type == NDK_OP_READ && req->pending == 0) {
+		/* The last of its RDMA READs: the data is all here. */
 		if (nvmf_qp_alive(qp))
 			nvmf_req_exec(req);
 		else

@@ -563,4 +563,6 @@ ndk_nvmf_tgt_get_stats(const struct ndk_nvmf_tgt *tgt,
 					 __ATOMIC_RELAXED);
 	st->inflight_now = __atomic_load_n(&tgt->stats.inflight_now,
 					   __ATOMIC_RELAXED);
+	st->io_queues_max = __atomic_load_n(&tgt->stats.io_queues_max,
+					    __ATOMIC_RELAXED);
 }

@@ -52,6 +52,12 @@ extern int nvmf_tgt_logtype;
 #define NVMF_NQN_SIZE (NVMF_NQN_MAX_LEN + 1)
 #define NVMF_KATO_DEFAULT_MS 120000 /**< when a host asks for none */
 #define NVMF_CNTLID_MIN 1
+/** Keyed data block descriptors a Last Segment may hold (MSDBD). */
+#define NVMF_MAX_SGL_DESC 8
+/** Send queue entries of a queue pair beyond two per request, for the
+ *  RDMA READs / WRITEs of multi-descriptor commands (reserved per
+ *  command: its descriptors but one). */
+#define NVMF_SGL_EXTRA_WR (2 * NVMF_MAX_SGL_DESC)
 
 /** request_context kinds (first byte of what it points to). */
 enum nvmf_ctx_kind {
@@ -101,8 +107,15 @@ struct nvmf_req {
 	uint8_t *data;          /**< data buffer (in-capsule or target's) */
 	uint32_t length;        /**< SGL data length */
 	uint32_t xfer_len;      /**< C2H: bytes to send back (<= length) */
-	uint64_t raddr;         /**< keyed SGL address */
-	uint32_t rkey;          /**< keyed SGL key */
+	uint8_t nseg;           /**< keyed descriptors in @p seg */
+	uint8_t extra_wr;       /**< send queue entries reserved beyond 2 */
+	uint32_t inv_key;       /**< key to invalidate with the response */
+	/** Keyed descriptors, in the order the data fills them. */
+	struct nvmf_keyed_seg {
+		uint64_t addr;
+		uint32_t len;
+		uint32_t key;
+	} seg[NVMF_MAX_SGL_DESC];
 	uint32_t buf_idx;       /**< data buffer index when has_buf */
 	struct nvmf_ns *ns;     /**< back-end I/O: its namespace */
 	uint8_t bdev_op;        /**< enum nvmf_bdev_op */
@@ -143,6 +156,9 @@ struct nvmf_qpair {
 	struct nvmf_recv *recvs;
 	struct nvmf_req *reqs;  /**< 2 * entries */
 	struct nvmf_req_list free_reqs;
+	/** Multi-descriptor commands waiting for send queue room. */
+	struct nvmf_req_list sgl_wait;
+	uint32_t extra_wr_used; /**< of NVMF_SGL_EXTRA_WR */
 	uint64_t commands;
 };
 
