@@ -29,6 +29,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_sched.h"
+#include "swroce_zc.h"
 
 /* Frames up to a 4096-byte payload with every header fit one mbuf. */
 #define SWR_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096 + NDK_ROCE_MAX_OVERHEAD + 64)
@@ -290,6 +291,9 @@ swr_port_setup(struct swr_adapter *ad)
 	/* Link changes drive ARP (see swr_link_event). */
 	if (*dinfo.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		conf.intr_conf.lsc = 1;
+	/* Zero-copy transmit sends chains (mem/swroce_zc.c). */
+	conf.txmode.offloads = dinfo.tx_offload_capa &
+		RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	rc = rte_eth_dev_configure(ad->port_id, ad->nb_queues, ad->nb_queues,
 				   &conf);
 	if (rc != 0)
@@ -319,20 +323,22 @@ swr_port_setup(struct swr_adapter *ad)
  * the producer and then re-reads up to 64 Ki stale slots: a flood of old
  * frames (CM MADs, frames for closed QPs, duplicates) at line rate. The
  * buffer size is the client's (it owns the regions); each end only sees
- * its own devargs, so both must give the same bsize. Returns the buffer
- * size when frames at the adapter's path MTU would be chained on such a
- * DPDK, else 0.
+ * its own devargs, so both must give the same bsize. In zero-copy mode
+ * every mbuf segment is a descriptor of its own, so a chained mbuf is a
+ * chain of descriptors whatever its size. Returns the buffer size when
+ * frames at the adapter's path MTU would be chained on such a DPDK, else
+ * 0; clears *@p zc_chain_ok on a memif whose TX would turn a chained mbuf
+ * (zero-copy transmit, mem/swroce_zc.c) into chained descriptors.
  */
 static uint32_t
-swr_memif_chain_risk(const struct swr_adapter *ad)
+swr_memif_chain_risk(const struct swr_adapter *ad, bool *zc_chain_ok)
 {
-#if RTE_VERSION < RTE_VERSION_NUM(26, 3, 0, 0)
 	struct rte_eth_dev_info dinfo;
 	const struct rte_devargs *da;
 	struct rte_kvargs *kv = NULL;
 	const char *v;
 	uint32_t bsize = 2048;
-	bool zc = false;
+	bool zc = false, fits;
 
 	if (rte_eth_dev_info_get(ad->port_id, &dinfo) != 0 ||
 	    dinfo.driver_name == NULL ||
@@ -349,12 +355,14 @@ swr_memif_chain_risk(const struct swr_adapter *ad)
 		zc = v != NULL && strcmp(v, "yes") == 0;
 		rte_kvargs_free(kv);
 	}
+	fits = ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD <= bsize;
+	*zc_chain_ok = !zc && fits;
+#if RTE_VERSION < RTE_VERSION_NUM(26, 3, 0, 0)
 	/* A zero-copy client's buffers are mbufs of our pool: one each. */
-	if (zc || ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD <= bsize)
+	if (zc || fits)
 		return 0;
 	return bsize;
 #else
-	RTE_SET_USED(ad);
 	return 0;
 #endif
 }
@@ -494,6 +502,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	struct swr_adapter *ad;
 	char name[RTE_RING_NAMESIZE];
 	uint32_t bsize;
+	bool zc_chain_ok;
 	int socket, rc;
 
 	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
@@ -621,7 +630,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		swr_adapter_free(ad);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
-	bsize = swr_memif_chain_risk(ad);
+	zc_chain_ok = true;
+	bsize = swr_memif_chain_risk(ad, &zc_chain_ok);
 	if (bsize != 0)
 		NDK_LOG(WARNING, "%s: port %u is net_memif with %u-byte buffers: "
 			"frames of path MTU %u are chained, which this DPDK's "
@@ -630,6 +640,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 			ad->name, ad->port_id, bsize, ad->max_path_mtu,
 			(unsigned int)rte_align32pow2(ad->max_path_mtu +
 						      NDK_ROCE_MAX_OVERHEAD));
+	swr_zc_decide(ad, zc_chain_ok);
 	swr_link_watch(ad);
 	swr_info_init(ad);
 	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT

@@ -132,6 +132,10 @@ struct swr_adapter {
 	bool has_ipv6;
 	uint32_t max_path_mtu;
 	struct rte_mempool *mp;
+	/** Payloads from this size on go out attached from their region
+	 *  (mem/swroce_zc.c); 0: the port cannot take them, copied. */
+	uint32_t zc_min;
+	bool zc_iova_va;          /**< an attached payload's IOVA is its VA */
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
 

@@ -668,7 +668,9 @@ ndk_status_t ndk_create_mr(struct ndk_pd *pd, bool fast_register,
  * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not DPDK memory, zero
  *   length, too large, unknown flags), STATUS_INVALID_DEVICE_STATE (already
  *   registered), STATUS_INVALID_DEVICE_REQUEST (a fast-register MR),
- *   STATUS_INSUFFICIENT_RESOURCES (table full).
+ *   STATUS_INSUFFICIENT_RESOURCES (table full), STATUS_DEVICE_BUSY
+ *   (deregistered, but frames sent from it are still out: see
+ *   ndk_deregister_mr()).
  */
 ndk_status_t ndk_register_mr(struct ndk_mr *mr, void *va, size_t length,
 			     uint32_t flags);
@@ -676,10 +678,21 @@ ndk_status_t ndk_register_mr(struct ndk_mr *mr, void *va, size_t length,
 /**
  * NdkDeregisterMr: after it returns the region's tokens are refused by
  * both local posts and remote peers.
+ * @return STATUS_SUCCESS: the memory is the application's again;
+ *   STATUS_PENDING: frames the provider sent straight from the region
+ *   (zero-copy transmit) are still out, so the memory must stay as it is
+ *   until ndk_close_mr() of the MR completes (its callback, or
+ *   STATUS_SUCCESS); STATUS_INVALID_DEVICE_STATE (not registered),
+ *   STATUS_INVALID_DEVICE_REQUEST (a fast-register MR).
  */
 ndk_status_t ndk_deregister_mr(struct ndk_mr *mr);
 
-/** NdkCloseMr (deregisters first if needed). */
+/**
+ * NdkCloseMr (deregisters first if needed). @return STATUS_SUCCESS, or
+ * STATUS_PENDING while frames sent straight from the region are still
+ * out (see ndk_deregister_mr()): the last one's return frees the MR and
+ * calls @p done (on whichever thread freed that frame).
+ */
 ndk_status_t ndk_close_mr(struct ndk_mr *mr, ndk_close_completion_fn done,
 			  void *context);
 

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_ZC_H
+#define SWROCE_ZC_H
+
+/**
+ * @file
+ * swroce zero-copy transmit (mem/swroce_zc.c): READ responses and WRITE
+ * and SEND payloads sent as mbuf chains whose payload segment is attached
+ * over the registered region (rte_pktmbuf_attach_extbuf() with the MR's
+ * shared info), the ICRC computed in a read-only pass over the region; and
+ * the region's side of it: a deregistration or close completes only once
+ * every such mbuf has been freed.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "ndk_roce.h"
+
+struct swr_adapter;
+struct swr_mr;
+struct swr_qp;
+
+/** Registered: the MR holds a reference on its shared info. */
+#define SWR_ZC_ARMED 0x8u
+/** Deregistered with mbufs still attached over the region. */
+#define SWR_ZC_DRAINING 0x1u
+/** Closed: the last mbuf's return frees the MR (and puts its PD). */
+#define SWR_ZC_CLOSING 0x2u
+/** Its PD is being destroyed: the last mbuf's return only frees it. */
+#define SWR_ZC_ORPHAN 0x4u
+
+/**
+ * Payloads of at least this many bytes are attached when the port takes
+ * chains; smaller ones are copied (with the ICRC in the copy's pass from
+ * SWR_CRC_COPY_MIN on). An attached payload costs two more mbufs (the
+ * payload segment and the pad/ICRC trailer) and a three-segment frame to
+ * transmit and free, about what copying 1 KiB costs (doc/performance.md).
+ */
+#define SWR_ZC_MIN 1024
+
+/**
+ * Decide at open whether the adapter's port can take zero-copy frames and
+ * set ad->zc_min (0: no): net_ring (mbufs passed by pointer), net_memif
+ * when @p memif_chain_ok (copy mode, a frame in one buffer), any other
+ * PMD with RTE_ETH_TX_OFFLOAD_MULTI_SEGS on an IOVA-as-VA EAL. Logged.
+ */
+void swr_zc_decide(struct swr_adapter *ad, bool memif_chain_ok);
+
+/** Arm a plain MR being registered: its reference on its shared info. */
+void swr_mr_zc_arm(struct swr_mr *mr);
+
+/**
+ * Drop the reference a plain MR held while registered (after it is
+ * unpublished and quiesced).
+ * @return true if no mbuf points into it any more; false: the last one
+ *   freed completes what waits (SWR_ZC_DRAINING stays set until then).
+ */
+bool swr_mr_zc_put(struct swr_mr *mr);
+
+/**
+ * Mark @p flag (SWR_ZC_CLOSING or SWR_ZC_ORPHAN) on an MR that may still
+ * be draining. @return true if it is: the drain then finishes the job.
+ */
+bool swr_mr_zc_defer(struct swr_mr *mr, uint32_t flag);
+
+/**
+ * Finish a frame from swr_pkt_new() (room for @p plen payload bytes) with
+ * [va, va + plen) of the plain region @p mr (checked by the caller)
+ * attached as its payload: ICRC over the headers and the region, pad and
+ * ICRC in a trailer segment. The frame is sealed: swr_pkt_xmit() it.
+ * @return 0, or -ENOBUFS (@p m untouched: copy instead).
+ */
+int swr_pkt_attach_zc(struct swr_qp *qp, struct rte_mbuf *m,
+		      const struct ndk_roce_bth *bth, struct swr_mr *mr,
+		      uint64_t va, uint32_t plen);
+
+#endif /* SWROCE_ZC_H */
