@@ -327,8 +327,9 @@ swr_port_setup(struct swr_adapter *ad)
  * every mbuf segment is a descriptor of its own, so a chained mbuf is a
  * chain of descriptors whatever its size. Returns the buffer size when
  * frames at the adapter's path MTU would be chained on such a DPDK, else
- * 0; clears *@p zc_chain_ok on a memif whose TX would turn a chained mbuf
- * (zero-copy transmit, mem/swroce_zc.c) into chained descriptors.
+ * 0; *@p zc_chain_ok tells whether a memif in zero-copy mode can carry
+ * a chained mbuf (zero-copy transmit, mem/swroce_zc.c) as the chain of
+ * descriptors it becomes: only on a DPDK without that bug.
  */
 static uint32_t
 swr_memif_chain_risk(const struct swr_adapter *ad, bool *zc_chain_ok)
@@ -339,6 +340,8 @@ swr_memif_chain_risk(const struct swr_adapter *ad, bool *zc_chain_ok)
 	const char *v;
 	uint32_t bsize = 2048;
 	bool zc = false, fits;
+
+	*zc_chain_ok = false;
 
 	if (rte_eth_dev_info_get(ad->port_id, &dinfo) != 0 ||
 	    dinfo.driver_name == NULL ||
@@ -356,13 +359,14 @@ swr_memif_chain_risk(const struct swr_adapter *ad, bool *zc_chain_ok)
 		rte_kvargs_free(kv);
 	}
 	fits = ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD <= bsize;
-	*zc_chain_ok = !zc && fits;
 #if RTE_VERSION < RTE_VERSION_NUM(26, 3, 0, 0)
 	/* A zero-copy client's buffers are mbufs of our pool: one each. */
 	if (zc || fits)
 		return 0;
 	return bsize;
 #else
+	RTE_SET_USED(fits);
+	*zc_chain_ok = zc;
 	return 0;
 #endif
 }
@@ -630,7 +634,6 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		swr_adapter_free(ad);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
-	zc_chain_ok = true;
 	bsize = swr_memif_chain_risk(ad, &zc_chain_ok);
 	if (bsize != 0)
 		NDK_LOG(WARNING, "%s: port %u is net_memif with %u-byte buffers: "

@@ -60,9 +60,17 @@ swr_zc_decide(struct swr_adapter *ad, bool memif_chain_ok)
 	if (strcmp(drv, "net_ring") == 0) {
 		/* Mbufs are passed by pointer: chains arrive as sent. */
 	} else if (strcmp(drv, "net_memif") == 0) {
+		/*
+		 * Copy mode copies every frame into its ring anyway: a chain
+		 * only adds segments to walk and mbufs to free, more than the
+		 * copy it saves (doc/performance.md). Zero-copy mode needs
+		 * @p memif_chain_ok: a DPDK whose memif chains descriptors
+		 * correctly.
+		 */
 		if (!memif_chain_ok)
-			why = "memif in zero-copy mode or with frames longer "
-				"than its buffers chains descriptors";
+			why = "memif: copy mode copies every frame anyway, "
+				"zero-copy mode chains descriptors, which this "
+				"DPDK's memif corrupts";
 	} else if (!(dinfo.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)) {
 		why = "no multi-segment transmit offload";
 	} else if (!ad->zc_iova_va) {
