@@ -36,11 +36,14 @@ struct swr_qp;
 /**
  * Payloads of at least this many bytes are attached when the port takes
  * chains; smaller ones are copied (with the ICRC in the copy's pass from
- * SWR_CRC_COPY_MIN on). An attached payload costs two more mbufs (the
- * payload segment and the pad/ICRC trailer) and a three-segment frame to
- * transmit and free, about what copying 1 KiB costs (doc/performance.md).
+ * SWR_CRC_COPY_MIN on). Measured with callgrind (doc/performance.md):
+ * attaching costs about 220 instructions (two more mbufs, the attach, the
+ * trailer) plus the chain's extra segments at TX and free, about 350 in
+ * all, while the copy fused into the ICRC pass costs about 0.11 per byte
+ * more than the ICRC alone: break-even near 3.2 KiB, rounded down because
+ * an attached payload also leaves the cache alone.
  */
-#define SWR_ZC_MIN 1024
+#define SWR_ZC_MIN 3072
 
 /**
  * Decide at open whether the adapter's port can take zero-copy frames and
