@@ -133,7 +133,7 @@ struct swr_adapter {
 	uint32_t max_path_mtu;
 	struct rte_mempool *mp;
 	/** Payloads from this size on go out attached from their region
-	 *  (mem/swroce_zc.c); 0: the port cannot take them, copied. */
+	 *  (mem/swroce_zc.c); UINT32_MAX: the port cannot take them. */
 	uint32_t zc_min;
 	bool zc_iova_va;          /**< an attached payload's IOVA is its VA */
 	struct ndk_adapter_info info;

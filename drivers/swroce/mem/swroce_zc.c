@@ -49,7 +49,7 @@ swr_zc_decide(struct swr_adapter *ad, bool memif_chain_ok)
 	const char *why = NULL;
 	const char *drv;
 
-	ad->zc_min = 0;
+	ad->zc_min = UINT32_MAX;
 	ad->zc_iova_va = rte_eal_iova_mode() == RTE_IOVA_VA;
 	if (rte_eth_dev_info_get(ad->port_id, &dinfo) != 0 ||
 	    dinfo.driver_name == NULL) {

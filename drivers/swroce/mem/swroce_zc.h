@@ -47,10 +47,10 @@ struct swr_qp;
 
 /**
  * Decide at open whether the adapter's port can take zero-copy frames and
- * set ad->zc_min (0: no): net_ring (mbufs passed by pointer), net_memif
- * when @p memif_chain_ok (zero-copy mode on a DPDK whose memif chains
- * descriptors correctly), any other
- * PMD with RTE_ETH_TX_OFFLOAD_MULTI_SEGS on an IOVA-as-VA EAL. Logged.
+ * set ad->zc_min (UINT32_MAX: no): net_ring (mbufs passed by pointer),
+ * net_memif when @p memif_chain_ok (zero-copy mode on a DPDK whose memif
+ * chains descriptors correctly), any other PMD with
+ * RTE_ETH_TX_OFFLOAD_MULTI_SEGS on an IOVA-as-VA EAL. Logged.
  */
 void swr_zc_decide(struct swr_adapter *ad, bool memif_chain_ok);
 

@@ -227,13 +227,14 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		reth->len = rte_cpu_to_be_32(wqe->length);
 	}
 	payload = swr_pkt_payload(bth);
-	zc = qp->ad->zc_min != 0 && plen >= qp->ad->zc_min &&
-		wqe->nsge != 0 ?
-		swr_req_attach_zc(qp, wqe, off, plen, m, bth) : 0;
-	if (unlikely(zc < 0)) {
-		rte_pktmbuf_free(m);
-		*bad = true;
-		return NULL;
+	zc = 0;
+	if (plen >= qp->ad->zc_min && wqe->nsge != 0) {
+		zc = swr_req_attach_zc(qp, wqe, off, plen, m, bth);
+		if (unlikely(zc < 0)) {
+			rte_pktmbuf_free(m);
+			*bad = true;
+			return NULL;
+		}
 	}
 	if (zc != 0) {
 		/* Sealed with the payload attached from its region. */

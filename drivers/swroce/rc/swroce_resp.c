@@ -54,8 +54,7 @@ swr_resp_read_payload(struct swr_qp *qp, struct rte_mbuf *m,
 		swr_pkt_send(qp, m);
 		return;
 	}
-	if (qp->ad->zc_min != 0 && plen >= qp->ad->zc_min &&
-	    mr->kind == SWR_MR_PLAIN &&
+	if (plen >= qp->ad->zc_min && mr->kind == SWR_MR_PLAIN &&
 	    swr_pkt_attach_zc(qp, m, bth, mr, va, plen) == 0) {
 		swr_pkt_xmit(qp, m);
 		return;
