@@ -10,7 +10,8 @@
  * with them held, deregistering the region returns STATUS_PENDING, its
  * token is refused at once, registering it again is STATUS_DEVICE_BUSY,
  * and closing it pends until the last held frame is freed (delivered, or
- * dropped), then completes through its callback.
+ * dropped), then completes through its callback. Also trust_link_crc:
+ * frames accepted without an ICRC check are counted, the data intact.
  */
 
 #include <inttypes.h>
@@ -323,11 +324,54 @@ t_sizes(void)
 	return 0;
 }
 
+/* Adapters that trust the ring: nothing checked, counted, data intact. */
+static int
+t_trust_link_crc(void)
+{
+	static const size_t sizes[] = { 64, 4096, 12345 };
+	struct ndk_pair *p = pair_get(4096);
+	struct ndk_pair_conn *c;
+	uint64_t t0[2], t1[2];
+
+	TEST_ASSERT(p != NULL, "pair");
+	c = conn_new(p, NULL);
+	TEST_ASSERT(c != NULL, "connection");
+	TEST_ASSERT(xfer(p, c, XOP_WRITE, 4096, 0x700) == 0, "WRITE");
+	TEST_ASSERT_EQ(ndk_pair_xstat(p, NDK_PAIR_A, "rx_icrc_trusted") +
+		       ndk_pair_xstat(p, NDK_PAIR_B, "rx_icrc_trusted"), 0,
+		       "ICRC trusted by default");
+	ndk_pair_conn_destroy(c);
+
+	p = pair_get_opts(4096, true);
+	TEST_ASSERT(p != NULL, "pair with trust_link_crc");
+	c = conn_new(p, NULL);
+	TEST_ASSERT(c != NULL, "connection");
+	for (int s = 0; s < 2; s++)
+		t0[s] = ndk_pair_xstat(p, s, "rx_icrc_trusted");
+	for (unsigned int i = 0; i < RTE_DIM(sizes); i++)
+		if (xfer(p, c, XOP_READ, sizes[i], 0x710 + i) != 0 ||
+		    xfer(p, c, XOP_WRITE, sizes[i], 0x720 + i) != 0 ||
+		    xfer(p, c, XOP_SEND, sizes[i], 0x730 + i) != 0)
+			return -1;
+	for (int s = 0; s < 2; s++)
+		t1[s] = ndk_pair_xstat(p, s, "rx_icrc_trusted");
+	printf("    rx_icrc_trusted A +%" PRIu64 " B +%" PRIu64 "\n",
+	       t1[0] - t0[0], t1[1] - t0[1]);
+	TEST_ASSERT(t1[0] > t0[0] && t1[1] > t0[1],
+		    "frames not counted as trusted");
+	TEST_ASSERT_EQ(ndk_pair_xstat(p, NDK_PAIR_A, "rx_icrc_errors") +
+		       ndk_pair_xstat(p, NDK_PAIR_B, "rx_icrc_errors"), 0,
+		       "ICRC errors");
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "sizes", t_sizes },
 	{ "read_held_delivered", t_read_delivered },
 	{ "read_held_dropped", t_read_dropped },
 	{ "write_held_delivered", t_write_delivered },
+	{ "trust_link_crc", t_trust_link_crc },
 };
 
 int

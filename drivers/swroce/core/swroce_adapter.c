@@ -497,6 +497,33 @@ swr_mac_setup(struct swr_adapter *ad, const struct ndk_adapter_config *cfg)
 	return 0;
 }
 
+/*
+ * Whether received ICRCs go unchecked (ad->trust_crc): only if @p asked
+ * (ndk_adapter_config.trust_link_crc) and the port is a memory-to-memory
+ * link (net_ring, net_memif), which cannot corrupt a frame. Logged.
+ */
+static void
+swr_trust_crc_decide(struct swr_adapter *ad, bool asked)
+{
+	struct rte_eth_dev_info dinfo;
+
+	ad->trust_crc = false;
+	if (!asked)
+		return;
+	if (rte_eth_dev_info_get(ad->port_id, &dinfo) == 0 &&
+	    dinfo.driver_name != NULL &&
+	    (strcmp(dinfo.driver_name, "net_ring") == 0 ||
+	     strcmp(dinfo.driver_name, "net_memif") == 0)) {
+		ad->trust_crc = true;
+		NDK_LOG(INFO, "%s: received ICRCs not checked (trust_link_crc "
+			"on %s)", ad->name, dinfo.driver_name);
+		return;
+	}
+	NDK_LOG(WARNING, "%s: trust_link_crc refused: port %u is not a "
+		"memory-to-memory link (net_ring, net_memif); ICRCs are "
+		"checked", ad->name, ad->port_id);
+}
+
 static ndk_status_t
 swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 {
@@ -644,6 +671,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 			(unsigned int)rte_align32pow2(ad->max_path_mtu +
 						      NDK_ROCE_MAX_OVERHEAD));
 	swr_zc_decide(ad, zc_chain_ok);
+	swr_trust_crc_decide(ad, cfg->trust_link_crc);
 	swr_link_watch(ad);
 	swr_info_init(ad);
 	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT

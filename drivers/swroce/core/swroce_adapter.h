@@ -136,6 +136,8 @@ struct swr_adapter {
 	 *  (mem/swroce_zc.c); UINT32_MAX: the port cannot take them. */
 	uint32_t zc_min;
 	bool zc_iova_va;          /**< an attached payload's IOVA is its VA */
+	/** Received frames' ICRCs are not checked (trust_link_crc). */
+	bool trust_crc;
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
 

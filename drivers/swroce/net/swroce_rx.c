@@ -144,7 +144,11 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 
 	q->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
 	err = ndk_roce_parse(m, &p, false);
-	if (likely(err == NDK_ROCE_PARSE_OK)) {
+	if (unlikely(ad->trust_crc)) {
+		/* A link that cannot corrupt: no ICRC check (counted). */
+		if (err == NDK_ROCE_PARSE_OK)
+			SWR_STAT(q, rx_icrc_trusted);
+	} else if (likely(err == NDK_ROCE_PARSE_OK)) {
 		later = swr_rx_icrc_later(&p);
 		if (!later && unlikely(!ndk_roce_pkt_icrc_ok(&p)))
 			err = NDK_ROCE_PARSE_BAD_ICRC;

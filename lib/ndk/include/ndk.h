@@ -320,6 +320,15 @@ struct ndk_adapter_config {
 	 * (sent to its solicited-node group or to it) and ICMPv6 echo.
 	 */
 	uint8_t ipv6[16];
+	/**
+	 * Trust the link's own integrity instead of checking the ICRC of
+	 * received frames, on links that cannot corrupt a frame (net_ring,
+	 * net_memif: memory to memory); refused with a warning on any other
+	 * port. Off by default; frames accepted unchecked are counted in
+	 * the adapter counter rx_icrc_trusted. Transmitted frames always
+	 * carry their ICRC.
+	 */
+	bool trust_link_crc;
 };
 
 /**
