@@ -138,6 +138,10 @@ struct swr_adapter {
 	bool zc_iova_va;          /**< an attached payload's IOVA is its VA */
 	/** Received frames' ICRCs are not checked (trust_link_crc). */
 	bool trust_crc;
+	/** Until this TSC (atomic), pollers free what their TX queue has
+	 *  sent: a region deregistered with frames out waits for them
+	 *  (mem/swroce_zc.c), and an idle TX queue would keep them. */
+	uint64_t zc_cleanup_until;
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
 

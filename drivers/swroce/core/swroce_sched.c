@@ -15,6 +15,7 @@
  */
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
@@ -132,6 +133,13 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	q->tx_blocked = false;
 	if (q->tx_n != 0)
 		swr_tx_flush(q);
+	/*
+	 * A region waits for frames sent from it (zero-copy transmit): free
+	 * what the port has sent, which an idle TX queue would keep.
+	 */
+	if (unlikely(q->now < __atomic_load_n(&ad->zc_cleanup_until,
+					      __ATOMIC_RELAXED)))
+		rte_eth_tx_done_cleanup(ad->port_id, q->txq, 0);
 	if (q->id != 0)
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);

@@ -16,10 +16,12 @@
  * registration's reference: if mbufs are still out it returns
  * STATUS_PENDING and the region stays SWR_ZC_DRAINING (it cannot be
  * registered again) until the last mbuf's free runs the shared info's
- * callback, on whatever thread freed it. A close of a draining MR returns
- * STATUS_PENDING too and that callback completes it (frees the MR, puts
- * its PD, calls the close's completion). An adapter close orphans a
- * draining MR: its last mbuf frees it.
+ * callback, on whatever thread freed it; meanwhile, for a second after
+ * such a deregistration, pollers free what their TX queues have sent
+ * (rte_eth_tx_done_cleanup()), which an idle queue would keep. A close
+ * of a draining MR returns STATUS_PENDING too and that callback completes
+ * it (frees the MR, puts its PD, calls the close's completion). An
+ * adapter close orphans a draining MR: its last mbuf frees it.
  *
  * Only plain MRs are attached: fast-register MRs and windows are copied,
  * their invalidation has no completion to hold back.
@@ -28,6 +30,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -88,25 +91,32 @@ out:
 /* Per region                                                          */
 /* ------------------------------------------------------------------ */
 
-/* The deferred end of a deregistration, close or orphaning. */
+/*
+ * The deferred end of a close or an orphaning (@p flags: the MR's flags
+ * when its drain ended). Without either, whoever closes the MR later
+ * frees it, maybe at once: nothing of it is read then.
+ */
 static void
 zc_finish(struct swr_mr *mr, uint32_t flags)
 {
-	ndk_close_completion_fn done = mr->close_done;
-	void *ctx = mr->close_ctx;
-	struct swr_pd *pd = mr->pd;
+	ndk_close_completion_fn done;
+	struct swr_pd *pd;
+	void *ctx;
 
+	if (!(flags & (SWR_ZC_CLOSING | SWR_ZC_ORPHAN)))
+		return;         /* deregistered only: nothing waits */
+	done = mr->close_done;
+	ctx = mr->close_ctx;
+	pd = mr->pd;
 	if (flags & SWR_ZC_ORPHAN) {
 		/* The PD and the adapter's lists are gone already. */
 		rte_free(mr);
-	} else if (flags & SWR_ZC_CLOSING) {
+	} else {
 		rte_spinlock_lock(&mr->ad->obj_lock);
 		swr_mr_unlink(mr);
 		rte_spinlock_unlock(&mr->ad->obj_lock);
 		rte_free(mr);
 		swr_pd_put(pd);
-	} else {
-		return;         /* deregistered only: nothing waits */
 	}
 	if (done != NULL)
 		done(ctx);
@@ -120,6 +130,7 @@ zc_drained(void *addr __rte_unused, void *opaque)
 	uint32_t flags = __atomic_fetch_and(&mr->zc_flags, ~SWR_ZC_DRAINING,
 					    __ATOMIC_ACQ_REL);
 
+	/* Nothing of the adapter here: an orphan may outlive it. */
 	zc_finish(mr, flags);
 }
 
@@ -137,8 +148,13 @@ swr_mr_zc_put(struct swr_mr *mr)
 {
 	__atomic_store_n(&mr->zc_flags, SWR_ZC_DRAINING, __ATOMIC_RELEASE);
 	/* Exactly one of this and the last mbuf's free sees zero. */
-	if (rte_mbuf_ext_refcnt_update(&mr->zc, -1) != 0)
+	if (rte_mbuf_ext_refcnt_update(&mr->zc, -1) != 0) {
+		/* Pollers free what their TX queues sent, for a second. */
+		__atomic_store_n(&mr->ad->zc_cleanup_until,
+				 rte_rdtsc() + mr->ad->tsc_hz,
+				 __ATOMIC_RELAXED);
 		return false;
+	}
 	__atomic_fetch_and(&mr->zc_flags, ~SWR_ZC_DRAINING, __ATOMIC_ACQ_REL);
 	return true;
 }
