@@ -10,7 +10,9 @@
  * with them held, deregistering the region returns STATUS_PENDING, its
  * token is refused at once, registering it again is STATUS_DEVICE_BUSY,
  * and closing it pends until the last held frame is freed (delivered, or
- * dropped), then completes through its callback. Also trust_link_crc:
+ * dropped), then completes through its callback; closing it without
+ * callback returns only once they are back; a deregistration racing READs
+ * leaves each READ whole or failed. Also trust_link_crc:
  * frames accepted without an ICRC check are counted, the data intact.
  */
 
@@ -21,6 +23,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
@@ -40,6 +43,7 @@ static struct {
 	uint8_t op_lo, op_hi;   /* BTH opcodes held */
 	uint32_t n;             /* frames held (atomic) */
 	uint32_t out;           /* of those, delivered or freed (atomic) */
+	uint64_t deliver_tsc;   /* nonzero: deliver from this TSC (atomic) */
 	struct rte_mbuf *m[HOLD_MAX];
 } g_hold;
 
@@ -71,8 +75,12 @@ hold_cb(uint16_t port __rte_unused, uint16_t queue __rte_unused,
 	uint32_t mode = __atomic_load_n(&g_hold.mode, __ATOMIC_ACQUIRE);
 	uint32_t n = __atomic_load_n(&g_hold.n, __ATOMIC_RELAXED);
 	uint32_t out = __atomic_load_n(&g_hold.out, __ATOMIC_RELAXED);
+	uint64_t at = __atomic_load_n(&g_hold.deliver_tsc, __ATOMIC_ACQUIRE);
 	uint16_t kept = 0;
 
+	/* A delivery set for later: the test's thread is blocked meanwhile. */
+	if (mode == HOLD_ON && at != 0 && rte_rdtsc() >= at)
+		mode = HOLD_DELIVER;
 	if (mode == HOLD_ON) {
 		for (uint16_t i = 0; i < nb; i++) {
 			int op = frame_opcode(pkts[i]);
@@ -289,6 +297,137 @@ held(enum xop op, enum hold_mode how)
 	return 0;
 }
 
+/*
+ * A READ by A of @p len bytes of a region of B filled from @p seed, into a
+ * sink of A, posted with request context @p req.
+ */
+static int
+read_post(struct ndk_pair *p, struct ndk_pair_conn *c, size_t len,
+	  uint32_t seed, void *req, struct ndk_pair_buf **src,
+	  struct ndk_pair_buf **dst)
+{
+	struct ndk_sge s;
+
+	*src = ndk_pair_buf_alloc(p, c->pd[NDK_PAIR_B], len,
+				  NDK_MR_FLAG_ALLOW_REMOTE_READ);
+	*dst = ndk_pair_buf_alloc(p, c->pd[NDK_PAIR_A], len,
+				  read_sink_flags(p));
+	TEST_ASSERT(*src != NULL && *dst != NULL, "buffers");
+	ndk_pair_fill((*src)->data, len, seed);
+	s = ndk_pair_sge(*dst, 0, len);
+	TEST_ASSERT_EQ(ndk_read(c->qp[0], req, &s, 1, ndk_pair_raddr(*src, 0),
+				(*src)->rtoken, 0), NDK_STATUS_SUCCESS, "READ");
+	return 0;
+}
+
+/*
+ * A close without callback waits for the frames sent from the region: B's
+ * READ responses are held at A and delivered 50 ms after B closes its
+ * region (by the polling lcore: this thread is in the close). The close
+ * returns STATUS_SUCCESS only once every held frame is back, and the READ
+ * completes with the data.
+ */
+static int
+t_close_sync(void)
+{
+	struct ndk_pair *p = pair_get(4096);
+	const struct rte_eth_rxtx_callback *cb;
+	struct ndk_pair_buf *src, *dst;
+	struct ndk_pair_conn *c;
+	ndk_status_t st;
+	uint32_t n;
+
+	TEST_ASSERT(p != NULL, "pair");
+	c = conn_slow(p);
+	TEST_ASSERT(c != NULL, "connection");
+	cb = hold_start(p, NDK_PAIR_A, 0x0D, 0x10);
+	TEST_ASSERT(cb != NULL, "RX callback");
+	if (read_post(p, c, LEN, 0x2D0, (void *)0x72, &src, &dst) != 0)
+		return -1;
+	TEST_ASSERT(wait_count(&g_hold.n, NFRAMES, WAIT_S),
+		    "frames not seen (%u)", g_hold.n);
+	n = __atomic_load_n(&g_hold.n, __ATOMIC_ACQUIRE);
+	st = ndk_deregister_mr(src->mr);
+	TEST_ASSERT_EQ(st, NDK_STATUS_PENDING, "deregister with frames out: %s",
+		       ndk_status_str(st));
+	__atomic_store_n(&g_hold.deliver_tsc,
+			 rte_rdtsc() + rte_get_tsc_hz() / 20, __ATOMIC_RELEASE);
+	st = ndk_close_mr(src->mr, NULL, NULL);
+	src->mr = NULL;
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "close without callback: %s",
+		       ndk_status_str(st));
+	TEST_ASSERT_EQ(__atomic_load_n(&g_hold.out, __ATOMIC_ACQUIRE), n,
+		       "close returned with frames still held");
+	/* The memory is the application's again: scribble on it. */
+	memset(src->data, 0xEE, LEN);
+	if (hold_end(p, NDK_PAIR_A, cb, HOLD_DELIVER) != 0 ||
+	    expect_one(c->icq[0], NDK_OP_READ, &qctx_a, (void *)0x72, -1,
+		       "READ") != 0)
+		return -1;
+	TEST_ASSERT(ndk_pair_check(dst->data, LEN, 0x2D0) < 0,
+		    "READ data differs");
+	ndk_pair_buf_free(src);
+	ndk_pair_buf_free(dst);
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
+/*
+ * Deregistration racing READs: A reads 64 KiB (sixteen responses sent
+ * zero-copy) while B deregisters and closes the region without callback
+ * at once, then overwrites it. Each READ either completes with the
+ * region's old bytes, all of them, or fails; never a mix, never the new
+ * bytes (a frame still pointing into the region after the close).
+ */
+#define RACE_LEN (64 * 1024)
+#define RACE_ROUNDS 24
+
+static int
+t_dereg_race(void)
+{
+	struct ndk_pair *p = pair_get(4096);
+	unsigned int ok = 0, failed = 0;
+
+	TEST_ASSERT(p != NULL, "pair");
+	for (unsigned int i = 0; i < RACE_ROUNDS; i++) {
+		uint32_t seed = 0x800 + i;
+		struct ndk_pair_buf *src, *dst;
+		struct ndk_pair_conn *c;
+		struct ndk_result_ex r;
+		ndk_status_t st;
+
+		c = conn_new(p, NULL);
+		TEST_ASSERT(c != NULL, "connection");
+		if (read_post(p, c, RACE_LEN, seed, (void *)0x73, &src,
+			      &dst) != 0)
+			return -1;
+		/* Later each round: before, during, after the responses. */
+		rte_delay_us_block(i * 20);
+		st = ndk_close_mr(src->mr, NULL, NULL);
+		src->mr = NULL;
+		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "close: %s",
+			       ndk_status_str(st));
+		memset(src->data, 0xEE, RACE_LEN);
+		TEST_ASSERT_EQ(ndk_pair_wait(c->icq[0], &r, 1, WAIT_S), 1,
+			       "READ completion");
+		if (r.status == NDK_STATUS_SUCCESS) {
+			long bad = ndk_pair_check(dst->data, RACE_LEN, seed);
+
+			TEST_ASSERT(bad < 0, "round %u: READ succeeded with "
+				    "data differing at byte %ld", i, bad);
+			ok++;
+		} else {
+			failed++;
+		}
+		TEST_ASSERT(ndk_pair_buf_guards_ok(dst), "guards");
+		ndk_pair_buf_free(src);
+		ndk_pair_buf_free(dst);
+		ndk_pair_conn_destroy(c);
+	}
+	printf("    %u READs completed whole, %u failed\n", ok, failed);
+	return 0;
+}
+
 static int t_read_delivered(void) { return held(XOP_READ, HOLD_DELIVER); }
 static int t_read_dropped(void) { return held(XOP_READ, HOLD_DROP); }
 static int t_write_delivered(void) { return held(XOP_WRITE, HOLD_DELIVER); }
@@ -371,6 +510,8 @@ static const struct ndk_test_case cases[] = {
 	{ "read_held_delivered", t_read_delivered },
 	{ "read_held_dropped", t_read_dropped },
 	{ "write_held_delivered", t_write_delivered },
+	{ "close_sync", t_close_sync },
+	{ "dereg_race", t_dereg_race },
 	{ "trust_link_crc", t_trust_link_crc },
 };
 

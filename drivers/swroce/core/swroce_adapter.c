@@ -706,10 +706,12 @@ swr_close(struct ndk_adapter *adapter)
 
 	/* Pollers still running on the adapter must be stopped first. */
 	swr_own_all(ad);
+	swr_zc_close_begin(ad);
 	/* We own it now: every ctl request below runs inline. */
 	swr_close_qps(ad, NULL);
 	while (ad->pd_list != NULL)
 		swr_pd_destroy(ad->pd_list);
+	swr_zc_close_end(ad);
 	while (ad->cq_list != NULL)
 		swr_cq_destroy(ad->cq_list);
 	swr_quiesce(ad);
@@ -722,6 +724,8 @@ swr_close(struct ndk_adapter *adapter)
 		rte_eth_dev_stop(ad->port_id);
 	ad->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
 	swr_adapter_free(ad);
+	/* Frames the port or the neighbour table held are freed now. */
+	swr_zc_reap_orphans();
 }
 
 static struct ndk_provider swr_provider = {

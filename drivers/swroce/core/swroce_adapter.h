@@ -81,6 +81,7 @@
 struct swr_qp;
 struct swr_cq;
 struct swr_pd;
+struct swr_mr;
 struct swr_mr_slot;
 struct swr_cm;
 struct swr_neigh_tbl;
@@ -142,6 +143,11 @@ struct swr_adapter {
 	 *  sent: a region deregistered with frames out waits for them
 	 *  (mem/swroce_zc.c), and an idle TX queue would keep them. */
 	uint64_t zc_cleanup_until;
+	/** Closed regions whose frames are all back, for the control path's
+	 *  reap (lock-free list, mem/swroce_zc.c). */
+	struct swr_mr *zc_done;
+	uint32_t zc_draining;     /**< regions with frames out (atomic) */
+	uint32_t zc_closing;      /**< asynchronous closes pending (atomic) */
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
 

@@ -364,13 +364,17 @@ swr_mr_close(struct ndk_mr *m, ndk_close_completion_fn done, void *ctx)
 		 SWR_MR_VALID)
 		swr_mr_deregister(m);
 	/*
-	 * Frames sent from it still out: the last one's return frees it
-	 * and calls @p done (mem/swroce_zc.c).
+	 * Frames sent from it still out (mem/swroce_zc.c): with @p done, its
+	 * return completes the close; without, the close waits for it.
 	 */
-	mr->close_done = done;
-	mr->close_ctx = ctx;
-	if (swr_mr_zc_defer(mr, SWR_ZC_CLOSING))
-		return NDK_STATUS_PENDING;
+	if (mr->kind == SWR_MR_PLAIN) {
+		int rc = swr_mr_zc_close(mr, done, ctx);
+
+		if (rc < 0)
+			return NDK_STATUS_PENDING;
+		if (rc > 0)
+			return NDK_STATUS_SUCCESS; /* the wait finished it */
+	}
 	rte_spinlock_lock(&mr->ad->obj_lock);
 	swr_mr_unlink(mr);
 	rte_spinlock_unlock(&mr->ad->obj_lock);
@@ -439,13 +443,9 @@ swr_pd_destroy(struct swr_pd *pd)
 	swr_quiesce(ad);
 	for (; mr != NULL; mr = next) {
 		next = mr->next_in_pd;
-		if (mr->kind == SWR_MR_PLAIN) {
-			if (__atomic_load_n(&mr->zc_flags, __ATOMIC_ACQUIRE) &
-			    SWR_ZC_ARMED)
-				swr_mr_zc_put(mr);
-			if (swr_mr_zc_defer(mr, SWR_ZC_ORPHAN))
-				continue; /* its last frame out frees it */
-		}
+		/* Frames still out, or a close the reap finishes. */
+		if (mr->kind == SWR_MR_PLAIN && swr_mr_zc_orphan(mr))
+			continue;
 		if (mr->kind == SWR_MR_MW) {
 			swr_mw_free(mr);
 		} else {

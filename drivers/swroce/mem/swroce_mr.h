@@ -96,6 +96,9 @@ struct swr_mr {
 	uint32_t zc_flags;        /**< SWR_ZC_* (atomic) */
 	ndk_close_completion_fn close_done; /**< a close waiting for mbufs */
 	void *close_ctx;
+	/** A close without callback waiting for the reap (atomic). */
+	uint32_t *zc_waiter;
+	struct swr_mr *zc_next;   /**< ad->zc_done or the orphans' list */
 };
 
 /** No free slot in the token table. */

@@ -30,8 +30,10 @@ struct swr_qp;
 #define SWR_ZC_DRAINING 0x1u
 /** Closed: the last mbuf's return frees the MR (and puts its PD). */
 #define SWR_ZC_CLOSING 0x2u
-/** Its PD is being destroyed: the last mbuf's return only frees it. */
+/** Its adapter closed: the last mbuf's return hands it to the orphans. */
 #define SWR_ZC_ORPHAN 0x4u
+/** An asynchronous close counted in ad->zc_closing (the reap alarm). */
+#define SWR_ZC_ASYNC 0x10u
 
 /**
  * Payloads of at least this many bytes are attached when the port takes
@@ -70,6 +72,44 @@ bool swr_mr_zc_put(struct swr_mr *mr);
  * be draining. @return true if it is: the drain then finishes the job.
  */
 bool swr_mr_zc_defer(struct swr_mr *mr, uint32_t flag);
+
+/**
+ * The zero-copy side of closing plain MR @p mr (deregistered already).
+ * Control path. With @p done, a close of a region with frames still out
+ * is completed by the reap once they are back (the EAL alarm runs it
+ * every millisecond meanwhile); without, this waits for them (reaping
+ * what the TX queues sent through the control mailbox) up to 5 s.
+ * @return 0: nothing is out, the caller frees the MR now; 1: the wait
+ *   saw them back and freed the MR; -EINPROGRESS (with @p done) or
+ *   -ETIMEDOUT (logged): the close is pending.
+ */
+int swr_mr_zc_close(struct swr_mr *mr, ndk_close_completion_fn done,
+		    void *ctx);
+
+/**
+ * Finish the closes of regions whose frames are all back (handed over by
+ * the last mbuf's free on whatever thread), and free the orphans: MR
+ * unlinked and freed, PD put, close completion called. Control path.
+ */
+void swr_zc_reap(struct swr_adapter *ad);
+
+/** Adapter close, first: stop the reap alarm, reap. */
+void swr_zc_close_begin(struct swr_adapter *ad);
+
+/**
+ * Adapter close, per plain MR of a PD being destroyed (token unpublished,
+ * quiesced): drop its registration's reference, complete a pending close
+ * (NDK), and tell whether it is someone else's to free.
+ * @return true: frames are still out (their return frees it) or its
+ *   drained close waits for swr_zc_close_end()'s reap; false: free it.
+ */
+bool swr_mr_zc_orphan(struct swr_mr *mr);
+
+/** Adapter close, after its PDs: wait for drains under way, reap. */
+void swr_zc_close_end(struct swr_adapter *ad);
+
+/** Free the regions drained after their adapter closed. Control path. */
+void swr_zc_reap_orphans(void);
 
 /**
  * Finish a frame from swr_pkt_new() (room for @p plen payload bytes) with

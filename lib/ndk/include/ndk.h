@@ -690,17 +690,26 @@ ndk_status_t ndk_register_mr(struct ndk_mr *mr, void *va, size_t length,
  * @return STATUS_SUCCESS: the memory is the application's again;
  *   STATUS_PENDING: frames the provider sent straight from the region
  *   (zero-copy transmit) are still out, so the memory must stay as it is
- *   until ndk_close_mr() of the MR completes (its callback, or
- *   STATUS_SUCCESS); STATUS_INVALID_DEVICE_STATE (not registered),
- *   STATUS_INVALID_DEVICE_REQUEST (a fast-register MR).
+ *   until ndk_close_mr() of the MR completes; STATUS_INVALID_DEVICE_STATE
+ *   (not registered), STATUS_INVALID_DEVICE_REQUEST (a fast-register MR).
  */
 ndk_status_t ndk_deregister_mr(struct ndk_mr *mr);
 
 /**
- * NdkCloseMr (deregisters first if needed). @return STATUS_SUCCESS, or
- * STATUS_PENDING while frames sent straight from the region are still
- * out (see ndk_deregister_mr()): the last one's return frees the MR and
- * calls @p done (on whichever thread freed that frame).
+ * NdkCloseMr (deregisters first if needed). Once it has completed, no
+ * frame points into the region any more: the memory is the application's.
+ * Frames sent straight from the region (zero-copy transmit, see
+ * ndk_deregister_mr()) may still be out when it is called:
+ * - with @p done: STATUS_PENDING, and @p done is called on a control
+ *   thread (the EAL's interrupt thread, or the thread of a later control
+ *   call on the adapter) once the last one is back, or by
+ *   ndk_adapter_close();
+ * - without (@p done NULL): the call waits for them (the adapter's queues
+ *   must keep being polled by their lcores, or by nobody: then the caller
+ *   frees what the port has sent) and returns STATUS_SUCCESS. If they are
+ *   not back within 5 s (a ring peer that does not receive) it logs an
+ *   error and returns STATUS_PENDING: the memory must then stay as it is.
+ * Control path: not from a callback run by the adapter's poll.
  */
 ndk_status_t ndk_close_mr(struct ndk_mr *mr, ndk_close_completion_fn done,
 			  void *context);
