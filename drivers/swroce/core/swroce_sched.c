@@ -128,7 +128,8 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 			work += swr_held_drain(ad);
 		if (unlikely(ad->now >= ad->neigh_tick))
 			swr_neigh_timers(ad);
-		swr_cm_poll(ad);
+		if (unlikely(swr_cm_due(ad->cm, ad->now)))
+			swr_cm_poll(ad);
 	}
 	q->tx_blocked = false;
 	if (q->tx_n != 0)

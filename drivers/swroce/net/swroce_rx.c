@@ -307,8 +307,10 @@ swr_rx(struct swr_queue *q)
 	uint16_t n, kept = 0;
 
 	n = rte_eth_rx_burst(ad->port_id, q->rxq, pkts, SWR_RX_BURST);
+	if (n == 0)
+		return 0;       /* an idle poll: nothing else */
 	q->stats.rx_packets += n;
-	if (ad->nb_queues > 1 && n != 0) {
+	if (ad->nb_queues > 1) {
 		/* Keep our frames in order; batch the others per queue. */
 		memset(n_away, 0, sizeof(n_away[0]) * ad->nb_queues);
 		for (uint16_t i = 0; i < n; i++) {
