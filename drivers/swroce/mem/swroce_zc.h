@@ -18,6 +18,7 @@
 
 #include <rte_mbuf.h>
 
+#include "ndk_provider.h"
 #include "ndk_roce.h"
 
 struct swr_adapter;
