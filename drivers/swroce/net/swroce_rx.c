@@ -297,18 +297,15 @@ swr_inbound(struct swr_queue *q)
 	return n;
 }
 
-unsigned int
-swr_rx(struct swr_queue *q)
+/* A burst of @p n > 0 frames: steered to their queues, the rest ours. */
+static __rte_noinline unsigned int
+swr_rx_got(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct swr_adapter *ad = q->ad;
-	struct rte_mbuf *pkts[SWR_RX_BURST];
 	struct rte_mbuf *away[SWR_MAX_QUEUES][SWR_RX_BURST];
 	uint16_t n_away[SWR_MAX_QUEUES];
-	uint16_t n, kept = 0;
+	uint16_t kept = 0;
 
-	n = rte_eth_rx_burst(ad->port_id, q->rxq, pkts, SWR_RX_BURST);
-	if (n == 0)
-		return 0;       /* an idle poll: nothing else */
 	q->stats.rx_packets += n;
 	if (ad->nb_queues > 1) {
 		/* Keep our frames in order; batch the others per queue. */
@@ -329,4 +326,15 @@ swr_rx(struct swr_queue *q)
 	}
 	swr_rx_burst(q, pkts, n);
 	return n;
+}
+
+unsigned int
+swr_rx(struct swr_queue *q)
+{
+	struct rte_mbuf *pkts[SWR_RX_BURST];
+	uint16_t n;
+
+	n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts, SWR_RX_BURST);
+	/* An idle poll stops here, in a small stack frame. */
+	return n == 0 ? 0 : swr_rx_got(q, pkts, n);
 }
