@@ -20,6 +20,9 @@
 # keeps the run with the fewest Ir per op. CG_OPTS adds valgrind options
 # (CG_OPTS=--cache-sim=yes: then callgrind_annotate --show=Ir,D1mr,DLmr
 # OUT/callgrind.out for the simulated cache misses).
+# Both memif ends take BSIZE-byte buffers (8192: a frame at path MTU 4096
+# in one buffer, which this DPDK's memif needs to carry it intact and
+# swroce to send payloads zero-copy from their region).
 # ZC=1 puts the client's memif in zero-copy mode (zero-copy=yes with
 # --single-file-segments), as bench.sh's memif-zc set-up.
 # The client runs on --no-huge memory under valgrind; valgrind's CPU has
@@ -42,6 +45,7 @@ cleanup() { [ -n "$SPID" ] && kill "$SPID" 2>/dev/null; rm -f "$SOCK"; }
 trap cleanup EXIT
 
 RUNS=${RUNS:-3}
+BSIZE=${BSIZE:-8192}
 CZC="" CSEG=""
 if [ "${ZC:-0}" = 1 ]; then
 	CZC=",zero-copy=yes" CSEG="--single-file-segments"
@@ -68,7 +72,7 @@ for run in $(seq "$RUNS"); do
 	fi
 	# shellcheck disable=SC2086
 	timeout 900 $SPRE $PERF -l 0 $EAL $SMEM \
-		--vdev net_memif0,role=server,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:01 \
+		--vdev net_memif0,role=server,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:01,bsize=$BSIZE \
 		-- $ARGS --ip 10.0.0.1 --peer-mac 02:00:00:00:00:02 -p $PORT \
 		>"$OUT/server.log" 2>&1 &
 	SPID=$!
@@ -78,7 +82,7 @@ for run in $(seq "$RUNS"); do
 	done
 	# shellcheck disable=SC2086
 	timeout 900 $CPRE $PERF -l 1 $EAL $CMEM $CSEG \
-		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02$CZC \
+		--vdev net_memif0,role=client,socket=$SOCK,socket-abstract=no,mac=02:00:00:00:00:02,bsize=$BSIZE$CZC \
 		-- $ARGS --ip 10.0.0.2 --peer-mac 02:00:00:00:00:01 -p $PORT 127.0.0.1 \
 		>"$OUT/client.log" 2>&1
 	wait "$SPID" || true

@@ -101,6 +101,8 @@ struct ndk_pair_config {
 	 * (dual-stack adapters).
 	 */
 	unsigned int families;
+	/** ndk_adapter_config.trust_link_crc of both adapters [false]. */
+	bool trust_link_crc;
 };
 
 /** struct ndk_pair_config.families: IPv4 addresses. */

@@ -114,6 +114,7 @@ struct perf_opts {
 	unsigned int raw_repeat; /**< --raw-repeat: BW raw phases (0: default) */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
+	bool trust_crc;         /**< --trust-link-crc: no ICRC check on RX */
 	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
 	uint16_t queues;        /**< --queues: adapter queues (1) */
 };

@@ -35,6 +35,7 @@ enum {
 	OPT_RAW_REPEAT,
 	OPT_LOSS,
 	OPT_STRICT_RTO,
+	OPT_TRUST_CRC,
 	OPT_RTO_FLOOR,
 	OPT_QUEUES,
 	OPT_ETHDEV,
@@ -84,6 +85,7 @@ static const struct option perf_lopts[] = {
 	{ "raw-repeat", required_argument, NULL, OPT_RAW_REPEAT },
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "strict-timeout", no_argument, NULL, OPT_STRICT_RTO },
+	{ "trust-link-crc", no_argument, NULL, OPT_TRUST_CRC },
 	{ "rto-floor", required_argument, NULL, OPT_RTO_FLOOR },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
 	{ "ethdev", required_argument, NULL, OPT_ETHDEV },
@@ -168,6 +170,8 @@ perf_opts_usage(const char *prog)
 	       "      --strict-timeout    no adaptive retransmission: only the "
 	       "QP's ACK\n"
 	       "                          timeout (-u) retransmits\n"
+	       "      --trust-link-crc    no ICRC check on receive (net_ring, "
+	       "net_memif only)\n"
 	       "      --rto-floor=<us>    smallest adaptive retransmission "
 	       "timeout (50)\n"
 	       "      --queues=<n>        adapter queues, 1 2 4 .. 16 (1); "
@@ -417,6 +421,9 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 	}
 	case OPT_STRICT_RTO:
 		o->strict_rto = true;
+		break;
+	case OPT_TRUST_CRC:
+		o->trust_crc = true;
 		break;
 	case OPT_RTO_FLOOR:
 		if (parse_u64(arg, 1, 1000000, "RTO floor", &v) != 0)

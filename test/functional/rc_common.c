@@ -18,6 +18,7 @@
 
 static struct ndk_pair *g_pair;
 static uint32_t g_mtu;
+static bool g_trust;
 
 /* QP contexts: their addresses are what completions must return. */
 int qctx_a, qctx_b;
@@ -45,21 +46,29 @@ env_queue_pollers(void)
 }
 
 struct ndk_pair *
-pair_get(uint32_t mtu)
+pair_get_opts(uint32_t mtu, bool trust_link_crc)
 {
 	struct ndk_pair_config cfg = {
 		.max_path_mtu = mtu,
 		.nb_queues = env_queues(),
 		.cross_queues = env_queues() > 1,
 		.lcore_per_queue = env_queue_pollers(),
+		.trust_link_crc = trust_link_crc,
 	};
 
-	if (g_pair != NULL && g_mtu == mtu)
+	if (g_pair != NULL && g_mtu == mtu && g_trust == trust_link_crc)
 		return g_pair;
 	ndk_pair_destroy(g_pair);
 	g_pair = ndk_pair_create(&cfg);
 	g_mtu = mtu;
+	g_trust = trust_link_crc;
 	return g_pair;
+}
+
+struct ndk_pair *
+pair_get(uint32_t mtu)
+{
+	return pair_get_opts(mtu, false);
 }
 
 struct ndk_pair_conn *

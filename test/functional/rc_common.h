@@ -37,6 +37,9 @@ enum xop { XOP_SEND, XOP_WRITE, XOP_READ };
  */
 struct ndk_pair *pair_get(uint32_t mtu);
 
+/** pair_get() with the adapters' trust_link_crc as given. */
+struct ndk_pair *pair_get_opts(uint32_t mtu, bool trust_link_crc);
+
 /** A connection with qctx_a/qctx_b as QP contexts; @p o may be NULL. */
 struct ndk_pair_conn *conn_new(struct ndk_pair *p,
 			       struct ndk_pair_conn_opts *o);

@@ -59,12 +59,33 @@ sink_flags(void)
 		 NDK_MR_FLAG_RDMA_READ_SINK);
 }
 
-/* Damage frame @p m as the case says (its ICRC stays the old one). */
-static void
-corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
+/*
+ * Damage frame @p m as the case says (its ICRC stays the old one). A
+ * frame sent zero-copy is a chain whose payload lies in the sender's
+ * region: a flat copy of it is damaged instead (@p p parsed again).
+ * @return the damaged frame.
+ */
+static struct rte_mbuf *
+corrupt(const struct rcx *x, struct rte_mbuf *m, struct ndk_roce_pkt *p)
 {
-	uint8_t *b = (uint8_t *)(uintptr_t)p->bth;
+	uint8_t *b;
 
+	if (m->nb_segs > 1) {
+		struct rte_mbuf *c = rte_pktmbuf_copy(m, m->pool, 0,
+						      UINT32_MAX);
+
+		if (c != NULL && c->nb_segs == 1 &&
+		    ndk_roce_parse(c, p, false) == NDK_ROCE_PARSE_OK) {
+			rte_pktmbuf_free(m);
+			m = c;
+		} else {
+			rte_pktmbuf_free(c);
+			ndk_test_fail_later();
+			printf("  FAIL: no flat copy of a chained frame\n");
+			return m;
+		}
+	}
+	b = (uint8_t *)(uintptr_t)p->bth;
 	if (x->dmg == DMG_QPN) {
 		b[5] ^= 0x40;
 	} else if (x->dmg != 0) {
@@ -73,10 +94,11 @@ corrupt(const struct rcx *x, struct rte_mbuf *m, const struct ndk_roce_pkt *p)
 		b[9] = (uint8_t)(psn >> 16);
 		b[10] = (uint8_t)(psn >> 8);
 		b[11] = (uint8_t)psn;
-	} else {	/* the frame is still flat here: one segment */
+	} else {	/* the frame is flat here: one segment */
 		*rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off +
 					 p->payload_len / 2) ^= 0x20;
 	}
+	return m;
 }
 
 /* A copy of @p m in a chain of 2 KB segments (freed); @p m if none left. */
@@ -123,7 +145,7 @@ filter_side(struct rcx *x, int from)
 			    NDK_ROCE_PARSE_OK)
 				v = x->filter(x, from, &p);
 			if (v == CORRUPT) {
-				corrupt(x, in[i], &p);
+				in[i] = corrupt(x, in[i], &p);
 				v = PASS;
 			}
 			if (x->chain && from == B && v != DROP)

@@ -348,8 +348,21 @@ void swr_cm_fini(struct swr_adapter *ad);
 /** A UD packet for QP1 (after ndk_roce_parse). */
 void swr_cm_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p);
 
-/** Timers and callback delivery; called at every poll (cheap if idle). */
+/** Timers, callback delivery, freeing closed objects (swr_cm_due()). */
 void swr_cm_poll(struct swr_adapter *ad);
+
+/**
+ * Whether swr_cm_poll() has anything to do at TSC @p now: objects closed
+ * on the lcore to free, a timer tick, callbacks owed, kept MADs waiting
+ * for the transmit budget. Inline: every poll of queue 0 asks, and an
+ * idle one should cost a few instructions.
+ */
+static inline bool
+swr_cm_due(const struct swr_cm *cm, uint64_t now)
+{
+	return cm->dead_conns != NULL || cm->dead_lis != NULL ||
+		now >= cm->tick || cm->ev_head != NULL || cm->tx_head != NULL;
+}
 
 /** A packet arrived on a QP waiting for its RTU: take it as the RTU. */
 void swr_cm_qp_rx(struct swr_qp *qp);

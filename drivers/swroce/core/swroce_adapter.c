@@ -29,6 +29,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_sched.h"
+#include "swroce_zc.h"
 
 /* Frames up to a 4096-byte payload with every header fit one mbuf. */
 #define SWR_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096 + NDK_ROCE_MAX_OVERHEAD + 64)
@@ -290,6 +291,9 @@ swr_port_setup(struct swr_adapter *ad)
 	/* Link changes drive ARP (see swr_link_event). */
 	if (*dinfo.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		conf.intr_conf.lsc = 1;
+	/* Zero-copy transmit sends chains (mem/swroce_zc.c). */
+	conf.txmode.offloads = dinfo.tx_offload_capa &
+		RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	rc = rte_eth_dev_configure(ad->port_id, ad->nb_queues, ad->nb_queues,
 				   &conf);
 	if (rc != 0)
@@ -319,20 +323,25 @@ swr_port_setup(struct swr_adapter *ad)
  * the producer and then re-reads up to 64 Ki stale slots: a flood of old
  * frames (CM MADs, frames for closed QPs, duplicates) at line rate. The
  * buffer size is the client's (it owns the regions); each end only sees
- * its own devargs, so both must give the same bsize. Returns the buffer
- * size when frames at the adapter's path MTU would be chained on such a
- * DPDK, else 0.
+ * its own devargs, so both must give the same bsize. In zero-copy mode
+ * every mbuf segment is a descriptor of its own, so a chained mbuf is a
+ * chain of descriptors whatever its size. Returns the buffer size when
+ * frames at the adapter's path MTU would be chained on such a DPDK, else
+ * 0; *@p zc_chain_ok tells whether a memif in zero-copy mode can carry
+ * a chained mbuf (zero-copy transmit, mem/swroce_zc.c) as the chain of
+ * descriptors it becomes: only on a DPDK without that bug.
  */
 static uint32_t
-swr_memif_chain_risk(const struct swr_adapter *ad)
+swr_memif_chain_risk(const struct swr_adapter *ad, bool *zc_chain_ok)
 {
-#if RTE_VERSION < RTE_VERSION_NUM(26, 3, 0, 0)
 	struct rte_eth_dev_info dinfo;
 	const struct rte_devargs *da;
 	struct rte_kvargs *kv = NULL;
 	const char *v;
 	uint32_t bsize = 2048;
-	bool zc = false;
+	bool zc = false, fits;
+
+	*zc_chain_ok = false;
 
 	if (rte_eth_dev_info_get(ad->port_id, &dinfo) != 0 ||
 	    dinfo.driver_name == NULL ||
@@ -349,12 +358,15 @@ swr_memif_chain_risk(const struct swr_adapter *ad)
 		zc = v != NULL && strcmp(v, "yes") == 0;
 		rte_kvargs_free(kv);
 	}
+	fits = ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD <= bsize;
+#if RTE_VERSION < RTE_VERSION_NUM(26, 3, 0, 0)
 	/* A zero-copy client's buffers are mbufs of our pool: one each. */
-	if (zc || ad->max_path_mtu + NDK_ROCE_MAX_OVERHEAD <= bsize)
+	if (zc || fits)
 		return 0;
 	return bsize;
 #else
-	RTE_SET_USED(ad);
+	RTE_SET_USED(fits);
+	*zc_chain_ok = zc;
 	return 0;
 #endif
 }
@@ -485,6 +497,33 @@ swr_mac_setup(struct swr_adapter *ad, const struct ndk_adapter_config *cfg)
 	return 0;
 }
 
+/*
+ * Whether received ICRCs go unchecked (ad->trust_crc): only if @p asked
+ * (ndk_adapter_config.trust_link_crc) and the port is a memory-to-memory
+ * link (net_ring, net_memif), which cannot corrupt a frame. Logged.
+ */
+static void
+swr_trust_crc_decide(struct swr_adapter *ad, bool asked)
+{
+	struct rte_eth_dev_info dinfo;
+
+	ad->trust_crc = false;
+	if (!asked)
+		return;
+	if (rte_eth_dev_info_get(ad->port_id, &dinfo) == 0 &&
+	    dinfo.driver_name != NULL &&
+	    (strcmp(dinfo.driver_name, "net_ring") == 0 ||
+	     strcmp(dinfo.driver_name, "net_memif") == 0)) {
+		ad->trust_crc = true;
+		NDK_LOG(INFO, "%s: received ICRCs not checked (trust_link_crc "
+			"on %s)", ad->name, dinfo.driver_name);
+		return;
+	}
+	NDK_LOG(WARNING, "%s: trust_link_crc refused: port %u is not a "
+		"memory-to-memory link (net_ring, net_memif); ICRCs are "
+		"checked", ad->name, ad->port_id);
+}
+
 static ndk_status_t
 swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 {
@@ -494,6 +533,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	struct swr_adapter *ad;
 	char name[RTE_RING_NAMESIZE];
 	uint32_t bsize;
+	bool zc_chain_ok;
 	int socket, rc;
 
 	if (!rte_eth_dev_is_valid_port(cfg->port_id)) {
@@ -621,7 +661,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		swr_adapter_free(ad);
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
-	bsize = swr_memif_chain_risk(ad);
+	bsize = swr_memif_chain_risk(ad, &zc_chain_ok);
 	if (bsize != 0)
 		NDK_LOG(WARNING, "%s: port %u is net_memif with %u-byte buffers: "
 			"frames of path MTU %u are chained, which this DPDK's "
@@ -630,6 +670,8 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 			ad->name, ad->port_id, bsize, ad->max_path_mtu,
 			(unsigned int)rte_align32pow2(ad->max_path_mtu +
 						      NDK_ROCE_MAX_OVERHEAD));
+	swr_zc_decide(ad, zc_chain_ok);
+	swr_trust_crc_decide(ad, cfg->trust_link_crc);
 	swr_link_watch(ad);
 	swr_info_init(ad);
 	NDK_LOG(INFO, "%s: port %u, MAC " RTE_ETHER_ADDR_PRT_FMT
@@ -664,10 +706,12 @@ swr_close(struct ndk_adapter *adapter)
 
 	/* Pollers still running on the adapter must be stopped first. */
 	swr_own_all(ad);
+	swr_zc_close_begin(ad);
 	/* We own it now: every ctl request below runs inline. */
 	swr_close_qps(ad, NULL);
 	while (ad->pd_list != NULL)
 		swr_pd_destroy(ad->pd_list);
+	swr_zc_close_end(ad);
 	while (ad->cq_list != NULL)
 		swr_cq_destroy(ad->cq_list);
 	swr_quiesce(ad);
@@ -680,6 +724,8 @@ swr_close(struct ndk_adapter *adapter)
 		rte_eth_dev_stop(ad->port_id);
 	ad->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
 	swr_adapter_free(ad);
+	/* Frames the port or the neighbour table held are freed now. */
+	swr_zc_reap_orphans();
 }
 
 static struct ndk_provider swr_provider = {

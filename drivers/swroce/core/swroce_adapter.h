@@ -81,6 +81,7 @@
 struct swr_qp;
 struct swr_cq;
 struct swr_pd;
+struct swr_mr;
 struct swr_mr_slot;
 struct swr_cm;
 struct swr_neigh_tbl;
@@ -132,6 +133,21 @@ struct swr_adapter {
 	bool has_ipv6;
 	uint32_t max_path_mtu;
 	struct rte_mempool *mp;
+	/** Payloads from this size on go out attached from their region
+	 *  (mem/swroce_zc.c); UINT32_MAX: the port cannot take them. */
+	uint32_t zc_min;
+	bool zc_iova_va;          /**< an attached payload's IOVA is its VA */
+	/** Received frames' ICRCs are not checked (trust_link_crc). */
+	bool trust_crc;
+	/** Until this TSC (atomic), pollers free what their TX queue has
+	 *  sent: a region deregistered with frames out waits for them
+	 *  (mem/swroce_zc.c), and an idle TX queue would keep them. */
+	uint64_t zc_cleanup_until;
+	/** Closed regions whose frames are all back, for the control path's
+	 *  reap (lock-free list, mem/swroce_zc.c). */
+	struct swr_mr *zc_done;
+	uint32_t zc_draining;     /**< regions with frames out (atomic) */
+	uint32_t zc_closing;      /**< asynchronous closes pending (atomic) */
 	struct ndk_adapter_info info;
 	uint64_t tsc_hz;
 

@@ -15,6 +15,7 @@
  */
 
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
@@ -97,7 +98,8 @@ swr_tx_engines(struct swr_queue *q)
 	return made;
 }
 
-static unsigned int
+/* Inline in both callers: its call would be a tenth of an idle poll. */
+static __rte_always_inline unsigned int
 swr_poll_q(struct swr_queue *q, uint32_t self)
 {
 	struct swr_adapter *ad = q->ad;
@@ -116,22 +118,34 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		if (unlikely(!rte_ring_empty(ad->ctl_ring)))
 			swr_ctl_drain(ad);
 	}
-	work += swr_doorbells(q);
+	/* Most polls find no doorbell: a look at the rings' indexes. */
+	if (!rte_ring_empty(q->db_ring) || (q->id == 0 && ad->n_db_more != 0))
+		work += swr_doorbells(q);
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
 	work += swr_rx(q);
-	work += swr_rtx_advance(q);
-	work += swr_tx_engines(q);
+	if (swr_tw_due(&q->tw, q->now))
+		work += swr_rtx_advance(q);
+	if (q->n_active != 0)
+		work += swr_tx_engines(q);
 	if (q->id == 0) {
 		if (ad->held_ring != NULL)
 			work += swr_held_drain(ad);
 		if (unlikely(ad->now >= ad->neigh_tick))
 			swr_neigh_timers(ad);
-		swr_cm_poll(ad);
+		if (unlikely(swr_cm_due(ad->cm, ad->now)))
+			swr_cm_poll(ad);
 	}
 	q->tx_blocked = false;
 	if (q->tx_n != 0)
 		swr_tx_flush(q);
+	/*
+	 * A region waits for frames sent from it (zero-copy transmit): free
+	 * what the port has sent, which an idle TX queue would keep.
+	 */
+	if (unlikely(q->now < __atomic_load_n(&ad->zc_cleanup_until,
+					      __ATOMIC_RELAXED)))
+		rte_eth_tx_done_cleanup(ad->port_id, q->txq, 0);
 	if (q->id != 0)
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);

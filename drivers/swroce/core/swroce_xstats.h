@@ -98,6 +98,10 @@
 	X(wqe_flushed, "work requests completed with STATUS_CANCELLED") \
 	X(cq_overflows, "completions lost to a full CQ") \
 	X(mbuf_alloc_fail, "packet buffer allocation failures") \
+	X(tx_zcopy, "frames sent with their payload attached from the " \
+		"registered region, not copied (zero-copy transmit)") \
+	X(rx_icrc_trusted, "frames accepted without an ICRC check " \
+		"(trust_link_crc on a memory-to-memory link)") \
 	X(arp_requests_rcvd, "ARP requests for this adapter's address") \
 	X(arp_replies_sent, "ARP replies sent") \
 	X(arp_requests_sent, "ARP requests sent (resolution and probes)") \

@@ -30,6 +30,7 @@
 #include "swroce_ctl.h"
 #include "swroce_mr.h"
 #include "swroce_qp.h"
+#include "swroce_zc.h"
 
 #define MR_FLAGS_KNOWN (NDK_MR_FLAG_ALLOW_LOCAL_WRITE | \
 			NDK_MR_FLAG_ALLOW_REMOTE_READ | \
@@ -266,6 +267,10 @@ swr_mr_register(struct ndk_mr *m, void *va, size_t len, uint32_t flags)
 		return NDK_STATUS_INVALID_DEVICE_REQUEST;
 	if (__atomic_load_n(&mr->state, __ATOMIC_RELAXED) == SWR_MR_VALID)
 		return NDK_STATUS_INVALID_DEVICE_STATE;
+	/* Deregistered, but frames sent from it are still out. */
+	if (__atomic_load_n(&mr->zc_flags, __ATOMIC_ACQUIRE) &
+	    SWR_ZC_DRAINING)
+		return NDK_STATUS_DEVICE_BUSY;
 	st = mr_check_args(ad, va, len, flags);
 	if (st != NDK_STATUS_SUCCESS)
 		return st;
@@ -286,6 +291,7 @@ swr_mr_register(struct ndk_mr *m, void *va, size_t len, uint32_t flags)
 	mr->va = (uintptr_t)va;
 	mr->len = len;
 	mr->access = mr_access(flags);
+	swr_mr_zc_arm(mr);
 	__atomic_store_n(&mr->state, SWR_MR_VALID, __ATOMIC_RELEASE);
 	/* Last: a lookup that finds the MR sees all of the above. */
 	__atomic_store_n(&slot->mr, mr, __ATOMIC_RELEASE);
@@ -312,11 +318,15 @@ swr_mr_deregister(struct ndk_mr *m)
 	rte_spinlock_unlock(&ad->obj_lock);
 	/*
 	 * A poll in progress may have looked the MR up just before: wait for
-	 * it, so that on return the token is refused everywhere and the
-	 * application may free the memory.
+	 * it, so that on return the token is refused everywhere.
 	 */
 	swr_quiesce(ad);
-	return NDK_STATUS_SUCCESS;
+	/*
+	 * Frames sent from the region may still be out (zero-copy
+	 * transmit): the memory is the application's again once the last
+	 * comes back, which completes a close of the MR (mem/swroce_zc.c).
+	 */
+	return swr_mr_zc_put(mr) ? NDK_STATUS_SUCCESS : NDK_STATUS_PENDING;
 }
 
 uint32_t
@@ -348,14 +358,23 @@ swr_mr_close(struct ndk_mr *m, ndk_close_completion_fn done, void *ctx)
 	struct swr_mr *mr = mr_of(m);
 	struct swr_pd *pd = mr->pd;
 
-	/* MR close never pends: no completion callback. */
-	RTE_SET_USED(done);
-	RTE_SET_USED(ctx);
 	if (mr->fast_register)
 		swr_mr_frmr_release(mr);
 	else if (__atomic_load_n(&mr->state, __ATOMIC_ACQUIRE) ==
 		 SWR_MR_VALID)
 		swr_mr_deregister(m);
+	/*
+	 * Frames sent from it still out (mem/swroce_zc.c): with @p done, its
+	 * return completes the close; without, the close waits for it.
+	 */
+	if (mr->kind == SWR_MR_PLAIN) {
+		int rc = swr_mr_zc_close(mr, done, ctx);
+
+		if (rc < 0)
+			return NDK_STATUS_PENDING;
+		if (rc > 0)
+			return NDK_STATUS_SUCCESS; /* the wait finished it */
+	}
 	rte_spinlock_lock(&mr->ad->obj_lock);
 	swr_mr_unlink(mr);
 	rte_spinlock_unlock(&mr->ad->obj_lock);
@@ -424,6 +443,9 @@ swr_pd_destroy(struct swr_pd *pd)
 	swr_quiesce(ad);
 	for (; mr != NULL; mr = next) {
 		next = mr->next_in_pd;
+		/* Frames still out, or a close the reap finishes. */
+		if (mr->kind == SWR_MR_PLAIN && swr_mr_zc_orphan(mr))
+			continue;
 		if (mr->kind == SWR_MR_MW) {
 			swr_mw_free(mr);
 		} else {

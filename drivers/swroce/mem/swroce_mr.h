@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
+#include <rte_mbuf.h>
 
 #include "ndk_provider.h"
 #include "swroce_adapter.h"
@@ -88,6 +89,16 @@ struct swr_mr {
 	uint64_t *pages_stage;    /**< FRMR: page list of the FR posted */
 	struct swr_mr *parent;    /**< MW: the MR it is bound to */
 	uint32_t parent_token;    /**< MW: the parent's token at bind */
+	/* --- zero-copy transmit (plain MRs, mem/swroce_zc.c) --- */
+	/** Shared info of the mbufs attached over the region: its refcnt
+	 *  is 1 while registered plus 1 per attached mbuf not yet freed. */
+	struct rte_mbuf_ext_shared_info zc;
+	uint32_t zc_flags;        /**< SWR_ZC_* (atomic) */
+	ndk_close_completion_fn close_done; /**< a close waiting for mbufs */
+	void *close_ctx;
+	/** A close without callback waiting for the reap (atomic). */
+	uint32_t *zc_waiter;
+	struct swr_mr *zc_next;   /**< ad->zc_done or the orphans' list */
 };
 
 /** No free slot in the token table. */

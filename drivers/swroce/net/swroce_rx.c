@@ -144,7 +144,11 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 
 	q->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
 	err = ndk_roce_parse(m, &p, false);
-	if (likely(err == NDK_ROCE_PARSE_OK)) {
+	if (unlikely(ad->trust_crc)) {
+		/* A link that cannot corrupt: no ICRC check (counted). */
+		if (err == NDK_ROCE_PARSE_OK)
+			SWR_STAT(q, rx_icrc_trusted);
+	} else if (likely(err == NDK_ROCE_PARSE_OK)) {
 		later = swr_rx_icrc_later(&p);
 		if (!later && unlikely(!ndk_roce_pkt_icrc_ok(&p)))
 			err = NDK_ROCE_PARSE_BAD_ICRC;
@@ -293,18 +297,17 @@ swr_inbound(struct swr_queue *q)
 	return n;
 }
 
-unsigned int
-swr_rx(struct swr_queue *q)
+/* A burst of @p n > 0 frames: steered to their queues, the rest ours. */
+static __rte_noinline unsigned int
+swr_rx_got(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct swr_adapter *ad = q->ad;
-	struct rte_mbuf *pkts[SWR_RX_BURST];
 	struct rte_mbuf *away[SWR_MAX_QUEUES][SWR_RX_BURST];
 	uint16_t n_away[SWR_MAX_QUEUES];
-	uint16_t n, kept = 0;
+	uint16_t kept = 0;
 
-	n = rte_eth_rx_burst(ad->port_id, q->rxq, pkts, SWR_RX_BURST);
 	q->stats.rx_packets += n;
-	if (ad->nb_queues > 1 && n != 0) {
+	if (ad->nb_queues > 1) {
 		/* Keep our frames in order; batch the others per queue. */
 		memset(n_away, 0, sizeof(n_away[0]) * ad->nb_queues);
 		for (uint16_t i = 0; i < n; i++) {
@@ -323,4 +326,15 @@ swr_rx(struct swr_queue *q)
 	}
 	swr_rx_burst(q, pkts, n);
 	return n;
+}
+
+unsigned int
+swr_rx(struct swr_queue *q)
+{
+	struct rte_mbuf *pkts[SWR_RX_BURST];
+	uint16_t n;
+
+	n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts, SWR_RX_BURST);
+	/* An idle poll stops here, in a small stack frame. */
+	return n == 0 ? 0 : swr_rx_got(q, pkts, n);
 }

@@ -22,6 +22,7 @@
 #include "swroce_rc.h"
 #include "swroce_rtx.h"
 #include "swroce_tx.h"
+#include "swroce_zc.h"
 
 static const uint8_t swr_send_ops[4] = {
 	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
@@ -71,6 +72,39 @@ swr_sge_copy_out_small(struct swr_qp *qp, const struct ndk_sge *sge,
 		return 0;
 	}
 	return swr_sge_copy_out(qp, sge, nsge, off, dst, len);
+}
+
+/*
+ * Attach a data packet's payload from its region (zero-copy) when it lies
+ * in one SGE of a plain region, with the same region check as a copy.
+ * @return 1 if attached (the frame is sealed), 0 to copy instead, or
+ *   -EACCES if the region is no longer valid.
+ */
+static int
+swr_req_attach_zc(struct swr_qp *qp, const struct swr_swqe *wqe,
+		  uint32_t off, uint32_t plen, struct rte_mbuf *m,
+		  const struct ndk_roce_bth *bth)
+{
+	for (uint32_t i = 0; i < wqe->nsge; i++) {
+		const struct ndk_sge *s = &wqe->sge[i];
+		struct swr_mr *mr;
+		uint64_t va;
+
+		if (off >= s->length) {
+			off -= s->length;
+			continue;
+		}
+		if (plen > s->length - off)
+			return 0;       /* spans SGEs: copied */
+		va = (uintptr_t)s->va + off;
+		mr = swr_mr_lookup(qp->ad, qp->pd, s->token, va, plen, 0);
+		if (unlikely(mr == NULL))
+			return -EACCES;
+		if (mr->kind != SWR_MR_PLAIN)
+			return 0;
+		return swr_pkt_attach_zc(qp, m, bth, mr, va, plen) == 0;
+	}
+	return 0;
 }
 
 static inline uint32_t
@@ -171,6 +205,7 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 	uint8_t *payload;
+	int zc;
 
 	m = swr_pkt_new(qp, opcode, plen, se, ackreq, qp->req_psn, &bth);
 	if (m == NULL)
@@ -192,7 +227,18 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		reth->len = rte_cpu_to_be_32(wqe->length);
 	}
 	payload = swr_pkt_payload(bth);
-	if (wqe->nsge != 0 && plen >= SWR_CRC_COPY_MIN) {
+	zc = 0;
+	if (plen >= qp->ad->zc_min && wqe->nsge != 0) {
+		zc = swr_req_attach_zc(qp, wqe, off, plen, m, bth);
+		if (unlikely(zc < 0)) {
+			rte_pktmbuf_free(m);
+			*bad = true;
+			return NULL;
+		}
+	}
+	if (zc != 0) {
+		/* Sealed with the payload attached from its region. */
+	} else if (wqe->nsge != 0 && plen >= SWR_CRC_COPY_MIN) {
 		/* Out of the regions in the same pass as the ICRC. */
 		uint32_t crc = swr_frame_icrc_start(m, payload);
 

@@ -22,6 +22,7 @@
 #include "swroce_qp.h"
 #include "swroce_rc.h"
 #include "swroce_tx.h"
+#include "swroce_zc.h"
 
 /* Queue the ACK/NAK to send once READ responses are out (latest wins). */
 static void
@@ -34,12 +35,14 @@ swr_resp_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
 }
 
 /*
- * A READ response's payload out of the region (in the same pass as the
- * ICRC when large), then out the frame goes.
+ * A READ response's payload: attached from a plain region when the port
+ * takes chains and it is large enough (zero-copy), else copied out of the
+ * region (in the same pass as the ICRC when large); then out the frame
+ * goes.
  */
 static void
 swr_resp_read_payload(struct swr_qp *qp, struct rte_mbuf *m,
-		      struct ndk_roce_bth *bth, const struct swr_mr *mr,
+		      struct ndk_roce_bth *bth, struct swr_mr *mr,
 		      uint64_t va, uint32_t plen)
 {
 	uint8_t *payload = swr_pkt_payload(bth);
@@ -49,6 +52,11 @@ swr_resp_read_payload(struct swr_qp *qp, struct rte_mbuf *m,
 		if (plen != 0)
 			swr_mr_copy(mr, va, payload, plen, false);
 		swr_pkt_send(qp, m);
+		return;
+	}
+	if (plen >= qp->ad->zc_min && mr->kind == SWR_MR_PLAIN &&
+	    swr_pkt_attach_zc(qp, m, bth, mr, va, plen) == 0) {
+		swr_pkt_xmit(qp, m);
 		return;
 	}
 	crc = swr_frame_icrc_start(m, payload);
@@ -537,7 +545,7 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 			unsigned int pos = r->npkts == 1 ? 3 : k == 0 ? 0 :
 				k + 1 == r->npkts ? 2 : 1;
 			uint32_t psn = ndk_roce_psn_add(r->first_psn, k);
-			const struct swr_mr *mr;
+			struct swr_mr *mr;
 			struct ndk_roce_bth *bth;
 			struct rte_mbuf *m;
 

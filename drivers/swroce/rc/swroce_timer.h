@@ -136,6 +136,16 @@ swr_tw_arm(struct swr_tw *tw, struct swr_tw_node *nd, uint64_t deadline)
 }
 
 /**
+ * Whether swr_tw_advance() at TSC @p now has a tick to visit: a poll
+ * within the tick of the one before skips the call altogether.
+ */
+static inline bool
+swr_tw_due(const struct swr_tw *tw, uint64_t now)
+{
+	return (int64_t)((now >> tw->shift) - tw->cur) > 0;
+}
+
+/**
  * Fire the timers of every tick that has passed by TSC @p now, calling
  * @p fn for each (in no particular order within a tick). Timers armed by
  * the callbacks fire at a later call. After a long pause every slot is

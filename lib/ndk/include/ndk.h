@@ -320,6 +320,15 @@ struct ndk_adapter_config {
 	 * (sent to its solicited-node group or to it) and ICMPv6 echo.
 	 */
 	uint8_t ipv6[16];
+	/**
+	 * Trust the link's own integrity instead of checking the ICRC of
+	 * received frames, on links that cannot corrupt a frame (net_ring,
+	 * net_memif: memory to memory); refused with a warning on any other
+	 * port. Off by default; frames accepted unchecked are counted in
+	 * the adapter counter rx_icrc_trusted. Transmitted frames always
+	 * carry their ICRC.
+	 */
+	bool trust_link_crc;
 };
 
 /**
@@ -668,7 +677,9 @@ ndk_status_t ndk_create_mr(struct ndk_pd *pd, bool fast_register,
  * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not DPDK memory, zero
  *   length, too large, unknown flags), STATUS_INVALID_DEVICE_STATE (already
  *   registered), STATUS_INVALID_DEVICE_REQUEST (a fast-register MR),
- *   STATUS_INSUFFICIENT_RESOURCES (table full).
+ *   STATUS_INSUFFICIENT_RESOURCES (table full), STATUS_DEVICE_BUSY
+ *   (deregistered, but frames sent from it are still out: see
+ *   ndk_deregister_mr()).
  */
 ndk_status_t ndk_register_mr(struct ndk_mr *mr, void *va, size_t length,
 			     uint32_t flags);
@@ -676,10 +687,30 @@ ndk_status_t ndk_register_mr(struct ndk_mr *mr, void *va, size_t length,
 /**
  * NdkDeregisterMr: after it returns the region's tokens are refused by
  * both local posts and remote peers.
+ * @return STATUS_SUCCESS: the memory is the application's again;
+ *   STATUS_PENDING: frames the provider sent straight from the region
+ *   (zero-copy transmit) are still out, so the memory must stay as it is
+ *   until ndk_close_mr() of the MR completes; STATUS_INVALID_DEVICE_STATE
+ *   (not registered), STATUS_INVALID_DEVICE_REQUEST (a fast-register MR).
  */
 ndk_status_t ndk_deregister_mr(struct ndk_mr *mr);
 
-/** NdkCloseMr (deregisters first if needed). */
+/**
+ * NdkCloseMr (deregisters first if needed). Once it has completed, no
+ * frame points into the region any more: the memory is the application's.
+ * Frames sent straight from the region (zero-copy transmit, see
+ * ndk_deregister_mr()) may still be out when it is called:
+ * - with @p done: STATUS_PENDING, and @p done is called on a control
+ *   thread (the EAL's interrupt thread, or the thread of a later control
+ *   call on the adapter) once the last one is back, or by
+ *   ndk_adapter_close();
+ * - without (@p done NULL): the call waits for them (the adapter's queues
+ *   must keep being polled by their lcores, or by nobody: then the caller
+ *   frees what the port has sent) and returns STATUS_SUCCESS. If they are
+ *   not back within 5 s (a ring peer that does not receive) it logs an
+ *   error and returns STATUS_PENDING: the memory must then stay as it is.
+ * Control path: not from a callback run by the adapter's poll.
+ */
 ndk_status_t ndk_close_mr(struct ndk_mr *mr, ndk_close_completion_fn done,
 			  void *context);
 
