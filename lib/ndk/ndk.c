@@ -311,6 +311,60 @@ ndk_close_qp(struct ndk_qp *qp, ndk_close_completion_fn done, void *context)
 	return qp->dispatch->close(qp, done, context);
 }
 
+/* ------------------------------------------------------------------ */
+/* Shared receive queues (ndk_srq.h)                                   */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+ndk_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sges,
+	       uint32_t notify_threshold, ndk_srq_notify_fn notify,
+	       void *notify_context, struct ndk_srq **srq)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) || srq == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (pd->dispatch->create_srq == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return pd->dispatch->create_srq(pd, depth, max_sges, notify_threshold,
+					notify, notify_context, srq);
+}
+
+ndk_status_t
+ndk_modify_srq(struct ndk_srq *srq, uint32_t depth, uint32_t notify_threshold)
+{
+	if (!obj_ok(srq, NDK_OBJECT_TYPE_SRQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	return srq->dispatch->modify(srq, depth, notify_threshold);
+}
+
+ndk_status_t
+ndk_close_srq(struct ndk_srq *srq, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(srq, NDK_OBJECT_TYPE_SRQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	return srq->dispatch->close(srq, done, context);
+}
+
+ndk_status_t
+ndk_create_qp_with_srq(struct ndk_pd *pd, struct ndk_cq *receive_cq,
+		       struct ndk_cq *initiator_cq, struct ndk_srq *srq,
+		       void *qp_context, uint32_t initiator_queue_depth,
+		       uint32_t max_initiator_request_sge,
+		       uint32_t inline_data_size, struct ndk_qp **qp)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) ||
+	    !obj_ok(receive_cq, NDK_OBJECT_TYPE_CQ) ||
+	    !obj_ok(initiator_cq, NDK_OBJECT_TYPE_CQ) ||
+	    !obj_ok(srq, NDK_OBJECT_TYPE_SRQ) || qp == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (pd->dispatch->create_qp_with_srq == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return pd->dispatch->create_qp_with_srq(pd, receive_cq, initiator_cq,
+						srq, qp_context,
+						initiator_queue_depth,
+						max_initiator_request_sge,
+						inline_data_size, qp);
+}
+
 void
 ndk_flush(struct ndk_qp *qp)
 {

@@ -29,6 +29,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_sched.h"
+#include "swroce_srq.h"
 
 /* Frames up to a 4096-byte payload with every header fit one mbuf. */
 #define SWR_MBUF_DATA (RTE_PKTMBUF_HEADROOM + 4096 + NDK_ROCE_MAX_OVERHEAD + 64)
@@ -419,7 +420,7 @@ swr_info_init(struct swr_adapter *ad)
 	i->max_outbound_read_limit = SWR_MAX_RD_ATOMIC;
 	i->max_receive_queue_depth = SWR_MAX_QUEUE_DEPTH;
 	i->max_initiator_queue_depth = SWR_MAX_QUEUE_DEPTH;
-	i->max_srq_depth = 0;
+	i->max_srq_depth = SWR_MAX_SRQ_DEPTH;
 	i->max_cq_depth = SWR_MAX_CQ_DEPTH;
 	i->large_request_threshold = 4096;
 	i->max_caller_data = 56;
@@ -666,6 +667,9 @@ swr_close(struct ndk_adapter *adapter)
 	swr_own_all(ad);
 	/* We own it now: every ctl request below runs inline. */
 	swr_close_qps(ad, NULL);
+	/* SRQs left open die with the adapter (their callback is told). */
+	while (ad->srq_list != NULL)
+		swr_srq_destroy(ad->srq_list);
 	while (ad->pd_list != NULL)
 		swr_pd_destroy(ad->pd_list);
 	while (ad->cq_list != NULL)
