@@ -283,14 +283,19 @@ static ndk_status_t
 att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	       uint32_t *size)
 {
+	ndk_status_t st;
+
 	if (info == NULL || *size < sizeof(*info)) {
 		*size = sizeof(*info);
 		return NDK_STATUS_BUFFER_TOO_SMALL;
 	}
 	if (att_health(a) != NDK_STATUS_SUCCESS)
 		return NDK_STATUS_DEVICE_REMOVED;
-	/* Read-only after open: a copy of the daemon's. */
-	return swr_query_info(att_ad(a)->sad, info, size);
+	/* Read-only after open: a copy of the daemon's, but for what this
+	 * provider lacks: shared receive queues (ndk_srq.h). */
+	st = swr_query_info(att_ad(a)->sad, info, size);
+	info->max_srq_depth = 0;
+	return st;
 }
 
 static ndk_status_t
