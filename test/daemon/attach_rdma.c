@@ -7,7 +7,10 @@
  * with ndk_qp_connect() over addresses the test relays, then the active
  * side, each round, RDMA WRITEs a pattern into the passive side's buffer,
  * READs it back and compares, and SENDs it; the passive side checks that
- * the message and its buffer both hold the round's pattern.
+ * the message and its buffer both hold the round's pattern. Before that,
+ * shared receive queues must be as the adapter info says: embedded, an
+ * SRQ is created and closed; attached, max_srq_depth is 0 and
+ * ndk_create_srq() answers STATUS_NOT_SUPPORTED.
  *
  *   prints "OPEN" once the adapter is open (a memif server's socket is
  *   then listening), "INFO qpn=N va=V token=T"; reads "PEER qpn=N va=V token=T"
@@ -150,6 +153,29 @@ check_xstats(void)
 		fail("xstats: frames not counted");
 }
 
+/* Shared receive queues exist exactly when the adapter info says so. */
+static void
+check_srq(struct ndk_pd *pd)
+{
+	bool attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	struct ndk_adapter_info info;
+	uint32_t sz = sizeof(info);
+	struct ndk_srq *srq = NULL;
+	ndk_status_t st;
+
+	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS)
+		fail("adapter info");
+	st = ndk_create_srq(pd, 4, 1, 0, NULL, NULL, &srq);
+	if (attached ? info.max_srq_depth != 0 || st != NDK_STATUS_NOT_SUPPORTED
+		     : info.max_srq_depth == 0 || st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "attach-rdma: max_srq_depth %u, create SRQ: "
+			"%s\n", info.max_srq_depth, ndk_status_str(st));
+		fail("SRQ support not as the adapter info says");
+	}
+	if (srq != NULL && ndk_close_srq(srq, NULL, NULL) != NDK_STATUS_SUCCESS)
+		fail("close SRQ");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -223,6 +249,7 @@ main(int argc, char **argv)
 			    NDK_MR_FLAG_ALLOW_REMOTE_READ |
 			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) != NDK_STATUS_SUCCESS)
 		fail("resources");
+	check_srq(pd);
 	token = ndk_mr_local_token(mr);
 	printf("INFO qpn=%u va=%" PRIu64 " token=%u\n", ndk_qp_num(qp),
 	       (uint64_t)(uintptr_t)buf, ndk_mr_remote_token(mr));
