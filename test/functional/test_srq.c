@@ -83,6 +83,44 @@ srq_post(struct ndk_srq *srq, struct ndk_pair_buf *rb, uint32_t slot)
 	return ndk_srq_receive(srq, (void *)(uintptr_t)(slot + 1), &s, 1);
 }
 
+/* A PD on side B, an SRQ in it and @p nbuf receive buffers of RBUF. */
+struct srq_fix {
+	struct ndk_pd *pd;
+	struct ndk_srq *srq;
+	struct ndk_pair_buf *rb;
+};
+
+static int
+fix_open(struct ndk_pair *p, struct srq_fix *f, uint32_t depth,
+	 uint32_t threshold, struct srq_cb *cb, uint32_t nbuf)
+{
+	ndk_status_t st;
+
+	TEST_ASSERT(p != NULL, "pair");
+	TEST_ASSERT_EQ(ndk_create_pd(p->ad[1], &f->pd), NDK_STATUS_SUCCESS,
+		       "PD");
+	st = ndk_create_srq(f->pd, depth, 1, threshold,
+			    cb != NULL ? srq_notify : NULL, cb, &f->srq);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "create SRQ: %s",
+		       ndk_status_str(st));
+	f->rb = ndk_pair_buf_alloc(p, f->pd, (size_t)nbuf * RBUF,
+				   NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(f->rb != NULL, "receive buffers");
+	return 0;
+}
+
+/* Close what fix_open() made; its QPs are closed: the SRQ closes inline. */
+static int
+fix_close(struct srq_fix *f)
+{
+	ndk_pair_buf_free(f->rb);
+	TEST_ASSERT_EQ(ndk_close_srq(f->srq, NULL, NULL), NDK_STATUS_SUCCESS,
+		       "close SRQ after its QPs");
+	TEST_ASSERT_EQ(ndk_close_pd(f->pd, NULL, NULL), NDK_STATUS_SUCCESS,
+		       "close PD");
+	return 0;
+}
+
 /*
  * @p n connections whose B side uses @p srq (in @p pd); QP contexts are
  * &ctx[i] on both sides.
@@ -129,25 +167,22 @@ shared_case(uint32_t n, uint32_t per, uint32_t depth)
 	struct ndk_pair_buf **src = calloc(n, sizeof(*src));
 	struct ndk_pair_buf *rb;
 	struct ndk_srq *srq;
-	struct ndk_pd *pd;
+	struct srq_fix f;
 	ndk_status_t st;
 	uint64_t spins = 0;
 
-	TEST_ASSERT(p != NULL && c != NULL && ctx != NULL && got != NULL &&
+	TEST_ASSERT(c != NULL && ctx != NULL && got != NULL &&
 		    sent != NULL && sdn != NULL && src != NULL, "setup");
-	TEST_ASSERT_EQ(ndk_create_pd(p->ad[1], &pd), NDK_STATUS_SUCCESS, "PD");
-	st = ndk_create_srq(pd, depth, 1, 0, NULL, NULL, &srq);
-	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "create SRQ: %s",
-		       ndk_status_str(st));
-	rb = ndk_pair_buf_alloc(p, pd, (size_t)depth * RBUF,
-				NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
-	TEST_ASSERT(rb != NULL, "receive buffers");
+	if (fix_open(p, &f, depth, 0, NULL, depth) != 0)
+		return -1;
+	srq = f.srq;
+	rb = f.rb;
 	for (uint32_t s = 0; s < depth; s++) {
 		TEST_ASSERT_EQ(srq_post(srq, rb, s), NDK_STATUS_SUCCESS,
 			       "SRQ receive %u", s);
 		posted++;
 	}
-	if (conns_on_srq(p, pd, srq, c, ctx, n) != 0)
+	if (conns_on_srq(p, f.pd, srq, c, ctx, n) != 0)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		src[i] = ndk_pair_buf_alloc(p, c[i]->pd[0], (size_t)per * 3000,
@@ -241,11 +276,8 @@ shared_case(uint32_t n, uint32_t per, uint32_t depth)
 		ndk_pair_buf_free(src[i]);
 		ndk_pair_conn_destroy(c[i]);
 	}
-	ndk_pair_buf_free(rb);
-	TEST_ASSERT_EQ(ndk_close_srq(srq, NULL, NULL), NDK_STATUS_SUCCESS,
-		       "close SRQ after its QPs");
-	TEST_ASSERT_EQ(ndk_close_pd(pd, NULL, NULL), NDK_STATUS_SUCCESS,
-		       "close PD");
+	if (fix_close(&f) != 0)
+		return -1;
 	free(c);
 	free(ctx);
 	free(got);
@@ -285,20 +317,14 @@ t_rnr(void)
 	struct ndk_pair *p = pair_get(SRQ_MTU);
 	struct ndk_test_xstats a0, b0, a1, b1;
 	struct ndk_pair_conn *c[2];
-	struct ndk_pair_buf *src, *rb;
+	struct ndk_pair_buf *src;
 	uint32_t ctx[2];
 	struct ndk_result_ex r;
-	struct ndk_srq *srq;
-	struct ndk_pd *pd;
+	struct srq_fix f;
 	struct ndk_sge s;
 
-	TEST_ASSERT(p != NULL, "pair");
-	TEST_ASSERT_EQ(ndk_create_pd(p->ad[1], &pd), NDK_STATUS_SUCCESS, "PD");
-	TEST_ASSERT_EQ(ndk_create_srq(pd, 4, 1, 0, NULL, NULL, &srq),
-		       NDK_STATUS_SUCCESS, "SRQ");
-	rb = ndk_pair_buf_alloc(p, pd, 4 * RBUF, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
-	TEST_ASSERT(rb != NULL, "buffers");
-	if (conns_on_srq(p, pd, srq, c, ctx, 2) != 0)
+	if (fix_open(p, &f, 4, 0, NULL, 4) != 0 ||
+	    conns_on_srq(p, f.pd, f.srq, c, ctx, 2) != 0)
 		return -1;
 	src = ndk_pair_buf_alloc(p, c[1]->pd[0], 1000, 0);
 	TEST_ASSERT(src != NULL, "buffers");
@@ -312,7 +338,7 @@ t_rnr(void)
 	if (expect_none(c[1]->icq[0], "send with the SRQ empty") != 0 ||
 	    expect_none(c[1]->rcq[1], "receive side") != 0)
 		return -1;
-	TEST_ASSERT_EQ(srq_post(srq, rb, 2), NDK_STATUS_SUCCESS, "receive");
+	TEST_ASSERT_EQ(srq_post(f.srq, f.rb, 2), NDK_STATUS_SUCCESS, "receive");
 	if (expect_ok(c[1]->icq[0], NDK_OP_SEND, (void *)1, "RNR send") != 0)
 		return -1;
 	TEST_ASSERT_EQ(ndk_pair_wait(c[1]->rcq[1], &r, 1, WAIT_S), 1,
@@ -321,7 +347,7 @@ t_rnr(void)
 		    r.request_context == (void *)3 &&
 		    r.qp_context == &ctx[1] && r.bytes_transferred == 1000,
 		    "receive: %s", ndk_status_str(r.status));
-	TEST_ASSERT(ndk_pair_check(rb->data + 2 * RBUF, 1000, 77) < 0,
+	TEST_ASSERT(ndk_pair_check(f.rb->data + 2 * RBUF, 1000, 77) < 0,
 		    "data");
 	if (expect_none(c[0]->rcq[1], "the other QP") != 0)
 		return -1;
@@ -335,11 +361,7 @@ t_rnr(void)
 	for (int i = 0; i < 2; i++)
 		ndk_pair_conn_destroy(c[i]);
 	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(rb);
-	TEST_ASSERT_EQ(ndk_close_srq(srq, NULL, NULL), NDK_STATUS_SUCCESS,
-		       "close SRQ");
-	TEST_ASSERT_EQ(ndk_close_pd(pd, NULL, NULL), NDK_STATUS_SUCCESS, "PD");
-	return 0;
+	return fix_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -372,19 +394,17 @@ t_threshold(void)
 	struct ndk_pair_conn *c;
 	struct ndk_pair_buf *src, *rb;
 	struct ndk_srq *srq;
-	struct ndk_pd *pd;
+	struct srq_fix f;
 	uint32_t ctx;
 
-	TEST_ASSERT(p != NULL, "pair");
-	TEST_ASSERT_EQ(ndk_create_pd(p->ad[1], &pd), NDK_STATUS_SUCCESS, "PD");
 	/* Armed at creation at 3: fires when a take leaves fewer than 3. */
-	TEST_ASSERT_EQ(ndk_create_srq(pd, 8, 1, 3, srq_notify, &cb, &srq),
-		       NDK_STATUS_SUCCESS, "SRQ");
-	rb = ndk_pair_buf_alloc(p, pd, 8 * RBUF, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
-	TEST_ASSERT(rb != NULL, "buffers");
+	if (fix_open(p, &f, 8, 3, &cb, 8) != 0)
+		return -1;
+	srq = f.srq;
+	rb = f.rb;
 	for (uint32_t i = 0; i < 5; i++)
 		TEST_ASSERT_EQ(srq_post(srq, rb, i), NDK_STATUS_SUCCESS, "post");
-	if (conns_on_srq(p, pd, srq, &c, &ctx, 1) != 0)
+	if (conns_on_srq(p, f.pd, srq, &c, &ctx, 1) != 0)
 		return -1;
 	src = ndk_pair_buf_alloc(p, c->pd[0], 100, 0);
 	TEST_ASSERT(src != NULL, "buffers");
@@ -424,11 +444,7 @@ t_threshold(void)
 	TEST_ASSERT_EQ(cb.errors + cb.other, 0, "other notifications");
 	ndk_pair_conn_destroy(c);
 	ndk_pair_buf_free(src);
-	ndk_pair_buf_free(rb);
-	TEST_ASSERT_EQ(ndk_close_srq(srq, NULL, NULL), NDK_STATUS_SUCCESS,
-		       "close SRQ (receives left in it)");
-	TEST_ASSERT_EQ(ndk_close_pd(pd, NULL, NULL), NDK_STATUS_SUCCESS, "PD");
-	return 0;
+	return fix_close(&f);   /* receives left in the SRQ */
 }
 
 /* ------------------------------------------------------------------ */
@@ -443,7 +459,7 @@ t_send_inv(void)
 	struct ndk_pair_buf *src, *rb;
 	struct ndk_result_ex r;
 	struct ndk_srq *srq;
-	struct ndk_sge s;
+	struct ndk_sge s, s2;
 	ndk_status_t st;
 	int rc = tok_open(&t, SRQ_MTU, NULL);
 
@@ -464,6 +480,7 @@ t_send_inv(void)
 				NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
 	TEST_ASSERT(src != NULL && rb != NULL, "buffers");
 	ndk_pair_fill(src->data, 300, 0xD00);
+	s2 = ndk_pair_sge(rb, RBUF, RBUF);
 	{
 		/* Two SGEs: 200 bytes into the first, the rest the second. */
 		struct ndk_sge two[2] = {
@@ -502,6 +519,34 @@ t_send_inv(void)
 	if (tok_remote_fails(&t, 0, false, false, f->base_va, f->rtoken, 100,
 			     "WRITE after remote invalidate") != 0)
 		return -1;
+	/*
+	 * A token B cannot invalidate, on a fresh connection: the receive
+	 * the SEND took from the SRQ completes STATUS_CONNECTION_ABORTED on
+	 * that QP and its slot goes back (all 4 can be posted again).
+	 */
+	if (tok_reconnect(&t) != 0)
+		return -1;
+	TEST_ASSERT_EQ(ndk_srq_receive(srq, (void *)0x53, &s2, 1),
+		       NDK_STATUS_SUCCESS, "SRQ receive");
+	st = ndk_send_and_invalidate(t.c->qp[0], (void *)0x54, &s, 1, 0,
+				     f->rtoken);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "post: %s", ndk_status_str(st));
+	if (tok_expect_failure(t.c->icq[0], NDK_OP_SEND, (void *)0x54, &r,
+			       "SEND inv of a dead token") != 0)
+		return -1;
+	TEST_ASSERT_EQ(ndk_pair_wait(t.c->rcq[1], &r, 1, WAIT_S), 1,
+		       "receive completion of the failed SEND");
+	TEST_ASSERT(r.status == NDK_STATUS_CONNECTION_ABORTED &&
+		    r.request_context == (void *)0x53 &&
+		    r.qp_context == &qctx_b &&
+		    r.provider_error == NDK_PERR_REM_INV_REQ,
+		    "receive: %s perr %u", ndk_status_str(r.status),
+		    r.provider_error);
+	if (tok_expect_both_error(t.c, "dead token") != 0)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		TEST_ASSERT_EQ(ndk_srq_receive(srq, NULL, &s2, 1),
+			       NDK_STATUS_SUCCESS, "slot %d back in the SRQ", i);
 	ndk_pair_buf_free(src);
 	ndk_pair_buf_free(rb);
 	ndk_pair_conn_destroy(t.c);
@@ -511,6 +556,61 @@ t_send_inv(void)
 		       "close SRQ");
 	tok_close(&t);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A QP of the SRQ flushed                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * NdkFlush on one QP of an SRQ completes none of the SRQ's receives (they
+ * are not that QP's): the other QP then gets both messages.
+ */
+static int
+t_flush(void)
+{
+	struct ndk_pair *p = pair_get(SRQ_MTU);
+	struct ndk_pair_conn *c[2];
+	struct ndk_pair_buf *src;
+	struct ndk_result_ex r;
+	uint32_t ctx[2];
+	struct srq_fix f;
+
+	if (fix_open(p, &f, 4, 0, NULL, 2) != 0 ||
+	    conns_on_srq(p, f.pd, f.srq, c, ctx, 2) != 0)
+		return -1;
+	TEST_ASSERT(srq_post(f.srq, f.rb, 0) == NDK_STATUS_SUCCESS &&
+		    srq_post(f.srq, f.rb, 1) == NDK_STATUS_SUCCESS, "receives");
+	ndk_flush(c[0]->qp[1]);
+	for (int i = 0; i < 5000 &&
+	     tok_qp_state(c[0]->qp[1]) != NDK_QP_STATE_ERROR; i++)
+		ndk_pair_sleep_ms(1);
+	TEST_ASSERT_EQ(tok_qp_state(c[0]->qp[1]), NDK_QP_STATE_ERROR,
+		       "flushed QP state");
+	ndk_pair_sleep_ms(50);
+	if (expect_none(c[0]->rcq[1], "the flushed QP") != 0)
+		return -1;
+	src = ndk_pair_buf_alloc(p, c[1]->pd[0], 2000, 0);
+	TEST_ASSERT(src != NULL, "buffers");
+	for (uint32_t k = 0; k < 2; k++) {
+		struct ndk_sge s = ndk_pair_sge(src, (size_t)k * 1000, 1000);
+
+		ndk_pair_fill(src->data + (size_t)k * 1000, 1000, 90 + k);
+		TEST_ASSERT_EQ(ndk_send(c[1]->qp[0], NULL, &s, 1, 0),
+			       NDK_STATUS_SUCCESS, "send %u", k);
+		TEST_ASSERT_EQ(ndk_pair_wait(c[1]->rcq[1], &r, 1, WAIT_S), 1,
+			       "receive %u on the other QP", k);
+		TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
+			    r.qp_context == &ctx[1] &&
+			    r.request_context == (void *)(uintptr_t)(k + 1) &&
+			    ndk_pair_check(f.rb->data + (size_t)k * RBUF, 1000,
+					   90 + k) < 0,
+			    "receive %u: %s", k, ndk_status_str(r.status));
+	}
+	for (int i = 0; i < 2; i++)
+		ndk_pair_conn_destroy(c[i]);
+	ndk_pair_buf_free(src);
+	return fix_close(&f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -688,6 +788,7 @@ static const struct ndk_test_case cases[] = {
 	{ "rnr", t_rnr },
 	{ "threshold", t_threshold },
 	{ "send_inv", t_send_inv },
+	{ "flush", t_flush },
 	{ "close_order", t_close_order },
 	{ "qps_1024", t_1024_qps },
 	{ "dies", t_dies },
