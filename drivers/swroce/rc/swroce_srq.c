@@ -27,6 +27,7 @@
 #include "swroce_adapter.h"
 #include "swroce_mr.h"
 #include "swroce_qp.h"
+#include "swroce_shared.h"
 #include "swroce_srq.h"
 
 static uint32_t srq_ring_seq; /* ring names, for rte_ring_dump only */
@@ -92,9 +93,9 @@ swr_srq_release(struct swr_srq *srq, struct swr_rwqe *wqe)
 /* Posting (the application; one poster per SRQ)                       */
 /* ------------------------------------------------------------------ */
 
-static ndk_status_t
-swr_srq_receive(struct ndk_srq *s, void *ctx, const struct ndk_sge *sgl,
-		uint32_t nsge)
+ndk_status_t
+swr_post_srq_receive(struct ndk_srq *s, void *ctx, const struct ndk_sge *sgl,
+		     uint32_t nsge)
 {
 	struct swr_srq *srq = srq_of(s);
 	struct swr_rwqe *wqe;
@@ -231,7 +232,7 @@ swr_srq_destroy(struct swr_srq *srq)
 static const struct ndk_srq_dispatch swr_srq_ops = {
 	.close = swr_srq_close,
 	.modify = swr_srq_modify,
-	.receive = swr_srq_receive,
+	.receive = swr_post_srq_receive,
 };
 
 /*

@@ -15,8 +15,9 @@
  * QP's receive CQ with that QP's QPContext. A SEND arriving while the SRQ
  * is empty is answered with an RNR NAK, exactly as on a QP's own receive
  * queue, and the sender retries. Adapter info max_srq_depth is the
- * largest depth (0: the provider has no SRQs; the attach provider has
- * none and returns STATUS_NOT_SUPPORTED).
+ * largest depth (0: the provider has no SRQs, and the calls below return
+ * STATUS_NOT_SUPPORTED). An attached application's SRQs (doc/attach.md)
+ * have no notification: a callback or threshold is STATUS_NOT_SUPPORTED.
  */
 
 #ifndef NDK_H
