@@ -106,17 +106,6 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.4f\n"
 # machine, halfway to the fastest slow one); a run counts in the mode its
 # raw phases share, and each mode gets its own medians.
 
-# med(list): the median of a space-separated list (awk, prepended).
-AWK_MED='
-function med(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	if (n == 0) return "n/a"
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : sprintf("%.6g", (a[n / 2] + a[n / 2 + 1]) / 2)
-}'
-
 # phases NAME RUN "TEST ARGS" [CLIENT EAL] [CLIENT VDEV]: raw, RoCE, raw.
 phases() {
 	memif_run "$1-raw1" "$2" "$3 --raw" "${4:-}" "${5:-}"

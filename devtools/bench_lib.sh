@@ -12,6 +12,18 @@ median() {
 		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# med(list): the median of a space-separated list for awk programs: prepend it,
+# awk "$AWK_MED"'...'.
+AWK_MED='
+function med(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	if (n == 0) return "n/a"
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : sprintf("%.6g", (a[n / 2] + a[n / 2 + 1]) / 2)
+}'
+
 log_load() {
 	echo "$(date +%T) $1: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
 }

@@ -134,17 +134,6 @@ nv_frames() { # HOST-FILE TARGET-FILE
 		printf "%.2f/%.3f", hrx / io, hrx / ttx; else print "n/a" }' "$1" "$2"
 }
 
-# med(list): the median of a space-separated list (awk, prepended).
-AWK_MED='
-function med(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	if (n == 0) return "n/a"
-	for (i = 1; i <= n; i++)
-		for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-	return n % 2 ? a[(n + 1) / 2] : sprintf("%.6g", (a[n / 2] + a[n / 2 + 1]) / 2)
-}'
-
 # judge NAME UNIT PERF-UNIT < "run nvmf perf1 perf2 frames" lines.
 judge() {
 	awk -v name="$1" -v unit="$2" -v punit="$3" "$AWK_MED"'

@@ -4,26 +4,15 @@
 # UndefinedBehaviorSanitizer and LeakSanitizer (gcc, build-asan/). The first
 # report ends the program with a non-zero status, so the test fails.
 #
-#   bash devtools/sanitize.sh [--ci] [suite...]  (default: unit functional
-#                                                 daemon)
+#   bash devtools/sanitize.sh [suite...]  (default: unit functional daemon)
 #
-# --ci (devtools/test.sh): the functional suite without its *_2q variants
-# and perf, to keep the whole CI run under 30 minutes on 2 CPUs. The _2q
-# programs are their one-queue twins over two queues: what differs is QPN
-# steering, which multiqueue (run) covers; perf runs ndk-perf between two
-# processes over memif (85 s instrumented): the same engines the
-# in-process programs drive, and ndk-perf itself runs instrumented,
-# attached, in the daemon suite's perf_attached.
+# devtools/test.sh (the CI) runs the functional and daemon suites only
+# here: each test once, instrumented.
 #
 # Logs: build-asan/meson-logs/<suite>.txt. doc/testing.md tells more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 B=${NDK_SAN_BUILD:-build-asan}
-ci=false
-if [ "${1:-}" = --ci ]; then
-	ci=true
-	shift
-fi
 SUITES=${*:-unit functional daemon}
 
 if [ ! -f "$B/build.ninja" ]; then
@@ -67,17 +56,8 @@ rc=0
 for s in $SUITES; do
 	np=1
 	[ "$s" = unit ] && np=2
-	sel=()
-	if $ci && [ "$s" = functional ]; then
-		# By name (within the suite: names repeat across suites):
-		# every functional test but perf and the _2q ones.
-		mapfile -t sel < <(meson test -C "$B" --no-rebuild --list \
-			--suite functional 2>/dev/null |
-			sed -n 's|^ndk-roce:functional / ||p' |
-			grep -v -e '_2q$' -e '^perf$')
-	fi
 	# Instrumented code runs 2-3 times slower: the same timeouts, tripled.
-	meson test -C "$B" --no-rebuild --suite "$s" "${sel[@]}" \
+	meson test -C "$B" --no-rebuild --suite "$s" \
 		--print-errorlogs \
 		--num-processes "$np" --timeout-multiplier 3 \
 		--logbase "$s" || rc=1

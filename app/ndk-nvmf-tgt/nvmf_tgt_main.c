@@ -174,6 +174,7 @@ parse_args(int argc, char **argv, struct tgt_opts *o)
 			break;
 		case 'e':
 			o->ethdev = optarg;
+			break;
 		case 'q':
 			o->queue_depth = (uint32_t)strtoul(optarg, NULL, 0);
 			if (o->queue_depth < 32 || o->queue_depth > 1024) {

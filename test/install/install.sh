@@ -46,8 +46,10 @@ if make -s -C "$OUT/src" O="$OUT" >"$OUT/make.log" 2>&1; then
 else
 	no "building hello_ndk:"; cat "$OUT/make.log"
 fi
-if ldd "$OUT/hello_ndk" 2>/dev/null | grep -q "$libdir/libndk.so" ||
-   LD_LIBRARY_PATH=$libdir ldd "$OUT/hello_ndk" | grep -q "$libdir/libndk.so"; then
+# ldd's output taken whole first: with pipefail, "ldd | grep -q" fails
+# whenever grep has matched and left before ldd wrote its last line.
+deps=$(ldd "$OUT/hello_ndk" 2>/dev/null; LD_LIBRARY_PATH=$libdir ldd "$OUT/hello_ndk" 2>/dev/null)
+if grep -q "$libdir/libndk.so" <<<"$deps"; then
 	ok "hello_ndk links the installed libndk.so"
 else
 	no "hello_ndk does not link the installed libndk.so"

@@ -38,6 +38,8 @@
 #      NDK_ROCED (default build/app/ndk-roced/ndk-roced)  TESTPMD
 #      PYTHON  NV_MTUS="1500 4200"  NV_LCORES=0-1  NV_DPDK_MEM
 #      NV_NS=ndk-nvmf  NV_CASE_TIMEOUT=300
+#      NV_ATTACHED_MTUS (the MTUs with an attached case; default: every
+#        one of NV_MTUS)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -371,7 +373,9 @@ nvmf_mtu() {
 	iop_boot_guest "$mtu" && iop_release_boot_server "$mtu" || return 0
 	write_guest_script
 	run_case "$mtu" "$rmtu"
-	run_attached "$mtu" "$rmtu"
+	case " ${NV_ATTACHED_MTUS-$IOP_MTUS} " in
+	*" $mtu "*) run_attached "$mtu" "$rmtu" ;;
+	esac
 	iop_guest_end "$mtu"
 }
 
