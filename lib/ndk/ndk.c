@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
@@ -81,6 +82,20 @@ ndk_query_adapter_info(struct ndk_adapter *adapter,
 	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || size == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
 	return adapter->dispatch->query_adapter_info(adapter, info, size);
+}
+
+ndk_status_t
+ndk_query_extension(const struct ndk_object_header *object,
+		    const struct ndk_guid *extension, struct ndk_version version,
+		    void *iface)
+{
+	RTE_SET_USED(version);
+	if (object == NULL || extension == NULL || iface == NULL ||
+	    object->type <= NDK_OBJECT_TYPE_UNDEFINED ||
+	    object->type >= NDK_OBJECT_TYPE_MAX)
+		return NDK_STATUS_INVALID_PARAMETER;
+	/* No extension interface is defined (NDKPI defines none either). */
+	return NDK_STATUS_NOT_SUPPORTED;
 }
 
 ndk_status_t

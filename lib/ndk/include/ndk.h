@@ -410,6 +410,33 @@ ndk_status_t ndk_adapter_health(struct ndk_adapter *adapter);
 ndk_status_t ndk_adapter_set_adaptive_rto(struct ndk_adapter *adapter,
 					  bool enable, uint32_t floor_us);
 
+/** A GUID naming an NDK extension interface (GUID). */
+struct ndk_guid {
+	uint32_t data1;
+	uint16_t data2;
+	uint16_t data3;
+	uint8_t data4[8];
+};
+
+/**
+ * NdkQueryExtension, the entry every NDK dispatch table (adapter, CQ, PD,
+ * MR, MW, SRQ, QP, connector, listener, shared endpoint) begins with after
+ * its close. NDKPI defines no extension interfaces, and neither does
+ * ndk-roce: for any object of any provider (embedded or attached) the
+ * answer is STATUS_NOT_SUPPORTED and @p iface is left untouched.
+ *
+ * @param object the object's header (the first member of every handle).
+ * @param extension the interface asked for.
+ * @param version the interface version asked for.
+ * @param iface where the interface would be written.
+ * @return STATUS_NOT_SUPPORTED; STATUS_INVALID_PARAMETER if @p object is
+ *   NULL or not an NDK object (type outside 1..NDK_OBJECT_TYPE_MAX-1),
+ *   or @p extension or @p iface is NULL.
+ */
+ndk_status_t ndk_query_extension(const struct ndk_object_header *object,
+				 const struct ndk_guid *extension,
+				 struct ndk_version version, void *iface);
+
 /**
  * NdkQueryAdapterInfo: copy the adapter's limits.
  * @param size in: size of @p info; out: bytes written (or needed).
