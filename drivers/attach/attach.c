@@ -283,14 +283,20 @@ static ndk_status_t
 att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	       uint32_t *size)
 {
+	ndk_status_t st;
+
 	if (info == NULL || *size < sizeof(*info)) {
 		*size = sizeof(*info);
 		return NDK_STATUS_BUFFER_TOO_SMALL;
 	}
 	if (att_health(a) != NDK_STATUS_SUCCESS)
 		return NDK_STATUS_DEVICE_REMOVED;
-	/* Read-only after open: a copy of the daemon's. */
-	return swr_query_info(att_ad(a)->sad, info, size);
+	/* Read-only after open: a copy of the daemon's, less what the
+	 * attach provider does not carry (doc/attach.md). */
+	st = swr_query_info(att_ad(a)->sad, info, size);
+	info->adapter_flags &= ~(NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
+		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED);
+	return st;
 }
 
 static ndk_status_t

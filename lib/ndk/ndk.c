@@ -197,6 +197,27 @@ ndk_close_cq(struct ndk_cq *cq, ndk_close_completion_fn done, void *context)
 }
 
 ndk_status_t
+ndk_resize_cq(struct ndk_cq *cq, uint32_t depth)
+{
+	if (!obj_ok(cq, NDK_OBJECT_TYPE_CQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (cq->dispatch->resize == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return cq->dispatch->resize(cq, depth);
+}
+
+ndk_status_t
+ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,
+				    uint32_t count)
+{
+	if (!obj_ok(cq, NDK_OBJECT_TYPE_CQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (cq->dispatch->moderate == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return cq->dispatch->moderate(cq, interval_us, count);
+}
+
+ndk_status_t
 ndk_create_pd(struct ndk_adapter *adapter, struct ndk_pd **pd)
 {
 	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || pd == NULL)

@@ -11,7 +11,9 @@
  * the QP takes its receives from a shared receive queue the passive side
  * posts them to. Before that, shared receive queues must be as the
  * adapter info says (max_srq_depth non-zero) and, attached, refuse a
- * notification callback with STATUS_NOT_SUPPORTED (doc/attach.md).
+ * notification callback with STATUS_NOT_SUPPORTED (doc/attach.md); CQ
+ * resize and interrupt moderation must be as the adapter flags say:
+ * embedded both, attached neither (STATUS_NOT_SUPPORTED).
  *
  *   prints "OPEN" once the adapter is open (a memif server's socket is
  *   then listening), "INFO qpn=N va=V token=T"; reads "PEER qpn=N va=V token=T"
@@ -196,6 +198,39 @@ check_srq(struct ndk_pd *pd)
 		fail("close SRQ");
 }
 
+/*
+ * NdkResizeCq and NdkControlCqInterruptModeration as the adapter flags
+ * say: supported embedded, STATUS_NOT_SUPPORTED (flags clear) attached.
+ */
+static void
+check_cq_controls(void)
+{
+	const uint32_t both = NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
+		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
+	bool attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	ndk_status_t want = attached ? NDK_STATUS_NOT_SUPPORTED :
+		NDK_STATUS_SUCCESS;
+	struct ndk_adapter_info info;
+	uint32_t sz = sizeof(info);
+	struct ndk_cq *c = NULL;
+	ndk_status_t rs, ms;
+
+	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS ||
+	    ndk_create_cq(ad, 16, NULL, NULL, &c) != NDK_STATUS_SUCCESS)
+		fail("adapter info, CQ");
+	rs = ndk_resize_cq(c, 32);
+	ms = ndk_control_cq_interrupt_moderation(c, 100, 8);
+	if ((info.adapter_flags & both) != (attached ? 0 : both) ||
+	    rs != want || ms != want) {
+		fprintf(stderr, "attach-rdma: adapter flags 0x%x, resize CQ: "
+			"%s, moderation: %s\n", info.adapter_flags,
+			ndk_status_str(rs), ndk_status_str(ms));
+		fail("CQ resize/moderation not as the adapter flags say");
+	}
+	if (ndk_close_cq(c, NULL, NULL) != NDK_STATUS_SUCCESS)
+		fail("close CQ");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -278,6 +313,7 @@ main(int argc, char **argv)
 			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) != NDK_STATUS_SUCCESS)
 		fail("resources");
 	check_srq(pd);
+	check_cq_controls();
 	token = ndk_mr_local_token(mr);
 	printf("INFO qpn=%u va=%" PRIu64 " token=%u\n", ndk_qp_num(qp),
 	       (uint64_t)(uintptr_t)buf, ndk_mr_remote_token(mr));

@@ -177,6 +177,9 @@ struct swr_adapter {
 
 	/* --- queue 0's owner only (adapter-wide work) --- */
 	uint64_t now;             /**< TSC at the start of queue 0's poll */
+	/** CQs with an interrupt moderation interval (swr_ctl_exec adds and
+	 * removes them), whose held notifications queue 0 delivers when due. */
+	struct swr_cq *mod_list;
 	struct swr_stats stats;   /**< ARP, CM, CQ: adapter-wide */
 
 	/* --- neighbours (owner only; see the Neighbours section) --- */

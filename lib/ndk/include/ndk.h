@@ -658,6 +658,42 @@ ndk_status_t ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth,
 ndk_status_t ndk_close_cq(struct ndk_cq *cq, ndk_close_completion_fn done,
 			  void *context);
 
+/**
+ * NdkResizeCq: change the CQ's depth, keeping every completion it holds.
+ * Completes inline (never STATUS_PENDING). Not concurrently with other
+ * calls on the same CQ (NDK serializes them); QPs keep using the CQ, and
+ * an armed notification stays armed.
+ * @param depth new depth, 1..max_cq_depth.
+ * @return STATUS_SUCCESS; STATUS_INVALID_PARAMETER (0 or above
+ *   max_cq_depth); STATUS_BUFFER_OVERFLOW (fewer than the completions it
+ *   holds now: nothing lost, the depth unchanged);
+ *   STATUS_INSUFFICIENT_RESOURCES; STATUS_INVALID_DEVICE_STATE (the CQ
+ *   overran and is dead); STATUS_INVALID_HANDLE; STATUS_NOT_SUPPORTED
+ *   when the adapter lacks NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED (an
+ *   attached application: doc/attach.md).
+ */
+ndk_status_t ndk_resize_cq(struct ndk_cq *cq, uint32_t depth);
+
+/**
+ * NdkControlCqInterruptModeration: hold an armed CQ's notification back
+ * until @p count completions arrived since the last notification or
+ * @p interval_us passed since the first one held, whichever comes first.
+ * Error completions and overruns are never held. Default: none. Latest
+ * settings win; one held under the old settings is delivered at once.
+ * Never pends. With a count alone (interval UINT32_MAX), fewer than
+ * @p count completions are never notified: the consumer's choice.
+ * @param interval_us 0: moderation off; UINT32_MAX: the count alone.
+ * @param count UINT32_MAX or above the CQ's depth: the interval alone;
+ *   0 or 1: every completion notifies (off).
+ * @return STATUS_SUCCESS; STATUS_INVALID_PARAMETER_MIX (both UINT32_MAX
+ *   or the like); STATUS_INVALID_HANDLE; STATUS_NOT_SUPPORTED when the
+ *   adapter lacks NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED (an
+ *   attached application: doc/attach.md).
+ */
+ndk_status_t ndk_control_cq_interrupt_moderation(struct ndk_cq *cq,
+						 uint32_t interval_us,
+						 uint32_t count);
+
 /** NdkArmCq: request one notification (NDK_CQ_NOTIFY_*). */
 static inline void
 ndk_arm_cq(struct ndk_cq *cq, uint32_t type)

@@ -98,6 +98,10 @@ struct ndk_cq_dispatch {
 				uint32_t n);
 	uint32_t (*get_results_ex)(struct ndk_cq *cq, struct ndk_result_ex *r,
 				   uint32_t n);
+	/* NULL: not supported (the adapter flags say so too). */
+	ndk_status_t (*resize)(struct ndk_cq *cq, uint32_t depth);
+	ndk_status_t (*moderate)(struct ndk_cq *cq, uint32_t interval_us,
+				 uint32_t count);
 };
 
 /** NDK_PD_DISPATCH. */
