@@ -12,9 +12,9 @@
  * the client sends, each side answers every message it receives, and both
  * print ibv_rc_pingpong's result lines. With -q N (or --srq, N = 16) it is
  * ibv_srq_pingpong instead: N RC QPs whose receives come from one SRQ,
- * its exchange of 256 addresses, a SEND in flight per QP (pp_run.c). The adapter is polled by the first
- * worker lcore (ndk_poller) or, with a single lcore, by the main thread
- * between CQ polls.
+ * its exchange of 256 addresses, a SEND in flight per QP (pp_run.c).
+ * The adapter is polled by the first worker lcore (ndk_poller) or, with a
+ * single lcore, by the main thread between CQ polls.
  *
  * Shutdown is ordered for memif, whose PMD may crash when a peer
  * disconnects while it is busy-polling (platform notes): once both loops
