@@ -268,6 +268,9 @@ typedef void (*ndk_srq_notify_fn)(void *context, ndk_status_t srq_status);
 /* Shared receive queues. */
 #include "ndk_srq.h"
 
+/* NdkQueryExtension, NdkResizeCq, NdkControlCqInterruptModeration. */
+#include "ndk_ext.h"
+
 /* ------------------------------------------------------------------ */
 /* Adapter                                                             */
 /* ------------------------------------------------------------------ */
@@ -409,33 +412,6 @@ ndk_status_t ndk_adapter_health(struct ndk_adapter *adapter);
  */
 ndk_status_t ndk_adapter_set_adaptive_rto(struct ndk_adapter *adapter,
 					  bool enable, uint32_t floor_us);
-
-/** A GUID naming an NDK extension interface (GUID). */
-struct ndk_guid {
-	uint32_t data1;
-	uint16_t data2;
-	uint16_t data3;
-	uint8_t data4[8];
-};
-
-/**
- * NdkQueryExtension, the entry every NDK dispatch table (adapter, CQ, PD,
- * MR, MW, SRQ, QP, connector, listener, shared endpoint) begins with after
- * its close. NDKPI defines no extension interfaces, and neither does
- * ndk-roce: for any object of any provider (embedded or attached) the
- * answer is STATUS_NOT_SUPPORTED and @p iface is left untouched.
- *
- * @param object the object's header (the first member of every handle).
- * @param extension the interface asked for.
- * @param version the interface version asked for.
- * @param iface where the interface would be written.
- * @return STATUS_NOT_SUPPORTED; STATUS_INVALID_PARAMETER if @p object is
- *   NULL or not an NDK object (type outside 1..NDK_OBJECT_TYPE_MAX-1),
- *   or @p extension or @p iface is NULL.
- */
-ndk_status_t ndk_query_extension(const struct ndk_object_header *object,
-				 const struct ndk_guid *extension,
-				 struct ndk_version version, void *iface);
 
 /**
  * NdkQueryAdapterInfo: copy the adapter's limits.
@@ -657,42 +633,6 @@ ndk_status_t ndk_create_cq(struct ndk_adapter *adapter, uint32_t depth,
  */
 ndk_status_t ndk_close_cq(struct ndk_cq *cq, ndk_close_completion_fn done,
 			  void *context);
-
-/**
- * NdkResizeCq: change the CQ's depth, keeping every completion it holds.
- * Completes inline (never STATUS_PENDING). Not concurrently with other
- * calls on the same CQ (NDK serializes them); QPs keep using the CQ, and
- * an armed notification stays armed.
- * @param depth new depth, 1..max_cq_depth.
- * @return STATUS_SUCCESS; STATUS_INVALID_PARAMETER (0 or above
- *   max_cq_depth); STATUS_BUFFER_OVERFLOW (fewer than the completions it
- *   holds now: nothing lost, the depth unchanged);
- *   STATUS_INSUFFICIENT_RESOURCES; STATUS_INVALID_DEVICE_STATE (the CQ
- *   overran and is dead); STATUS_INVALID_HANDLE; STATUS_NOT_SUPPORTED
- *   when the adapter lacks NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED (an
- *   attached application: doc/attach.md).
- */
-ndk_status_t ndk_resize_cq(struct ndk_cq *cq, uint32_t depth);
-
-/**
- * NdkControlCqInterruptModeration: hold an armed CQ's notification back
- * until @p count completions arrived since the last notification or
- * @p interval_us passed since the first one held, whichever comes first.
- * Error completions and overruns are never held. Default: none. Latest
- * settings win; one held under the old settings is delivered at once.
- * Never pends. With a count alone (interval UINT32_MAX), fewer than
- * @p count completions are never notified: the consumer's choice.
- * @param interval_us 0: moderation off; UINT32_MAX: the count alone.
- * @param count UINT32_MAX or above the CQ's depth: the interval alone;
- *   0 or 1: every completion notifies (off).
- * @return STATUS_SUCCESS; STATUS_INVALID_PARAMETER_MIX (both UINT32_MAX
- *   or the like); STATUS_INVALID_HANDLE; STATUS_NOT_SUPPORTED when the
- *   adapter lacks NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED (an
- *   attached application: doc/attach.md).
- */
-ndk_status_t ndk_control_cq_interrupt_moderation(struct ndk_cq *cq,
-						 uint32_t interval_us,
-						 uint32_t count);
 
 /** NdkArmCq: request one notification (NDK_CQ_NOTIFY_*). */
 static inline void
