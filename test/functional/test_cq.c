@@ -3,7 +3,7 @@
 /*
  * Functional: NdkResizeCq and NdkControlCqInterruptModeration on swroce.
  * Side A SENDs, side B's receive CQ is the one resized or moderated.
- * Cases: the adapter flags that announce both; resize below what the CQ
+ * Cases: the adapter flags (these two and the others as they hold); resize below what the CQ
  * holds (refused, nothing lost), up with entries in it (kept in order,
  * more arriving), twice, while armed, bad depths; moderation by count, by
  * interval, both, switched off with one held (delivered at once), the
@@ -119,6 +119,16 @@ t_flags(void)
 	TEST_ASSERT(p != NULL, "pair");
 	TEST_ASSERT_EQ(p->info[0].adapter_flags & want, want,
 		       "adapter flags 0x%x", p->info[0].adapter_flags);
+	/* The others as they hold (doc/provider.md). */
+	TEST_ASSERT(!(p->info[0].adapter_flags &
+		      (NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED |
+		       NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED)),
+		    "in-order DMA or loopback claimed: 0x%x",
+		    p->info[0].adapter_flags);
+	TEST_ASSERT_EQ(!!(p->info[0].adapter_flags &
+			  NDK_ADAPTER_FLAG_MULTI_ENGINE_SUPPORTED),
+		       p->info[0].nb_queues > 1, "multi-engine with %u queues",
+		       p->info[0].nb_queues);
 	return 0;
 }
 

@@ -425,12 +425,19 @@ swr_info_init(struct swr_adapter *ad)
 	i->large_request_threshold = 4096;
 	i->max_caller_data = 56;
 	i->max_callee_data = 196;
-	i->adapter_flags = NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED |
-		NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED |
+	/*
+	 * What holds (doc/provider.md): not IN_ORDER_DMA (READ responses
+	 * past a lost one are placed before it, doc/rc.md), not
+	 * LOOPBACK_CONNECTIONS (a connection to our own address is refused),
+	 * MULTI_ENGINE only with a queue per polling lcore to spread over.
+	 */
+	i->adapter_flags = NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED |
 		NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED |
 		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED |
 		NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
-		NDK_ADAPTER_FLAG_X_REMOTE_INVALIDATE_SUPPORTED;
+		NDK_ADAPTER_FLAG_X_REMOTE_INVALIDATE_SUPPORTED |
+		(ad->nb_queues > 1 ? NDK_ADAPTER_FLAG_MULTI_ENGINE_SUPPORTED :
+		 0);
 	i->rdma_technology = NDK_RDMA_ROCEV2;
 	i->max_path_mtu = ad->max_path_mtu;
 	i->port_id = ad->port_id;
