@@ -24,7 +24,7 @@
 # frames in one buffer, see doc/performance.md), BUILD (build), OUT
 # (bench-out/<date>).
 # Figures: read64k read64k-zc write64 send64 frame64 readlat qps4096
-# loss1 ring.
+# loss1 srq ring.
 #
 # A benchmark, not a test: it asserts nothing. The machine is shared:
 # the load average is logged before every run (OUT/load.txt).
@@ -265,6 +265,14 @@ fig_loss1() {
 		"--single-file-segments" ",zero-copy=yes"
 }
 
+# 64-byte SENDs over 16 QPs whose receives come from one shared receive
+# queue (depth 16 x 64) against the same with a 64-deep receive queue per
+# QP, in the same run: op rates.
+fig_srq() {
+	ab_figure srq 5 Mops/s srq "send_bw -s 64 -q 16 -r 64 -D $SECS --use_srq" \
+		perqp "send_bw -s 64 -q 16 -r 64 -D $SECS"
+}
+
 # net_ring in one process: ndk-demo's raw rows and RoCE rows.
 fig_ring() {
 	local cmd="$DEMO -l 0-1 --no-pci --in-memory --log-level=lib.eal:error -- -t $SECS -m 4096 -s 64,64K -o write,read,send --raw-baseline"
@@ -302,14 +310,14 @@ fig_ring() {
 	done
 }
 
-ALL="read64k read64k-zc write64 send64 frame64 readlat qps4096 loss1 ring"
+ALL="read64k read64k-zc write64 send64 frame64 readlat qps4096 loss1 srq ring"
 FIGS=${*:-$ALL}
 echo "bench: RUNS=$RUNS SECS=$SECS LAT_ITERS=$LAT_ITERS BSIZE=$BSIZE -> $OUT"
 echo "bench: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(git describe --always --dirty)" |
 	tee -a "$RESULTS"
 for f in $FIGS; do
 	case $f in
-	read64k|read64k-zc|write64|send64|frame64|readlat|qps4096|loss1|ring)
+	read64k|read64k-zc|write64|send64|frame64|readlat|qps4096|loss1|srq|ring)
 		"fig_${f//-/_}" ;;
 	*)	echo "bench: unknown figure $f (known: $ALL)" >&2; exit 2 ;;
 	esac

@@ -583,9 +583,19 @@ ndk_pair_conn_create(struct ndk_pair *pair,
 			}
 		}
 		what = "ndk_create_qp";
-		st = ndk_create_qp(conn->pd[s], conn->rcq[s], conn->icq[s],
-				   qctx, o->rq_depth, o->sq_depth, o->max_rsge,
-				   o->max_isge, o->inline_size, &conn->qp[s]);
+		if (o->srq[s] != NULL)
+			st = ndk_create_qp_with_srq(conn->pd[s], conn->rcq[s],
+						    conn->icq[s], o->srq[s],
+						    qctx, o->sq_depth,
+						    o->max_isge,
+						    o->inline_size,
+						    &conn->qp[s]);
+		else
+			st = ndk_create_qp(conn->pd[s], conn->rcq[s],
+					   conn->icq[s], qctx, o->rq_depth,
+					   o->sq_depth, o->max_rsge,
+					   o->max_isge, o->inline_size,
+					   &conn->qp[s]);
 		if (st != NDK_STATUS_SUCCESS) {
 			conn->qp[s] = NULL;
 			goto fail;

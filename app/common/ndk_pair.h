@@ -186,6 +186,12 @@ struct ndk_pair_conn_opts {
 	bool shared_cq;             /**< one CQ per side for both queues */
 	/** Use these PDs instead of creating one per side (NULL: create). */
 	struct ndk_pd *pd[2];
+	/**
+	 * Side s's receives come from SRQ srq[s] (ndk_create_qp_with_srq();
+	 * pd[s] must be its PD; rq_depth and max_rsge are then unused)
+	 * [NULL: the QP's own receive queue].
+	 */
+	struct ndk_srq *srq[2];
 	/** CQ notification callbacks per side (NULL: none). */
 	ndk_cq_notify_fn notify;
 	void *notify_ctx[2];

@@ -108,6 +108,7 @@ struct perf_opts {
 	bool have_peer_mac;     /**< --peer-mac given */
 	uint8_t peer_mac[6];
 	bool verify;            /**< --verify */
+	bool use_srq;           /**< --use_srq: receives from one SRQ */
 	bool stats;             /**< --stats: adapter counters at the end */
 	enum perf_raw_mode raw; /**< --raw, --raw-baseline */
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */

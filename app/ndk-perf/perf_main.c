@@ -154,6 +154,10 @@ perf_params_init(struct perf_ctx *c)
 	}
 	if (p->kind == PERF_LAT && p->num_qps > 1)
 		fprintf(stderr, " Latency tests use QP 0 only\n");
+	if (o->use_srq && c->info.max_srq_depth == 0) {
+		fprintf(stderr, " --use_srq: the adapter has no SRQs\n");
+		return -1;
+	}
 	return 0;
 }
 

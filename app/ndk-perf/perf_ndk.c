@@ -329,9 +329,15 @@ perf_ndk_qp_renew(struct perf_ctx *c, unsigned int i)
 	if (q->qp != NULL)
 		ndk_close_qp(q->qp, NULL, NULL);
 	q->qp = NULL;
-	st = ndk_create_qp(c->pd, c->rcq, c->scq, (void *)(uintptr_t)i, rq,
-			   p->tx_depth, 1, 1, (uint32_t)p->inline_size,
-			   &q->qp);
+	if (c->srq != NULL)
+		st = ndk_create_qp_with_srq(c->pd, c->rcq, c->scq, c->srq,
+					    (void *)(uintptr_t)i, p->tx_depth,
+					    1, (uint32_t)p->inline_size,
+					    &q->qp);
+	else
+		st = ndk_create_qp(c->pd, c->rcq, c->scq, (void *)(uintptr_t)i,
+				   rq, p->tx_depth, 1, 1,
+				   (uint32_t)p->inline_size, &q->qp);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, " Couldn't create a QP: %s\n",
 			ndk_status_str(st));
@@ -359,6 +365,12 @@ perf_ndk_resources(struct perf_ctx *c)
 		st = ndk_create_cq(c->ad, sdepth, NULL, NULL, &c->scq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_cq(c->ad, rdepth, NULL, NULL, &c->rcq);
+	/* --use_srq: one SRQ holds what the QPs' queues would. */
+	if (st == NDK_STATUS_SUCCESS && c->o->use_srq && p->verb == PERF_SEND)
+		st = ndk_create_srq(c->pd, (uint32_t)RTE_MIN(
+			(uint64_t)p->num_qps * p->rx_depth,
+			(uint64_t)c->info.max_srq_depth), 1, 0, NULL, NULL,
+			&c->srq);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, " Couldn't create the PD and CQs: %s\n",
 			ndk_status_str(st));
@@ -421,7 +433,9 @@ perf_post_recvs(struct perf_ctx *c, struct perf_qp *q, uint64_t size,
 	};
 
 	for (uint64_t i = 0; i < n; i++) {
-		ndk_status_t st = ndk_receive(q->qp, NULL, &sge, 1);
+		ndk_status_t st = c->srq != NULL ?
+			ndk_srq_receive(c->srq, NULL, &sge, 1) :
+			ndk_receive(q->qp, NULL, &sge, 1);
 
 		if (st != NDK_STATUS_SUCCESS) {
 			fprintf(stderr, " Couldn't post recv: %s\n",
@@ -430,7 +444,6 @@ perf_post_recvs(struct perf_ctx *c, struct perf_qp *q, uint64_t size,
 		}
 		q->rposted++;
 	}
-	(void)c;
 	return 0;
 }
 
@@ -543,6 +556,9 @@ perf_ndk_close(struct perf_ctx *c)
 		free(c->qps);
 		c->qps = NULL;
 	}
+	if (c->srq != NULL)
+		ndk_close_srq(c->srq, NULL, NULL);
+	c->srq = NULL;
 	if (c->scq != NULL)
 		ndk_close_cq(c->scq, NULL, NULL);
 	if (c->rcq != NULL)

@@ -55,6 +55,7 @@ struct perf_ctx {
 	struct ndk_pd *pd;
 	struct ndk_cq *scq;       /**< initiator completions, all QPs */
 	struct ndk_cq *rcq;       /**< receive completions, all QPs */
+	struct ndk_srq *srq;      /**< --use_srq: every QP's receives */
 	struct perf_qp *qps;
 	size_t half;              /**< bytes of each buffer half */
 	uint64_t *tposted;        /**< send timestamps */

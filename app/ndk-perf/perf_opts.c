@@ -40,6 +40,7 @@ enum {
 	OPT_QUEUES,
 	OPT_ETHDEV,
 	OPT_OLD_POST_SEND,
+	OPT_USE_SRQ,
 };
 
 static const struct option perf_lopts[] = {
@@ -67,6 +68,7 @@ static const struct option perf_lopts[] = {
 	{ "rdma_cm", no_argument, NULL, 'R' },
 	{ "comm_rdma_cm", no_argument, NULL, 'z' },
 	{ "use_old_post_send", no_argument, NULL, OPT_OLD_POST_SEND },
+	{ "use_srq", no_argument, NULL, OPT_USE_SRQ },
 	{ "bidirectional", no_argument, NULL, 'b' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -144,6 +146,9 @@ perf_opts_usage(const char *prog)
 	       "connection (QPs from\n"
 	       "                          its keys)\n"
 	       "      --use_old_post_send accepted, no effect (NDK posts)\n"
+	       "      --use_srq           SEND tests: the receives of every QP "
+	       "from one shared\n"
+	       "                          receive queue (depth -q x -r)\n"
 	       "\nndk-perf's own:\n"
 	       "      --port-id=<n>       DPDK port of the adapter (0)\n"
 	       "      --ethdev=<name>     the port by ethdev name (attached to "
@@ -385,6 +390,9 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 	case OPT_VERIFY:
 		o->verify = true;
 		break;
+	case OPT_USE_SRQ:
+		o->use_srq = true;
+		break;
 	case OPT_STATS:
 		o->stats = true;
 		break;
@@ -566,6 +574,13 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 	}
 	if (o->bidir && o->test->kind != PERF_BW) {
 		fprintf(stderr, " Bidirectional is only available in BW test\n");
+		return -1;
+	}
+	/* With several QPs an SRQ's receive may hold any QP's message. */
+	if (o->use_srq && (o->test->verb != PERF_SEND ||
+			   (o->verify && o->num_qps > 1))) {
+		fprintf(stderr, " --use_srq: SEND tests only, with --verify "
+			"one QP only\n");
 		return -1;
 	}
 	if (o->post_list > 1 && o->test->kind != PERF_BW) {

@@ -10,9 +10,11 @@
  * One RC QP per side, connected with the QPN/PSN/GID exchange of
  * ibv_rc_pingpong over TCP (wire-compatible with it, see pp_exch.c); then
  * the client sends, each side answers every message it receives, and both
- * print ibv_rc_pingpong's result lines. The adapter is polled by the first
- * worker lcore (ndk_poller) or, with a single lcore, by the main thread
- * between CQ polls.
+ * print ibv_rc_pingpong's result lines. With -q N (or --srq, N = 16) it is
+ * ibv_srq_pingpong instead: N RC QPs whose receives come from one SRQ,
+ * its exchange of 256 addresses, a SEND in flight per QP (pp_run.c).
+ * The adapter is polled by the first worker lcore (ndk_poller) or, with a
+ * single lcore, by the main thread between CQ polls.
  *
  * Shutdown is ordered for memif, whose PMD may crash when a peer
  * disconnects while it is busy-polling (platform notes): once both loops
@@ -102,9 +104,15 @@ pp_open(struct pp_ctx *c)
 			ndk_status_str(st));
 		return -1;
 	}
+	if (c->o.num_qp != 0 && c->o.rx_depth > c->info.max_srq_depth) {
+		fprintf(stderr, "ndk-pingpong: -r %u exceeds the adapter's SRQ "
+			"depth (%u; 0: no SRQs)\n", c->o.rx_depth,
+			c->info.max_srq_depth);
+		return -1;
+	}
 	if (c->o.size > c->info.max_transfer_length ||
 	    c->o.rx_depth > c->info.max_receive_queue_depth ||
-	    c->o.rx_depth + 1 > c->info.max_cq_depth) {
+	    c->o.rx_depth + c->num_qp > c->info.max_cq_depth) {
 		fprintf(stderr, "ndk-pingpong: size %u / rx-depth %u exceed "
 			"the adapter's limits (%u bytes, %u receives)\n",
 			c->o.size, c->o.rx_depth,
@@ -144,7 +152,8 @@ pp_create(struct pp_ctx *c)
 	}
 	c->sbuf = c->mem;
 	c->rbuf = c->o.validate ? c->mem + size : c->mem;
-	memset(c->mem, PP_FILL, len);
+	/* ibv_srq_pingpong's buffer is zeroed, ibv_rc_pingpong's is not. */
+	memset(c->mem, c->o.num_qp != 0 ? 0 : PP_FILL, len);
 	/* ibv_rc_pingpong's client marks every page with 0 under --chk. */
 	if (c->o.validate)
 		for (uint32_t i = 0; i < size; i += (uint32_t)page)
@@ -168,7 +177,7 @@ pp_create(struct pp_ctx *c)
 	}
 	c->token = ndk_mr_local_token(c->mr);
 
-	st = ndk_create_cq(c->ad, c->o.rx_depth + 1,
+	st = ndk_create_cq(c->ad, c->o.rx_depth + c->num_qp,
 			   c->o.use_event ? pp_cq_notify : NULL, c, &c->cq);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "Couldn't create CQ: %s\n", ndk_status_str(st));
@@ -180,21 +189,44 @@ pp_create(struct pp_ctx *c)
 		inline_size = size;
 		c->send_flags |= NDK_OP_FLAG_INLINE;
 	}
-	st = ndk_create_qp(c->pd, c->cq, c->cq, c, c->o.rx_depth, 1, 1, 1,
-			   inline_size, &c->qp);
+	if (c->o.num_qp == 0) {
+		st = ndk_create_qp(c->pd, c->cq, c->cq, (void *)(uintptr_t)1,
+				   c->o.rx_depth, 1, 1, 1, inline_size,
+				   &c->qp[0]);
+		if (st != NDK_STATUS_SUCCESS) {
+			fprintf(stderr, "Couldn't create QP: %s\n",
+				ndk_status_str(st));
+			c->qp[0] = NULL;
+			return -1;
+		}
+		return 0;
+	}
+	/* ibv_srq_pingpong: an SRQ of rx_depth, QPs with one SEND each. */
+	st = ndk_create_srq(c->pd, c->o.rx_depth, 1, 0, NULL, NULL, &c->srq);
 	if (st != NDK_STATUS_SUCCESS) {
-		fprintf(stderr, "Couldn't create QP: %s\n", ndk_status_str(st));
-		c->qp = NULL;
+		fprintf(stderr, "Couldn't create SRQ: %s\n",
+			ndk_status_str(st));
+		c->srq = NULL;
 		return -1;
+	}
+	for (uint32_t i = 0; i < c->num_qp; i++) {
+		st = ndk_create_qp_with_srq(c->pd, c->cq, c->cq, c->srq,
+					    (void *)(uintptr_t)(i + 1), 1, 1,
+					    inline_size, &c->qp[i]);
+		if (st != NDK_STATUS_SUCCESS) {
+			fprintf(stderr, "Couldn't create QP[%u]: %s\n", i,
+				ndk_status_str(st));
+			c->qp[i] = NULL;
+			return -1;
+		}
 	}
 	return 0;
 }
 
-/* INIT -> RTR -> RTS towards @p rem (pp_connect_fn). */
+/* QP @p i: INIT -> RTR -> RTS towards @p rem. */
 static int
-pp_connect(void *arg, const struct pp_dest *rem)
+pp_connect_one(struct pp_ctx *c, uint32_t i, const struct pp_dest *rem)
 {
-	struct pp_ctx *c = arg;
 	struct ndk_qp_attr attr;
 	ndk_status_t st;
 	uint32_t ip = 0;
@@ -207,7 +239,12 @@ pp_connect(void *arg, const struct pp_dest *rem)
 			"-g on RoCE)\n");
 		return -1;
 	}
-	if (v4 != (pp_gid_to_ipv4(c->my.gid, &(uint32_t){ 0 }) == 0)) {
+	if (rem->qpn == 0) {
+		fprintf(stderr, "The peer sent no QP number for QP %u (do both "
+			"sides use the same -q?)\n", i);
+		return -1;
+	}
+	if (v4 != (pp_gid_to_ipv4(c->my[i].gid, &(uint32_t){ 0 }) == 0)) {
 		fprintf(stderr, "The peer's GID is of the other family than "
 			"ours (-g picks ours: ::ffff:<ip>, then <ip6>)\n");
 		return -1;
@@ -221,14 +258,26 @@ pp_connect(void *arg, const struct pp_dest *rem)
 		memcpy(attr.dest_mac, c->o.peer_mac, sizeof(attr.dest_mac));
 	attr.dest_qpn = rem->qpn;
 	attr.rq_psn = rem->psn;
-	attr.sq_psn = c->my.psn;
+	attr.sq_psn = c->my[i].psn;
 	attr.path_mtu = c->o.mtu;
-	st = ndk_qp_connect(c->qp, &attr);
+	st = ndk_qp_connect(c->qp[i], &attr);
 	if (st != NDK_STATUS_SUCCESS) {
-		fprintf(stderr, "Failed to connect the QP (RTR/RTS): %s\n",
+		fprintf(stderr, "Failed to connect QP %u (RTR/RTS): %s\n", i,
 			ndk_status_str(st));
 		return -1;
 	}
+	return 0;
+}
+
+/* Every QP towards the peer's addresses (pp_connect_fn). */
+static int
+pp_connect(void *arg, const struct pp_dest *rem)
+{
+	struct pp_ctx *c = arg;
+
+	for (uint32_t i = 0; i < c->num_qp; i++)
+		if (pp_connect_one(c, i, &rem[i]) != 0)
+			return -1;
 	return 0;
 }
 
@@ -346,8 +395,14 @@ pp_close(struct pp_ctx *c)
 {
 	pp_stop_polling(c);
 	/* Nobody polls: every close below runs inline. */
-	if (c->qp != NULL)
-		ndk_close_qp(c->qp, NULL, NULL);
+	for (uint32_t i = 0; i < c->num_qp; i++) {
+		if (c->qp[i] != NULL)
+			ndk_close_qp(c->qp[i], NULL, NULL);
+		c->qp[i] = NULL;
+	}
+	if (c->srq != NULL)
+		ndk_close_srq(c->srq, NULL, NULL);
+	c->srq = NULL;
 	if (c->cq != NULL)
 		ndk_close_cq(c->cq, NULL, NULL);
 	if (c->mr != NULL)
@@ -358,7 +413,6 @@ pp_close(struct pp_ctx *c)
 		ndk_adapter_close(c->ad);
 		rte_eth_dev_close(c->o.port_id);
 	}
-	c->qp = NULL;
 	c->cq = NULL;
 	c->mr = NULL;
 	c->pd = NULL;
@@ -377,10 +431,13 @@ pp_close(struct pp_ctx *c)
 static int
 pp_run(struct pp_ctx *c)
 {
+	/* ibv_srq_pingpong exchanges its whole table, used or not. */
+	const uint32_t nexch = c->o.num_qp != 0 ? PP_SRQ_TABLE : 1;
 	struct timespec t0, t1;
 	double usec;
 	long long bytes;
 
+	c->num_qp = c->o.num_qp != 0 ? c->o.num_qp : 1;
 	c->stall_tsc = PP_STALL_S * rte_get_tsc_hz();
 	if (pp_open(c) != 0 || pp_create(c) != 0)
 		return -1;
@@ -401,15 +458,19 @@ pp_run(struct pp_ctx *c)
 		ndk_arm_cq(c->cq, NDK_CQ_NOTIFY_ANY);
 	}
 
-	c->my.lid = 0;
-	c->my.qpn = ndk_qp_num(c->qp);
-	c->my.psn = (uint32_t)lrand48() & 0xffffff;
-	/* ::ffff:<ip> unless -g >= 1 picks <ip6> (or there is no --ip). */
-	if (c->o.ipv4 != 0 && c->o.gid_idx <= 0)
-		pp_gid_from_ipv4(c->my.gid, c->o.ipv4);
-	else
-		memcpy(c->my.gid, c->o.ipv6, sizeof(c->my.gid));
-	pp_print_dest("local address: ", &c->my);
+	for (uint32_t i = 0; i < c->num_qp; i++) {
+		struct pp_dest *d = &c->my[i];
+
+		d->lid = 0;
+		d->qpn = ndk_qp_num(c->qp[i]);
+		d->psn = (uint32_t)lrand48() & 0xffffff;
+		/* ::ffff:<ip> unless -g >= 1 picks <ip6> (or no --ip). */
+		if (c->o.ipv4 != 0 && c->o.gid_idx <= 0)
+			pp_gid_from_ipv4(d->gid, c->o.ipv4);
+		else
+			memcpy(d->gid, c->o.ipv6, sizeof(d->gid));
+		pp_print_dest("local address: ", d);
+	}
 
 	/*
 	 * A client waits for its link before it hands out its address: the
@@ -421,24 +482,27 @@ pp_run(struct pp_ctx *c)
 	if (c->o.servername != NULL && pp_wait_link(c) != 0)
 		return -1;
 	if (c->o.servername != NULL)
-		c->sock = pp_client_exch(&c->o, &c->my, &c->rem);
+		c->sock = pp_client_exch(&c->o, c->my, c->rem, nexch);
 	else
-		c->sock = pp_server_exch(&c->o, &c->my, &c->rem, pp_connect,
-					 c);
+		c->sock = pp_server_exch(&c->o, c->my, c->rem, nexch,
+					 pp_connect, c);
 	if (c->sock < 0)
 		return -1;
-	pp_print_dest("remote address:", &c->rem);
-	if (c->o.servername != NULL && pp_connect(c, &c->rem) != 0)
+	for (uint32_t i = 0; i < c->num_qp; i++)
+		pp_print_dest("remote address:", &c->rem[i]);
+	if (c->o.servername != NULL && pp_connect(c, c->rem) != 0)
 		return -1;
 	c->started = true;
 	if (c->o.servername == NULL && pp_wait_link(c) != 0)
 		return -1;
 
-	c->pending = PP_RECV_WRID;
-	if (c->o.servername != NULL) {
-		if (pp_post_send(c) != 0)
-			return -1;
-		c->pending |= PP_SEND_WRID;
+	for (uint32_t i = 0; i < c->num_qp; i++) {
+		c->pending[i] = PP_RECV_WRID;
+		if (c->o.servername != NULL) {
+			if (pp_post_send(c, i) != 0)
+				return -1;
+			c->pending[i] |= PP_SEND_WRID;
+		}
 	}
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -5,7 +5,8 @@
 
 /**
  * @file
- * ndk-pingpong: ibv_rc_pingpong for an ndk-roce adapter. Shared between the
+ * ndk-pingpong: ibv_rc_pingpong for an ndk-roce adapter, or with -q/--srq
+ * ibv_srq_pingpong (several QPs receiving through one SRQ). Shared between the
  * option parser (pp_opts.c), the out-of-band TCP exchange (pp_exch.c) and
  * the program proper (ndk_pingpong.c).
  */
@@ -23,6 +24,14 @@
 #define PP_DEF_MTU 1024
 #define PP_DEF_RX_DEPTH 500
 #define PP_DEF_ITERS 1000
+
+/** ibv_srq_pingpong's default number of QPs (--srq without -q). */
+#define PP_DEF_SRQ_QPS 16
+/**
+ * ibv_srq_pingpong's MAX_QP: its TCP exchange always carries this many
+ * addresses (the first num_qp real, the rest zero), and -q stays below it.
+ */
+#define PP_SRQ_TABLE 256
 
 /** What the command line asks for. */
 struct pp_opts {
@@ -45,6 +54,7 @@ struct pp_opts {
 	const char *tcp_bind;    /**< --tcp-bind, NULL if not given */
 	uint8_t peer_mac[6];     /**< --peer-mac */
 	bool peer_mac_set;
+	uint32_t num_qp;         /**< -q/--srq: QPs sharing one SRQ; 0: RC mode */
 };
 
 /**
@@ -78,26 +88,30 @@ int pp_gid_to_ipv4(const uint8_t gid[16], uint32_t *ipv4);
 void pp_print_dest(const char *which, const struct pp_dest *d);
 
 /**
- * Called by the server between reading the client's address and replying,
- * as ibv_rc_pingpong connects its QP there. @return 0 or -1 (reason
- * printed).
+ * Called by the server between reading the client's addresses and
+ * replying, as ibv_rc_pingpong connects its QP there. @return 0 or -1
+ * (reason printed).
  */
 typedef int (*pp_connect_fn)(void *arg, const struct pp_dest *rem);
 
 /**
- * Client side of the exchange: connect to the server, send our address,
- * read the server's, send "done". @return the connected socket (kept open
- * for the closing handshake) or -1 after printing the reason.
+ * Client side of the exchange: connect to the server, send our @p n
+ * addresses, read the server's @p n, send "done" (@p n is 1 for
+ * ibv_rc_pingpong, PP_SRQ_TABLE for ibv_srq_pingpong). @return the
+ * connected socket (kept open for the closing handshake) or -1 after
+ * printing the reason.
  */
 int pp_client_exch(const struct pp_opts *o, const struct pp_dest *my,
-		   struct pp_dest *rem);
+		   struct pp_dest *rem, uint32_t n);
 
 /**
- * Server side: accept one client, read its address, call @p connect_qp,
- * reply with ours and read "done". @return the connected socket or -1.
+ * Server side: accept one client, read its @p n addresses, call
+ * @p connect_qp, reply with our @p n and read "done". @return the
+ * connected socket or -1.
  */
 int pp_server_exch(const struct pp_opts *o, const struct pp_dest *my,
-		   struct pp_dest *rem, pp_connect_fn connect_qp, void *arg);
+		   struct pp_dest *rem, uint32_t n, pp_connect_fn connect_qp,
+		   void *arg);
 
 /*
  * Closing handshake (an ndk-pingpong extension; ibv_rc_pingpong closes the
@@ -152,13 +166,16 @@ struct pp_ctx {
 	struct ndk_pd *pd;
 	struct ndk_cq *cq;
 	struct ndk_mr *mr;
-	struct ndk_qp *qp;
+	struct ndk_srq *srq;        /* -q/--srq: the QPs' receives */
+	uint32_t num_qp;            /* 1 in RC mode */
+	struct ndk_qp *qp[PP_SRQ_TABLE];
 	uint8_t *mem;               /* rte_malloc'd, registered as one MR */
 	uint8_t *sbuf;              /* send buffer */
 	uint8_t *rbuf;              /* receive buffer (== sbuf without -c) */
 	uint32_t token;
 	uint32_t send_flags;
-	struct pp_dest my, rem;
+	/* Addresses as exchanged: num_qp real ones, the rest zero. */
+	struct pp_dest my[PP_SRQ_TABLE], rem[PP_SRQ_TABLE];
 	int sock;
 	bool started;               /* the QP is connected: counters matter */
 
@@ -171,7 +188,7 @@ struct pp_ctx {
 
 	/* ibv_rc_pingpong's loop state. */
 	uint32_t routs, rcnt, scnt;
-	unsigned int pending;
+	unsigned int pending[PP_SRQ_TABLE];  /* per QP */
 	uint64_t bad_msgs;
 	uint64_t stall_tsc;
 	uint64_t last_tsc;
@@ -193,11 +210,12 @@ void pp_cq_notify(void *arg, ndk_status_t cq_status);
 /** Post up to @p n receives. @return how many were posted. */
 uint32_t pp_post_recv(struct pp_ctx *c, uint32_t n);
 
-/** Post the next SEND. @return 0 or -1 (reason printed). */
-int pp_post_send(struct pp_ctx *c);
+/** Post the next SEND on QP @p i. @return 0 or -1 (reason printed). */
+int pp_post_send(struct pp_ctx *c, uint32_t i);
 
 /**
- * ibv_rc_pingpong's loop: until @p iters messages went each way.
+ * ibv_rc_pingpong's (or ibv_srq_pingpong's) loop: until iters messages
+ * went each way, counted over all QPs.
  * @return 0 or -1 (reason printed).
  */
 int pp_loop(struct pp_ctx *c);

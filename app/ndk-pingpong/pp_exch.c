@@ -8,7 +8,9 @@
  *   client -> server  "done\0"                             (5 bytes)
  *
  * LID, QPN and PSN in lower-case hex, zero-padded to 4, 6 and 6 digits;
- * the GID as 32 hex digits in wire (byte) order. ibv_rc_pingpong then
+ * the GID as 32 hex digits in wire (byte) order. ibv_srq_pingpong sends
+ * PP_SRQ_TABLE (256) such messages each way instead of one, whatever its
+ * -q: its first num_qp are its QPs, the rest all zeros. ibv_rc_pingpong then
  * closes the socket; ndk-pingpong keeps it for a closing handshake (one
  * "fin\0" each way, see ndk_pingpong.c) and falls back gracefully when the
  * peer is an ibv_rc_pingpong that has gone.
@@ -180,16 +182,58 @@ bind_local(int fd, const char *addr)
 	return bind(fd, (struct sockaddr *)&sin, sizeof(sin));
 }
 
+/* Our @p n addresses. @return 0 or -1 (reason printed). */
+static int
+dests_send(int fd, const struct pp_dest *my, uint32_t n)
+{
+	char msg[PP_MSG_LEN];
+
+	for (uint32_t i = 0; i < n; i++) {
+		dest_format(&my[i], msg);
+		if (write_full(fd, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "Couldn't send local address %u: %s\n",
+				i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The peer's @p n addresses. @return 0 or -1 (reason printed). */
+static int
+dests_recv(int fd, struct pp_dest *rem, uint32_t n, const char *peer)
+{
+	char msg[PP_MSG_LEN];
+	ssize_t got;
+
+	for (uint32_t i = 0; i < n; i++) {
+		got = read_full(fd, msg, sizeof(msg));
+		if (got != (ssize_t)sizeof(msg)) {
+			fprintf(stderr, "%zd/%zu: Couldn't read remote address "
+				"%u (the %s closed the connection: did it fail, "
+				"or is it the other pingpong?)\n", got,
+				sizeof(msg), i, peer);
+			return -1;
+		}
+		if (dest_parse(msg, &rem[i]) != 0) {
+			fprintf(stderr, "Malformed address %u from the %s: "
+				"'%.*s'\n", i, peer, (int)sizeof(msg) - 1, msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Client                                                              */
 /* ------------------------------------------------------------------ */
 
 int
 pp_client_exch(const struct pp_opts *o, const struct pp_dest *my,
-	       struct pp_dest *rem)
+	       struct pp_dest *rem, uint32_t n)
 {
 	struct addrinfo hints, *res, *t;
-	char service[8], msg[PP_MSG_LEN];
+	char service[8];
 	int fd = -1, rc;
 
 	memset(&hints, 0, sizeof(hints));
@@ -219,22 +263,9 @@ pp_client_exch(const struct pp_opts *o, const struct pp_dest *my,
 		return -1;
 	}
 
-	dest_format(my, msg);
-	if (write_full(fd, msg, sizeof(msg)) != 0) {
-		fprintf(stderr, "Couldn't send local address: %s\n",
-			strerror(errno));
+	if (dests_send(fd, my, n) != 0 ||
+	    dests_recv(fd, rem, n, "server") != 0)
 		goto fail;
-	}
-	if (read_full(fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg)) {
-		fprintf(stderr, "Couldn't read remote address (the server "
-			"closed the connection: did it fail?)\n");
-		goto fail;
-	}
-	if (dest_parse(msg, rem) != 0) {
-		fprintf(stderr, "Malformed address from the server: "
-			"'%.*s'\n", (int)sizeof(msg) - 1, msg);
-		goto fail;
-	}
 	if (write_full(fd, PP_DONE_MSG, PP_DONE_LEN) != 0) {
 		fprintf(stderr, "Couldn't write \"done\": %s\n",
 			strerror(errno));
@@ -288,10 +319,10 @@ server_listen(const struct pp_opts *o)
 
 int
 pp_server_exch(const struct pp_opts *o, const struct pp_dest *my,
-	       struct pp_dest *rem, pp_connect_fn connect_qp, void *arg)
+	       struct pp_dest *rem, uint32_t n, pp_connect_fn connect_qp,
+	       void *arg)
 {
-	char msg[PP_MSG_LEN];
-	ssize_t n;
+	char msg[PP_DONE_LEN];
 	int lfd, fd;
 
 	lfd = server_listen(o);
@@ -306,28 +337,15 @@ pp_server_exch(const struct pp_opts *o, const struct pp_dest *my,
 		return -1;
 	}
 
-	n = read_full(fd, msg, sizeof(msg));
-	if (n != (ssize_t)sizeof(msg)) {
-		fprintf(stderr, "%zd/%zu: Couldn't read remote address\n", n,
-			sizeof(msg));
+	if (dests_recv(fd, rem, n, "client") != 0)
 		goto fail;
-	}
-	if (dest_parse(msg, rem) != 0) {
-		fprintf(stderr, "Malformed address from the client: "
-			"'%.*s'\n", (int)sizeof(msg) - 1, msg);
-		goto fail;
-	}
 	/* Like ibv_rc_pingpong: connect before answering. */
 	if (connect_qp(arg, rem) != 0) {
 		fprintf(stderr, "Couldn't connect to remote QP\n");
 		goto fail;
 	}
-	dest_format(my, msg);
-	if (write_full(fd, msg, sizeof(msg)) != 0) {
-		fprintf(stderr, "Couldn't send local address: %s\n",
-			strerror(errno));
+	if (dests_send(fd, my, n) != 0)
 		goto fail;
-	}
 	/* Exactly "done\0": anything after it is the closing handshake. */
 	if (read_full(fd, msg, PP_DONE_LEN) != (ssize_t)PP_DONE_LEN) {
 		fprintf(stderr, "Couldn't read \"done\" from the client\n");

@@ -27,6 +27,7 @@ enum {
 	PP_OPT_IP6,
 	PP_OPT_TCP_BIND,
 	PP_OPT_PEER_MAC,
+	PP_OPT_SRQ,
 };
 
 void
@@ -68,6 +69,14 @@ pp_usage(const char *prog)
 	printf("  -c, --chk              validate received buffer (every "
 	       "message; failures exit 1)\n");
 	printf("  -N, --new_send         accepted; NDK has one send call\n");
+	printf("  -q, --num-qp=<num>     ibv_srq_pingpong: <num> QPs (1..%d) "
+	       "receiving through\n"
+	       "                         one SRQ of --rx-depth receives; "
+	       "its exchange of %d\n"
+	       "                         addresses\n", PP_SRQ_TABLE - 1,
+	       PP_SRQ_TABLE);
+	printf("  --srq                  ibv_srq_pingpong with its default "
+	       "%d QPs\n", PP_DEF_SRQ_QPS);
 	printf("\n");
 	printf("Options (ndk-roce's):\n");
 	printf("  --ip=<a.b.c.d>         IPv4 address of the adapter\n");
@@ -150,6 +159,8 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 		{ "chk", no_argument, NULL, 'c' },
 		{ "dm", no_argument, NULL, 'j' },
 		{ "new_send", no_argument, NULL, 'N' },
+		{ "num-qp", required_argument, NULL, 'q' },
+		{ "srq", no_argument, NULL, PP_OPT_SRQ },
 		{ "help", no_argument, NULL, 'h' },
 		{ "port-id", required_argument, NULL, PP_OPT_PORT_ID },
 		{ "ip", required_argument, NULL, PP_OPT_IP },
@@ -172,7 +183,7 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	o->gid_idx = -1;
 
 	opterr = 1;
-	while ((ch = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjNh",
+	while ((ch = getopt_long(argc, argv, "p:d:i:s:m:r:n:l:eg:oOPtcjNq:h",
 				 lopts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
@@ -232,6 +243,16 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 			o->validate = true;
 			break;
 		case 'N':
+			break;
+		case 'q':
+			if (parse_u32(optarg, 1, PP_SRQ_TABLE - 1,
+				      &o->num_qp) != 0)
+				return bad_value("-q/--num-qp", optarg,
+						 "1..255 QPs");
+			break;
+		case PP_OPT_SRQ:
+			if (o->num_qp == 0)
+				o->num_qp = PP_DEF_SRQ_QPS;
 			break;
 		case 'o':
 		case 'O':
@@ -297,6 +318,12 @@ pp_parse_args(int argc, char **argv, struct pp_opts *o)
 	if (o->ipv4 == 0 && !o->ipv6_set) {
 		fprintf(stderr, "ndk-pingpong: --ip A.B.C.D or --ip6 ADDR (the "
 			"adapter's address) is required\n");
+		return 1;
+	}
+	if (o->num_qp > o->rx_depth) {
+		fprintf(stderr, "ndk-pingpong: rx_depth %u is too small for %u "
+			"QPs -- must have at least one receive per QP.\n",
+			o->rx_depth, o->num_qp);
 		return 1;
 	}
 	if (o->ib_dev != NULL && o->port_id_set) {

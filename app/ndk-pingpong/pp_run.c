@@ -5,6 +5,11 @@
  * one buffer, replenished when one is left; one SEND in flight; the next
  * SEND goes once both the previous SEND and a receive completed. With -e
  * the CQ is armed (NDK_CQ_NOTIFY_ANY) and re-armed before each drain.
+ *
+ * With -q/--srq, ibv_srq_pingpong's: the receives are posted to one SRQ
+ * (replenished when no more than num_qp are left), every QP has its own
+ * SEND in flight and its own "pending" bits, and the counts are over all
+ * QPs. A completion names its QP by the QPContext (the QP's index + 1).
  */
 
 #include <errno.h>
@@ -106,14 +111,18 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 	struct ndk_sge sge = {
 		.va = c->rbuf, .length = c->o.size, .token = c->token,
 	};
+
+	void *wr_id = (void *)(uintptr_t)PP_RECV_WRID;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		ndk_status_t st = ndk_receive(c->qp,
-				(void *)(uintptr_t)PP_RECV_WRID, &sge, 1);
+		ndk_status_t st = c->srq != NULL ?
+			ndk_srq_receive(c->srq, wr_id, &sge, 1) :
+			ndk_receive(c->qp[0], wr_id, &sge, 1);
 
 		if (st != NDK_STATUS_SUCCESS) {
-			fprintf(stderr, "ndk_receive: %s\n",
+			fprintf(stderr, "%s: %s\n", c->srq != NULL ?
+				"ndk_srq_receive" : "ndk_receive",
 				ndk_status_str(st));
 			break;
 		}
@@ -122,14 +131,14 @@ pp_post_recv(struct pp_ctx *c, uint32_t n)
 }
 
 int
-pp_post_send(struct pp_ctx *c)
+pp_post_send(struct pp_ctx *c, uint32_t i)
 {
 	struct ndk_sge sge = {
 		.va = c->sbuf, .length = c->o.size, .token = c->token,
 	};
 	ndk_status_t st;
 
-	st = ndk_send(c->qp, (void *)(uintptr_t)PP_SEND_WRID, &sge, 1,
+	st = ndk_send(c->qp[i], (void *)(uintptr_t)PP_SEND_WRID, &sge, 1,
 		      c->send_flags);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "Couldn't post send: %s\n",
@@ -145,6 +154,11 @@ pp_post_send(struct pp_ctx *c)
  * it, then poison the receive buffer so that a receive completing without
  * its data is caught next time. Safe here: the peer sends its next
  * message only after our next one, posted after this check.
+ *
+ * With an SRQ every receive shares the one buffer while several QPs'
+ * messages are in flight, so nothing is poisoned (it could hit a message
+ * still arriving) and the pattern is ibv_srq_pingpong's: all zeros (its
+ * buffer starts zeroed and its --chk marks each page's first byte with 0).
  */
 static void
 pp_check_msg(struct pp_ctx *c, uint32_t len)
@@ -156,6 +170,15 @@ pp_check_msg(struct pp_ctx *c, uint32_t len)
 		if (c->bad_msgs++ < PP_MAX_BAD_REPORTS)
 			fprintf(stderr, "invalid length of message %u: %u "
 				"bytes, expected %u\n", msg, len, size);
+	} else if (c->srq != NULL) {
+		uint32_t i = 0;
+
+		while (i < size && c->rbuf[i] == 0)
+			i++;
+		if (i < size && c->bad_msgs++ < PP_MAX_BAD_REPORTS)
+			fprintf(stderr, "invalid data in message %u: byte %u "
+				"is 0x%02x, expected 0\n", msg, i, c->rbuf[i]);
+		return;
 	} else if (memcmp(c->rbuf, c->sbuf, size) != 0) {
 		uint32_t i = 0;
 
@@ -194,7 +217,14 @@ static int
 pp_complete(struct pp_ctx *c, const struct ndk_result_ex *r)
 {
 	unsigned int wr_id = (unsigned int)(uintptr_t)r->request_context;
+	uintptr_t q = (uintptr_t)r->qp_context;
 
+	if (q == 0 || q > c->num_qp) {
+		fprintf(stderr, "Completion for an unknown QP (context %p)\n",
+			r->qp_context);
+		return -1;
+	}
+	q--;
 	if (r->status != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, "Failed status %s (0x%08x) for wr_id %u: %s%s"
 			"\n", ndk_status_str(r->status), (uint32_t)r->status,
@@ -211,7 +241,7 @@ pp_complete(struct pp_ctx *c, const struct ndk_result_ex *r)
 	case PP_RECV_WRID:
 		if (c->o.validate)
 			pp_check_msg(c, r->bytes_transferred);
-		if (--c->routs <= 1) {
+		if (--c->routs <= c->num_qp) {
 			c->routs += pp_post_recv(c, c->o.rx_depth - c->routs);
 			if (c->routs < c->o.rx_depth) {
 				fprintf(stderr, "Couldn't post receive (%u)\n",
@@ -225,11 +255,11 @@ pp_complete(struct pp_ctx *c, const struct ndk_result_ex *r)
 		fprintf(stderr, "Completion for unknown wr_id %u\n", wr_id);
 		return -1;
 	}
-	c->pending &= ~wr_id;
-	if (c->scnt < c->o.iters && c->pending == 0) {
-		if (pp_post_send(c) != 0)
+	c->pending[q] &= ~wr_id;
+	if (c->scnt < c->o.iters && c->pending[q] == 0) {
+		if (pp_post_send(c, (uint32_t)q) != 0)
 			return -1;
-		c->pending = PP_RECV_WRID | PP_SEND_WRID;
+		c->pending[q] = PP_RECV_WRID | PP_SEND_WRID;
 	}
 	return 0;
 }

@@ -115,6 +115,10 @@ roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 		ndk_deregister_mr(e->obj);          /* its token dies */
 		ndk_close_mr(e->obj, NULL, NULL);
 		break;
+	case NDK_OBJECT_TYPE_SRQ:
+		/* Pending while QPs use it: the last QP's close frees it. */
+		ndk_close_srq(e->obj, NULL, NULL);
+		break;
 	case NDK_OBJECT_TYPE_CQ:
 		ndk_close_cq(e->obj, NULL, NULL);
 		break;
@@ -136,7 +140,7 @@ app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 	static const uint16_t order[] = {
 		NDK_OBJECT_TYPE_LISTENER, NDK_OBJECT_TYPE_CONNECTOR,
 		NDK_OBJECT_TYPE_QP, NDK_OBJECT_TYPE_MW, NDK_OBJECT_TYPE_MR,
-		NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
+		NDK_OBJECT_TYPE_SRQ, NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
 	};
 	struct att_app *a = &s->apps[ai];
 	uint32_t n = a->n_obj;

@@ -290,7 +290,7 @@ op_create_qp(struct roced_attach *s, unsigned int ai,
 	struct att_ent *pd = roced_att_ent_get(s, ai, b->pd,
 					       NDK_OBJECT_TYPE_PD);
 	struct att_app *a = &s->apps[ai];
-	struct att_ent *rc, *ic;
+	struct att_ent *rc, *ic, *srq;
 	struct ndk_qp *qp;
 	ndk_status_t st;
 	uint64_t h;
@@ -299,12 +299,21 @@ op_create_qp(struct roced_attach *s, unsigned int ai,
 		return NDK_STATUS_INVALID_HANDLE;
 	rc = roced_att_ent_get(s, ai, b->rcq, NDK_OBJECT_TYPE_CQ);
 	ic = roced_att_ent_get(s, ai, b->icq, NDK_OBJECT_TYPE_CQ);
-	if (rc == NULL || ic == NULL)
+	srq = b->srq == 0 ? NULL :
+		roced_att_ent_get(s, ai, b->srq, NDK_OBJECT_TYPE_SRQ);
+	if (rc == NULL || ic == NULL || (b->srq != 0 && srq == NULL))
 		return NDK_STATUS_INVALID_HANDLE;
-	st = ndk_create_qp(pd->obj, rc->obj, ic->obj,
-			   (void *)(uintptr_t)b->qp_ctx, b->rq_depth,
-			   b->iq_depth, b->max_rsge, b->max_isge,
-			   b->inline_size, &qp);
+	if (srq != NULL)
+		st = ndk_create_qp_with_srq(pd->obj, rc->obj, ic->obj,
+					    srq->obj,
+					    (void *)(uintptr_t)b->qp_ctx,
+					    b->iq_depth, b->max_isge,
+					    b->inline_size, &qp);
+	else
+		st = ndk_create_qp(pd->obj, rc->obj, ic->obj,
+				   (void *)(uintptr_t)b->qp_ctx, b->rq_depth,
+				   b->iq_depth, b->max_rsge, b->max_isge,
+				   b->inline_size, &qp);
 	if (!NDK_SUCCESS(st))
 		return st;
 	/* Its doorbells go to the application's own ring. */
@@ -320,6 +329,40 @@ op_create_qp(struct roced_attach *s, unsigned int ai,
 	rp->create_qp.obj = (uintptr_t)qp;
 	rp->create_qp.qpn = ndk_qp_num(qp);
 	return st;
+}
+
+/* An SRQ of the application: no notification (doc/attach.md). */
+static ndk_status_t
+op_create_srq(struct roced_attach *s, unsigned int ai,
+	      const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	const struct ndk_attach_create_srq *b = &rq->create_srq;
+	struct att_ent *pd = roced_att_ent_get(s, ai, b->pd,
+					       NDK_OBJECT_TYPE_PD);
+	struct ndk_srq *srq;
+	ndk_status_t st;
+
+	if (pd == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	st = ndk_create_srq(pd->obj, b->depth, b->max_sge, 0, NULL, NULL,
+			    &srq);
+	if (NDK_SUCCESS(st) &&
+	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_SRQ, srq, rp)))
+		ndk_close_srq(srq, NULL, NULL);
+	return st;
+}
+
+static ndk_status_t
+op_srq_modify(struct roced_attach *s, unsigned int ai,
+	      const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
+{
+	struct att_ent *e = roced_att_ent_get(s, ai, rq->srq_modify.srq,
+					      NDK_OBJECT_TYPE_SRQ);
+
+	RTE_SET_USED(rp);
+	if (e == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	return ndk_modify_srq(e->obj, rq->srq_modify.depth, 0);
 }
 
 static ndk_status_t
@@ -877,6 +920,8 @@ static const att_op_fn att_ops[NDK_ATT_OP_MAX] = {
 	[NDK_ATT_QP_INFO] = op_qp_info,
 	[NDK_ATT_ALLOC] = op_alloc,
 	[NDK_ATT_FREE] = op_free,
+	[NDK_ATT_CREATE_SRQ] = op_create_srq,
+	[NDK_ATT_SRQ_MODIFY] = op_srq_modify,
 };
 
 ndk_status_t

@@ -283,14 +283,20 @@ static ndk_status_t
 att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	       uint32_t *size)
 {
+	ndk_status_t st;
+
 	if (info == NULL || *size < sizeof(*info)) {
 		*size = sizeof(*info);
 		return NDK_STATUS_BUFFER_TOO_SMALL;
 	}
 	if (att_health(a) != NDK_STATUS_SUCCESS)
 		return NDK_STATUS_DEVICE_REMOVED;
-	/* Read-only after open: a copy of the daemon's. */
-	return swr_query_info(att_ad(a)->sad, info, size);
+	/* Read-only after open: a copy of the daemon's, less what the
+	 * attach provider does not carry (doc/attach.md). */
+	st = swr_query_info(att_ad(a)->sad, info, size);
+	info->adapter_flags &= ~(NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
+		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED);
+	return st;
 }
 
 static ndk_status_t
@@ -454,11 +460,12 @@ att_pd_close(struct ndk_pd *pd, ndk_close_completion_fn done, void *ctx)
 	return att_close(pd, done, ctx);
 }
 
+/* CREATE_QP: receives from the daemon's SRQ @p srq_h, or (0) its own. */
 static ndk_status_t
-att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
-	      void *qp_context, uint32_t rq_depth, uint32_t iq_depth,
-	      uint32_t max_rsge, uint32_t max_isge, uint32_t inline_size,
-	      struct ndk_qp **qp)
+att_qp_new(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
+	   uint64_t srq_h, void *qp_context, uint32_t rq_depth,
+	   uint32_t iq_depth, uint32_t max_rsge, uint32_t max_isge,
+	   uint32_t inline_size, struct ndk_qp **qp)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_QP };
 
@@ -468,6 +475,7 @@ att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
 	rq.create_qp.pd = att_obj(pd)->h;
 	rq.create_qp.rcq = att_obj(rcq)->h;
 	rq.create_qp.icq = att_obj(icq)->h;
+	rq.create_qp.srq = srq_h;
 	rq.create_qp.qp_ctx = (uintptr_t)qp_context;
 	rq.create_qp.rq_depth = rq_depth;
 	rq.create_qp.iq_depth = iq_depth;
@@ -478,11 +486,95 @@ att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
 			  &att_qp_ops, (struct att_obj **)qp);
 }
 
+static ndk_status_t
+att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
+	      void *qp_context, uint32_t rq_depth, uint32_t iq_depth,
+	      uint32_t max_rsge, uint32_t max_isge, uint32_t inline_size,
+	      struct ndk_qp **qp)
+{
+	return att_qp_new(pd, rcq, icq, 0, qp_context, rq_depth, iq_depth,
+			  max_rsge, max_isge, inline_size, qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues (no notification callback when attached)      */
+/* ------------------------------------------------------------------ */
+
+static ndk_status_t
+att_srq_close(struct ndk_srq *srq, ndk_close_completion_fn done, void *ctx)
+{
+	return att_close(srq, done, ctx);
+}
+
+static ndk_status_t
+att_srq_modify(struct ndk_srq *srq, uint32_t depth, uint32_t threshold)
+{
+	struct att_obj *o = att_obj(srq);
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_SRQ_MODIFY };
+	struct ndk_attach_rep rp;
+
+	if (threshold != 0)
+		return NDK_STATUS_NOT_SUPPORTED;
+	rq.srq_modify.srq = o->h;
+	rq.srq_modify.depth = depth;
+	return att_call(o->aa, &rq, &rp);
+}
+
+static ndk_status_t
+att_srq_receive(struct ndk_srq *srq, void *ctx, const struct ndk_sge *sgl,
+		uint32_t nsge)
+{
+	struct att_obj *o = att_obj(srq);
+
+	if (unlikely(att_down(o->aa)))
+		return NDK_STATUS_DEVICE_REMOVED;
+	/* The daemon's SRQ, in shared memory: its responders take from it. */
+	return swr_post_srq_receive(o->shared, ctx, sgl, nsge);
+}
+
+static const struct ndk_srq_dispatch att_srq_ops = {
+	.close = att_srq_close,
+	.modify = att_srq_modify,
+	.receive = att_srq_receive,
+};
+
+static ndk_status_t
+att_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sge,
+	       uint32_t threshold, ndk_srq_notify_fn notify, void *ctx,
+	       struct ndk_srq **srq)
+{
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_SRQ };
+
+	RTE_SET_USED(ctx);
+	/* Its notification would come from the daemon's lcores: none. */
+	if (notify != NULL || threshold != 0)
+		return NDK_STATUS_NOT_SUPPORTED;
+	rq.create_srq.pd = att_obj(pd)->h;
+	rq.create_srq.depth = depth;
+	rq.create_srq.max_sge = max_sge;
+	return att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_SRQ,
+			  &att_srq_ops, (struct att_obj **)srq);
+}
+
+static ndk_status_t
+att_create_qp_with_srq(struct ndk_pd *pd, struct ndk_cq *rcq,
+		       struct ndk_cq *icq, struct ndk_srq *srq,
+		       void *qp_context, uint32_t iq_depth, uint32_t max_isge,
+		       uint32_t inline_size, struct ndk_qp **qp)
+{
+	if (srq->dispatch != &att_srq_ops)
+		return NDK_STATUS_INVALID_HANDLE;
+	return att_qp_new(pd, rcq, icq, att_obj(srq)->h, qp_context, 0,
+			  iq_depth, 0, max_isge, inline_size, qp);
+}
+
 static const struct ndk_pd_dispatch att_pd_ops = {
 	.close = att_pd_close,
 	.create_mr = att_create_mr,
 	.create_qp = att_create_qp,
 	.create_mw = att_create_mw,
+	.create_srq = att_create_srq,
+	.create_qp_with_srq = att_create_qp_with_srq,
 };
 
 static ndk_status_t

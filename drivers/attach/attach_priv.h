@@ -64,12 +64,14 @@ struct att_obj {
 		struct ndk_mr mr;
 		struct ndk_mw mw;
 		struct ndk_qp qp;
+		struct ndk_srq srq;
 		struct ndk_connector conn;
 		struct ndk_listener lis;
 	} pub;                    /* must be first */
 	struct att_adapter *aa;
 	uint64_t h;               /* the daemon's handle */
-	void *shared;             /* the daemon's CQ/QP/MR/MW (shared memory) */
+	void *shared;             /* the daemon's CQ/QP/MR/MW/SRQ (shared
+				   * memory) */
 	uint32_t ltok, rtok;      /* MR tokens */
 	bool fast_register;       /* MR: a fast-register MR */
 	/* Callbacks events name this proxy for (connect event, CQ

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
@@ -81,6 +82,20 @@ ndk_query_adapter_info(struct ndk_adapter *adapter,
 	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || size == NULL)
 		return NDK_STATUS_INVALID_PARAMETER;
 	return adapter->dispatch->query_adapter_info(adapter, info, size);
+}
+
+ndk_status_t
+ndk_query_extension(const struct ndk_object_header *object,
+		    const struct ndk_guid *extension, struct ndk_version version,
+		    void *iface)
+{
+	RTE_SET_USED(version);
+	if (object == NULL || extension == NULL || iface == NULL ||
+	    object->type <= NDK_OBJECT_TYPE_UNDEFINED ||
+	    object->type >= NDK_OBJECT_TYPE_MAX)
+		return NDK_STATUS_INVALID_PARAMETER;
+	/* No extension interface is defined (NDKPI defines none either). */
+	return NDK_STATUS_NOT_SUPPORTED;
 }
 
 ndk_status_t
@@ -179,6 +194,27 @@ ndk_close_cq(struct ndk_cq *cq, ndk_close_completion_fn done, void *context)
 	if (!obj_ok(cq, NDK_OBJECT_TYPE_CQ))
 		return NDK_STATUS_INVALID_HANDLE;
 	return cq->dispatch->close(cq, done, context);
+}
+
+ndk_status_t
+ndk_resize_cq(struct ndk_cq *cq, uint32_t depth)
+{
+	if (!obj_ok(cq, NDK_OBJECT_TYPE_CQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (cq->dispatch->resize == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return cq->dispatch->resize(cq, depth);
+}
+
+ndk_status_t
+ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,
+				    uint32_t count)
+{
+	if (!obj_ok(cq, NDK_OBJECT_TYPE_CQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (cq->dispatch->moderate == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return cq->dispatch->moderate(cq, interval_us, count);
 }
 
 ndk_status_t
@@ -309,6 +345,60 @@ ndk_close_qp(struct ndk_qp *qp, ndk_close_completion_fn done, void *context)
 	if (!obj_ok(qp, NDK_OBJECT_TYPE_QP))
 		return NDK_STATUS_INVALID_HANDLE;
 	return qp->dispatch->close(qp, done, context);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues (ndk_srq.h)                                   */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+ndk_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sges,
+	       uint32_t notify_threshold, ndk_srq_notify_fn notify,
+	       void *notify_context, struct ndk_srq **srq)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) || srq == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (pd->dispatch->create_srq == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return pd->dispatch->create_srq(pd, depth, max_sges, notify_threshold,
+					notify, notify_context, srq);
+}
+
+ndk_status_t
+ndk_modify_srq(struct ndk_srq *srq, uint32_t depth, uint32_t notify_threshold)
+{
+	if (!obj_ok(srq, NDK_OBJECT_TYPE_SRQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	return srq->dispatch->modify(srq, depth, notify_threshold);
+}
+
+ndk_status_t
+ndk_close_srq(struct ndk_srq *srq, ndk_close_completion_fn done, void *context)
+{
+	if (!obj_ok(srq, NDK_OBJECT_TYPE_SRQ))
+		return NDK_STATUS_INVALID_HANDLE;
+	return srq->dispatch->close(srq, done, context);
+}
+
+ndk_status_t
+ndk_create_qp_with_srq(struct ndk_pd *pd, struct ndk_cq *receive_cq,
+		       struct ndk_cq *initiator_cq, struct ndk_srq *srq,
+		       void *qp_context, uint32_t initiator_queue_depth,
+		       uint32_t max_initiator_request_sge,
+		       uint32_t inline_data_size, struct ndk_qp **qp)
+{
+	if (!obj_ok(pd, NDK_OBJECT_TYPE_PD) ||
+	    !obj_ok(receive_cq, NDK_OBJECT_TYPE_CQ) ||
+	    !obj_ok(initiator_cq, NDK_OBJECT_TYPE_CQ) ||
+	    !obj_ok(srq, NDK_OBJECT_TYPE_SRQ) || qp == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (pd->dispatch->create_qp_with_srq == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return pd->dispatch->create_qp_with_srq(pd, receive_cq, initiator_cq,
+						srq, qp_context,
+						initiator_queue_depth,
+						max_initiator_request_sge,
+						inline_data_size, qp);
 }
 
 void

@@ -17,7 +17,8 @@
  * the completion in X's event ring, and queue it there later, with the
  * callback and context X gave, once the CM gives up. A third, Z, asks
  * for a ring of 8 events, fills it with promises (CQ arms) and sees a
- * CONNECT refused inline until a CQ's close gives slots back.
+ * CONNECT refused inline until a CQ's close gives slots back. SRQs: Y
+ * may neither modify X's SRQ nor put a QP of its own on it.
  *
  *   attach-misuse <EAL args, secondary of the daemon> -- --port-name NAME
  *   prints "MISUSE OK <n> requests" and exits 0, or a reason and exits 1.
@@ -42,7 +43,7 @@
 struct app {
 	uint64_t id;
 	struct ndk_attach_evq *evq;
-	uint64_t pd, cq, qp, conn, lis, fr, mw;
+	uint64_t pd, cq, qp, conn, lis, fr, mw, srq;
 	uint32_t qpn;
 };
 
@@ -194,6 +195,11 @@ hello(const char *port, struct app *a, uint32_t slots)
 	rq.create_mr.fast_register = 1;
 	a->fr = make(a->id, rq, &rp);
 	a->mw = make(a->id, req_obj(NDK_ATT_CREATE_MW, a->pd), &rp);
+	rq = req(NDK_ATT_CREATE_SRQ);
+	rq.create_srq.pd = a->pd;
+	rq.create_srq.depth = 4;
+	rq.create_srq.max_sge = 1;
+	a->srq = make(a->id, rq, &rp);
 }
 
 /*
@@ -433,6 +439,25 @@ main(int argc, char **argv)
 	both(&x, &y, &rq, "CREATE_MW");
 	rq = req_obj(NDK_ATT_CLOSE, x.mw);
 	both(&x, &y, &rq, "CLOSE (window)");
+	rq = req(NDK_ATT_CREATE_SRQ);
+	rq.create_srq.pd = x.pd;
+	rq.create_srq.depth = 4;
+	rq.create_srq.max_sge = 1;
+	both(&x, &y, &rq, "CREATE_SRQ");
+	rq = req(NDK_ATT_SRQ_MODIFY);
+	rq.srq_modify.srq = x.srq;
+	rq.srq_modify.depth = 4;
+	both(&x, &y, &rq, "SRQ_MODIFY");
+	/* Y's QP on X's SRQ. */
+	rq = req(NDK_ATT_CREATE_QP);
+	rq.create_qp.pd = y.pd;
+	rq.create_qp.rcq = rq.create_qp.icq = y.cq;
+	rq.create_qp.srq = x.srq;
+	rq.create_qp.iq_depth = 8;
+	rq.create_qp.max_isge = 1;
+	if (call(y.id, getpid(), &rq, &rp) != NDK_STATUS_INVALID_HANDLE)
+		fail("a QP on another application's SRQ");
+	checked++;
 	/* Y sees none of X's QPs; X sees its one. */
 	rq = req(NDK_ATT_QP_INFO);
 	rq.qp_info.qpn = x.qpn;

@@ -7,7 +7,13 @@
  * with ndk_qp_connect() over addresses the test relays, then the active
  * side, each round, RDMA WRITEs a pattern into the passive side's buffer,
  * READs it back and compares, and SENDs it; the passive side checks that
- * the message and its buffer both hold the round's pattern.
+ * the message and its buffer both hold the round's pattern. With --srq
+ * the QP takes its receives from a shared receive queue the passive side
+ * posts them to. Before that, shared receive queues must be as the
+ * adapter info says (max_srq_depth non-zero) and, attached, refuse a
+ * notification callback with STATUS_NOT_SUPPORTED (doc/attach.md); CQ
+ * resize and interrupt moderation must be as the adapter flags say:
+ * embedded both, attached neither (STATUS_NOT_SUPPORTED).
  *
  *   prints "OPEN" once the adapter is open (a memif server's socket is
  *   then listening), "INFO qpn=N va=V token=T"; reads "PEER qpn=N va=V token=T"
@@ -16,7 +22,7 @@
  *   prints CLOSED).
  *
  *   attach-rdma <EAL args> -- --ip A.B.C.D --peer A.B.C.D [--active]
- *                             [--rounds N] [--size N]
+ *                             [--rounds N] [--size N] [--srq]
  */
 
 #include <arpa/inet.h>
@@ -39,6 +45,7 @@
 static struct ndk_adapter *ad;
 static struct ndk_cq *cq;
 static struct ndk_qp *qp;
+static struct ndk_srq *srq;   /* --srq: the QP's receives */
 
 static void
 fail(const char *what)
@@ -108,14 +115,21 @@ run_passive(uint8_t *buf, uint32_t size, uint32_t token, uint32_t rounds,
 	for (uint32_t i = 0; rounds == 0 || i < rounds; i++) {
 		struct ndk_sge r = { buf + size, size, token };
 
-		if (ndk_receive(qp, NULL, &r, 1) != NDK_STATUS_SUCCESS)
+		if ((srq != NULL ? ndk_srq_receive(srq, NULL, &r, 1) :
+		     ndk_receive(qp, NULL, &r, 1)) != NDK_STATUS_SUCCESS)
 			fail("post receive");
 		if (wait_cqe(NDK_OP_RECEIVE) != size)
 			fail("message of the wrong size");
 		pattern(want, size, i);
-		if (memcmp(buf + size, want, size) != 0 ||
-		    memcmp(buf, want, size) != 0)
-			fail("SEND or WRITE placed other bytes");
+		if (memcmp(buf + size, want, size) != 0)
+			fail("SEND placed other bytes");
+		/* The active side's SEND completed at its ACK: it may have
+		 * written the next round's pattern already. */
+		if (memcmp(buf, want, size) != 0) {
+			pattern(want, size, i + 1);
+			if (memcmp(buf, want, size) != 0)
+				fail("WRITE placed other bytes");
+		}
 	}
 }
 
@@ -150,6 +164,73 @@ check_xstats(void)
 		fail("xstats: frames not counted");
 }
 
+static void
+srq_notify(void *ctx, ndk_status_t st)
+{
+	RTE_SET_USED(ctx);
+	RTE_SET_USED(st);
+}
+
+/*
+ * Shared receive queues as the adapter info says; a notification callback
+ * embedded only.
+ */
+static void
+check_srq(struct ndk_pd *pd)
+{
+	bool attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	struct ndk_adapter_info info;
+	uint32_t sz = sizeof(info);
+	struct ndk_srq *s = NULL;
+	ndk_status_t st;
+
+	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS)
+		fail("adapter info");
+	st = ndk_create_srq(pd, 4, 1, 1, srq_notify, NULL, &s);
+	if (info.max_srq_depth == 0 || st != (attached ?
+	    NDK_STATUS_NOT_SUPPORTED : NDK_STATUS_SUCCESS)) {
+		fprintf(stderr, "attach-rdma: max_srq_depth %u, create SRQ "
+			"with a callback: %s\n", info.max_srq_depth,
+			ndk_status_str(st));
+		fail("SRQ support not as documented");
+	}
+	if (s != NULL && ndk_close_srq(s, NULL, NULL) != NDK_STATUS_SUCCESS)
+		fail("close SRQ");
+}
+
+/*
+ * NdkResizeCq and NdkControlCqInterruptModeration as the adapter flags
+ * say: supported embedded, STATUS_NOT_SUPPORTED (flags clear) attached.
+ */
+static void
+check_cq_controls(void)
+{
+	const uint32_t both = NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
+		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
+	bool attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	ndk_status_t want = attached ? NDK_STATUS_NOT_SUPPORTED :
+		NDK_STATUS_SUCCESS;
+	struct ndk_adapter_info info;
+	uint32_t sz = sizeof(info);
+	struct ndk_cq *c = NULL;
+	ndk_status_t rs, ms;
+
+	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS ||
+	    ndk_create_cq(ad, 16, NULL, NULL, &c) != NDK_STATUS_SUCCESS)
+		fail("adapter info, CQ");
+	rs = ndk_resize_cq(c, 32);
+	ms = ndk_control_cq_interrupt_moderation(c, 100, 8);
+	if ((info.adapter_flags & both) != (attached ? 0 : both) ||
+	    rs != want || ms != want) {
+		fprintf(stderr, "attach-rdma: adapter flags 0x%x, resize CQ: "
+			"%s, moderation: %s\n", info.adapter_flags,
+			ndk_status_str(rs), ndk_status_str(ms));
+		fail("CQ resize/moderation not as the adapter flags say");
+	}
+	if (ndk_close_cq(c, NULL, NULL) != NDK_STATUS_SUCCESS)
+		fail("close CQ");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -160,6 +241,7 @@ main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "size", required_argument, NULL, 's' },
 		{ "queues", required_argument, NULL, 'q' },
+		{ "srq", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ndk_adapter_config ac = {
@@ -175,7 +257,7 @@ main(int argc, char **argv)
 	struct ndk_mr *mr;
 	uint8_t *buf, *want;
 	char line[128];
-	bool active = false;
+	bool active = false, use_srq = false;
 	int n, c;
 
 	n = rte_eal_init(argc, argv);
@@ -196,6 +278,8 @@ main(int argc, char **argv)
 			size = (uint32_t)atoi(optarg);
 		else if (c == 'q')
 			ac.nb_queues = (uint16_t)atoi(optarg);
+		else if (c == 'S')
+			use_srq = true;
 		else
 			fail("usage: attach-rdma <EAL> -- --ip A --peer B");
 	}
@@ -215,7 +299,12 @@ main(int argc, char **argv)
 	    want == NULL ||
 	    ndk_create_pd(ad, &pd) != NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(ad, 64, NULL, NULL, &cq) != NDK_STATUS_SUCCESS ||
-	    ndk_create_qp(pd, cq, cq, NULL, 8, 8, 1, 1, 0, &qp) !=
+	    (use_srq &&
+	     ndk_create_srq(pd, 8, 1, 0, NULL, NULL, &srq) !=
+	     NDK_STATUS_SUCCESS) ||
+	    (srq != NULL ?
+	     ndk_create_qp_with_srq(pd, cq, cq, srq, NULL, 8, 1, 0, &qp) :
+	     ndk_create_qp(pd, cq, cq, NULL, 8, 8, 1, 1, 0, &qp)) !=
 	    NDK_STATUS_SUCCESS ||
 	    ndk_create_mr(pd, false, &mr) != NDK_STATUS_SUCCESS ||
 	    ndk_register_mr(mr, buf, 2 * (size_t)size,
@@ -223,6 +312,8 @@ main(int argc, char **argv)
 			    NDK_MR_FLAG_ALLOW_REMOTE_READ |
 			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) != NDK_STATUS_SUCCESS)
 		fail("resources");
+	check_srq(pd);
+	check_cq_controls();
 	token = ndk_mr_local_token(mr);
 	printf("INFO qpn=%u va=%" PRIu64 " token=%u\n", ndk_qp_num(qp),
 	       (uint64_t)(uintptr_t)buf, ndk_mr_remote_token(mr));
@@ -244,6 +335,8 @@ main(int argc, char **argv)
 	fflush(stdout);
 	dapp_obey(ad);
 	ndk_close_qp(qp, NULL, NULL);
+	if (srq != NULL && ndk_close_srq(srq, NULL, NULL) != NDK_STATUS_SUCCESS)
+		fail("close SRQ after its QP");
 	ndk_deregister_mr(mr);
 	ndk_close_mr(mr, NULL, NULL);
 	ndk_close_cq(cq, NULL, NULL);

@@ -431,11 +431,13 @@ class Rdma(Peer):
                                   text=True)
 
 
-def t_attach_rdma(queues=1):
+def t_attach_rdma(queues=1, srq=False):
     """WRITE, READ and SEND from an attached application, every byte
     checked, against the same program embedded on the far end; with
     queues > 1 both adapters have that many queues (the daemon's main
-    thread polls them all)."""
+    thread polls them all). With srq the embedded side is the active one
+    and the attached application receives through a shared receive queue
+    it posts to (the daemon's responder takes from it)."""
     huge = attach_env()
     if huge.startswith('skip'):
         return huge
@@ -453,7 +455,8 @@ def t_attach_rdma(queues=1):
                                 '--vdev=net_memif0,role=server,socket=%s,'
                                 'bsize=8192' % sock],
                    ['--ip', '10.6.0.1', '--peer', '10.6.0.2',
-                    '--rounds', '200', '--queues', str(queues)])
+                    '--rounds', '200', '--queues', str(queues)] +
+                   (['--active'] if srq else []))
         emb.expect('OPEN')   # the memif server listens: A may connect
         a, alog = start(conf_a, 'rdma-a')
         wait_ready(a, alog)
@@ -462,8 +465,9 @@ def t_attach_rdma(queues=1):
         app = Rdma('rdma-app', ['-l', '1', '--no-pci',
                                 '--proc-type=secondary', '--file-prefix',
                                 pa, '--huge-dir', huge],
-                   ['--ip', '10.6.0.2', '--peer', '10.6.0.1', '--active',
-                    '--rounds', '200'])
+                   ['--ip', '10.6.0.2', '--peer', '10.6.0.1',
+                    '--rounds', '200'] +
+                   (['--srq'] if srq else ['--active']))
         app.expect('OPEN')
         i_emb = emb.expect('INFO').replace('INFO', 'PEER', 1)
         i_app = app.expect('INFO').replace('INFO', 'PEER', 1)

@@ -208,6 +208,13 @@ run_case "write_lat -a" "write_lat -a -n 10 --verify" \
 	"write_lat -a -n 10 --verify" 8388608
 run_case "send_bw -q 4 -I 64" "send_bw -q 4 -s 64 -I 64 -n 500 --verify" \
 	"send_bw -q 4 -s 64 -I 64 -n 500 --verify" 64
+# --use_srq: the receives from one shared receive queue; one QP with
+# every byte checked, then four QPs sharing it (their receives land in
+# each other's buffers: no --verify).
+a="send_bw --use_srq -s 4096 -m 1024 -n 200 --verify"
+run_case "send_bw --use_srq" "$a" "$a" 4096
+a="send_bw --use_srq -q 4 -s 64 -r 64 -n 500"
+run_case "send_bw --use_srq -q 4" "$a" "$a" 64
 # Bidirectional (-b): both sides run the initiator loop (and the SEND
 # side's receives), both print the sum of both reports, every byte checked.
 for t in write_bw send_bw read_bw; do
@@ -341,6 +348,7 @@ refused "-l 3 -Q 2" "Post list size must be a multiple of CQ moderation" \
 refused "-l 16 -n 100" "multiple of post list size" write_bw -l 16 -n 100
 refused "-l with a LAT test" "BW tests only" write_lat -l 4
 refused "-b with a LAT test" "only available in BW test" send_lat -b
+refused "--use_srq with WRITE" "SEND tests only" write_bw --use_srq
 
 echo "($(($(date +%s) - start)) s)"
 echo "perf: $passed passed, $failed failed, $skipped skipped"

@@ -95,7 +95,9 @@ MAC_C=02:4e:44:4b:00:02
 IP_S=10.77.0.11
 IP_C=10.77.0.12
 
-# check_side <log> <size> <peer ip>: the address and result lines.
+# check_side <log> <size> <peer ip>: the address and result lines ($QPS
+# of each address line: ibv_srq_pingpong prints one per QP).
+QPS=1
 check_side() {
 	local log=$1 size=$2 peer=$3
 	local bytes=$((size * ITERS * 2))
@@ -111,7 +113,9 @@ check_side() {
 	grep -Eq "^  local address:  LID 0x0000, QPN $hexq, PSN $hexq, GID $mine$" "$log" &&
 	grep -Eq "^  remote address: LID 0x0000, QPN $hexq, PSN $hexq, GID $peer$" "$log" &&
 	grep -Eq "^$bytes bytes in [0-9]+\.[0-9]{2} seconds = [0-9]+\.[0-9]{2} Mbit/sec$" "$log" &&
-	grep -Eq "^$ITERS iters in [0-9]+\.[0-9]{2} seconds = [0-9]+\.[0-9]{2} usec/iter$" "$log"
+	grep -Eq "^$ITERS iters in [0-9]+\.[0-9]{2} seconds = [0-9]+\.[0-9]{2} usec/iter$" "$log" &&
+	[ "$(grep -c '^  local address: ' "$log")" = "$QPS" ] &&
+	[ "$(grep -c '^  remote address: ' "$log")" = "$QPS" ]
 }
 
 # With FAM=6 the adapters are dual-stack (fd77::11 beside 10.77.0.11, ...)
@@ -210,6 +214,14 @@ FAM=6
 run_case ip6_s65536 65536 1024 static
 run_case ip6_nd_s4096 4096 4096 arp
 FAM=4
+# ibv_srq_pingpong (-q): QPs sharing one SRQ, a SEND in flight on each, the
+# exchange of 256 addresses; with -e; one receive per QP (-r = -q).
+QPS=16
+run_case srq_q16_s4096 4096 1024 static -q 16
+QPS=4
+run_case srq_q4_e_s65536 65536 4096 arp -q 4 -e
+run_case srq_q4_r4_s1 1 1024 static -q 4 -r 4
+QPS=1
 
 echo "pingpong: $PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

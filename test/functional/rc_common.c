@@ -95,6 +95,29 @@ read_sink_flags(const struct ndk_pair *p)
 		 NDK_MR_FLAG_RDMA_READ_SINK);
 }
 
+void
+cq_count_cb(void *ctx, ndk_status_t cq_status)
+{
+	(void)cq_status;
+	__atomic_fetch_add((uint32_t *)ctx, 1, __ATOMIC_RELEASE);
+}
+
+uint32_t
+cq_count_get(uint32_t *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_ACQUIRE);
+}
+
+bool
+cq_count_wait(uint32_t *counter, uint32_t n)
+{
+	double end = ndk_pair_now() + WAIT_S;
+
+	while (cq_count_get(counter) < n && ndk_pair_now() < end)
+		ndk_pair_sleep_ms(1);
+	return cq_count_get(counter) >= n;
+}
+
 /* Wait for one completion and check its fields; prints what came. */
 int
 expect_one(struct ndk_cq *cq, enum ndk_operation_type type, void *qp_ctx,

@@ -58,6 +58,18 @@ int expect_one(struct ndk_cq *cq, enum ndk_operation_type type, void *qp_ctx,
 int expect_ok(struct ndk_cq *cq, enum ndk_operation_type type, void *req,
 	      const char *what);
 
+/**
+ * CQ notification callback that counts its calls in the uint32_t
+ * @p ctx points to (atomically; the status is not looked at).
+ */
+void cq_count_cb(void *ctx, ndk_status_t cq_status);
+
+/** The count cq_count_cb() keeps at @p counter. */
+uint32_t cq_count_get(uint32_t *counter);
+
+/** Wait until cq_count_get(@p counter) reaches @p n (or WAIT_S). */
+bool cq_count_wait(uint32_t *counter, uint32_t n);
+
 /** No completion is waiting on @p cq. */
 int expect_none(struct ndk_cq *cq, const char *what);
 

@@ -331,30 +331,6 @@ t_read_fence(void)
 
 static uint32_t n_notify;
 
-static void
-notify_cb(void *ctx, ndk_status_t cq_status)
-{
-	(void)ctx;
-	(void)cq_status;
-	__atomic_fetch_add(&n_notify, 1, __ATOMIC_RELEASE);
-}
-
-static uint32_t
-notified(void)
-{
-	return __atomic_load_n(&n_notify, __ATOMIC_ACQUIRE);
-}
-
-static bool
-wait_notified(uint32_t n)
-{
-	double end = ndk_pair_now() + WAIT_S;
-
-	while (notified() < n && ndk_pair_now() < end)
-		ndk_pair_sleep_ms(1);
-	return notified() >= n;
-}
-
 /*
  * B posts @p n receives; A posts a chain of @p n SENDs, the last one not
  * deferred; SEND @p solicit (or none if < 0) carries SEND_AND_SOLICIT_EVENT.
@@ -394,7 +370,8 @@ t_solicit_events(void)
 {
 	struct ndk_pair_conn_opts o = {
 		.rq_depth = 64, .sq_depth = 64, .cq_depth = 256,
-		.notify = notify_cb,
+		.notify = cq_count_cb,
+		.notify_ctx = { &n_notify, &n_notify },
 	};
 	struct ndk_pair_buf *src, *dst;
 	struct ndk_result_ex r[2];
@@ -417,27 +394,28 @@ t_solicit_events(void)
 	if (solicit_chain(c, src, dst, 6, -1, "unsolicited chain") != 0)
 		return -1;
 	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 0, "SOLICITED arm fired without a "
-		       "solicited SEND");
+	TEST_ASSERT_EQ(cq_count_get(&n_notify), 0, "SOLICITED arm fired "
+		       "without a solicited SEND");
 	/* ... one with a solicited SEND in the middle does, once. */
 	if (solicit_chain(c, src, dst, 6, 2, "chain, SEND 2 solicited") != 0)
 		return -1;
-	TEST_ASSERT(wait_notified(1), "no notification for the solicited SEND");
+	TEST_ASSERT(cq_count_wait(&n_notify, 1),
+		    "no notification for the solicited SEND");
 	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 1, "notifications for one arm");
+	TEST_ASSERT_EQ(cq_count_get(&n_notify), 1, "notifications for one arm");
 	/* Not re-armed: nothing more. */
 	if (solicit_chain(c, src, dst, 4, 1, "solicited, not armed") != 0)
 		return -1;
 	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 1, "notification without an arm");
+	TEST_ASSERT_EQ(cq_count_get(&n_notify), 1, "notification without an arm");
 
 	/* ANY: any receive of a chain notifies (once). */
 	ndk_arm_cq(c->rcq[1], NDK_CQ_NOTIFY_ANY);
 	if (solicit_chain(c, src, dst, 5, -1, "unsolicited chain, ANY") != 0)
 		return -1;
-	TEST_ASSERT(wait_notified(2), "ANY arm: no notification");
+	TEST_ASSERT(cq_count_wait(&n_notify, 2), "ANY arm: no notification");
 	ndk_pair_sleep_ms(50);
-	TEST_ASSERT_EQ(notified(), 2, "ANY arm: notifications");
+	TEST_ASSERT_EQ(cq_count_get(&n_notify), 2, "ANY arm: notifications");
 
 	/* SOLICITED is also satisfied by an error: a receive too small. */
 	ndk_arm_cq(c->rcq[1], NDK_CQ_NOTIFY_SOLICITED);
@@ -459,7 +437,7 @@ t_solicit_events(void)
 	printf("  oversized SEND, receiver: %s\n",
 	       ndk_pair_result_str(&r[1], d, sizeof(d)));
 	TEST_ASSERT(r[1].status != NDK_STATUS_SUCCESS, "receive 2 succeeded");
-	TEST_ASSERT(wait_notified(3), "SOLICITED arm: no notification for an "
+	TEST_ASSERT(cq_count_wait(&n_notify, 3), "SOLICITED arm: no notification for an "
 		    "error completion");
 	TEST_ASSERT_EQ(ndk_pair_wait(c->icq[0], r, 2, WAIT_S), 2, "sends");
 	printf("  oversized SEND, sender: %s\n",

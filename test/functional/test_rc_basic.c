@@ -450,12 +450,116 @@ t_qp_state_transitions(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* NdkQueryExtension                                                   */
+/* ------------------------------------------------------------------ */
+
+static void
+no_connect_event(void *context, struct ndk_connector *connector)
+{
+	RTE_SET_USED(context);
+	ndk_close_connector(connector, NULL, NULL);
+}
+
+/* Every object type answers STATUS_NOT_SUPPORTED, leaving @p iface alone. */
+static int
+t_query_extension(void)
+{
+	const struct ndk_guid guid = {
+		0x12345678, 0x9abc, 0xdef0, { 1, 2, 3, 4, 5, 6, 7, 8 },
+	};
+	const struct ndk_version v = { 1, 0 };
+	struct ndk_pair *p = pair_get(4096);
+	struct ndk_object_header bogus;
+	struct ndk_cq *cq = NULL;
+	struct ndk_pd *pd = NULL;
+	struct ndk_mr *mr = NULL;
+	struct ndk_mw *mw = NULL;
+	struct ndk_qp *qp = NULL, *sqp = NULL;
+	struct ndk_srq *srq = NULL;
+	struct ndk_connector *conn = NULL;
+	struct ndk_listener *lst = NULL;
+	void *iface = &bogus;
+	ndk_status_t st;
+	int rc = -1;
+
+	TEST_ASSERT(p != NULL, "pair");
+	if (ndk_create_cq(p->ad[0], 16, NULL, NULL, &cq) != NDK_STATUS_SUCCESS ||
+	    ndk_create_pd(p->ad[0], &pd) != NDK_STATUS_SUCCESS ||
+	    ndk_create_mr(pd, false, &mr) != NDK_STATUS_SUCCESS ||
+	    ndk_create_mw(pd, &mw) != NDK_STATUS_SUCCESS ||
+	    ndk_create_qp(pd, cq, cq, NULL, 4, 4, 1, 1, 0, &qp) !=
+	    NDK_STATUS_SUCCESS ||
+	    ndk_create_srq(pd, 4, 1, 0, NULL, NULL, &srq) !=
+	    NDK_STATUS_SUCCESS ||
+	    ndk_create_qp_with_srq(pd, cq, cq, srq, NULL, 4, 1, 0, &sqp) !=
+	    NDK_STATUS_SUCCESS ||
+	    ndk_create_connector(p->ad[0], &conn) != NDK_STATUS_SUCCESS ||
+	    ndk_create_listener(p->ad[0], no_connect_event, NULL, &lst) !=
+	    NDK_STATUS_SUCCESS) {
+		printf("  creating the objects failed\n");
+		goto out;
+	}
+	{
+		const struct ndk_object_header *objs[] = {
+			&p->ad[0]->header, &cq->header, &pd->header,
+			&mr->header, &mw->header, &qp->header, &srq->header,
+			&sqp->header, &conn->header, &lst->header,
+		};
+
+		for (unsigned int i = 0; i < RTE_DIM(objs); i++) {
+			st = ndk_query_extension(objs[i], &guid, v, &iface);
+			if (st != NDK_STATUS_NOT_SUPPORTED ||
+			    iface != &bogus) {
+				printf("  object type %d: %s\n", objs[i]->type,
+				       ndk_status_str(st));
+				goto out;
+			}
+		}
+	}
+	memset(&bogus, 0, sizeof(bogus));
+	st = ndk_query_extension(&bogus, &guid, v, &iface);
+	if (st != NDK_STATUS_INVALID_PARAMETER ||
+	    ndk_query_extension(NULL, &guid, v, &iface) !=
+	    NDK_STATUS_INVALID_PARAMETER ||
+	    ndk_query_extension(&cq->header, NULL, v, &iface) !=
+	    NDK_STATUS_INVALID_PARAMETER ||
+	    ndk_query_extension(&cq->header, &guid, v, NULL) !=
+	    NDK_STATUS_INVALID_PARAMETER) {
+		printf("  bad arguments not refused (%s)\n",
+		       ndk_status_str(st));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (lst != NULL)
+		ndk_close_listener(lst, NULL, NULL);
+	if (conn != NULL)
+		ndk_close_connector(conn, NULL, NULL);
+	if (sqp != NULL)
+		ndk_close_qp(sqp, NULL, NULL);
+	if (qp != NULL)
+		ndk_close_qp(qp, NULL, NULL);
+	if (srq != NULL)
+		ndk_close_srq(srq, NULL, NULL);
+	if (mw != NULL)
+		ndk_close_mw(mw, NULL, NULL);
+	if (mr != NULL)
+		ndk_close_mr(mr, NULL, NULL);
+	if (pd != NULL)
+		ndk_close_pd(pd, NULL, NULL);
+	if (cq != NULL)
+		ndk_close_cq(cq, NULL, NULL);
+	return rc;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "adapter_info", t_adapter_info },
 	{ "open_errors_and_max_qp", t_open_errors_and_max_qp },
 	{ "create_qp_limits", t_create_qp_limits },
 	{ "post_unconnected", t_post_unconnected },
 	{ "qp_state_transitions", t_qp_state_transitions },
+	{ "query_extension", t_query_extension },
 };
 
 int

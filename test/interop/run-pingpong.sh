@@ -38,6 +38,14 @@
 # and every RoCEv2 frame's ICRC recomputed by icrc_check.py, which also
 # requires exactly the SEND packets the run implies, in both directions.
 #
+# With PP_SRQ_QPS=N the guest runs ibv_srq_pingpong -q N instead (N RC
+# QPs receiving through one SRQ, its TCP exchange of 256 addresses) and
+# ndk-pingpong its SRQ mode (-q N): every QPN/PSN pair must match across
+# the two logs, both sides print their result lines, and the capture's
+# ICRCs are all recomputed (the message count per QP is not fixed in that
+# tool, so no per-QP SEND structure is required, only the RoCEv2 frames of
+# at least 2 x iters messages).
+#
 # Cleans up on exit, failure or signal: no QEMU, ndk-pingpong, testpmd,
 # namespace or tap is left, nor the DPDK runtime dirs it created (lib.sh).
 # Ends with "interop: N passed, N failed, N skipped".
@@ -50,6 +58,7 @@
 #      PP_LCORES=0-1  PP_DPDK_MEM (EAL memory flags; default --in-memory
 #      with free hugepages, else --no-huge -m 512)  PP_NS=ndk-pingpong
 #      PP_CASE_TIMEOUT=120 (s, each side of a case)  PYTHON=python3
+#      PP_SRQ_QPS (unset: ibv_rc_pingpong; N: ibv_srq_pingpong -q N)
 #      PP_FAMILY=4 (6: RoCEv2 over IPv6: eth1 gets $IOP_GUEST_IP6, rxe1
 #        uses its GID 2, ndk-pingpong a dual-stack adapter with
 #        $IOP_NDK_IP6 as GID 1; the guest finds us by neighbour discovery
@@ -70,6 +79,13 @@ CASE_T=$IOP_CASE_TIMEOUT
 NDK_PINGPONG=${NDK_PINGPONG:-$NDK_INTEROP_ROOT/build/app/ndk-pingpong/ndk-pingpong}
 W=$IOP_WORK
 FAMILY=${PP_FAMILY:-4}
+SRQ_QPS=${PP_SRQ_QPS:-}
+TOOL=ibv_rc_pingpong
+QOPT=()
+if [ -n "$SRQ_QPS" ]; then
+	TOOL=ibv_srq_pingpong
+	QOPT=(-q "$SRQ_QPS")
+fi
 if [ "$FAMILY" = 6 ]; then
 	G_GID=$IOP_GUEST_GID6
 	NDK_ADDR=(--ip "$IOP_NDK_IP" --ip6 "$IOP_NDK_IP6")
@@ -90,6 +106,11 @@ addr_field() {
 	sed -n "s/^ *$2 address: .* $3 \\(0x[0-9a-f]*\\).*/\\1/p" "$1" | head -n 1
 }
 
+# addr_list LOG WHICH: "QPN PSN" of every "local"/"remote" address line
+addr_list() {
+	sed -n "s/^ *$2 address: .* QPN \(0x[0-9a-f]*\), PSN \(0x[0-9a-f]*\).*/\1 \2/p" "$1"
+}
+
 # result_lines LOG: the two lines ibv_rc_pingpong prints at the end
 result_lines() {
 	grep -E '^[0-9]+ (bytes|iters) in [0-9.]+ seconds' "$1" || true
@@ -99,11 +120,11 @@ result_lines() {
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 size=$4 iters=$5
 	local name="mtu$mtu-$role-$size" L gid nrc=0 grc=0
-	local opts=(-m "$rmtu" -s "$size" -n "$iters" -c)
+	local opts=(-m "$rmtu" -s "$size" -n "$iters" -c "${QOPT[@]}")
 	local gopts=(-g "$G_GID" "${opts[@]}") nopts=("${NDK_ADDR[@]}" -g "$N_GID" "${opts[@]}")
 	L=$W/logs/$name
 	iop_case_begin "$name"
-	echo "interop: case $name: ibv_rc_pingpong on rxe1 as the" \
+	echo "interop: case $name: $TOOL${SRQ_QPS:+ -q $SRQ_QPS} on rxe1 as the" \
 		"${role#guest-}, ndk-pingpong as the" \
 		"$([ "$role" = guest-client ] && echo server || echo client)," \
 		"${size} B x $iters, RDMA MTU $rmtu"
@@ -115,7 +136,7 @@ run_case() {
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PINGPONG" "${nopts[@]}"
 		if iop_host_listening 18515; then
-			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T ibv_rc_pingpong -d rxe1 ${gopts[*]} $IOP_HOST_ADDR" \
+			iop_gh -t $((CASE_T + 60)) "run-active 30 $CASE_T $TOOL -d rxe1 ${gopts[*]} $IOP_HOST_ADDR" \
 				>"$L.guest.log" 2>&1 || grc=$?
 		else
 			iop_why "ndk-pingpong is not listening on TCP 18515"
@@ -124,14 +145,14 @@ run_case() {
 		fi
 		iop_app_wait || nrc=$?
 	else
-		gid=$(iop_gxb "sh /share/iop-guest.sh run-watch 60 $CASE_T ibv_rc_pingpong -d rxe1 ${gopts[*]}") ||
+		gid=$(iop_gxb "sh /share/iop-guest.sh run-watch 60 $CASE_T $TOOL -d rxe1 ${gopts[*]}") ||
 			gid=none
 		if iop_guest_listening 18515; then
 			iop_app_start "$L.ndk.log" "$NDK_PINGPONG" \
 				"${nopts[@]}" "${IOP_GUEST_IP%/*}"
 			iop_app_wait || nrc=$?
 		else
-			iop_why "ibv_rc_pingpong is not listening in the guest"
+			iop_why "$TOOL is not listening in the guest"
 			nrc=99
 		fi
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
@@ -142,13 +163,13 @@ run_case() {
 
 	# Verdicts: both sides
 	[ "$nrc" = 0 ] || iop_why "ndk-pingpong exit status $nrc"
-	[ "$grc" = 0 ] || iop_why "ibv_rc_pingpong exit status $grc"
+	[ "$grc" = 0 ] || iop_why "$TOOL exit status $grc"
 	[ "$(result_lines "$L.ndk.log" | wc -l)" = 2 ] ||
 		iop_why "ndk-pingpong printed no result lines"
 	[ "$(result_lines "$L.guest.log" | wc -l)" = 2 ] ||
-		iop_why "ibv_rc_pingpong printed no result lines"
+		iop_why "$TOOL printed no result lines"
 	! grep -q 'invalid data' "$L.guest.log" ||
-		iop_why "ibv_rc_pingpong --chk: $(grep -c 'invalid data' "$L.guest.log") invalid pages"
+		iop_why "$TOOL --chk: $(grep -c 'invalid data' "$L.guest.log") invalid pages"
 	local nq np gq gp
 	nq=$(addr_field "$L.ndk.log" local QPN)
 	np=$(addr_field "$L.ndk.log" local PSN)
@@ -161,16 +182,30 @@ run_case() {
 		[ "$(addr_field "$L.guest.log" remote PSN)" != "$np" ]; then
 		iop_why "the QPN/PSN exchange does not match"
 	fi
+	if [ -n "$SRQ_QPS" ]; then
+		[ "$(addr_list "$L.ndk.log" local | wc -l)" = "$SRQ_QPS" ] &&
+			[ "$(addr_list "$L.ndk.log" remote)" = "$(addr_list "$L.guest.log" local)" ] &&
+			[ "$(addr_list "$L.guest.log" remote)" = "$(addr_list "$L.ndk.log" local)" ] ||
+			iop_why "the $SRQ_QPS QPN/PSN pairs of the exchange do not match"
+	fi
 	{ grep -h '^link: ' "$L.guest.log" || true; } | sed 's/^/    guest /'
-	result_lines "$L.guest.log" | sed 's/^/    ibv_rc_pingpong: /'
+	result_lines "$L.guest.log" | sed "s/^/    $TOOL: /"
 	result_lines "$L.ndk.log" | sed 's/^/    ndk-pingpong:    /'
 	if [ ${#IOP_WHY[@]} -gt 0 ]; then
 		iop_tail ndk-pingpong "$L.ndk.log" 25
-		iop_tail ibv_rc_pingpong "$L.guest.log" 15
+		iop_tail "$TOOL" "$L.guest.log" 15
 	fi
 
-	# The capture: tshark, the ICRC of every frame and the SEND structure.
+	# The capture: tshark, the ICRC of every frame and the SEND structure
+	# (with an SRQ: ICRCs and the frame count only, see the top).
 	local per_msg=$(((size + rmtu - 1) / rmtu)) rx
+	if [ -n "$SRQ_QPS" ]; then
+		iop_capture_check --ndk-ip "$CAP_NDK" --guest-ip "$CAP_GUEST" \
+			--ndk-mac "$IOP_NDK_MAC" \
+			--min-roce $((2 * iters * per_msg + 2))
+		iop_case_end "${iters}x${size} B over $SRQ_QPS QPs; ndk $(result_lines "$L.ndk.log" | sed -n 's/.* seconds = \(.*\)/\1/p' | paste -sd, | sed 's/,/, /'); $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
+		return
+	fi
 	iop_capture_check \
 		--ndk-ip "$CAP_NDK" --guest-ip "$CAP_GUEST" \
 		--ndk-mac "$IOP_NDK_MAC" --size "$size" --mtu "$rmtu" \

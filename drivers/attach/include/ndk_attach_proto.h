@@ -50,7 +50,7 @@ struct rte_ring;
 #define NDK_ATTACH_TIMEOUT_S 40
 
 /** Protocol version (the daemon refuses another; checked at HELLO). */
-#define NDK_ATTACH_VERSION 4
+#define NDK_ATTACH_VERSION 5
 
 /** Request codes. */
 enum ndk_attach_op {
@@ -84,6 +84,8 @@ enum ndk_attach_op {
 	NDK_ATT_QP_INFO,
 	NDK_ATT_ALLOC,            /**< a buffer of the application's heap */
 	NDK_ATT_FREE,
+	NDK_ATT_CREATE_SRQ,       /**< a shared receive queue, no notification */
+	NDK_ATT_SRQ_MODIFY,
 	NDK_ATT_OP_MAX            /**< not a request: one past the last */
 };
 
@@ -149,6 +151,20 @@ struct ndk_attach_create_qp {
 	uint32_t rq_depth, iq_depth;
 	uint32_t max_rsge, max_isge;
 	uint32_t inline_size;
+	uint64_t srq;             /**< its receives from this SRQ (0: none;
+				   *  rq_depth and max_rsge are then unused) */
+} __rte_packed;
+
+/** CREATE_SRQ (attached SRQs have no notification callback). */
+struct ndk_attach_create_srq {
+	uint64_t pd;
+	uint32_t depth, max_sge;
+} __rte_packed;
+
+/** SRQ_MODIFY: the depth only (0 keeps it). */
+struct ndk_attach_srq_modify {
+	uint64_t srq;
+	uint32_t depth;
 } __rte_packed;
 
 /** CREATE_MR. */
@@ -337,6 +353,8 @@ struct ndk_attach_req {
 		struct ndk_attach_hello hello;
 		struct ndk_attach_create_cq create_cq;
 		struct ndk_attach_create_qp create_qp;
+		struct ndk_attach_create_srq create_srq;
+		struct ndk_attach_srq_modify srq_modify;
 		struct ndk_attach_create_mr create_mr;
 		struct ndk_attach_register_mr register_mr;
 		struct ndk_attach_obj obj;
@@ -482,6 +500,10 @@ ndk_attach_req_len(uint32_t op)
 	case NDK_ATT_LISTENER_ADDR:
 	case NDK_ATT_CONN_ADDR:
 	case NDK_ATT_CREATE_MW: body = sizeof(struct ndk_attach_obj); break;
+	case NDK_ATT_CREATE_SRQ:
+		body = sizeof(struct ndk_attach_create_srq); break;
+	case NDK_ATT_SRQ_MODIFY:
+		body = sizeof(struct ndk_attach_srq_modify); break;
 	case NDK_ATT_QP_MODIFY:
 		body = sizeof(struct ndk_attach_qp_modify); break;
 	case NDK_ATT_CONNECT: body = sizeof(struct ndk_attach_connect); break;
@@ -523,6 +545,7 @@ ndk_attach_rep_len(uint32_t op)
 	case NDK_ATT_CREATE_CONNECTOR:
 	case NDK_ATT_CREATE_LISTENER:
 	case NDK_ATT_CREATE_MW:
+	case NDK_ATT_CREATE_SRQ:
 		body = sizeof(struct ndk_attach_new_obj); break;
 	case NDK_ATT_CREATE_QP:
 		body = sizeof(struct ndk_attach_create_qp_rep); break;

@@ -29,6 +29,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_sched.h"
+#include "swroce_srq.h"
 #include "swroce_zc.h"
 
 /* Frames up to a 4096-byte payload with every header fit one mbuf. */
@@ -431,15 +432,24 @@ swr_info_init(struct swr_adapter *ad)
 	i->max_outbound_read_limit = SWR_MAX_RD_ATOMIC;
 	i->max_receive_queue_depth = SWR_MAX_QUEUE_DEPTH;
 	i->max_initiator_queue_depth = SWR_MAX_QUEUE_DEPTH;
-	i->max_srq_depth = 0;
+	i->max_srq_depth = SWR_MAX_SRQ_DEPTH;
 	i->max_cq_depth = SWR_MAX_CQ_DEPTH;
 	i->large_request_threshold = 4096;
 	i->max_caller_data = 56;
 	i->max_callee_data = 196;
-	i->adapter_flags = NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED |
-		NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED |
+	/*
+	 * What holds (doc/provider.md): not IN_ORDER_DMA (READ responses
+	 * past a lost one are placed before it, doc/rc.md), not
+	 * LOOPBACK_CONNECTIONS (a connection to our own address is refused),
+	 * MULTI_ENGINE only with a queue per polling lcore to spread over.
+	 */
+	i->adapter_flags = NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED |
 		NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED |
-		NDK_ADAPTER_FLAG_X_REMOTE_INVALIDATE_SUPPORTED;
+		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED |
+		NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
+		NDK_ADAPTER_FLAG_X_REMOTE_INVALIDATE_SUPPORTED |
+		(ad->nb_queues > 1 ? NDK_ADAPTER_FLAG_MULTI_ENGINE_SUPPORTED :
+		 0);
 	i->rdma_technology = NDK_RDMA_ROCEV2;
 	i->max_path_mtu = ad->max_path_mtu;
 	i->port_id = ad->port_id;
@@ -709,6 +719,9 @@ swr_close(struct ndk_adapter *adapter)
 	swr_zc_close_begin(ad);
 	/* We own it now: every ctl request below runs inline. */
 	swr_close_qps(ad, NULL);
+	/* SRQs left open die with the adapter (their callback is told). */
+	while (ad->srq_list != NULL)
+		swr_srq_destroy(ad->srq_list);
 	while (ad->pd_list != NULL)
 		swr_pd_destroy(ad->pd_list);
 	swr_zc_close_end(ad);

@@ -53,6 +53,7 @@
 #define SWR_MAX_SGE 16            /**< SGEs per request (all kinds) */
 #define SWR_MAX_INLINE 512        /**< inline bytes per send/write */
 #define SWR_MAX_QUEUE_DEPTH 16384 /**< initiator and receive queues */
+#define SWR_MAX_SRQ_DEPTH 32768   /**< shared receive queues */
 #define SWR_MAX_CQ_DEPTH 65536
 #define SWR_MAX_RD_ATOMIC 16      /**< ORD and IRD */
 #define SWR_MAX_TRANSFER (1u << 30)
@@ -82,6 +83,7 @@ struct swr_qp;
 struct swr_cq;
 struct swr_pd;
 struct swr_mr;
+struct swr_srq;
 struct swr_mr_slot;
 struct swr_cm;
 struct swr_neigh_tbl;
@@ -187,9 +189,13 @@ struct swr_adapter {
 	uint32_t n_pd;            /**< obj_lock */
 	struct swr_cq *cq_list;   /**< obj_lock, for adapter close */
 	struct swr_pd *pd_list;   /**< obj_lock */
+	struct swr_srq *srq_list; /**< obj_lock, for adapter close */
 
 	/* --- queue 0's owner only (adapter-wide work) --- */
 	uint64_t now;             /**< TSC at the start of queue 0's poll */
+	/** CQs with an interrupt moderation interval (swr_ctl_exec adds and
+	 * removes them), whose held notifications queue 0 delivers when due. */
+	struct swr_cq *mod_list;
 	struct swr_stats stats;   /**< ARP, CM, CQ: adapter-wide */
 
 	/* --- neighbours (owner only; see the Neighbours section) --- */

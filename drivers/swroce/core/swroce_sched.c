@@ -21,6 +21,7 @@
 
 #include "swroce_adapter.h"
 #include "swroce_cm.h"
+#include "swroce_cq.h"
 #include "swroce_ctl.h"
 #include "swroce_dbell.h"
 #include "swroce_neigh.h"
@@ -133,6 +134,8 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 			work += swr_held_drain(ad);
 		if (unlikely(ad->now >= ad->neigh_tick))
 			swr_neigh_timers(ad);
+		if (unlikely(ad->mod_list != NULL))
+			swr_cq_moderation_timers(ad);
 		if (unlikely(swr_cm_due(ad->cm, ad->now)))
 			swr_cm_poll(ad);
 	}

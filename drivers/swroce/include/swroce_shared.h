@@ -50,6 +50,9 @@ ndk_status_t swr_post_read(struct ndk_qp *q, void *ctx,
 /** Post a receive on @p q. */
 ndk_status_t swr_post_receive(struct ndk_qp *q, void *ctx,
 			      const struct ndk_sge *sgl, uint32_t nsge);
+/** Post a receive to swroce SRQ @p srq (ndk_srq_receive()). */
+ndk_status_t swr_post_srq_receive(struct ndk_srq *srq, void *ctx,
+				  const struct ndk_sge *sgl, uint32_t nsge);
 /**
  * Post a fast register of swroce FRMR @p mr on @p q (NULL @p mr: refused
  * with a completion, as a region of another PD).

@@ -30,6 +30,7 @@
 #include "swroce_ctl.h"
 #include "swroce_mr.h"
 #include "swroce_qp.h"
+#include "swroce_srq.h"
 #include "swroce_zc.h"
 
 #define MR_FLAGS_KNOWN (NDK_MR_FLAG_ALLOW_LOCAL_WRITE | \
@@ -470,6 +471,8 @@ static const struct ndk_pd_dispatch swr_pd_ops = {
 	.create_mr = swr_pd_create_mr,
 	.create_qp = swr_qp_create,
 	.create_mw = swr_mw_create,
+	.create_srq = swr_srq_create,
+	.create_qp_with_srq = swr_qp_create_with_srq,
 };
 
 static const struct ndk_mr_dispatch swr_mr_ops = {

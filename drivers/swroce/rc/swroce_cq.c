@@ -17,12 +17,25 @@
  *               more is owed" or "free it when you are done".
  *   refcnt      QPs using the CQ plus one for the open handle, so that close
  *               and the last swr_cq_put() agree on who frees without a lock.
+ *
+ * Resize (NdkResizeCq) builds a ring of the new depth on the caller's
+ * thread, then moves the entries and swaps the ring pointer through
+ * swr_ctl_exec(), with every poller of the adapter paused: nothing posts
+ * meanwhile, and the consumer, the only other user of the ring, is the
+ * caller (NDK serializes calls on one CQ).
+ *
+ * Interrupt moderation (NdkControlCqInterruptModeration) holds an armed
+ * CQ's notification back (cq_hold) until mod_count completions arrived
+ * since the last notification, or mod_tsc after the first held one, which
+ * ever comes first; error completions and overruns are never held. Queue
+ * 0's owner keeps the clock (swr_cq_moderation_timers, over ad->mod_list).
  */
 
 #include <errno.h>
 #include <stdio.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -30,6 +43,7 @@
 
 #include "swroce_adapter.h"
 #include "swroce_cq.h"
+#include "swroce_ctl.h"
 
 #define CQ_ESIZE ((unsigned int)sizeof(struct ndk_result_ex))
 
@@ -75,7 +89,8 @@ cq_free(struct swr_cq *cq)
 	}
 	ad->n_cq--;
 	rte_spinlock_unlock(&ad->obj_lock);
-	/* The ring lives in the same allocation (cq_alloc). */
+	/* The ring lives in the same allocation (cq_alloc) until a resize. */
+	rte_free(cq->ring_mem);
 	rte_free(cq);
 }
 
@@ -130,6 +145,9 @@ cq_call(struct swr_cq *cq)
 	__atomic_store_n(&cq->n_at_notify,
 			 __atomic_load_n(&cq->n_posted, __ATOMIC_ACQUIRE),
 			 __ATOMIC_RELAXED);
+	/* Nothing held back any more (moderation). */
+	__atomic_store_n(&cq->mod_due, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cq->mod_need, SWR_ARM_NONE, __ATOMIC_RELAXED);
 	/* A closing CQ owes no more notifications, only the close. */
 	if (cq->notify != NULL && !__atomic_load_n(&cq->closing,
 						   __ATOMIC_ACQUIRE))
@@ -208,6 +226,34 @@ cq_fire(struct swr_cq *cq, uint32_t need)
 		cq_deliver(cq);
 }
 
+/*
+ * Moderation: an armed CQ's notification of level @p need is held back
+ * unless mod_count completions arrived since the last notification; with
+ * an interval, the first held one starts its clock (queue 0 delivers it
+ * when due). @return true if held.
+ */
+static bool
+cq_hold(struct swr_cq *cq, uint32_t need)
+{
+	uint64_t n = __atomic_load_n(&cq->n_posted, __ATOMIC_RELAXED) -
+		__atomic_load_n(&cq->n_at_notify, __ATOMIC_RELAXED);
+	uint32_t cur = __atomic_load_n(&cq->mod_need, __ATOMIC_RELAXED);
+	uint64_t due = 0;
+
+	if (cq->mod_count != 0 && n >= cq->mod_count)
+		return false;
+	while (cur < need &&
+	       !__atomic_compare_exchange_n(&cq->mod_need, &cur, need, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	/* Release: the level above is seen with the due time. */
+	if (cq->mod_tsc != 0)
+		__atomic_compare_exchange_n(&cq->mod_due, &due,
+					    rte_rdtsc() + cq->mod_tsc, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+	return true;
+}
+
 /* The ring is full: the CQ is dead (NDKPI: programming error). */
 static void __rte_cold
 cq_overflowed(struct swr_cq *cq)
@@ -257,8 +303,38 @@ swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r, bool solicited)
 		SWR_ARM_ANY;
 	if (likely(__atomic_load_n(&cq->armed, __ATOMIC_SEQ_CST) < need))
 		return 0;
+	if (unlikely(cq->mod_on) && NDK_SUCCESS(r->status) &&
+	    cq_hold(cq, need))
+		return 0;
 	cq_fire(cq, need);
 	return 0;
+}
+
+void
+swr_cq_moderation_timers(struct swr_adapter *ad)
+{
+	struct swr_cq *cq;
+	uint64_t due;
+	uint32_t need;
+
+	/*
+	 * From the head again after each delivery: the callback may have
+	 * closed (unlinked) any CQ of the list. Each CQ is delivered at most
+	 * once per pass (its due time is cleared first).
+	 */
+again:
+	for (cq = ad->mod_list; cq != NULL; cq = cq->mod_next) {
+		due = __atomic_load_n(&cq->mod_due, __ATOMIC_ACQUIRE);
+		if (due == 0 || ad->now < due ||
+		    !__atomic_compare_exchange_n(&cq->mod_due, &due, 0, false,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		need = __atomic_exchange_n(&cq->mod_need, SWR_ARM_NONE,
+					   __ATOMIC_ACQUIRE);
+		cq_fire(cq, RTE_MAX(need, (uint32_t)SWR_ARM_SOLICITED));
+		goto again;
+	}
 }
 
 void
@@ -293,11 +369,36 @@ swr_cq_destroy(struct swr_cq *cq)
 /* Dispatch                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Off ad->mod_list (swr_ctl_exec: queue 0's list). */
+static void
+cq_mod_unlink(struct swr_adapter *ad, struct swr_cq *cq)
+{
+	struct swr_cq **pp;
+
+	for (pp = &ad->mod_list; *pp != NULL; pp = &(*pp)->mod_next) {
+		if (*pp == cq) {
+			*pp = cq->mod_next;
+			break;
+		}
+	}
+	cq->mod_linked = false;
+}
+
+static ndk_status_t
+cq_mod_unlink_ctl(struct swr_adapter *ad, void *arg)
+{
+	cq_mod_unlink(ad, arg);
+	return NDK_STATUS_SUCCESS;
+}
+
 static ndk_status_t
 swr_cq_close(struct ndk_cq *c, ndk_close_completion_fn done, void *ctx)
 {
 	struct swr_cq *cq = cq_of(c);
 
+	/* Queue 0 keeps no clock for it any more. */
+	if (cq->mod_linked)
+		swr_ctl_exec(cq->ad, cq_mod_unlink_ctl, cq);
 	cq->close_done = done;
 	cq->close_ctx = ctx;
 	__atomic_store_n(&cq->closing, true, __ATOMIC_RELEASE);
@@ -334,7 +435,8 @@ cq_arm_catch_up(struct swr_cq *cq)
 	/* Pairs with swr_cq_post: its increment or our arm is seen. */
 	posted = __atomic_load_n(&cq->n_posted, __ATOMIC_SEQ_CST);
 	if (posted != __atomic_load_n(&cq->n_at_notify, __ATOMIC_RELAXED) &&
-	    rte_ring_count(cq->ring) != 0)
+	    rte_ring_count(cq->ring) != 0 &&
+	    !(cq->mod_on && cq_hold(cq, SWR_ARM_SOLICITED)))
 		cq_fire(cq, SWR_ARM_SOLICITED);
 }
 
@@ -401,8 +503,148 @@ swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r, uint32_t n)
 	return got;
 }
 
+/* Ring of @p depth entries in @p mem (rte_ring_get_memsize_elem bytes). */
+static int
+cq_ring_init(struct rte_ring *ring, uint32_t depth)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "ndkcq%u",
+		 __atomic_fetch_add(&cq_ring_seq, 1, __ATOMIC_RELAXED));
+	/* RING_F_EXACT_SZ: slots are the next power of two above depth. */
+	return rte_ring_init(ring, name, depth,
+			     RING_F_SC_DEQ | RING_F_EXACT_SZ);
+}
+
+static ssize_t
+cq_ring_size(uint32_t depth)
+{
+	return rte_ring_get_memsize_elem(CQ_ESIZE, rte_align32pow2(depth + 1));
+}
+
+struct cq_resize {
+	struct swr_cq *cq;
+	struct rte_ring *ring;   /* in: the new one; out: the one to free */
+	uint32_t depth;
+};
+
+/* Every poller paused (swr_ctl_exec): move the entries, swap the rings. */
+static ndk_status_t
+cq_resize_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct cq_resize *rs = arg;
+	struct swr_cq *cq = rs->cq;
+	struct rte_ring *old = cq->ring;
+	struct ndk_result_ex e;
+
+	RTE_SET_USED(ad);
+	if (__atomic_load_n(&cq->overflow, __ATOMIC_ACQUIRE) != CQ_OVF_NONE)
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	/* NDSPI's rule: never below what it holds, nothing lost. */
+	if (rte_ring_count(old) > rs->depth)
+		return NDK_STATUS_BUFFER_OVERFLOW;
+	while (rte_ring_sc_dequeue_elem(old, &e, CQ_ESIZE) == 0)
+		rte_ring_mp_enqueue_elem(rs->ring, &e, CQ_ESIZE);
+	cq->ring = rs->ring;
+	cq->depth = rs->depth;
+	/* The old ring's memory: its own allocation, or (as created) part
+	 * of the CQ's, which stays until the CQ is freed. */
+	rs->ring = cq->ring_mem != NULL ? old : NULL;
+	cq->ring_mem = cq->ring;
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_cq_resize(struct ndk_cq *c, uint32_t depth)
+{
+	struct swr_cq *cq = cq_of(c);
+	struct cq_resize rs = { .cq = cq, .depth = depth };
+	ndk_status_t st;
+	ssize_t rsz;
+
+	if (depth == 0 || depth > cq->ad->info.max_cq_depth)
+		return NDK_STATUS_INVALID_PARAMETER;
+	rsz = cq_ring_size(depth);
+	if (rsz < 0)
+		return NDK_STATUS_INVALID_PARAMETER;
+	rs.ring = rte_zmalloc_socket("swr_cq_ring", (size_t)rsz,
+				     RTE_CACHE_LINE_SIZE, cq->ad->socket_id);
+	if (rs.ring == NULL || cq_ring_init(rs.ring, depth) != 0) {
+		NDK_LOG(ERR, "resize CQ %p to %u: out of memory", (void *)cq,
+			depth);
+		rte_free(rs.ring);
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
+	}
+	st = swr_ctl_exec(cq->ad, cq_resize_ctl, &rs);
+	if (st != NDK_STATUS_SUCCESS)
+		NDK_LOG(DEBUG, "resize CQ %p (depth %u) to %u: %s", (void *)cq,
+			cq->depth, depth, ndk_status_str(st));
+	/* Failed: the new ring, unused; done: the old one if separate. */
+	rte_free(rs.ring);
+	return st;
+}
+
+struct cq_moderate {
+	struct swr_cq *cq;
+	uint32_t count;
+	uint64_t tsc;
+	uint32_t held;   /* out: the level of one held under the old ones */
+};
+
+/* Pollers paused: the new settings, the list, a held notification. */
+static ndk_status_t
+cq_moderate_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct cq_moderate *m = arg;
+	struct swr_cq *cq = m->cq;
+	bool link = m->tsc != 0;
+
+	cq->mod_on = m->count != 0 || m->tsc != 0;
+	cq->mod_count = m->count;
+	cq->mod_tsc = m->tsc;
+	if (link && !cq->mod_linked) {
+		cq->mod_next = ad->mod_list;
+		ad->mod_list = cq;
+		cq->mod_linked = true;
+	} else if (!link && cq->mod_linked) {
+		cq_mod_unlink(ad, cq);
+	}
+	/* One held under the old settings goes now (latest settings win),
+	 * from the caller, outside the pause. */
+	__atomic_store_n(&cq->mod_due, 0, __ATOMIC_RELAXED);
+	m->held = __atomic_exchange_n(&cq->mod_need, SWR_ARM_NONE,
+				      __ATOMIC_RELAXED);
+	return NDK_STATUS_SUCCESS;
+}
+
+static ndk_status_t
+swr_cq_moderate(struct ndk_cq *c, uint32_t interval_us, uint32_t count)
+{
+	struct swr_cq *cq = cq_of(c);
+	/* NDK: MAXULONG or above the depth, the interval alone governs. */
+	bool no_count = count == UINT32_MAX || count > cq->depth;
+	struct cq_moderate m = { .cq = cq };
+
+	if (interval_us == UINT32_MAX && no_count)
+		return NDK_STATUS_INVALID_PARAMETER_MIX;
+	/* Interval 0: off. A count of 0 or 1 is reached by every completion:
+	 * off too, whatever the interval. */
+	if (interval_us != 0 && (no_count || count > 1)) {
+		m.count = no_count ? 0 : count;
+		if (interval_us != UINT32_MAX)
+			m.tsc = RTE_MAX((uint64_t)1, (uint64_t)interval_us *
+					rte_get_tsc_hz() / 1000000);
+	}
+	swr_ctl_exec(cq->ad, cq_moderate_ctl, &m);
+	if (m.held != SWR_ARM_NONE)
+		cq_fire(cq, m.held);
+	return NDK_STATUS_SUCCESS;
+}
+
 static const struct ndk_cq_dispatch swr_cq_ops = {
 	.close = swr_cq_close,
+	.resize = swr_cq_resize,
+	.moderate = swr_cq_moderate,
 	.arm = swr_cq_arm,
 	.get_results = swr_cq_get_results,
 	.get_results_ex = swr_cq_get_results_ex,
@@ -444,12 +686,10 @@ cq_alloc(struct swr_adapter *ad, uint32_t depth)
 {
 	size_t hdr = RTE_ALIGN_CEIL(sizeof(struct swr_cq),
 				    RTE_CACHE_LINE_SIZE);
-	char name[RTE_RING_NAMESIZE];
 	struct swr_cq *cq;
 	ssize_t rsz;
 
-	/* RING_F_EXACT_SZ: slots are the next power of two above depth. */
-	rsz = rte_ring_get_memsize_elem(CQ_ESIZE, rte_align32pow2(depth + 1));
+	rsz = cq_ring_size(depth);
 	if (rsz < 0)
 		return NULL;
 	cq = rte_zmalloc_socket("swr_cq", hdr + (size_t)rsz,
@@ -457,10 +697,7 @@ cq_alloc(struct swr_adapter *ad, uint32_t depth)
 	if (cq == NULL)
 		return NULL;
 	cq->ring = (struct rte_ring *)((uint8_t *)cq + hdr);
-	snprintf(name, sizeof(name), "ndkcq%u",
-		 __atomic_fetch_add(&cq_ring_seq, 1, __ATOMIC_RELAXED));
-	if (rte_ring_init(cq->ring, name, depth,
-			  RING_F_SC_DEQ | RING_F_EXACT_SZ) != 0) {
+	if (cq_ring_init(cq->ring, depth) != 0) {
 		rte_free(cq);
 		return NULL;
 	}

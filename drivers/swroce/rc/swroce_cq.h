@@ -29,6 +29,9 @@ struct swr_cq {
 	struct ndk_cq pub;        /**< must be first */
 	struct swr_adapter *ad;
 	struct rte_ring *ring;    /**< struct ndk_result_ex elements */
+	/** The ring's own allocation after a resize (NULL: the ring is in
+	 * the CQ's allocation, as created). */
+	void *ring_mem;
 	uint32_t depth;
 	ndk_cq_notify_fn notify;
 	void *notify_ctx;
@@ -42,6 +45,15 @@ struct swr_cq {
 	ndk_close_completion_fn close_done;
 	void *close_ctx;
 	struct swr_cq *next;      /**< adapter list (obj_lock) */
+
+	/* NdkControlCqInterruptModeration: set through swr_ctl_exec. */
+	bool mod_on;              /**< notifications are held back */
+	bool mod_linked;          /**< on ad->mod_list */
+	uint32_t mod_count;       /**< due after this many (0: no count) */
+	uint64_t mod_tsc;         /**< due this long after (0: no interval) */
+	uint64_t mod_due;         /**< TSC a held one is due (0: none; atomic) */
+	uint32_t mod_need;        /**< the held one's arm level (atomic) */
+	struct swr_cq *mod_next;  /**< ad->mod_list (queue 0's owner) */
 };
 
 /* swroce_cq.c */
@@ -53,6 +65,12 @@ struct swr_cq {
  */
 int swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r,
 		bool solicited);
+
+/**
+ * Queue 0's owner: deliver the held notifications of moderated CQs whose
+ * interval has run out (ad->now).
+ */
+void swr_cq_moderation_timers(struct swr_adapter *ad);
 
 /** Drop a QP's reference; completes a pending close at zero. */
 void swr_cq_put(struct swr_cq *cq);

@@ -397,7 +397,9 @@ swr_post_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
 	if (unlikely(qp->rq_prod_priv -
 		     __atomic_load_n(&qp->rq_done, __ATOMIC_ACQUIRE) >=
 		     qp->rq_depth))
-		return NDK_STATUS_NO_MORE_ENTRIES;
+		/* A QP on an SRQ has no receive queue of its own. */
+		return qp->srq != NULL ? NDK_STATUS_INVALID_DEVICE_REQUEST :
+			NDK_STATUS_NO_MORE_ENTRIES;
 	st = swr_check_sgl(qp, sgl, nsge, qp->max_rsge, SWR_ACC_LOCAL_WRITE,
 			   &total);
 	if (unlikely(st != NDK_STATUS_SUCCESS))

@@ -22,6 +22,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_rtx.h"
+#include "swroce_srq.h"
 #include "swroce_tx.h"
 
 /* ------------------------------------------------------------------ */
@@ -148,7 +149,7 @@ void
 swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
 		     uint32_t bytes, bool solicited, uint32_t inv_token)
 {
-	struct swr_rwqe *wqe = swr_rwqe(qp, qp->rq_tail);
+	struct swr_rwqe *wqe = swr_qp_cur_recv(qp);
 	struct ndk_result_ex r = {
 		.status = status,
 		.bytes_transferred = bytes,
@@ -161,8 +162,13 @@ swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
 	};
 
 	/* Free the slot before the consumer can see the completion. */
-	qp->rq_tail++;
-	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
+	if (qp->srq != NULL) {
+		qp->srq_wqe = NULL;
+		swr_srq_release(qp->srq, wqe);
+	} else {
+		qp->rq_tail++;
+		__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
+	}
 	swr_qp_cq_post(qp, qp->rcq, &r, solicited);
 	if (status == NDK_STATUS_CANCELLED)
 		SWR_STAT(qp->q, wqe_flushed);
@@ -196,6 +202,10 @@ swr_qp_flush_all(struct swr_qp *qp)
 	swr_qp_timers_cancel(qp);
 	prod = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE);
 	while (qp->rq_tail != prod)
+		swr_qp_complete_recv(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED,
+				     0, false, 0);
+	/* An SRQ's receives stay for its other QPs, but for the one held. */
+	if (qp->srq_wqe != NULL)
 		swr_qp_complete_recv(qp, NDK_STATUS_CANCELLED, NDK_PERR_FLUSHED,
 				     0, false, 0);
 	qp->rcv_class = SWR_RCV_NONE;
@@ -257,6 +267,11 @@ swr_qp_reset(struct swr_qp *qp)
 	qp->rq_tail = qp->rq_prod;
 	qp->rq_prod_priv = qp->rq_prod;
 	__atomic_store_n(&qp->rq_done, qp->rq_tail, __ATOMIC_RELEASE);
+	if (qp->srq_wqe != NULL) {
+		/* Discarded like the QP's own: back to the SRQ's free slots. */
+		swr_srq_release(qp->srq, qp->srq_wqe);
+		qp->srq_wqe = NULL;
+	}
 	qp->rcv_class = SWR_RCV_NONE;
 	qp->ack_pending = false;
 	swr_qp_rd_clear(qp);
@@ -403,6 +418,7 @@ swr_qp_close(struct ndk_qp *q, ndk_close_completion_fn done __rte_unused,
 	struct swr_adapter *ad = qp->ad;
 	struct swr_cq *rcq = qp->rcq, *icq = qp->icq;
 	struct swr_pd *pd = qp->pd;
+	struct swr_srq *srq = qp->srq;
 
 	/* Closing must not race posts (NDK): release any deferred chain. */
 	if (qp->sq_prod_priv != qp->sq_prod)
@@ -416,6 +432,8 @@ swr_qp_close(struct ndk_qp *q, ndk_close_completion_fn done __rte_unused,
 	swr_qp_free(qp);
 	swr_cq_put(rcq);
 	swr_cq_put(icq);
+	if (srq != NULL)
+		swr_srq_put(srq);  /* may complete a pending SRQ close */
 	swr_pd_put(pd);
 	/* Closed inline: NDK forbids the completion callback then. */
 	return NDK_STATUS_SUCCESS;
@@ -470,11 +488,12 @@ swr_qpn_alloc(struct swr_adapter *ad, uint32_t *qpn)
 	return -ENOSPC;
 }
 
-ndk_status_t
-swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
-	      struct ndk_cq *icq_pub, void *qp_context, uint32_t rq_depth,
-	      uint32_t iq_depth, uint32_t max_rsge, uint32_t max_isge,
-	      uint32_t inline_size, struct ndk_qp **out)
+/* A QP with its own receive queue, or (@p srq) one of rq_depth 0. */
+static ndk_status_t
+swr_qp_make(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
+	    struct ndk_cq *icq_pub, struct swr_srq *srq, void *qp_context,
+	    uint32_t rq_depth, uint32_t iq_depth, uint32_t max_rsge,
+	    uint32_t max_isge, uint32_t inline_size, struct ndk_qp **out)
 {
 	struct swr_pd *pd = (struct swr_pd *)pd_pub;
 	struct swr_cq *rcq = (struct swr_cq *)rcq_pub;
@@ -490,8 +509,8 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	RTE_BUILD_BUG_ON(SWR_QP_LINE(tm) != SWR_QP_LINE(in_active) ||
 			 SWR_QP_LINE(msn) != SWR_QP_LINE(in_active));
 #undef SWR_QP_LINE
-	if (rcq->ad != ad || icq->ad != ad || rq_depth == 0 ||
-	    iq_depth == 0 || rq_depth > info->max_receive_queue_depth ||
+	if (rcq->ad != ad || icq->ad != ad ||
+	    (rq_depth == 0) != (srq != NULL) || iq_depth == 0 || rq_depth > info->max_receive_queue_depth ||
 	    iq_depth > info->max_initiator_queue_depth ||
 	    max_rsge > info->max_receive_request_sge ||
 	    max_isge > info->max_initiator_request_sge ||
@@ -509,6 +528,7 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	qp->rcq = rcq;
 	qp->icq = icq;
 	qp->qp_ctx = qp_context;
+	qp->srq = srq;
 	qp->sq_depth = iq_depth;
 	qp->sq_mask = swr_pow2(iq_depth) - 1;
 	qp->max_isge = max_isge;
@@ -555,6 +575,8 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 		__atomic_fetch_add(&rcq->refcnt, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&icq->refcnt, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&pd->refcnt, 1, __ATOMIC_RELAXED);
+		if (srq != NULL)
+			swr_srq_get(srq);
 		/* Visible to the polling thread only when fully built. */
 		__atomic_store_n(&ad->qp_tbl[idx], qp, __ATOMIC_RELEASE);
 	}
@@ -567,4 +589,35 @@ swr_qp_create(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 	}
 	*out = &qp->pub;
 	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
+	      void *qp_context, uint32_t rq_depth, uint32_t iq_depth,
+	      uint32_t max_rsge, uint32_t max_isge, uint32_t inline_size,
+	      struct ndk_qp **out)
+{
+	if (rq_depth == 0)
+		return NDK_STATUS_INVALID_PARAMETER;
+	return swr_qp_make(pd, rcq, icq, NULL, qp_context, rq_depth, iq_depth,
+			   max_rsge, max_isge, inline_size, out);
+}
+
+ndk_status_t
+swr_qp_create_with_srq(struct ndk_pd *pd, struct ndk_cq *rcq,
+		       struct ndk_cq *icq, struct ndk_srq *srq_pub,
+		       void *qp_context, uint32_t iq_depth, uint32_t max_isge,
+		       uint32_t inline_size, struct ndk_qp **out)
+{
+	struct swr_srq *srq = (struct swr_srq *)srq_pub;
+
+	/* The responder checks receives against the QP's PD: one PD. */
+	if (srq->pd != (struct swr_pd *)pd ||
+	    __atomic_load_n(&srq->closing, __ATOMIC_ACQUIRE)) {
+		NDK_LOG(DEBUG, "%s: QP on an SRQ of another PD or closing",
+			srq->ad->name);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
+	return swr_qp_make(pd, rcq, icq, srq, qp_context, 0, iq_depth,
+			   srq->max_sge, max_isge, inline_size, out);
 }

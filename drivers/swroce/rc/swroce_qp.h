@@ -27,6 +27,7 @@ struct swr_cq;
 struct swr_mr;
 struct swr_neigh;
 struct swr_conn;
+struct swr_srq;
 
 /* ------------------------------------------------------------------ */
 /* QP                                                                  */
@@ -160,6 +161,8 @@ struct swr_qp {
 	uint32_t inline_size;
 	uint8_t *sq;
 	uint8_t *rq;
+	/** Receives come from this SRQ (rq unused) when not NULL. */
+	struct swr_srq *srq;
 
 	/* --- state and attributes (modified through swr_ctl_exec) --- */
 	uint32_t state;           /**< enum ndk_qp_state (atomic) */
@@ -270,6 +273,9 @@ struct swr_qp {
 	uint32_t rd_head;         /**< next resource to allocate */
 	uint32_t rd_valid;        /**< resources kept for replay (<= ring) */
 	struct swr_rd_res *rd_res;
+	/** With an SRQ: the receive the current SEND fills (taken at its
+	 *  first packet), NULL between messages */
+	struct swr_rwqe *srq_wqe;
 
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
@@ -315,6 +321,20 @@ swr_qp_state(const struct swr_qp *qp)
 	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE);
 }
 
+/**
+ * The receive the responder would fill or fail now: the SRQ's receive held
+ * for the current SEND, or the oldest posted to the QP. NULL: none.
+ */
+static inline struct swr_rwqe *
+swr_qp_cur_recv(const struct swr_qp *qp)
+{
+	if (qp->srq != NULL)
+		return qp->srq_wqe;
+	if (qp->rq_tail == __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE))
+		return NULL;
+	return swr_rwqe(qp, qp->rq_tail);
+}
+
 /** Look up a QP by number (polling thread). */
 static inline struct swr_qp *
 swr_qp_lookup(struct swr_adapter *ad, uint32_t qpn)
@@ -357,6 +377,13 @@ ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
 			   uint32_t max_rsge, uint32_t max_isge,
 			   uint32_t inline_size, struct ndk_qp **qp);
 
+/** NdkCreateQpWithSrq (the PD dispatch entry). */
+ndk_status_t swr_qp_create_with_srq(struct ndk_pd *pd, struct ndk_cq *rcq,
+				    struct ndk_cq *icq, struct ndk_srq *srq,
+				    void *qp_context, uint32_t iq_depth,
+				    uint32_t max_isge, uint32_t inline_size,
+				    struct ndk_qp **qp);
+
 /**
  * Move a QP to ERROR and flush both queues (polling thread). The WQE that
  * failed, if any, was already completed with its own status.
@@ -370,7 +397,8 @@ void swr_qp_to_error(struct swr_qp *qp);
 void swr_qp_flush_all(struct swr_qp *qp);
 
 /**
- * Complete the receive at rq_tail (polling thread). A non-zero
+ * Complete the receive at rq_tail, or with an SRQ the one the current SEND
+ * holds (polling thread). A non-zero
  * @p inv_token makes it a ReceiveAndInvalidate completion naming it.
  */
 void swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status,

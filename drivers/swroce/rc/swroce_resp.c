@@ -21,6 +21,7 @@
 #include "swroce_mr.h"
 #include "swroce_qp.h"
 #include "swroce_rc.h"
+#include "swroce_srq.h"
 #include "swroce_tx.h"
 #include "swroce_zc.h"
 
@@ -69,9 +70,12 @@ swr_resp_read_payload(struct swr_qp *qp, struct rte_mbuf *m,
 static uint8_t
 swr_resp_credits(const struct swr_qp *qp)
 {
-	uint32_t posted = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE) -
-		qp->rq_tail;
+	uint32_t posted;
 
+	/* An SRQ's receives are not this QP's to promise (as rdmavt). */
+	if (qp->srq != NULL)
+		return NDK_ROCE_AETH_ACK | NDK_ROCE_AETH_CREDIT_INVALID;
+	posted = __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE) - qp->rq_tail;
 	return NDK_ROCE_AETH_ACK | ndk_roce_credits_encode(posted);
 }
 
@@ -97,8 +101,7 @@ swr_resp_fatal(struct swr_qp *qp, uint8_t nak, uint32_t psn,
 		break;
 	}
 	swr_send_ack(qp, NDK_ROCE_AETH_NAK | nak, psn);
-	if (recv_status != NDK_STATUS_SUCCESS && qp->rq_tail !=
-	    __atomic_load_n(&qp->rq_prod, __ATOMIC_ACQUIRE))
+	if (recv_status != NDK_STATUS_SUCCESS && swr_qp_cur_recv(qp) != NULL)
 		swr_qp_complete_recv(qp, recv_status, perr, 0, false, 0);
 	swr_qp_to_error(qp);
 }
@@ -175,8 +178,9 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		return;
 	}
 	if (flags & NDK_ROCE_OPF_FIRST) {
-		if (qp->rq_tail == __atomic_load_n(&qp->rq_prod,
-						   __ATOMIC_ACQUIRE)) {
+		if (qp->srq != NULL && qp->srq_wqe == NULL)
+			qp->srq_wqe = swr_srq_take(qp->srq);
+		if (swr_qp_cur_recv(qp) == NULL) {
 			/*
 			 * No receive posted: the requester waits and retries.
 			 * The rest of the message is now out of sequence; it
@@ -191,7 +195,7 @@ swr_resp_send(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		qp->rcv_off = 0;
 		qp->rcv_class = SWR_RCV_SEND;
 	}
-	wqe = swr_rwqe(qp, qp->rq_tail);
+	wqe = swr_qp_cur_recv(qp);
 	if (p->payload_len > wqe->length - qp->rcv_off) {
 		NDK_LOG(DEBUG, "%s: QP %#x: %s PSN %#x carries %u bytes, the "
 			"receive has %u left", qp->ad->name, qp->pub.qpn,

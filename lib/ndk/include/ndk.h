@@ -246,6 +246,13 @@ typedef void (*ndk_cq_notify_fn)(void *context, ndk_status_t cq_status);
 /** Close completion (NDK_FN_CLOSE_COMPLETION). */
 typedef void (*ndk_close_completion_fn)(void *context);
 
+/**
+ * SRQ notification (NDK_FN_SRQ_NOTIFICATION_CALLBACK): STATUS_SUCCESS when
+ * the receives posted fell below the armed threshold, STATUS_INTERNAL_ERROR
+ * when the SRQ died (ndk_srq.h).
+ */
+typedef void (*ndk_srq_notify_fn)(void *context, ndk_status_t srq_status);
+
 /* Connectors and listeners (the connection manager). */
 #include "ndk_conn.h"
 
@@ -257,6 +264,12 @@ typedef void (*ndk_close_completion_fn)(void *context);
 /* ------------------------------------------------------------------ */
 
 #include "ndk_core.h"
+
+/* Shared receive queues. */
+#include "ndk_srq.h"
+
+/* NdkQueryExtension, NdkResizeCq, NdkControlCqInterruptModeration. */
+#include "ndk_ext.h"
 
 /* ------------------------------------------------------------------ */
 /* Adapter                                                             */

@@ -24,6 +24,7 @@ struct ndk_pd;
 struct ndk_mr;
 struct ndk_mw;
 struct ndk_qp;
+struct ndk_srq;
 struct ndk_qp_attr;
 struct ndk_qp_stats;
 struct ndk_adapter_stats;
@@ -97,6 +98,10 @@ struct ndk_cq_dispatch {
 				uint32_t n);
 	uint32_t (*get_results_ex)(struct ndk_cq *cq, struct ndk_result_ex *r,
 				   uint32_t n);
+	/* NULL: not supported (the adapter flags say so too). */
+	ndk_status_t (*resize)(struct ndk_cq *cq, uint32_t depth);
+	ndk_status_t (*moderate)(struct ndk_cq *cq, uint32_t interval_us,
+				 uint32_t count);
 };
 
 /** NDK_PD_DISPATCH. */
@@ -111,6 +116,30 @@ struct ndk_pd_dispatch {
 				  uint32_t max_rsge, uint32_t max_isge,
 				  uint32_t inline_size, struct ndk_qp **qp);
 	ndk_status_t (*create_mw)(struct ndk_pd *pd, struct ndk_mw **mw);
+	/* Shared receive queues: both NULL, not supported. */
+	ndk_status_t (*create_srq)(struct ndk_pd *pd, uint32_t depth,
+				   uint32_t max_sge, uint32_t threshold,
+				   ndk_srq_notify_fn notify, void *ctx,
+				   struct ndk_srq **srq);
+	ndk_status_t (*create_qp_with_srq)(struct ndk_pd *pd,
+					   struct ndk_cq *rcq,
+					   struct ndk_cq *icq,
+					   struct ndk_srq *srq,
+					   void *qp_context,
+					   uint32_t iq_depth,
+					   uint32_t max_isge,
+					   uint32_t inline_size,
+					   struct ndk_qp **qp);
+};
+
+/** NDK_SRQ_DISPATCH. */
+struct ndk_srq_dispatch {
+	ndk_status_t (*close)(struct ndk_srq *srq,
+			      ndk_close_completion_fn done, void *ctx);
+	ndk_status_t (*modify)(struct ndk_srq *srq, uint32_t depth,
+			       uint32_t threshold);
+	ndk_status_t (*receive)(struct ndk_srq *srq, void *ctx,
+				const struct ndk_sge *sgl, uint32_t nsge);
 };
 
 /** NDK_MR_DISPATCH. */
@@ -255,6 +284,12 @@ struct ndk_connector {
 struct ndk_listener {
 	struct ndk_object_header header;
 	const struct ndk_listener_dispatch *dispatch;
+};
+
+/** A shared receive queue object. */
+struct ndk_srq {
+	struct ndk_object_header header;
+	const struct ndk_srq_dispatch *dispatch;
 };
 
 /** A queue pair object. */
