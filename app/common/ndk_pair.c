@@ -345,6 +345,8 @@ ndk_pair_create(const struct ndk_pair_config *config)
 			/* net_ring ports have no MAC: give each its own. */
 			.mac = NDK_PAIR_MAC(s),
 			.nb_queues = pair->nb_queues,
+			.cc = c->cc,
+			.cc_line_mbps = c->cc_line_mbps,
 		};
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;

@@ -101,6 +101,11 @@ struct ndk_pair_config {
 	 * (dual-stack adapters).
 	 */
 	unsigned int families;
+	/** Congestion control of both adapters (ndk_adapter_config.cc)
+	 *  [NDK_CC_NONE]. */
+	uint32_t cc;
+	/** ndk_adapter_config.cc_line_mbps of both [the port's]. */
+	uint32_t cc_line_mbps;
 };
 
 /** struct ndk_pair_config.families: IPv4 addresses. */

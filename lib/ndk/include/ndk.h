@@ -320,7 +320,34 @@ struct ndk_adapter_config {
 	 * (sent to its solicited-node group or to it) and ICMPv6 echo.
 	 */
 	uint8_t ipv6[16];
+	/**
+	 * Congestion control of the adapter's QPs (enum ndk_cc_mode;
+	 * doc/cc.md). Whatever it is, a frame received marked CE is answered
+	 * with a CNP (at most one per QP per @p cnp_interval_us).
+	 */
+	uint32_t cc;
+	/** DCQCN: the line rate in Mbit/s, a QP's highest (unpaced);
+	 *  0 = the port's link speed, or 10000 when it reports none. */
+	uint32_t cc_line_mbps;
+	/** Smallest interval between two CNPs of a QP, µs; 0 = 50 µs at
+	 *  40 Gbit/s, scaled as 40000 / cc_line_mbps (200 µs at 10 Gbit/s). */
+	uint32_t cnp_interval_us;
 };
+
+/** Congestion control modes (ndk_adapter_config.cc). */
+enum ndk_cc_mode {
+	/** None: QPs send as fast as their window allows, frames not ECT. */
+	NDK_CC_NONE = 0,
+	/**
+	 * DCQCN: frames are sent ECT(0); a CNP from the peer cuts the QP's
+	 * rate, timers and a byte counter raise it again; a QP below line
+	 * rate is paced.
+	 */
+	NDK_CC_DCQCN = 1,
+};
+
+/** Smallest interval between two CNPs of one QP at 40 Gbit/s, µs. */
+#define NDK_CNP_INTERVAL_US 50
 
 /**
  * Open an adapter (NDIS OPEN_NDK_ADAPTER analogue).
