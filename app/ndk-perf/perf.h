@@ -115,6 +115,7 @@ struct perf_opts {
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
 	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
+	uint32_t cc;            /**< --cc: enum ndk_cc_mode */
 	uint16_t queues;        /**< --queues: adapter queues (1) */
 };
 
