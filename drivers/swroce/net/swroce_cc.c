@@ -11,8 +11,8 @@
  * wire time at the current rate. A QP that must wait returns to the poll
  * loop with work left, so it stays on the queue's active list and is
  * looked at again next poll: no sleep, no timer, and the QPs after it are
- * served as usual. A QP at line rate (no CNP yet, or recovered) runs the
- * requester as without congestion control.
+ * served as usual. A QP at line rate (no CNP yet, or recovered) is paced
+ * at the line rate: it stands for a sender on its own link of that speed.
  */
 
 #include <string.h>
@@ -159,8 +159,6 @@ swr_cc_req_run(struct swr_qp *qp, unsigned int quota)
 	unsigned int made = 0;
 
 	swr_dcqcn_timers(d, prm, now);
-	if (!swr_dcqcn_paced(d, prm))
-		return swr_req_run(qp, quota);
 	while (made < quota) {
 		uint32_t bytes = swr_cc_next_bytes(qp);
 

@@ -5,7 +5,8 @@
  * the QP is served (swr_dcqcn_timers()), not callbacks: a QP that does not
  * send needs no rate increase. The pacing deadline moves by the frame's
  * serialization time at the current rate; it may lag behind the clock by
- * burst_tsc at most, so a QP polled late sends the frames it is owed in a
+ * burst_bytes' time at that rate at most, so a QP polled late (a poll
+ * loop serving many QPs, or descheduled) sends the frames it is owed in a
  * short burst instead of losing the rate, and an idle QP banks no more.
  */
 
@@ -18,7 +19,7 @@
 #define DCQCN_PERIOD_US		55u
 #define DCQCN_BYTE_CNT		(10u * 1024 * 1024)
 #define DCQCN_BYTE_CNT_MIN	(64u * 1024)
-#define DCQCN_BURST_US		8u
+#define DCQCN_BURST_BYTES	(8u * 1024)
 #define DCQCN_MIN_DIV		1000u	/* min rate = line / 1000 */
 #define DCQCN_RAI_DIV		500u	/* R_AI = line / 500 */
 #define DCQCN_MAX_STEPS		64u	/* timer periods run at once */
@@ -46,7 +47,7 @@ swr_dcqcn_params_init(struct swr_dcqcn_params *p, uint32_t line_mbps,
 	p->byte_cnt = (uint64_t)DCQCN_BYTE_CNT * line_mbps / DCQCN_REF_MBPS;
 	if (p->byte_cnt < DCQCN_BYTE_CNT_MIN)
 		p->byte_cnt = DCQCN_BYTE_CNT_MIN;
-	p->burst_tsc = hz * DCQCN_BURST_US / 1000000u;
+	p->burst_bytes = DCQCN_BURST_BYTES;
 	p->hz = hz;
 }
 
@@ -154,7 +155,8 @@ void
 swr_dcqcn_sent(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 	       uint32_t bytes, uint64_t now)
 {
-	uint64_t floor = now > p->burst_tsc ? now - p->burst_tsc : 0;
+	uint64_t credit = (p->burst_bytes * d->tpb) >> 16;
+	uint64_t floor = now > credit ? now - credit : 0;
 
 	if (d->next_tx < floor)
 		d->next_tx = floor;

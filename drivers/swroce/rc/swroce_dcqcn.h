@@ -18,8 +18,8 @@
  * both stage counters are below F, fast recovery (current = (target +
  * current) / 2); when both are above F, hyper increase (target += R_HAI);
  * else additive increase (target += R_AI, current = mean as well).
- * g = 1/256, F = 5, alpha in 1/1024 units. A QP at line rate is not
- * paced.
+ * g = 1/256, F = 5, alpha in 1/1024 units. The rate never exceeds the
+ * line rate; at it, the timers stop until the next CNP.
  *
  * The periods (55 us) and the byte counter (10 MiB) are DCQCN's at
  * 40 Gbit/s; they are scaled to the line rate (periods by 40 Gbit/s /
@@ -47,7 +47,7 @@ struct swr_dcqcn_params {
 	uint64_t alpha_tsc;       /**< alpha update period (55 us) */
 	uint64_t inc_tsc;         /**< rate increase period (55 us) */
 	uint64_t byte_cnt;        /**< bytes per increase event */
-	uint64_t burst_tsc;       /**< credit a paced QP may bank (burst) */
+	uint64_t burst_bytes;     /**< credit a paced QP may bank (burst) */
 	uint64_t hz;              /**< TSC ticks per second */
 };
 
@@ -82,7 +82,7 @@ void swr_dcqcn_cnp(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 void swr_dcqcn_timers(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 		      uint64_t now);
 
-/** True if the QP is paced (below line rate). */
+/** True if the QP is below line rate (its rate increases run). */
 static inline bool
 swr_dcqcn_paced(const struct swr_dcqcn *d, const struct swr_dcqcn_params *p)
 {

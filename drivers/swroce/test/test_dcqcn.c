@@ -135,10 +135,11 @@ t_pacing(void)
 	TEST_ASSERT_EQ(d.next_tx, t + 8000, "deadline");
 	TEST_ASSERT(!swr_dcqcn_may_send(&d, t + 7999), "early");
 	TEST_ASSERT(swr_dcqcn_may_send(&d, t + 8000), "on time");
-	/* Polled late: the credit is bounded by burst_tsc. */
+	/* Polled late: the credit is bounded by burst_bytes at the rate. */
 	t += 1000000;
 	swr_dcqcn_sent(&d, &prm, 1000, t);
-	TEST_ASSERT_EQ(d.next_tx, t - prm.burst_tsc + 8000, "burst credit");
+	TEST_ASSERT_EQ(d.next_tx, t - prm.burst_bytes * 8 + 8000,
+		       "burst credit");
 	return 0;
 }
 
