@@ -347,6 +347,7 @@ ndk_pair_create(const struct ndk_pair_config *config)
 			.nb_queues = pair->nb_queues,
 			.cc = c->cc,
 			.cc_line_mbps = c->cc_line_mbps,
+			.cnp_interval_us = c->cnp_interval_us,
 		};
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;

@@ -106,6 +106,8 @@ struct ndk_pair_config {
 	uint32_t cc;
 	/** ndk_adapter_config.cc_line_mbps of both [the port's]. */
 	uint32_t cc_line_mbps;
+	/** ndk_adapter_config.cnp_interval_us of both [the provider's]. */
+	uint32_t cnp_interval_us;
 };
 
 /** struct ndk_pair_config.families: IPv4 addresses. */

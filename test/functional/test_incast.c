@@ -12,6 +12,8 @@
  * fairness index of the QPs' bytes and the p99 message latency (post to
  * completion). With DCQCN the bottleneck must have marked, B sent CNPs
  * and A cut rates. The figures are printed, never asserted (timing).
+ * NDK_INCAST_CNP_US, NDK_INCAST_KMIN and NDK_INCAST_KMAX override the
+ * CNP interval and the marking thresholds, for experiments.
  *
  * cnp_storm: CNPs injected into A as fast as its ring takes them while
  * two QPs WRITE: one QP's CNPs (it is held near its minimum rate), CNPs
@@ -182,6 +184,9 @@ run_incast(uint32_t cc)
 	n_lat = 0;
 	/* Every sender's link is as fast as the bottleneck's (16:1). */
 	pc.cc_line_mbps = mbps;
+	pc.cnp_interval_us = env_u32("NDK_INCAST_CNP_US", 0);
+	qc.ecn_kmin = env_u32("NDK_INCAST_KMIN", qc.ecn_kmin);
+	qc.ecn_kmax = env_u32("NDK_INCAST_KMAX", qc.ecn_kmax);
 	p = ndk_pair_create(&pc);
 	TEST_ASSERT(p != NULL, "pair");
 	/* B's receive queue is the bottleneck's output port. */
