@@ -5,12 +5,16 @@
  * the QP is served (swr_dcqcn_timers()), not callbacks: a QP that does not
  * send needs no rate increase. The pacing deadline moves by the frame's
  * serialization time at the current rate; it may lag behind the clock by
- * burst_bytes' time at that rate at most, so a QP polled late (a poll
- * loop serving many QPs, or descheduled) sends the frames it is owed in a
- * short burst instead of losing the rate, and an idle QP banks no more.
+ * the time of burst_bytes or two frames (the larger) at that rate at
+ * most, so a QP polled late sends a frame or two it is owed at once
+ * instead of losing the rate, and an idle QP banks no more: with many
+ * QPs on one poll loop, larger credits make every QP's frames arrive at
+ * the bottleneck in the same micro-burst.
  */
 
 #include <stdint.h>
+
+#include <rte_common.h>
 
 #include "swroce_dcqcn.h"
 
@@ -19,7 +23,7 @@
 #define DCQCN_PERIOD_US		55u
 #define DCQCN_BYTE_CNT		(10u * 1024 * 1024)
 #define DCQCN_BYTE_CNT_MIN	(64u * 1024)
-#define DCQCN_BURST_BYTES	(8u * 1024)
+#define DCQCN_BURST_BYTES	(2u * 1024)
 #define DCQCN_MIN_DIV		1000u	/* min rate = line / 1000 */
 #define DCQCN_RAI_DIV		500u	/* R_AI = line / 500 */
 #define DCQCN_MAX_STEPS		64u	/* timer periods run at once */
@@ -155,7 +159,8 @@ void
 swr_dcqcn_sent(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 	       uint32_t bytes, uint64_t now)
 {
-	uint64_t credit = (p->burst_bytes * d->tpb) >> 16;
+	uint64_t burst = RTE_MAX(p->burst_bytes, 2 * (uint64_t)bytes);
+	uint64_t credit = (burst * d->tpb) >> 16;
 	uint64_t floor = now > credit ? now - credit : 0;
 
 	if (d->next_tx < floor)

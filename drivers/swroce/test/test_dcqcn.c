@@ -137,9 +137,13 @@ t_pacing(void)
 	TEST_ASSERT(swr_dcqcn_may_send(&d, t + 8000), "on time");
 	/* Polled late: the credit is bounded by burst_bytes at the rate. */
 	t += 1000000;
-	swr_dcqcn_sent(&d, &prm, 1000, t);
-	TEST_ASSERT_EQ(d.next_tx, t - prm.burst_bytes * 8 + 8000,
-		       "burst credit");
+	swr_dcqcn_sent(&d, &prm, 1500, t);
+	TEST_ASSERT_EQ(d.next_tx, t - 2 * 1500 * 8 + 12000, "burst credit");
+	/* Small frames: the credit is burst_bytes. */
+	t += 1000000;
+	swr_dcqcn_sent(&d, &prm, 100, t);
+	TEST_ASSERT_EQ(d.next_tx, t - prm.burst_bytes * 8 + 800,
+		       "small frames' credit");
 	return 0;
 }
 
