@@ -173,5 +173,8 @@ swr_cc_req_run(struct swr_qp *qp, unsigned int quota)
 		swr_dcqcn_sent(d, prm, bytes, now);
 		made++;
 	}
+	/* Nothing sent: still retire what waits at the tail (quota 0). */
+	if (made == 0)
+		swr_req_run(qp, 0);
 	return made;
 }
