@@ -173,7 +173,8 @@ perf_opts_usage(const char *prog)
 	       "                          timeout (-u) retransmits\n"
 	       "      --rto-floor=<us>    smallest adaptive retransmission "
 	       "timeout (50)\n"
-	       "      --cc=<off|dcqcn>    congestion control (off)\n"
+	       "      --cc=<mode>         congestion control: off, dcqcn, "
+	       "delay (off)\n"
 	       "      --queues=<n>        adapter queues, 1 2 4 .. 16 (1); "
 	       "QPs spread over\n"
 	       "                          them, one poller per worker lcore "
@@ -432,8 +433,10 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 			o->cc = NDK_CC_NONE;
 		} else if (strcmp(arg, "dcqcn") == 0) {
 			o->cc = NDK_CC_DCQCN;
+		} else if (strcmp(arg, "delay") == 0) {
+			o->cc = NDK_CC_DELAY;
 		} else {
-			fprintf(stderr, " --cc takes off or dcqcn\n");
+			fprintf(stderr, " --cc takes off, dcqcn or delay\n");
 			return -1;
 		}
 		break;

@@ -108,6 +108,7 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 		.cc = c->cc,
 		.cc_line_mbps = c->cc_line_mbps,
 		.cnp_interval_us = c->cnp_interval_us,
+		.cc_delay_us = c->cc_delay_us,
 	};
 	uint32_t size = sizeof(p->info);
 	ndk_status_t st;

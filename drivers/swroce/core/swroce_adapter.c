@@ -509,7 +509,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		NDK_LOG(ERR, "swroce: IPv6 address is not a unicast host address");
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
-	if (cfg->cc > NDK_CC_DCQCN) {
+	if (cfg->cc > NDK_CC_DELAY) {
 		NDK_LOG(ERR, "swroce: unknown congestion control mode %u",
 			cfg->cc);
 		return NDK_STATUS_INVALID_PARAMETER;

@@ -26,6 +26,7 @@
 #include "swroce_tx.h"
 
 #define SWR_CC_DEFAULT_LINE_MBPS 10000u
+#define SWR_CC_DELAY_US 10u	/* delay mode's target at 40 Gbit/s */
 #define SWR_CNP_RESERVED 16u
 /* Headers of a data frame beyond L2-L4 (BTH, RETH at most, ICRC) and an
  * Ethernet frame's wire overhead (preamble, FCS, gap). */
@@ -37,7 +38,7 @@ swr_cc_adapter_init(struct swr_adapter *ad,
 {
 	uint32_t line = cfg->cc_line_mbps;
 	struct rte_eth_link link;
-	uint32_t us;
+	uint32_t us, dus;
 
 	if (line == 0) {
 		memset(&link, 0, sizeof(link));
@@ -54,19 +55,26 @@ swr_cc_adapter_init(struct swr_adapter *ad,
 				  (uint64_t)UINT32_MAX);
 	if (us == 0)
 		us = 1;
+	dus = cfg->cc_delay_us != 0 ? cfg->cc_delay_us :
+		(uint32_t)RTE_MIN((uint64_t)SWR_CC_DELAY_US * 40000u / line,
+				  (uint64_t)UINT32_MAX);
 	ad->cc_mode = cfg->cc;
 	ad->cnp_interval_tsc = ad->tsc_hz * us / 1000000u;
 	swr_dcqcn_params_init(&ad->dcqcn, line, ad->tsc_hz);
-	if (ad->cc_mode != NDK_CC_NONE)
+	ad->dcqcn.delay_tsc = ad->tsc_hz * dus / 1000000u;
+	if (ad->cc_mode == NDK_CC_DCQCN)
 		NDK_LOG(INFO, "swroce: port %u: DCQCN, line %u Mbit/s, CNPs "
 			"at most every %u us per QP", cfg->port_id, line, us);
+	else if (ad->cc_mode == NDK_CC_DELAY)
+		NDK_LOG(INFO, "swroce: port %u: delay-based, line %u Mbit/s, "
+			"%u us of queueing allowed", cfg->port_id, line, dus);
 }
 
 uint8_t
 swr_cc_tos(const struct swr_qp *qp, uint8_t tos)
 {
 	tos &= (uint8_t)~SWR_ECN_MASK;
-	if (qp->ad->cc_mode != NDK_CC_NONE)
+	if (qp->ad->cc_mode == NDK_CC_DCQCN)
 		tos |= SWR_ECN_ECT0;
 	return tos;
 }
@@ -74,7 +82,7 @@ swr_cc_tos(const struct swr_qp *qp, uint8_t tos)
 void
 swr_cc_qp_init(struct swr_qp *qp)
 {
-	qp->cc_on = qp->ad->cc_mode == NDK_CC_DCQCN;
+	qp->cc_on = qp->ad->cc_mode != NDK_CC_NONE;
 	qp->cnp_last = 0;
 	swr_dcqcn_init(&qp->dcqcn, &qp->ad->dcqcn);
 }
@@ -124,7 +132,7 @@ swr_cc_cnp_rx(struct swr_queue *q, const struct ndk_roce_pkt *p)
 	    p->sip != qp->attr.dest_ip ||
 	    (p->sip6 != NULL && memcmp(p->sip6, qp->attr.dest_ip6,
 				       sizeof(qp->attr.dest_ip6)) != 0) ||
-	    !qp->cc_on) {
+	    ad->cc_mode != NDK_CC_DCQCN) {
 		SWR_STAT(q, cnp_ignored);
 		return;
 	}
@@ -158,7 +166,8 @@ swr_cc_req_run(struct swr_qp *qp, unsigned int quota)
 	uint64_t now = qp->q->now;
 	unsigned int made = 0;
 
-	swr_dcqcn_timers(d, prm, now);
+	if (qp->ad->cc_mode == NDK_CC_DCQCN)
+		swr_dcqcn_timers(d, prm, now);
 	while (made < quota) {
 		uint32_t bytes = swr_cc_next_bytes(qp);
 

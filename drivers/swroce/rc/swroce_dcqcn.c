@@ -156,6 +156,34 @@ swr_dcqcn_timers(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 }
 
 void
+swr_delay_sample(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
+		 uint64_t rtt, uint64_t now)
+{
+	uint64_t target, cut;
+
+	if (rtt == 0)
+		rtt = 1;
+	if (d->rtt_min == 0 || rtt < d->rtt_min)
+		d->rtt_min = rtt;
+	target = d->rtt_min + p->delay_tsc;
+	if (rtt <= target) {
+		dcqcn_set_rc(d, p, d->rc_mbps + p->rai_mbps);
+		return;
+	}
+	if (d->last_dec != 0 && now - d->last_dec < rtt)
+		return;                 /* once a round trip */
+	d->last_dec = now;
+	d->cuts++;
+	/* 0.8 (rtt - target) / rtt of the rate, at most half of it. */
+	cut = (uint64_t)d->rc_mbps * 4 * (rtt - target) / (5 * rtt);
+	if (cut > d->rc_mbps / 2)
+		cut = d->rc_mbps / 2;
+	dcqcn_set_rc(d, p, d->rc_mbps - (uint32_t)cut);
+	if (d->next_tx < now)
+		d->next_tx = now;
+}
+
+void
 swr_dcqcn_sent(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 	       uint32_t bytes, uint64_t now)
 {

@@ -49,6 +49,7 @@ struct swr_dcqcn_params {
 	uint64_t byte_cnt;        /**< bytes per increase event */
 	uint64_t burst_bytes;     /**< credit a paced QP may bank (burst) */
 	uint64_t hz;              /**< TSC ticks per second */
+	uint64_t delay_tsc;       /**< delay mode: allowed queueing delay */
 };
 
 /** One QP's reaction point. */
@@ -65,6 +66,8 @@ struct swr_dcqcn {
 	uint64_t next_tx;         /**< earliest TSC of the next frame */
 	uint64_t cnps;            /**< CNPs taken */
 	uint64_t cuts;            /**< ... of which cut the rate */
+	uint64_t rtt_min;         /**< delay mode: smallest RTT seen */
+	uint64_t last_dec;        /**< delay mode: TSC of the last cut */
 };
 
 /** Fill @p p with DCQCN's defaults for a line of @p line_mbps. */
@@ -81,6 +84,14 @@ void swr_dcqcn_cnp(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 /** Run the alpha and increase timers up to @p now. */
 void swr_dcqcn_timers(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 		      uint64_t now);
+
+/**
+ * Delay mode: one RTT sample @p rtt (TSC) at @p now. Within
+ * rtt_min + delay_tsc: RC += R_AI; beyond: RC *= 1 - 0.8 (rtt - target) /
+ * rtt (at most halved), at most once per @p rtt.
+ */
+void swr_delay_sample(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
+		      uint64_t rtt, uint64_t now);
 
 /** True if the QP is below line rate (its rate increases run). */
 static inline bool

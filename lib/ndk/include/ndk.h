@@ -332,6 +332,9 @@ struct ndk_adapter_config {
 	/** Smallest interval between two CNPs of a QP, µs; 0 = 50 µs at
 	 *  40 Gbit/s, scaled as 40000 / cc_line_mbps (200 µs at 10 Gbit/s). */
 	uint32_t cnp_interval_us;
+	/** NDK_CC_DELAY: queueing delay allowed over the smallest round
+	 *  trip, µs; 0 = 10 µs at 40 Gbit/s scaled as cnp_interval_us. */
+	uint32_t cc_delay_us;
 };
 
 /** Congestion control modes (ndk_adapter_config.cc). */
@@ -344,6 +347,14 @@ enum ndk_cc_mode {
 	 * rate is paced.
 	 */
 	NDK_CC_DCQCN = 1,
+	/**
+	 * Delay-based (in the manner of TIMELY and Swift): each QP's rate
+	 * rises additively while its measured round trip stays within
+	 * cc_delay_us of the smallest it has seen, and falls in proportion
+	 * to the excess, at most once a round trip, when it does not. Paced
+	 * as DCQCN; CNPs are ignored.
+	 */
+	NDK_CC_DELAY = 2,
 };
 
 /** Smallest interval between two CNPs of one QP at 40 Gbit/s, µs. */
