@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "ndk_status.h"
+#include "ndk_cc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -336,29 +337,6 @@ struct ndk_adapter_config {
 	 *  trip, µs; 0 = 10 µs at 40 Gbit/s scaled as cnp_interval_us. */
 	uint32_t cc_delay_us;
 };
-
-/** Congestion control modes (ndk_adapter_config.cc). */
-enum ndk_cc_mode {
-	/** None: QPs send as fast as their window allows, frames not ECT. */
-	NDK_CC_NONE = 0,
-	/**
-	 * DCQCN: frames are sent ECT(0); a CNP from the peer cuts the QP's
-	 * rate, timers and a byte counter raise it again; a QP below line
-	 * rate is paced.
-	 */
-	NDK_CC_DCQCN = 1,
-	/**
-	 * Delay-based (in the manner of TIMELY and Swift): each QP's rate
-	 * rises additively while its measured round trip stays within
-	 * cc_delay_us of the smallest it has seen, and falls in proportion
-	 * to the excess, at most once a round trip, when it does not. Paced
-	 * as DCQCN; CNPs are ignored.
-	 */
-	NDK_CC_DELAY = 2,
-};
-
-/** Smallest interval between two CNPs of one QP at 40 Gbit/s, µs. */
-#define NDK_CNP_INTERVAL_US 50
 
 /**
  * Open an adapter (NDIS OPEN_NDK_ADAPTER analogue).
