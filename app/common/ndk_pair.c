@@ -346,6 +346,9 @@ ndk_pair_create(const struct ndk_pair_config *config)
 			.mac = NDK_PAIR_MAC(s),
 			.nb_queues = pair->nb_queues,
 			.trust_link_crc = c->trust_link_crc,
+			.cc = c->cc,
+			.cc_line_mbps = c->cc_line_mbps,
+			.cnp_interval_us = c->cnp_interval_us,
 		};
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;

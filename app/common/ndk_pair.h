@@ -103,6 +103,13 @@ struct ndk_pair_config {
 	unsigned int families;
 	/** ndk_adapter_config.trust_link_crc of both adapters [false]. */
 	bool trust_link_crc;
+	/** Congestion control of both adapters (ndk_adapter_config.cc)
+	 *  [NDK_CC_NONE]. */
+	uint32_t cc;
+	/** ndk_adapter_config.cc_line_mbps of both [the port's]. */
+	uint32_t cc_line_mbps;
+	/** ndk_adapter_config.cnp_interval_us of both [the provider's]. */
+	uint32_t cnp_interval_us;
 };
 
 /** struct ndk_pair_config.families: IPv4 addresses. */

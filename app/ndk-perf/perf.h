@@ -117,6 +117,7 @@ struct perf_opts {
 	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
 	bool trust_crc;         /**< --trust-link-crc: no ICRC check on RX */
 	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
+	uint32_t cc;            /**< --cc: enum ndk_cc_mode */
 	uint16_t queues;        /**< --queues: adapter queues (1) */
 };
 

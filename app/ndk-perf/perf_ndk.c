@@ -113,6 +113,7 @@ perf_ndk_open(struct perf_ctx *c)
 	cfg.socket_id = SOCKET_ID_ANY;
 	cfg.nb_queues = c->o->queues;
 	cfg.trust_link_crc = c->o->trust_crc;
+	cfg.cc = c->o->cc;
 	st = ndk_adapter_open(&cfg, &c->ad);
 	if (st != NDK_STATUS_SUCCESS) {
 		fprintf(stderr, " Couldn't open an adapter on port %u: %s\n",

@@ -17,6 +17,7 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 
+#include "ndk.h"
 #include "perf.h"
 
 enum {
@@ -37,6 +38,7 @@ enum {
 	OPT_STRICT_RTO,
 	OPT_TRUST_CRC,
 	OPT_RTO_FLOOR,
+	OPT_CC,
 	OPT_QUEUES,
 	OPT_ETHDEV,
 	OPT_OLD_POST_SEND,
@@ -89,6 +91,7 @@ static const struct option perf_lopts[] = {
 	{ "strict-timeout", no_argument, NULL, OPT_STRICT_RTO },
 	{ "trust-link-crc", no_argument, NULL, OPT_TRUST_CRC },
 	{ "rto-floor", required_argument, NULL, OPT_RTO_FLOOR },
+	{ "cc", required_argument, NULL, OPT_CC },
 	{ "queues", required_argument, NULL, OPT_QUEUES },
 	{ "ethdev", required_argument, NULL, OPT_ETHDEV },
 	{ NULL, 0, NULL, 0 },
@@ -179,6 +182,8 @@ perf_opts_usage(const char *prog)
 	       "net_memif only)\n"
 	       "      --rto-floor=<us>    smallest adaptive retransmission "
 	       "timeout (50)\n"
+	       "      --cc=<mode>         congestion control: off, dcqcn, "
+	       "delay (off)\n"
 	       "      --queues=<n>        adapter queues, 1 2 4 .. 16 (1); "
 	       "QPs spread over\n"
 	       "                          them, one poller per worker lcore "
@@ -437,6 +442,18 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		if (parse_u64(arg, 1, 1000000, "RTO floor", &v) != 0)
 			return -1;
 		o->rto_floor_us = (uint32_t)v;
+		break;
+	case OPT_CC:
+		if (strcmp(arg, "off") == 0) {
+			o->cc = NDK_CC_NONE;
+		} else if (strcmp(arg, "dcqcn") == 0) {
+			o->cc = NDK_CC_DCQCN;
+		} else if (strcmp(arg, "delay") == 0) {
+			o->cc = NDK_CC_DELAY;
+		} else {
+			fprintf(stderr, " --cc takes off, dcqcn or delay\n");
+			return -1;
+		}
 		break;
 	case OPT_QUEUES:
 		if (parse_u64(arg, 1, 16, "Queues", &v) != 0)

@@ -82,6 +82,15 @@ struct roced_port_cfg {
 	bool strict_rto;
 	/** rto_floor_us = N: smallest adaptive timeout (0: provider's). */
 	uint32_t rto_floor_us;
+	/** cc = off|dcqcn|delay: congestion control (enum ndk_cc_mode). */
+	uint32_t cc;
+	/** cc_line_mbps = N: DCQCN's line rate (0: the port's speed). */
+	uint32_t cc_line_mbps;
+	/** cnp_interval_us = N: least gap between a QP's CNPs (0: scaled
+	 *  default, ndk_adapter_config.cnp_interval_us). */
+	uint32_t cnp_interval_us;
+	/** cc_delay_us = N: delay mode's allowed queueing (0: default). */
+	uint32_t cc_delay_us;
 	/**
 	 * drop_ppm, dup_ppm, reorder_ppm: link impairment on every receive
 	 * queue of the port (lib/netem), for soak and loss tests.

@@ -440,6 +440,21 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 	} else if (strcmp(key, "rto_floor_us") == 0)
 		p->rto_floor_us = need_u32(where, "rto_floor_us", val, 1,
 					   1000000);
+	else if (strcmp(key, "cc") == 0) {
+		if (strcmp(val, "off") == 0)
+			p->cc = NDK_CC_NONE;
+		else if (strcmp(val, "dcqcn") == 0)
+			p->cc = NDK_CC_DCQCN;
+		else if (strcmp(val, "delay") == 0)
+			p->cc = NDK_CC_DELAY;
+		else
+			die(where, "cc '%s': off, dcqcn or delay", val);
+	} else if (strcmp(key, "cc_line_mbps") == 0)
+		p->cc_line_mbps = need_u32(where, key, val, 1, 1000000);
+	else if (strcmp(key, "cnp_interval_us") == 0)
+		p->cnp_interval_us = need_u32(where, key, val, 1, 1000000);
+	else if (strcmp(key, "cc_delay_us") == 0)
+		p->cc_delay_us = need_u32(where, key, val, 1, 1000000);
 	else if (strcmp(key, "drop_ppm") == 0)
 		p->netem.drop_ppm = need_u32(where, key, val, 0, 1000000);
 	else if (strcmp(key, "dup_ppm") == 0)
@@ -449,6 +464,7 @@ port_set(struct roced_port_cfg *p, const char *where, const char *key,
 	else if (!cm_set(p, where, key, val))
 		die(where, "unknown port key '%s' (device, ip, netmask, mtu, "
 		    "lcore, queues, mac, adaptive_rto, rto_floor_us, "
+		    "cc, cc_line_mbps, cnp_interval_us, cc_delay_us, "
 		    "drop_ppm, dup_ppm, reorder_ppm, "
 		    "cm_retry_count, cm_rnr_retry_count, qp_retry_count, "
 		    "local_ack_timeout, cm_response_timeout, max_cm_retries)",

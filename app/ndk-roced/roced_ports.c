@@ -105,6 +105,10 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 		.max_mr = cfg->max_mr,
 		.socket_id = SOCKET_ID_ANY,
 		.nb_queues = c->queues,
+		.cc = c->cc,
+		.cc_line_mbps = c->cc_line_mbps,
+		.cnp_interval_us = c->cnp_interval_us,
+		.cc_delay_us = c->cc_delay_us,
 	};
 	uint32_t size = sizeof(p->info);
 	ndk_status_t st;

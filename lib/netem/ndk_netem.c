@@ -55,6 +55,7 @@
 #include <rte_spinlock.h>
 
 #include "ndk_netem.h"
+#include "netem_priv.h"
 
 #ifndef RTE_LOG_DEFAULT_LOGTYPE
 #define RTE_LOG_DEFAULT_LOGTYPE ndk.netem
@@ -68,7 +69,6 @@ RTE_LOG_REGISTER(ndk_netem_logtype, ndk.netem, NOTICE);
 #define NETEM_PPM_MAX		1000000u
 #define NETEM_ALWAYS		(UINT64_C(1) << 32)
 #define NETEM_DEFAULT_GAP	3u
-#define NETEM_DEFAULT_SEED	UINT64_C(0x6e646b2d6e65746d) /* "ndk-netm" */
 #define NETEM_ETH_HLEN		14u
 #define NETEM_HOLD_SLOTS	64u	/* power of two */
 #define NETEM_HOLD_MAX_POLLS	8u
@@ -128,28 +128,10 @@ struct netem_io {
 	uint32_t max;
 };
 
-static uint64_t
-netem_seed_state(uint64_t seed)
-{
-	/* splitmix64 finalizer: nearby seeds give unrelated streams. */
-	uint64_t z = seed + UINT64_C(0x9e3779b97f4a7c15);
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	z ^= z >> 31;
-	return z != 0 ? z : NETEM_DEFAULT_SEED;
-}
-
 static inline uint64_t
 netem_rand(struct ndk_netem *ne)
 {
-	uint64_t x = ne->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	ne->rng = x;
-	return x * UINT64_C(0x2545f4914f6cdd1d);
+	return netem_rand_next(&ne->rng);
 }
 
 static inline bool
@@ -228,7 +210,7 @@ netem_stat_add(uint64_t *counter, uint64_t n)
 }
 
 /* Deep copy from the pool that owns the frame's data buffer. */
-static struct rte_mbuf *
+struct rte_mbuf *
 netem_copy(struct rte_mbuf *m)
 {
 	struct rte_mempool *mp = m->pool;
@@ -242,6 +224,19 @@ netem_copy(struct rte_mbuf *m)
 	return rte_pktmbuf_copy(m, mp, 0, UINT32_MAX);
 }
 
+struct rte_mbuf *
+netem_writable(struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (RTE_MBUF_DIRECT(m) && rte_mbuf_refcnt_read(m) == 1)
+		return m;
+	c = netem_copy(m);
+	if (c != NULL)
+		rte_pktmbuf_free(m);
+	return c;
+}
+
 /* Flip one byte at a random offset >= 14 of the first segment. */
 static struct rte_mbuf *
 netem_corrupt(struct ndk_netem *ne, struct rte_mbuf *m, uint64_t *count)
@@ -253,11 +248,10 @@ netem_corrupt(struct ndk_netem *ne, struct rte_mbuf *m, uint64_t *count)
 	if (m->data_len <= NETEM_ETH_HLEN)
 		return m;
 	if (!RTE_MBUF_DIRECT(m) || rte_mbuf_refcnt_read(m) != 1) {
-		struct rte_mbuf *c = netem_copy(m);
+		struct rte_mbuf *c = netem_writable(m);
 
 		if (c == NULL)
 			return m;	/* no buffer: leave the frame intact */
-		rte_pktmbuf_free(m);
 		m = c;
 		if (m->data_len <= NETEM_ETH_HLEN)
 			return m;

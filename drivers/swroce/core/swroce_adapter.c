@@ -24,6 +24,7 @@
 #include "swroce_adapter.h"
 #include "swroce_cm.h"
 #include "swroce_cq.h"
+#include "swroce_cc.h"
 #include "swroce_ctl.h"
 #include "swroce_mr.h"
 #include "swroce_neigh.h"
@@ -558,6 +559,11 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 		NDK_LOG(ERR, "swroce: IPv6 address is not a unicast host address");
 		return NDK_STATUS_INVALID_PARAMETER;
 	}
+	if (cfg->cc > NDK_CC_DELAY) {
+		NDK_LOG(ERR, "swroce: unknown congestion control mode %u",
+			cfg->cc);
+		return NDK_STATUS_INVALID_PARAMETER;
+	}
 	if (cfg->max_path_mtu != 0 &&
 	    ndk_roce_mtu_from_bytes(cfg->max_path_mtu) == 0) {
 		NDK_LOG(ERR, "swroce: path MTU %u is not 256..4096 (power of 2)",
@@ -607,6 +613,7 @@ swr_open(const struct ndk_adapter_config *cfg, struct ndk_adapter **out)
 	ad->tsc_hz = rte_get_tsc_hz();
 	ad->rto_adaptive = 1;
 	ad->rto_floor_tsc = swr_us_to_tsc(ad, NDK_ADAPTIVE_RTO_FLOOR_US);
+	swr_cc_adapter_init(ad, cfg);
 	rte_spinlock_init(&ad->obj_lock);
 
 	/* QP table: index 0 and 1 stay reserved for QPN 0 and 1. */

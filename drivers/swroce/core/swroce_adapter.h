@@ -43,6 +43,7 @@
 #include "ndk_provider.h"
 #include "ndk_roce.h"
 #include "swroce_attach_srv.h"
+#include "swroce_dcqcn.h"
 #include "swroce_timer.h"
 #include "swroce_xstats.h"
 
@@ -157,6 +158,11 @@ struct swr_adapter {
 	 *     written by the control path, read by pollers, atomic) --- */
 	uint32_t rto_adaptive;    /**< 1: on (the default) */
 	uint64_t rto_floor_tsc;   /**< smallest adaptive timeout */
+
+	/* --- congestion control (constant after open; doc/cc.md) --- */
+	uint32_t cc_mode;         /**< enum ndk_cc_mode */
+	uint64_t cnp_interval_tsc;/**< smallest gap between a QP's CNPs */
+	struct swr_dcqcn_params dcqcn;
 
 	struct swr_queue *q;      /**< nb_queues queues */
 

@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "swroce_adapter.h"
+#include "swroce_cc.h"
 #include "swroce_cm.h"
 #include "swroce_cq.h"
 #include "swroce_ctl.h"
@@ -50,8 +51,12 @@ swr_service(struct swr_qp *qp, bool *idle)
 		if (swr_resp_busy(qp))
 			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
 	}
-	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD)
-		made += swr_req_run(qp, SWR_QP_TX_QUOTA);
+	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
+		if (likely(!qp->cc_on))
+			made += swr_req_run(qp, SWR_QP_TX_QUOTA);
+		else
+			made += swr_cc_req_run(qp, SWR_QP_TX_QUOTA);
+	}
 	/*
 	 * Everything sent, or waiting for the RNR timer: only an answer (the
 	 * completer), a doorbell or a timer (the wheel) gives it work again.

@@ -127,7 +127,15 @@
 	X(rx_steered_out, "frames received on one queue and handed to the " \
 		"queue of their QP (or to queue 0)") \
 	X(rx_steered_in, "frames taken from other queues' hand-over") \
-	X(rx_steer_drops, "frames dropped: a queue's inbound ring was full")
+	X(rx_steer_drops, "frames dropped: a queue's inbound ring was full") \
+	X(rx_ce, "frames received marked CE (congestion experienced)") \
+	X(cnp_sent, "congestion notification packets (CNPs) sent") \
+	X(cnp_rcvd, "CNPs received") \
+	X(cnp_rate_cuts, "CNPs that cut a QP's rate (DCQCN on)") \
+	X(cnp_ignored, "CNPs for no QP, a QP not connected, or with " \
+	  "congestion control off") \
+	X(cc_pace_waits, "polls a paced QP with frames to send waited for " \
+	  "its deadline")
 
 /** swroce's counters, see SWR_XSTATS (plain fields: SWR_STAT()). */
 struct swr_stats {

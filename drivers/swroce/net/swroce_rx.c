@@ -22,6 +22,7 @@
 #include <rte_ring.h>
 
 #include "swroce_adapter.h"
+#include "swroce_cc.h"
 #include "swroce_cm.h"
 #include "swroce_ctl.h"
 #include "swroce_neigh.h"
@@ -191,7 +192,11 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		return;
 	}
 	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
-		/* UC, other UD and CNP are not served. */
+		if (p.opcode == NDK_ROCE_OP_CNP) {
+			swr_cc_cnp_rx(q, &p);
+			return;
+		}
+		/* UC and other UD are not served. */
 		SWR_RX_DROP(q, &p, later, rx_bad_opcode);
 		return;
 	}
@@ -223,6 +228,8 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		else
 			swr_ctl_exec(ad, swr_cm_qp_rx_ctl, qp);
 	}
+	if (unlikely(swr_cc_pkt_ce(&p)))
+		swr_cc_ce(qp);
 	if (p.op->flags & NDK_ROCE_OPF_REQ) {
 		swr_resp_rx(qp, &p);
 	} else {

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 
 #include "swroce_adapter.h"
+#include "swroce_cc.h"
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_tx.h"
@@ -60,17 +61,20 @@ swr_qp_set_path(struct swr_qp *qp, const struct rte_ether_addr *dmac)
 	struct swr_adapter *ad = qp->ad;
 	uint16_t sport = ndk_roce_udp_sport(qp->pub.qpn, qp->attr.dest_qpn);
 	bool resolve = rte_is_zero_ether_addr(dmac);
+	uint8_t tos = swr_cc_tos(qp, qp->attr.tos);
 
 	if (qp->attr.dest_ip != 0) {
+		swr_cc_qp_init(qp);
 		qp->neigh = resolve ? swr_neigh_attach(ad, qp->attr.dest_ip) :
 			NULL;
 		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, dmac, ad->ipv4,
-				   qp->attr.dest_ip, sport, qp->attr.tos, 64);
+				   qp->attr.dest_ip, sport, tos, 64);
 		return;
 	}
+	swr_cc_qp_init(qp);
 	qp->neigh = resolve ? swr_neigh_attach6(ad, qp->attr.dest_ip6) : NULL;
 	ndk_roce_l2l4_init6(&qp->l2l4, &ad->mac, dmac, ad->ipv6,
-			    qp->attr.dest_ip6, sport, qp->attr.tos, 0, 64);
+			    qp->attr.dest_ip6, sport, tos, 0, 64);
 }
 
 void

@@ -249,6 +249,7 @@ struct swr_qp {
 	bool detached;
 	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
 	bool ack_pending;         /**< responder */
+	bool cc_on;               /**< DCQCN: served by swr_cc_req_run() */
 	uint32_t rd_cnt;          /**< responder: resources with responses to
 				   *  send (swr_rd_busy()) */
 	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */
@@ -279,6 +280,10 @@ struct swr_qp {
 
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
+
+	/* --- congestion control (lcore-private; net/swroce_cc.c) --- */
+	uint64_t cnp_last;        /**< TSC of the last CNP sent; 0 = none */
+	struct swr_dcqcn dcqcn;   /**< reaction point (cc_on) */
 
 	/* --- per-QP protocol events (lcore-private; swroce_info.c) --- */
 	struct ndk_qp_events ev;

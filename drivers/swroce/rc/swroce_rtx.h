@@ -104,6 +104,10 @@ swr_rtt_progress(struct swr_qp *qp, uint32_t una)
 		qp->rtt_active = false;
 		qp->rto_adapt_shift = 0;
 		ndk_roce_rtt_sample(&qp->rtt, qp->q->now - qp->rtt_t0);
+		/* Delay-based congestion control (doc/cc.md) takes it too. */
+		if (unlikely(qp->cc_on) && qp->ad->cc_mode == NDK_CC_DELAY)
+			swr_delay_sample(&qp->dcqcn, &qp->ad->dcqcn,
+					 qp->q->now - qp->rtt_t0, qp->q->now);
 	}
 }
 
