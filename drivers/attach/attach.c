@@ -296,6 +296,8 @@ att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	st = swr_query_info(att_ad(a)->sad, info, size);
 	info->adapter_flags &= ~(NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
 		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED);
+	/* No SRQs for attached applications (att_create_srq()). */
+	info->max_srq_depth = 0;
 	return st;
 }
 
@@ -543,17 +545,19 @@ att_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sge,
 	       uint32_t threshold, ndk_srq_notify_fn notify, void *ctx,
 	       struct ndk_srq **srq)
 {
-	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_SRQ };
-
+	RTE_SET_USED(pd);
+	RTE_SET_USED(depth);
+	RTE_SET_USED(max_sge);
+	RTE_SET_USED(threshold);
+	RTE_SET_USED(notify);
 	RTE_SET_USED(ctx);
-	/* Its notification would come from the daemon's lcores: none. */
-	if (notify != NULL || threshold != 0)
-		return NDK_STATUS_NOT_SUPPORTED;
-	rq.create_srq.pd = att_obj(pd)->h;
-	rq.create_srq.depth = depth;
-	rq.create_srq.max_sge = max_sge;
-	return att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_SRQ,
-			  &att_srq_ops, (struct att_obj **)srq);
+	/*
+	 * Not for attached applications (doc/attach.md): a SEND that found
+	 * the shared SRQ empty kept being refused (RNR) after the application
+	 * posted, so a receive could wait for ever. Refused until fixed.
+	 */
+	*srq = NULL;
+	return NDK_STATUS_NOT_SUPPORTED;
 }
 
 static ndk_status_t

@@ -187,7 +187,9 @@ check_srq(struct ndk_pd *pd)
 	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS)
 		fail("adapter info");
 	st = ndk_create_srq(pd, 4, 1, 1, srq_notify, NULL, &s);
-	if (info.max_srq_depth == 0 || st != (attached ?
+	/* Attached: no SRQs at all (doc/attach.md); embedded: with a
+	 * notification callback. */
+	if ((info.max_srq_depth == 0) != attached || st != (attached ?
 	    NDK_STATUS_NOT_SUPPORTED : NDK_STATUS_SUCCESS)) {
 		fprintf(stderr, "attach-rdma: max_srq_depth %u, create SRQ "
 			"with a callback: %s\n", info.max_srq_depth,

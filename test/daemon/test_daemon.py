@@ -547,7 +547,6 @@ CASES = [
     ('dumpcap', t_dumpcap),
     ('attach_rdma', t_attach_rdma),
     ('attach_rdma_2q', lambda: t_attach_rdma(2)),
-    ('attach_rdma_srq', lambda: t_attach_rdma(1, True)),
     ('attach_cm', t_attach_cm),
     ('perf_attached', t_perf_attached),
 ]
