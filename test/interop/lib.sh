@@ -33,6 +33,9 @@
 # flags; default --in-memory with >= 128 free 2 MB hugepages, else
 # --no-huge -m 512), ENV_CASE_TIMEOUT, ENV_NDK_MAC; and TESTPMD, PYTHON.
 
+# The caller's NS, if any, before common.sh gives it its default: the base
+# of every runner's namespace (iop_init).
+IOP_NS_BASE=${NS:-ndk}
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=guest/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/guest/common.sh"
 
@@ -82,15 +85,18 @@ IOP_T_START=$(now_ms)
 # iop_init SUBDIR ENV GUEST_NAME PREFIX: the runner's work dir
 # ($NDK_INTEROP_WORK/SUBDIR, exported as NDK_INTEROP_WORK for the guest
 # scripts), its settings from the environment variables ENV_* (above), its
-# namespace (ENV_NS, default ndk-SUBDIR), guest and DPDK file prefix base
+# namespace (ENV_NS; default NS-SUBDIR, with NS the caller's or ndk, and a
+# 6 after SUBDIR when ENV_FAMILY is 6), guest and DPDK file prefix base
 # (PREFIX-<pid>-...: unique per run). Sets IOP_WORK, IOP_SOCK (the
 # vhost-user socket), IOP_GUEST_NAME, IOP_GDIR (the guest's run dir),
 # IOP_MTUS, IOP_LCORES, IOP_DPDK_MEM; removes what a previous run killed
 # hard left behind and installs the traps.
 iop_init() {
-	local env=$2 v
+	local env=$2 v fam=
+	v=${env}_FAMILY
+	[ "${!v:-4}" != 6 ] || fam=6
 	v=${env}_NS
-	export NS=${!v:-ndk-$1}
+	export NS=${!v:-$IOP_NS_BASE-$1$fam}
 	v=${env}_MTUS
 	IOP_MTUS=${!v:-1500 4200}
 	v=${env}_LCORES

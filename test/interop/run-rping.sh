@@ -62,6 +62,31 @@ pings() {
 	grep -c "^${2}ping data: rdma-ping-[0-9]*: " "$1" || true
 }
 
+# rping_status LOG STATUS: sets RPING_RC to rping's exit status STATUS, but
+# to 0 for a spurious 255 of rdma-core 44's rping (Debian 12's): its CM
+# thread handles the last event (DISCONNECTED), and when the main thread
+# closes the event channel before that thread is back in
+# rdma_get_cm_event(), the call fails with EBADF and the thread exits the
+# process with -1 although the run was complete (rdma-core PR #1622 fixed
+# it upstream: the thread is told to stop and joined before the channel
+# goes). Only that exact ending counts: the DISCONNECT EVENT line, then
+# "rdma_get_cm_event: Bad file descriptor", status 255; the pings, the
+# data check and the capture's DREQ/DREP are checked as in any case. The
+# log says so.
+rping_status() {
+	RPING_RC=$2
+	if [ "$2" = 255 ] &&
+		awk '/^(client|server) DISCONNECT EVENT\.\.\.$/ { d = 1 }
+			d && /^rdma_get_cm_event: Bad file descriptor$/ { f = 1 }
+			END { exit !f }' "$1"; then
+		echo "    rping exited 255 after its DISCONNECTED event with" \
+			"'rdma_get_cm_event: Bad file descriptor': rdma-core 44's" \
+			"teardown race (its event channel closed under its CM" \
+			"thread), not the exchange's: taken as 0"
+		RPING_RC=0
+	fi
+}
+
 # guest_listening: rping -s has a listening cm_id in the guest (~10 s)
 guest_listening() {
 	local i
@@ -124,8 +149,9 @@ run_case() {
 	fi
 	iop_capture_stop "$name"
 
+	rping_status "$L.guest.log" "$grc"
 	[ "$nrc" = 0 ] || iop_why "ndk-rping exit status $nrc"
-	[ "$grc" = 0 ] || iop_why "rping exit status $grc"
+	[ "$RPING_RC" = 0 ] || iop_why "rping exit status $grc"
 	[ "$(pings "$cli" "")" = "$count" ] ||
 		iop_why "the client printed $(pings "$cli" "") of $count pings"
 	[ "$(pings "$srv" "server ")" = "$count" ] ||
