@@ -552,9 +552,10 @@ att_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sge,
 	RTE_SET_USED(notify);
 	RTE_SET_USED(ctx);
 	/*
-	 * Not for attached applications (doc/attach.md): a SEND that found
-	 * the shared SRQ empty kept being refused (RNR) after the application
-	 * posted, so a receive could wait for ever. Refused until fixed.
+	 * Not for attached applications (doc/attach.md): with the
+	 * application receiving through one, a run of RNR NAKs per SEND
+	 * ended in a hang after some tens of rounds. Refused until the
+	 * cause is found and fixed.
 	 */
 	*srq = NULL;
 	return NDK_STATUS_NOT_SUPPORTED;
