@@ -33,10 +33,7 @@ run_case() {
 		-- $sopts >"$TMP/$name.s.out" 2>"$TMP/$name.s.err" &
 	s_pid=$!
 	PIDS=("$s_pid")
-	for _ in $(seq 100); do
-		grep -q "$sock" /proc/net/unix && break
-		sleep 0.1
-	done
+	memif_wait_server "$sock"
 	# shellcheck disable=SC2086
 	timeout 240 "$BIN" -l 1 "${eal[@]}" --file-prefix="ndkct-$$-$name-c" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" \

@@ -33,3 +33,13 @@ memif_begin() {
 		exit 77
 	fi
 }
+
+# memif_wait_server SOCK: until a memif server listens on SOCK (abstract by
+# default: looked up in the kernel's socket table), at most ~10 s
+memif_wait_server() {
+	for _ in $(seq 100); do
+		grep -q "$1" /proc/net/unix && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -44,11 +44,7 @@ run_case() {
 		>"$TMP/$name.s.out" 2>"$TMP/$name.s.err" &
 	s_pid=$!
 	PIDS=("$s_pid")
-	# The memif socket is abstract by default: look for it in the table.
-	for _ in $(seq 100); do
-		grep -q "$sock" /proc/net/unix && break
-		sleep 0.1
-	done
+	memif_wait_server "$sock"
 	timeout 120 "$BIN" -l 1 "${eal[@]}" --file-prefix="ndkrp-$$-$name-c" \
 		--vdev="net_memif0,role=client,socket=$sock,bsize=8192" \
 		-- -c -a "$SRV_A" "${OPTS_C[@]}" --mtu "$mtu" -S "$size" \
