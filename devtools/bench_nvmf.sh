@@ -134,9 +134,10 @@ nv_frames() { # HOST-FILE TARGET-FILE
 		printf "%.2f/%.3f", hrx / io, hrx / ttx; else print "n/a" }' "$1" "$2"
 }
 
-# judge NAME UNIT PERF-UNIT < "run nvmf perf1 perf2 frames" lines.
+# judge NAME UNIT PERF-UNIT SCALE < "run nvmf perf1 perf2 frames" lines.
+# SCALE turns ndk-perf's unit into NVMe-oF's, so that the ratio has none.
 judge() {
-	awk -v name="$1" -v unit="$2" -v punit="$3" "$AWK_MED"'
+	awk -v name="$1" -v unit="$2" -v punit="$3" -v scale="$4" "$AWK_MED"'
 	{
 		r = $1; v = $2; a = $3; b = $4
 		detail = detail sprintf(" %s: ndk-perf %s, NVMe-oF %s, ndk-perf %s, rx/IO/rx-per-tx %s;",
@@ -150,7 +151,7 @@ judge() {
 			next
 		}
 		n++; V = V " " v; P = P " " (a + b) / 2
-		Q = Q " " sprintf("%.4f", v / ((a + b) / 2))
+		Q = Q " " sprintf("%.4f", v / ((a + b) / 2 * scale))
 	}
 	END {
 		if (n)
@@ -164,10 +165,10 @@ judge() {
 }
 
 # figure NAME UNIT PERF-UNIT "PERF ARGS" PERF-KIND(bw|lat) PERF-FIELD
-#        "NVMF ARGS" NVMF-ROW NVMF-FIELD
+#        "NVMF ARGS" NVMF-ROW NVMF-FIELD [SCALE: PERF-UNIT in UNIT, 1]
 figure() {
 	local name=$1 unit=$2 punit=$3 pargs=$4 pk=$5 pf=$6 nargs=$7
-	local row=$8 nf=$9 r a b v
+	local row=$8 nf=$9 scale=${10:-1} r a b v
 
 	for r in $(seq "$RUNS"); do
 		perf_phase "$name-perf1" "$r" "$pargs"
@@ -182,7 +183,7 @@ figure() {
 		fi
 		v=$(nv_field "$OUT/$name.$r.host" "$row" "$nf")
 		echo "$r ${v:-x} ${a:-x} ${b:-x} $(nv_frames "$OUT/$name.$r.host" "$OUT/$name.$r.target")"
-	done | judge "$name" "$unit" "$punit" | tee -a "$RESULTS"
+	done | judge "$name" "$unit" "$punit" "$scale" | tee -a "$RESULTS"
 	echo "load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$RESULTS"
 }
 
@@ -190,24 +191,24 @@ PD="-D $SECS"
 fig_randread() {
 	local q
 	for q in 1 32 128; do
-		# ndk-perf's Mops/s against IOPS: the ratio is x 1e6.
+		# ndk-perf's Mops/s against IOPS: x 1e6.
 		figure "randread-qd$q" IOPS Mops/s "read_bw -s 4096 -t $q $PD" \
-			bw 5 "-w randread -o 4096 -q $q" read 2
+			bw 5 "-w randread -o 4096 -q $q" read 2 1000000
 	done
 }
 fig_randwrite() {
 	local q
 	for q in 1 32 128; do
 		figure "randwrite-qd$q" IOPS Mops/s "write_bw -s 4096 -t $q $PD" \
-			bw 5 "-w randwrite -o 4096 -q $q" write 2
+			bw 5 "-w randwrite -o 4096 -q $q" write 2 1000000
 	done
 }
 fig_seq128k() {
-	# ndk-perf's BW average is MB/s (10^6 B): the ratio is x 1.048576.
+	# ndk-perf's BW average is MB/s (10^6 B): 1 MB = 1/1.048576 MiB.
 	figure seqread-128k MiB/s MB/s "read_bw -s 131072 $PD" bw 4 \
-		"-w read -o 131072 -q 32" read 3
+		"-w read -o 131072 -q 32" read 3 0.95367431640625
 	figure seqwrite-128k MiB/s MB/s "write_bw -s 131072 $PD" bw 4 \
-		"-w write -o 131072 -q 32" write 3
+		"-w write -o 131072 -q 32" write 3 0.95367431640625
 }
 fig_lat() {
 	figure lat-read-p50 us us "read_lat -s 4096 -n 20000" lat 5 \
