@@ -2,7 +2,7 @@
 
 /*
  * Helpers of the connection-manager functional programs (test_cm.c,
- * test_cm_loss.c): request completions, disconnect and
+ * test_cm_loss.c, test_cm_ndk.c): request completions, disconnect and
  * connect events recorded for the test thread, waits, a listener of B,
  * A's connect and one full handshake.
  */

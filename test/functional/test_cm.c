@@ -8,7 +8,8 @@
  * data over the connected QPs, Disconnect from either side and crossing,
  * Reject, nobody listening, paused listeners, an unreachable host,
  * unanswered requests closed, API misuse and many connections at once.
- * Lost MADs and the CM parameters: test_cm_loss.c.
+ * Lost MADs and the CM parameters: test_cm_loss.c; shared endpoints,
+ * asynchronous creation and the disconnect reasons: test_cm_ndk.c.
  */
 
 #include <arpa/inet.h>

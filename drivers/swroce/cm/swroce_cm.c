@@ -65,6 +65,7 @@ swr_cm_fini(struct swr_adapter *ad)
 
 	if (cm == NULL)
 		return;
+	swr_sep_fini(ad);
 	/* Objects the consumer did not close die with the adapter. */
 	while (cm->conns != NULL) {
 		struct swr_conn *c = cm->conns;

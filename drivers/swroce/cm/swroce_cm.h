@@ -22,6 +22,8 @@
  *   swroce_cm_tbl.c  the tables that find a message's connection, a
  *                  duplicate REQ, due timers and ports in use in
  *                  constant time (struct swr_cm)
+ *   swroce_sep.c   shared endpoints: a local address and port that
+ *                  several active connectors connect from
  *
  * All CM state is lcore-private (touched through swr_ctl_exec() by the
  * API side), so there are no locks. Connection objects come from a
@@ -157,6 +159,7 @@ enum swr_cm_event {
 #define SWR_CM_EV_CONNECT 0x4     /**< listener's connect event */
 
 struct swr_lis;
+struct swr_sep;
 
 /** A connector (one end of one connection). */
 struct swr_conn {
@@ -197,6 +200,8 @@ struct swr_conn {
 
 	struct swr_qp *qp;         /**< bound QP (qp->conn points back) */
 	struct swr_lis *lis;       /**< passive: whose connect event */
+	struct swr_sep *sep;       /**< active: the shared endpoint it
+				    *   connected from (holds a reference) */
 
 	/* addressing (swr_cm_addr form, host order ports) */
 	uint8_t lip[16], rip[16];
@@ -258,6 +263,25 @@ struct swr_lis {
 	uint32_t unanswered;
 };
 
+/**
+ * A shared endpoint (NdkCreateSharedEndpoint): a local address and port
+ * reserved for active connectors. It holds the port (swr_cm::port_use)
+ * until its last reference goes: its own (dropped by close) and one per
+ * connector that connected through it (dropped when that one is closed).
+ */
+struct swr_sep {
+	struct ndk_shared_endpoint pub;  /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_sep *next;      /**< swr_cm::seps (lcore) */
+	struct swr_sep *prev;
+	uint8_t ip[16];            /**< the adapter's address (CM form) */
+	uint16_t port;             /**< host order */
+	uint32_t refs;             /**< lcore */
+	bool closed;               /**< its consumer closed it */
+	ndk_close_completion_fn done;  /**< pending close's completion */
+	void *done_ctx;
+};
+
 /** Per-adapter CM state (lcore-private). */
 /**
  * A connection closed while established (TimeWait-style): its connector
@@ -305,6 +329,7 @@ struct swr_cm {
 	struct swr_conn *tx_tail;
 	unsigned int tx_budget;    /**< kept MADs this poll may still send */
 	struct swr_lis *listeners;
+	struct swr_sep *seps;      /**< shared endpoints holding a port */
 	struct swr_conn *dead_conns;  /**< closed on the lcore: free later */
 	struct swr_lis *dead_lis;
 	uint32_t gsi_psn;
@@ -405,6 +430,15 @@ bool swr_cm_port_busy(struct swr_adapter *ad, const uint8_t ip[16],
 
 /** Pick a free ephemeral port for @p ip, 0 if none. (lcore) */
 uint16_t swr_cm_ephemeral(struct swr_adapter *ad, const uint8_t ip[16]);
+
+/**
+ * A local port for a new endpoint on @p ip (lcore): *@p port if free,
+ * an ephemeral one if *@p port is 0 (written back).
+ * @return STATUS_SUCCESS, STATUS_SHARING_VIOLATION (in use) or
+ *   STATUS_TOO_MANY_ADDRESSES (no ephemeral port free).
+ */
+ndk_status_t swr_cm_port_claim(struct swr_adapter *ad, const uint8_t ip[16],
+			       uint16_t *port);
 
 /* Shared by swroce_cm.c and swroce_cm_act.c (polling thread) */
 
@@ -617,6 +651,10 @@ void swr_cm_new_local_id(struct swr_conn *c);
  */
 void swr_cm_port_hold(struct swr_conn *c);
 
+/** One more (@p delta 1) or one less (-1) user of (@p ip, @p port). */
+void swr_cm_port_count(struct swr_adapter *ad, const uint8_t ip[16],
+		       uint16_t port, int delta);
+
 /**
  * @p c is leaving REQ_RCVD (answered, refused or given up): its listener's
  * backlog has room again (swroce_cm_fsm.c, on every move out of it).
@@ -665,6 +703,31 @@ ndk_status_t swr_cm_set_params(struct ndk_adapter *adapter,
 /** ndk_adapter_get_cm_params(). */
 ndk_status_t swr_cm_get_params(struct ndk_adapter *adapter,
 			       struct ndk_cm_params *params);
+/* swroce_sep.c: shared endpoints */
+
+/** NdkCreateSharedEndpoint (the adapter dispatch entry). */
+ndk_status_t swr_sep_create(struct ndk_adapter *adapter,
+			    const union ndk_sockaddr *addr,
+			    struct ndk_shared_endpoint **out);
+/**
+ * Drop a reference of @p s (lcore). The last one gives its port back and
+ * takes it off the CM's list. @return true if it was the last: the
+ * caller then calls swr_sep_finish() off the lcore.
+ */
+bool swr_sep_unref(struct swr_sep *s);
+/** Free @p s and call its pending close completion (its last act). */
+void swr_sep_finish(struct swr_sep *s);
+/** Adapter close: free every endpoint left (nobody polls any more). */
+void swr_sep_fini(struct swr_adapter *ad);
+
+/* A sockaddr as a CM address (IPv4-mapped for AF_INET; wildcards
+ * all-zero) and its port (host order). */
+void swr_sa_in(const union ndk_sockaddr *sa, uint8_t a[16], uint16_t *port);
+/* A CM address and port as a sockaddr (sockaddr_in for an IPv4 one, and
+ * for the wildcard if @p family is AF_INET). */
+void swr_sa_out(union ndk_sockaddr *sa, const uint8_t a[16], uint16_t port,
+		int family);
+
 /** Connector object for an incoming REQ (lcore), NULL if none free. */
 struct swr_conn *swr_conn_alloc(struct swr_adapter *ad);
 /** Return a connector object to the pool. */

@@ -294,3 +294,15 @@ swr_cm_ephemeral(struct swr_adapter *ad, const uint8_t ip[16])
 	}
 	return 0;
 }
+
+ndk_status_t
+swr_cm_port_claim(struct swr_adapter *ad, const uint8_t ip[16], uint16_t *port)
+{
+	if (*port == 0) {
+		*port = swr_cm_ephemeral(ad, ip);
+		return *port != 0 ? NDK_STATUS_SUCCESS :
+			NDK_STATUS_TOO_MANY_ADDRESSES;
+	}
+	return swr_cm_port_busy(ad, ip, *port) ?
+		NDK_STATUS_SHARING_VIOLATION : NDK_STATUS_SUCCESS;
+}

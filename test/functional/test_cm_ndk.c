@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Functional: the NDKPI entries beside plain Connect/Accept, between two
+ * swroce adapters on a net_ring pair (A connects, B listens):
+ *
+ *  - shared endpoints: several connectors of A connect from one endpoint
+ *    (one local address and port) to three listeners of B, data checked
+ *    on each; the port is the endpoint's and its connectors' until the
+ *    last is closed, the endpoint's close pending meanwhile; a second
+ *    connection to the same peer (four-tuple) refused; misuse;
+ *  - the extended disconnect callback (NdkAcceptEx, NdkCompleteConnectEx):
+ *    reason 0 for a graceful disconnect, NDK_DISCONNECT_REASON_QP_ERROR
+ *    when the connection's QP fails (the peer vanished).
+ */
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include <rte_common.h>
+
+#include "cm_common.h"
+
+#define SEP_CONNS 3
+
+/* A close completion: counts its calls. */
+static void
+closed_cb(void *ctx)
+{
+	__atomic_fetch_add((int *)ctx, 1, __ATOMIC_RELEASE);
+}
+
+/* Accept the request B's connector @p cb holds with @p qp, complete A's. */
+static int
+finish_handshake(struct ndk_connector *ca, struct ndk_connector *cb,
+		 struct ndk_qp *qp_b, struct req *rc, struct disc *da,
+		 struct disc *db)
+{
+	static struct req ra, rcc;
+
+	ra = (struct req){ 0 };
+	rcc = (struct req){ 0 };
+	TEST_ASSERT_EQ(ndk_accept(cb, qp_b, 4, 4, NULL, 0, disc_event, db,
+				  req_done, &ra), NDK_STATUS_PENDING, "accept");
+	WAIT_REQ(rc, NDK_STATUS_SUCCESS, "connect");
+	TEST_ASSERT_EQ(ndk_complete_connect(ca, disc_event, da, req_done,
+					    &rcc), NDK_STATUS_PENDING,
+		       "complete connect");
+	WAIT_REQ(&rcc, NDK_STATUS_SUCCESS, "complete connect");
+	WAIT_REQ(&ra, NDK_STATUS_SUCCESS, "accept");
+	return 0;
+}
+
+/* The port of a sockaddr_in, host order. */
+static uint16_t
+sin_port(const struct sockaddr_in *s)
+{
+	return ntohs(s->sin_port);
+}
+
+/*
+ * Three connectors of A from one shared endpoint to three listeners of
+ * B; data on each; the endpoint's port is theirs until the last closes.
+ */
+static int
+t_shared_endpoint(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_adapter *a = p->ad[NDK_PAIR_A];
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in[SEP_CONNS];
+	static struct req rc[SEP_CONNS], rd[SEP_CONNS], rx;
+	static struct disc da[SEP_CONNS], db[SEP_CONNS];
+	static int sep_closed;
+	struct ndk_listener *l[SEP_CONNS] = { NULL };
+	struct ndk_connector *ca[SEP_CONNS], *cb[SEP_CONNS], *cx;
+	struct ndk_pair_conn *c[SEP_CONNS], *cdup;
+	struct ndk_shared_endpoint *sep;
+	struct ndk_listener *la;
+	struct sockaddr_in any = ndk_pair_sin(INADDR_ANY, 0), ep, got, dst;
+	socklen_t len;
+	uint16_t port;
+
+	sep_closed = 0;
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(any), sizeof(any),
+						  &sep), NDK_STATUS_SUCCESS,
+		       "shared endpoint");
+	len = sizeof(ep);
+	TEST_ASSERT_EQ(ndk_shared_endpoint_get_local_address(sep,
+				(struct sockaddr *)&ep, &len),
+		       NDK_STATUS_SUCCESS, "endpoint address");
+	port = sin_port(&ep);
+	TEST_ASSERT(port >= 49152, "ephemeral port %u", port);
+	TEST_ASSERT_EQ(ep.sin_addr.s_addr, p->ipv4[NDK_PAIR_A],
+		       "the wildcard is the adapter's address");
+
+	for (int i = 0; i < SEP_CONNS; i++) {
+		in[i] = (struct incoming){ 0 };
+		rc[i] = (struct req){ 0 };
+		rd[i] = (struct req){ 0 };
+		da[i] = (struct disc){ 0 };
+		db[i] = (struct disc){ 0 };
+		l[i] = listen_b(p, &in[i], (uint16_t)(PORT + i));
+		c[i] = conn_new(p, &o);
+		TEST_ASSERT(l[i] != NULL && c[i] != NULL, "set-up %d", i);
+		TEST_ASSERT_EQ(ndk_create_connector(a, &ca[i]),
+			       NDK_STATUS_SUCCESS, "connector");
+		dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], (uint16_t)(PORT + i));
+		TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca[i],
+					c[i]->qp[0], sep, SA(dst),
+					sizeof(dst), 4, 4, "shared", 7,
+					req_done, &rc[i]),
+			       NDK_STATUS_PENDING, "connect %d", i);
+		TEST_ASSERT(wait_int(&in[i].n, 1) == 0, "connect event %d", i);
+		cb[i] = in[i].c[0];
+		TEST_ASSERT(finish_handshake(ca[i], cb[i], c[i]->qp[1], &rc[i],
+					     &da[i], &db[i]) == 0,
+			    "handshake %d", i);
+		/* Every connection's local end is the endpoint's. */
+		len = sizeof(got);
+		TEST_ASSERT_EQ(ndk_get_local_address(ca[i],
+					(struct sockaddr *)&got, &len),
+			       NDK_STATUS_SUCCESS, "local address");
+		TEST_ASSERT(got.sin_addr.s_addr == ep.sin_addr.s_addr &&
+			    sin_port(&got) == port, "connector %d local end "
+			    "is the endpoint's", i);
+		len = sizeof(got);
+		TEST_ASSERT_EQ(ndk_get_peer_address(cb[i],
+					(struct sockaddr *)&got, &len),
+			       NDK_STATUS_SUCCESS, "peer address");
+		TEST_ASSERT_EQ(sin_port(&got), port, "B sees the shared port");
+	}
+	/* Data on every connection, each through its own QPs. */
+	for (int i = 0; i < SEP_CONNS; i++) {
+		TEST_ASSERT(xfer(p, c[i], XOP_SEND, 20000, 10 + i) == 0,
+			    "SEND on %d", i);
+		TEST_ASSERT(xfer(p, c[i], XOP_WRITE, 30000, 20 + i) == 0,
+			    "WRITE on %d", i);
+		TEST_ASSERT(xfer(p, c[i], XOP_READ, 10000, 30 + i) == 0,
+			    "READ on %d", i);
+	}
+
+	/* Same four-tuple again: refused; the connector stays usable. */
+	cdup = conn_new(p, &o);
+	TEST_ASSERT(cdup != NULL, "set-up");
+	TEST_ASSERT_EQ(ndk_create_connector(a, &cx), NDK_STATUS_SUCCESS,
+		       "connector");
+	dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], PORT);
+	rx = (struct req){ 0 };
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(cx, cdup->qp[0], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &rx),
+		       NDK_STATUS_ADDRESS_ALREADY_EXISTS, "same four-tuple");
+	TEST_ASSERT_EQ(ndk_close_connector(cx, NULL, NULL), NDK_STATUS_SUCCESS,
+		       "close");
+	ndk_pair_conn_destroy(cdup);
+
+	/* The port is the endpoint's: no listener, Connect or endpoint. */
+	TEST_ASSERT_EQ(ndk_create_listener(a, connect_event, &in[0], &la),
+		       NDK_STATUS_SUCCESS, "listener of A");
+	TEST_ASSERT_EQ(ndk_listen(la, SA(ep), sizeof(ep)),
+		       NDK_STATUS_SHARING_VIOLATION, "listen on the port");
+	{
+		struct ndk_shared_endpoint *sep2;
+
+		TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(ep),
+							  sizeof(ep), &sep2),
+			       NDK_STATUS_SHARING_VIOLATION,
+			       "second endpoint on the port");
+	}
+
+	/* Closed while its connectors hold it: pending, port still held. */
+	TEST_ASSERT_EQ(ndk_close_shared_endpoint(sep, closed_cb, &sep_closed),
+		       NDK_STATUS_PENDING, "close with connectors");
+	TEST_ASSERT_EQ(ndk_listen(la, SA(ep), sizeof(ep)),
+		       NDK_STATUS_SHARING_VIOLATION, "port held by connectors");
+	for (int i = 0; i < SEP_CONNS; i++) {
+		TEST_ASSERT_EQ(ndk_disconnect(ca[i], req_done, &rd[i]),
+			       NDK_STATUS_PENDING, "disconnect %d", i);
+		WAIT_REQ(&rd[i], NDK_STATUS_SUCCESS, "disconnect");
+		TEST_ASSERT(wait_int(&db[i].fired, 1) == 0, "B's event");
+		TEST_ASSERT_EQ(db[i].reason, 0u, "graceful: reason 0");
+		ndk_close_connector(cb[i], NULL, NULL);
+		TEST_ASSERT_EQ(__atomic_load_n(&sep_closed, __ATOMIC_ACQUIRE),
+			       0, "close pending while connector %d is open",
+			       i);
+		ndk_close_connector(ca[i], NULL, NULL);
+	}
+	TEST_ASSERT_EQ(__atomic_load_n(&sep_closed, __ATOMIC_ACQUIRE), 1,
+		       "close completed with the last connector");
+	TEST_ASSERT_EQ(ndk_listen(la, SA(ep), sizeof(ep)), NDK_STATUS_SUCCESS,
+		       "port free after the last connector");
+	ndk_close_listener(la, NULL, NULL);
+	for (int i = 0; i < SEP_CONNS; i++) {
+		ndk_close_listener(l[i], NULL, NULL);
+		ndk_pair_conn_destroy(c[i]);
+	}
+	return 0;
+}
+
+/* Shared endpoint misuse: every call answers as documented. */
+static int
+t_shared_endpoint_errors(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_adapter *a = p->ad[NDK_PAIR_A], *b = p->ad[NDK_PAIR_B];
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	struct ndk_pair_conn *c = conn_new(p, &o);
+	static struct incoming in;
+	static struct req r, r2;
+	static int closed;
+	struct ndk_shared_endpoint *sep, *sep_b, *s2;
+	struct ndk_connector *ca;
+	struct ndk_listener *la;
+	struct sockaddr_in mine = ndk_pair_sin(p->ipv4[NDK_PAIR_A], 0);
+	struct sockaddr_in other = ndk_pair_sin(p->ipv4[NDK_PAIR_B], 0);
+	struct sockaddr_in dst, ep, small;
+	struct sockaddr_in6 dst6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(PORT) };
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	socklen_t len;
+
+	TEST_ASSERT(c != NULL, "set-up");
+	closed = 0;
+	r = (struct req){ 0 };
+	r2 = (struct req){ 0 };
+	/* Creation. */
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, (struct sockaddr *)&un,
+						  sizeof(un), &sep),
+		       NDK_STATUS_INVALID_ADDRESS, "AF_UNIX");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(mine), 8, &sep),
+		       NDK_STATUS_INVALID_ADDRESS, "short sockaddr_in");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, NULL, 0, &sep),
+		       NDK_STATUS_INVALID_ADDRESS, "no address");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(other), sizeof(other),
+						  &sep),
+		       NDK_STATUS_INVALID_ADDRESS, "B's address on A");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(mine), sizeof(mine),
+						  NULL),
+		       NDK_STATUS_INVALID_PARAMETER, "no out pointer");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(NULL, SA(mine),
+						  sizeof(mine), &sep),
+		       NDK_STATUS_INVALID_PARAMETER, "no adapter");
+	/* A port a listener holds. */
+	TEST_ASSERT_EQ(ndk_create_listener(a, connect_event, &in, &la),
+		       NDK_STATUS_SUCCESS, "listener");
+	TEST_ASSERT_EQ(ndk_listen(la, SA(mine), sizeof(mine)),
+		       NDK_STATUS_SUCCESS, "listen");
+	len = sizeof(ep);
+	TEST_ASSERT_EQ(ndk_listener_get_local_address(la,
+				(struct sockaddr *)&ep, &len),
+		       NDK_STATUS_SUCCESS, "listener address");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(ep), sizeof(ep), &s2),
+		       NDK_STATUS_SHARING_VIOLATION, "listener's port");
+	ndk_close_listener(la, NULL, NULL);
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(ep), sizeof(ep), &s2),
+		       NDK_STATUS_SUCCESS, "port free once the listener closed");
+	len = sizeof(small) - 1;
+	TEST_ASSERT_EQ(ndk_shared_endpoint_get_local_address(s2,
+				(struct sockaddr *)&small, &len),
+		       NDK_STATUS_BUFFER_TOO_SMALL, "small buffer");
+	TEST_ASSERT_EQ(len, (socklen_t)sizeof(struct sockaddr_in),
+		       "size needed");
+	/* Closed unused: inline, no callback, the port free at once. */
+	TEST_ASSERT_EQ(ndk_close_shared_endpoint(s2, closed_cb, &closed),
+		       NDK_STATUS_SUCCESS, "close unused");
+	TEST_ASSERT_EQ(ndk_close_shared_endpoint(s2, NULL, NULL),
+		       NDK_STATUS_INVALID_HANDLE, "closed twice");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(ep), sizeof(ep), &sep),
+		       NDK_STATUS_SUCCESS, "port free after the close");
+	TEST_ASSERT_EQ(__atomic_load_n(&closed, __ATOMIC_ACQUIRE), 0,
+		       "inline close: no completion");
+
+	/* Connecting. */
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(b, SA(other), sizeof(other),
+						  &sep_b), NDK_STATUS_SUCCESS,
+		       "B's endpoint");
+	TEST_ASSERT_EQ(ndk_create_connector(a, &ca), NDK_STATUS_SUCCESS,
+		       "connector");
+	dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], PORT + 9);
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep_b,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r),
+		       NDK_STATUS_INVALID_PARAMETER, "another adapter's");
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep,
+					(struct sockaddr *)&dst6,
+					sizeof(dst6), 4, 4, NULL, 0,
+					req_done, &r),
+		       NDK_STATUS_INVALID_ADDRESS, "IPv6 peer, IPv4 endpoint");
+	dst = ndk_pair_sin(p->ipv4[NDK_PAIR_A], PORT);
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r),
+		       NDK_STATUS_INVALID_ADDRESS, "to itself");
+	dst = ndk_pair_sin(INADDR_ANY, PORT);
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r),
+		       NDK_STATUS_INVALID_ADDRESS, "to the wildcard");
+	dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], PORT + 9);
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					NULL, NULL),
+		       NDK_STATUS_INVALID_PARAMETER, "no completion");
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], NULL,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r),
+		       NDK_STATUS_INVALID_HANDLE, "no endpoint");
+	/* Nobody listens there: refused; the connector keeps its ref. */
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r),
+		       NDK_STATUS_PENDING, "connect");
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[1], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r2),
+		       NDK_STATUS_CONNECTION_ACTIVE, "connector in use");
+	WAIT_REQ(&r, NDK_STATUS_CONNECTION_REFUSED, "nobody listening");
+	TEST_ASSERT_EQ(ndk_close_shared_endpoint(sep, closed_cb, &closed),
+		       NDK_STATUS_PENDING, "a refused connector still holds it");
+	TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(ca, c->qp[0], sep,
+					SA(dst), sizeof(dst), 4, 4, NULL, 0,
+					req_done, &r2),
+		       NDK_STATUS_INVALID_HANDLE, "closed endpoint");
+	ndk_close_connector(ca, NULL, NULL);
+	TEST_ASSERT_EQ(__atomic_load_n(&closed, __ATOMIC_ACQUIRE), 1,
+		       "pending close completed by the connector's");
+	TEST_ASSERT_EQ(ndk_close_shared_endpoint(sep_b, NULL, NULL),
+		       NDK_STATUS_SUCCESS, "B's endpoint");
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
+static const struct ndk_test_case cases[] = {
+	{ "shared_endpoint", t_shared_endpoint },
+	{ "shared_endpoint_errors", t_shared_endpoint_errors },
+};
+
+int
+main(int argc, char **argv)
+{
+	return rc_main("test_cm_ndk", "cm_ndk", cases, RTE_DIM(cases), argc,
+		       argv);
+}
