@@ -15,6 +15,7 @@
 #include <rte_memory.h>
 
 #include "ndk_provider.h"
+#include "ndk_priv.h"
 
 RTE_LOG_REGISTER(ndk_logtype, ndk, NOTICE);
 
@@ -71,8 +72,11 @@ ndk_adapter_open(const struct ndk_adapter_config *config,
 void
 ndk_adapter_close(struct ndk_adapter *adapter)
 {
-	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
-		adapter->dispatch->close(adapter);
+	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
+		return;
+	/* Deferred creates complete first (their callbacks return). */
+	ndk_create_drain(adapter);
+	adapter->dispatch->close(adapter);
 }
 
 ndk_status_t

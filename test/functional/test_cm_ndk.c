@@ -9,6 +9,10 @@
  *    on each; the port is the endpoint's and its connectors' until the
  *    last is closed, the endpoint's close pending meanwhile; a second
  *    connection to the same peer (four-tuple) refused; misuse;
+ *  - asynchronous creation: every ndk_create_xxx_async() with a
+ *    completion returns PENDING and completes through it, inline without
+ *    one; errors through the completion; a QP created from inside a
+ *    connect event and the request accepted from its completion;
  *  - the extended disconnect callback (NdkAcceptEx, NdkCompleteConnectEx):
  *    reason 0 for a graceful disconnect, NDK_DISCONNECT_REASON_QP_ERROR
  *    when the connection's QP fails (the peer vanished).
@@ -335,9 +339,279 @@ t_shared_endpoint_errors(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Asynchronous creation                                               */
+/* ------------------------------------------------------------------ */
+
+/* A create completion, recorded. */
+struct created {
+	int done;
+	ndk_status_t st;
+	struct ndk_object_header *obj;
+};
+
+static void
+created_cb(void *ctx, ndk_status_t st, struct ndk_object_header *obj)
+{
+	struct created *c = ctx;
+
+	c->st = st;
+	c->obj = obj;
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Wait for @p c and check its status and (on success) object type. */
+static int
+wait_created(struct created *c, ndk_status_t want, enum ndk_object_type type,
+	     const char *what)
+{
+	TEST_ASSERT(wait_int(&c->done, 1) == 0, "%s: no completion", what);
+	TEST_ASSERT_EQ(c->st, want, "%s: %s", what, ndk_status_str(c->st));
+	if (NDK_SUCCESS(want))
+		TEST_ASSERT(c->obj != NULL && c->obj->type == type,
+			    "%s: object of type %d", what, (int)type);
+	else
+		TEST_ASSERT(c->obj == NULL, "%s: no object on failure", what);
+	return 0;
+}
+
+/*
+ * B's listener for t_async_create: each request gets a QP created
+ * asynchronously from inside the connect event, and is accepted from
+ * that create's completion.
+ */
+struct async_accept {
+	struct ndk_pd *pd;
+	struct ndk_cq *rcq, *icq;
+	struct ndk_connector *conn;
+	struct ndk_qp *qp;
+	int pending;          /* the create returned PENDING */
+	int accepted;         /* ndk_accept() returned PENDING */
+	struct req ra;
+	struct disc db;
+};
+
+static void
+async_accept_created(void *ctx, ndk_status_t st,
+		     struct ndk_object_header *obj)
+{
+	struct async_accept *aa = ctx;
+
+	if (!NDK_SUCCESS(st))
+		return;
+	aa->qp = (struct ndk_qp *)obj;
+	if (ndk_accept(aa->conn, aa->qp, 4, 4, NULL, 0, disc_event, &aa->db,
+		       req_done, &aa->ra) == NDK_STATUS_PENDING)
+		__atomic_store_n(&aa->accepted, 1, __ATOMIC_RELEASE);
+}
+
+static void
+async_accept_event(void *ctx, struct ndk_connector *conn)
+{
+	struct async_accept *aa = ctx;
+	struct ndk_qp *unused = NULL;
+
+	aa->conn = conn;
+	/* On the polling lcore: the create must not complete here. */
+	if (ndk_create_qp_async(aa->pd, aa->rcq, aa->icq, &qctx_b, 64, 64, 2, 2,
+				0, async_accept_created, aa, &unused) ==
+	    NDK_STATUS_PENDING && unused == NULL)
+		__atomic_store_n(&aa->pending, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Every ndk_create_xxx_async(): PENDING, then the completion with the
+ * object; inline without a completion; errors through the completion.
+ * The objects work: A's connector (async), QP (async) connect to B's
+ * listener (async), which creates its QP asynchronously from inside the
+ * connect event and accepts from the create's completion; data checked.
+ */
+static int
+t_async_create(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_adapter *a = p->ad[NDK_PAIR_A], *b = p->ad[NDK_PAIR_B];
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	struct ndk_pair_conn *c = conn_new(p, &o);
+	static struct created cq, pd, mr, mw, qp, srq, qps, conn, lis, sep,
+		bad, bad2;
+	static struct async_accept aa;
+	static struct req rc, rcc, rd;
+	static struct disc da;
+	struct ndk_cq *cq_o = NULL;
+	struct ndk_pd *pd_o = NULL;
+	struct ndk_mr *mr_o = NULL;
+	struct ndk_mw *mw_o = NULL;
+	struct ndk_qp *qp_o = NULL, *qps_o = NULL;
+	struct ndk_srq *srq_o = NULL;
+	struct ndk_connector *conn_o = NULL;
+	struct ndk_listener *lis_o = NULL;
+	struct ndk_shared_endpoint *sep_o = NULL;
+	struct ndk_adapter_info info;
+	uint32_t isz = sizeof(info);
+	struct sockaddr_in any = ndk_pair_sin(INADDR_ANY, 0);
+	struct sockaddr_in lport = ndk_pair_sin(INADDR_ANY, PORT + 20);
+	struct sockaddr_in dst = ndk_pair_sin(p->ipv4[NDK_PAIR_B], PORT + 20);
+	struct ndk_cq *inl_cq = NULL;
+
+	TEST_ASSERT(c != NULL, "set-up");
+	cq = pd = mr = mw = qp = srq = qps = conn = lis = sep = bad = bad2 =
+		(struct created){ 0 };
+	aa = (struct async_accept){ .pd = c->pd[1], .rcq = c->rcq[1],
+				    .icq = c->icq[1] };
+	rc = rcc = rd = (struct req){ 0 };
+	da = (struct disc){ 0 };
+	TEST_ASSERT_EQ(ndk_query_adapter_info(a, &info, &isz),
+		       NDK_STATUS_SUCCESS, "info");
+
+	/* Without a completion: inline, as ndk_create_cq(). */
+	TEST_ASSERT_EQ(ndk_create_cq_async(a, 16, NULL, NULL, NULL, NULL,
+					   &inl_cq), NDK_STATUS_SUCCESS,
+		       "inline create");
+	TEST_ASSERT(inl_cq != NULL, "inline object");
+	ndk_close_cq(inl_cq, NULL, NULL);
+	/* Bad parents are refused inline. */
+	TEST_ASSERT_EQ(ndk_create_pd_async(NULL, created_cb, &bad, &pd_o),
+		       NDK_STATUS_INVALID_PARAMETER, "no adapter");
+	TEST_ASSERT_EQ(ndk_create_mr_async((struct ndk_pd *)a, false,
+					   created_cb, &bad, &mr_o),
+		       NDK_STATUS_INVALID_PARAMETER, "an adapter as PD");
+
+	/* Each create: PENDING, out pointer untouched, then completion. */
+	TEST_ASSERT_EQ(ndk_create_cq_async(a, 256, NULL, NULL, created_cb, &cq,
+					   &cq_o), NDK_STATUS_PENDING, "CQ");
+	TEST_ASSERT_EQ(ndk_create_pd_async(a, created_cb, &pd, &pd_o),
+		       NDK_STATUS_PENDING, "PD");
+	TEST_ASSERT_EQ(ndk_create_connector_async(a, created_cb, &conn,
+						  &conn_o),
+		       NDK_STATUS_PENDING, "connector");
+	TEST_ASSERT_EQ(ndk_create_listener_async(b, async_accept_event, &aa,
+						 created_cb, &lis, &lis_o),
+		       NDK_STATUS_PENDING, "listener");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint_async(a, SA(any),
+							sizeof(any),
+							created_cb, &sep,
+							&sep_o),
+		       NDK_STATUS_PENDING, "shared endpoint");
+	/* Too deep: PENDING, the error through the completion. */
+	TEST_ASSERT_EQ(ndk_create_cq_async(a, info.max_cq_depth + 1, NULL,
+					   NULL, created_cb, &bad, &cq_o),
+		       NDK_STATUS_PENDING, "CQ too deep");
+	TEST_ASSERT(wait_created(&cq, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_CQ, "CQ") == 0, "CQ");
+	TEST_ASSERT(wait_created(&pd, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_PD, "PD") == 0, "PD");
+	TEST_ASSERT(wait_created(&conn, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_CONNECTOR, "connector") == 0,
+		    "connector");
+	TEST_ASSERT(wait_created(&lis, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_LISTENER, "listener") == 0,
+		    "listener");
+	TEST_ASSERT(wait_created(&sep, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_SHARED_ENDPOINT,
+				 "endpoint") == 0, "endpoint");
+	TEST_ASSERT(wait_created(&bad, NDK_STATUS_INVALID_PARAMETER,
+				 NDK_OBJECT_TYPE_CQ, "too deep") == 0,
+		    "too deep");
+	TEST_ASSERT(cq_o == NULL && pd_o == NULL && conn_o == NULL &&
+		    lis_o == NULL && sep_o == NULL,
+		    "out pointers untouched after PENDING");
+	cq_o = (struct ndk_cq *)cq.obj;
+	pd_o = (struct ndk_pd *)pd.obj;
+	conn_o = (struct ndk_connector *)conn.obj;
+	lis_o = (struct ndk_listener *)lis.obj;
+	sep_o = (struct ndk_shared_endpoint *)sep.obj;
+
+	/* Children of the PD created asynchronously. */
+	TEST_ASSERT_EQ(ndk_create_mr_async(pd_o, true, created_cb, &mr,
+					   &mr_o), NDK_STATUS_PENDING, "MR");
+	TEST_ASSERT_EQ(ndk_create_mw_async(pd_o, created_cb, &mw, &mw_o),
+		       NDK_STATUS_PENDING, "MW");
+	/* A's QP for data (the pair's PD and CQs, which xfer() polls). */
+	TEST_ASSERT_EQ(ndk_create_qp_async(c->pd[0], c->rcq[0], c->icq[0],
+					   &qctx_a, 64, 64, 2, 2, 0,
+					   created_cb, &qp, &qp_o),
+		       NDK_STATUS_PENDING, "QP");
+	TEST_ASSERT_EQ(ndk_create_srq_async(pd_o, 32, 1, 0, NULL, NULL,
+					    created_cb, &srq, &srq_o),
+		       NDK_STATUS_PENDING, "SRQ");
+	TEST_ASSERT_EQ(ndk_create_qp_async(pd_o, cq_o, cq_o, NULL, 64,
+					   info.max_initiator_queue_depth + 1,
+					   1, 1, 0, created_cb, &bad2, &qp_o),
+		       NDK_STATUS_PENDING, "QP too deep");
+	TEST_ASSERT(wait_created(&mr, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_MR, "MR") == 0, "MR");
+	TEST_ASSERT(wait_created(&mw, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_MW, "MW") == 0, "MW");
+	TEST_ASSERT(wait_created(&qp, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_QP, "QP") == 0, "QP");
+	TEST_ASSERT(wait_created(&srq, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_SRQ, "SRQ") == 0, "SRQ");
+	TEST_ASSERT(wait_created(&bad2, NDK_STATUS_INVALID_PARAMETER,
+				 NDK_OBJECT_TYPE_QP, "QP too deep") == 0,
+		    "QP too deep");
+	TEST_ASSERT_EQ(ndk_create_qp_with_srq_async(pd_o, cq_o, cq_o,
+					(struct ndk_srq *)srq.obj, NULL, 16,
+					1, 0, created_cb, &qps, &qps_o),
+		       NDK_STATUS_PENDING, "QP with SRQ");
+	TEST_ASSERT(wait_created(&qps, NDK_STATUS_SUCCESS,
+				 NDK_OBJECT_TYPE_QP, "QP with SRQ") == 0,
+		    "QP with SRQ");
+	TEST_ASSERT(mr_o == NULL && mw_o == NULL && qp_o == NULL &&
+		    srq_o == NULL && qps_o == NULL, "out pointers untouched");
+
+	/*
+	 * They work: the async QP takes the place of the pair's A QP, B's
+	 * comes from the connect event; a connection and data over it. (The
+	 * QP with SRQ stands on the asynchronously created PD, CQ and SRQ.)
+	 */
+	ndk_close_qp(c->qp[0], NULL, NULL);
+	ndk_close_qp(c->qp[1], NULL, NULL);
+	c->qp[0] = (struct ndk_qp *)qp.obj;
+	c->qpn[0] = ndk_qp_num(c->qp[0]);
+	c->qp[1] = NULL;
+	TEST_ASSERT_EQ(ndk_listen(lis_o, SA(lport), sizeof(lport)),
+		       NDK_STATUS_SUCCESS, "listen");
+	TEST_ASSERT_EQ(ndk_connect(conn_o, c->qp[0], SA(any), sizeof(any),
+				   SA(dst), sizeof(dst), 4, 4, NULL, 0,
+				   req_done, &rc), NDK_STATUS_PENDING,
+		       "connect");
+	TEST_ASSERT(wait_int(&aa.pending, 1) == 0,
+		    "create from the connect event: PENDING");
+	TEST_ASSERT(wait_int(&aa.accepted, 1) == 0,
+		    "accepted from the create's completion");
+	WAIT_REQ(&rc, NDK_STATUS_SUCCESS, "connect");
+	TEST_ASSERT_EQ(ndk_complete_connect(conn_o, disc_event, &da, req_done,
+					    &rcc), NDK_STATUS_PENDING,
+		       "complete");
+	WAIT_REQ(&rcc, NDK_STATUS_SUCCESS, "complete");
+	WAIT_REQ(&aa.ra, NDK_STATUS_SUCCESS, "accept");
+	c->qp[1] = aa.qp;
+	c->qpn[1] = ndk_qp_num(aa.qp);
+	TEST_ASSERT(xfer(p, c, XOP_SEND, 8000, 41) == 0, "SEND");
+	TEST_ASSERT(xfer(p, c, XOP_WRITE, 8000, 42) == 0, "WRITE");
+	TEST_ASSERT_EQ(ndk_disconnect(conn_o, req_done, &rd),
+		       NDK_STATUS_PENDING, "disconnect");
+	WAIT_REQ(&rd, NDK_STATUS_SUCCESS, "disconnect");
+	ndk_close_connector(conn_o, NULL, NULL);
+	ndk_close_connector(aa.conn, NULL, NULL);
+	ndk_close_listener(lis_o, NULL, NULL);
+	ndk_close_shared_endpoint(sep_o, NULL, NULL);
+	ndk_close_qp((struct ndk_qp *)qps.obj, NULL, NULL);
+	ndk_close_srq((struct ndk_srq *)srq.obj, NULL, NULL);
+	ndk_close_mw((struct ndk_mw *)mw.obj, NULL, NULL);
+	ndk_close_mr((struct ndk_mr *)mr.obj, NULL, NULL);
+	/* The pair's conn closes the QPs (ours now) and its CQs. */
+	ndk_pair_conn_destroy(c);
+	ndk_close_cq(cq_o, NULL, NULL);
+	ndk_close_pd(pd_o, NULL, NULL);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "shared_endpoint", t_shared_endpoint },
 	{ "shared_endpoint_errors", t_shared_endpoint_errors },
+	{ "async_create", t_async_create },
 };
 
 int
