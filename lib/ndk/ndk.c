@@ -15,7 +15,6 @@
 #include <rte_memory.h>
 
 #include "ndk_provider.h"
-#include "ndk_priv.h"
 
 RTE_LOG_REGISTER(ndk_logtype, ndk, NOTICE);
 
@@ -67,16 +66,6 @@ ndk_adapter_open(const struct ndk_adapter_config *config,
 			return p->open(config, adapter);
 	NDK_LOG(ERR, "no provider named '%s'", name);
 	return NDK_STATUS_NOT_SUPPORTED;
-}
-
-void
-ndk_adapter_close(struct ndk_adapter *adapter)
-{
-	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
-		return;
-	/* Deferred creates complete first (their callbacks return). */
-	ndk_create_drain(adapter);
-	adapter->dispatch->close(adapter);
 }
 
 ndk_status_t

@@ -7,8 +7,9 @@
  * any provider, and its outcome goes to the completion. Without a
  * completion, or in a DPDK secondary process (an attached application:
  * its creates are requests to the daemon, made on the caller's thread),
- * the create completes inline, as NDK allows. ndk_adapter_close() waits
- * until no deferred create is left (ndk_create_drain()).
+ * the create completes inline, as NDK allows. ndk_adapter_close() lives
+ * here: it waits until no deferred create is left before the provider
+ * closes the adapter.
  */
 
 #include <stdlib.h>
@@ -19,7 +20,6 @@
 #include <rte_eal.h>
 
 #include "ndk_provider.h"
-#include "ndk_priv.h"
 
 /* Deferred creates not yet completed, all adapters together. */
 static uint32_t create_pending;
@@ -181,16 +181,22 @@ create_defers(ndk_create_completion_fn done)
 }
 
 void
-ndk_create_drain(struct ndk_adapter *adapter)
+ndk_adapter_close(struct ndk_adapter *adapter)
 {
-	if (__atomic_load_n(&create_pending, __ATOMIC_ACQUIRE) == 0)
+	if (adapter == NULL || adapter->header.type != NDK_OBJECT_TYPE_ADAPTER)
 		return;
-	/* A deferred create may need the adapter's control mailbox, which
-	 * the queues' owner serves: give up ours while we wait. */
-	if (adapter->dispatch->release != NULL)
-		adapter->dispatch->release(adapter);
-	while (__atomic_load_n(&create_pending, __ATOMIC_ACQUIRE) != 0)
-		rte_delay_us_sleep(1000);
+	/*
+	 * Deferred creates complete first (their callbacks return). One
+	 * may need the adapter's control mailbox, which the queues' owner
+	 * serves: give up our polling while we wait.
+	 */
+	if (__atomic_load_n(&create_pending, __ATOMIC_ACQUIRE) != 0) {
+		if (adapter->dispatch->release != NULL)
+			adapter->dispatch->release(adapter);
+		while (__atomic_load_n(&create_pending, __ATOMIC_ACQUIRE) != 0)
+			rte_delay_us_sleep(1000);
+	}
+	adapter->dispatch->close(adapter);
 }
 
 static inline bool
