@@ -608,10 +608,111 @@ t_async_create(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* The extended disconnect callback (NdkAcceptEx, NdkCompleteConnectEx) */
+/* ------------------------------------------------------------------ */
+
+/* Wait for one completion on @p cq; @return its status. */
+static ndk_status_t
+wait_status(struct ndk_cq *cq, struct ndk_result_ex *r)
+{
+	double t0 = ndk_pair_now();
+
+	while (ndk_get_cq_results_ex(cq, r, 1) == 0) {
+		if (ndk_pair_now() - t0 > WAIT_S)
+			return NDK_STATUS_IO_TIMEOUT;
+		ndk_pair_sleep_ms(1);
+	}
+	return r->status;
+}
+
+/*
+ * The reason the disconnect callback of ndk_accept() and
+ * ndk_complete_connect() (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX) gets: 0
+ * when the peer disconnects gracefully (DREQ), at most once;
+ * NDK_DISCONNECT_REASON_QP_ERROR when the connection's QP fails (here
+ * A's WRITE names a token B does not have: B NAKs it, a fatal NAK, and
+ * both QPs go to ERROR), on both sides, after which Disconnect still
+ * ends the connection gracefully and no second event comes.
+ */
+static int
+t_disconnect_reasons(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	static struct incoming in;
+	static struct disc da, db, da2, db2;
+	static struct req rd, rd2;
+	struct ndk_listener *l;
+	struct ndk_connector *ca, *cb, *ca2, *cb2;
+	struct ndk_pair_conn *c = conn_new(p, &o), *c2 = conn_new(p, &o);
+	struct ndk_pair_buf *buf;
+	struct ndk_result_ex r;
+	struct ndk_sge sge;
+	ndk_status_t st;
+
+	in = (struct incoming){ 0 };
+	da = db = da2 = db2 = (struct disc){ 0 };
+	rd = rd2 = (struct req){ 0 };
+	l = listen_b(p, &in, PORT);
+	TEST_ASSERT(l != NULL && c != NULL && c2 != NULL, "set-up");
+
+	/* Graceful, from B: A's event, reason 0, once. */
+	TEST_ASSERT(handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
+		    "handshake");
+	TEST_ASSERT_EQ(ndk_disconnect(cb, req_done, &rd), NDK_STATUS_PENDING,
+		       "B disconnects");
+	WAIT_REQ(&rd, NDK_STATUS_SUCCESS, "B's disconnect");
+	TEST_ASSERT(wait_int(&da.fired, 1) == 0, "A's disconnect event");
+	TEST_ASSERT_EQ(da.reason, 0u, "graceful: reason 0");
+	TEST_ASSERT_EQ(__atomic_load_n(&db.fired, __ATOMIC_ACQUIRE), 0,
+		       "no event for B's own Disconnect");
+	ndk_close_connector(ca, NULL, NULL);
+	ndk_close_connector(cb, NULL, NULL);
+
+	/* The QP fails: QP_ERROR on A, whose WRITE B refused. */
+	TEST_ASSERT(handshake(p, c2, &in, &ca2, &cb2, &da2, &db2) == 0,
+		    "handshake");
+	buf = ndk_pair_buf_alloc(p, c2->pd[0], 4096,
+				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(buf != NULL, "buffer");
+	sge = ndk_pair_sge(buf, 0, 512);
+	TEST_ASSERT_EQ(ndk_write(c2->qp[0], &r, &sge, 1, 0x10000, 0xBAD0BAD1u,
+				 0), NDK_STATUS_SUCCESS, "WRITE, bad token");
+	st = wait_status(c2->icq[0], &r);
+	TEST_ASSERT_EQ(st, NDK_STATUS_REMOTE_RESOURCES, "WRITE: %s",
+		       ndk_status_str(st));
+	TEST_ASSERT(wait_int(&da2.fired, 1) == 0, "A's disconnect event");
+	TEST_ASSERT_EQ(da2.reason, (uint32_t)NDK_DISCONNECT_REASON_QP_ERROR,
+		       "reason QP_ERROR");
+	TEST_ASSERT_EQ(qp_state(c2->qp[0]), NDK_QP_STATE_ERROR, "A's QP");
+	/* B's responder NAKed fatally: its QP is in ERROR too (IB). */
+	TEST_ASSERT(wait_int(&db2.fired, 1) == 0, "B's disconnect event");
+	TEST_ASSERT_EQ(db2.reason, (uint32_t)NDK_DISCONNECT_REASON_QP_ERROR,
+		       "B: reason QP_ERROR");
+	TEST_ASSERT_EQ(qp_state(c2->qp[1]), NDK_QP_STATE_ERROR, "B's QP");
+	/* A's Disconnect still ends it with B (DREQ, DREP); no more events. */
+	TEST_ASSERT_EQ(ndk_disconnect(ca2, req_done, &rd2), NDK_STATUS_PENDING,
+		       "A disconnects");
+	WAIT_REQ(&rd2, NDK_STATUS_SUCCESS, "A's disconnect");
+	ndk_pair_sleep_ms(50);
+	TEST_ASSERT(__atomic_load_n(&da2.fired, __ATOMIC_ACQUIRE) == 1 &&
+		    __atomic_load_n(&db2.fired, __ATOMIC_ACQUIRE) == 1,
+		    "one event each");
+	ndk_pair_buf_free(buf);
+	ndk_close_connector(ca2, NULL, NULL);
+	ndk_close_connector(cb2, NULL, NULL);
+	ndk_close_listener(l, NULL, NULL);
+	ndk_pair_conn_destroy(c);
+	ndk_pair_conn_destroy(c2);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "shared_endpoint", t_shared_endpoint },
 	{ "shared_endpoint_errors", t_shared_endpoint_errors },
 	{ "async_create", t_async_create },
+	{ "disconnect_reasons", t_disconnect_reasons },
 };
 
 int

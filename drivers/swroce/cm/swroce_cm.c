@@ -961,6 +961,7 @@ swr_cm_poll(struct swr_adapter *ad)
 		}
 		if (cm->n_linger != 0)
 			cm_linger_tick(ad);
+		swr_cm_qp_failures(ad);
 	}
 	/*
 	 * Callbacks owed, oldest first. A callback may close connections and

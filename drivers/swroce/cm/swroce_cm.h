@@ -336,6 +336,7 @@ struct swr_cm {
 	uint16_t next_port;
 	uint64_t tick;             /**< next timer run (TSC) */
 	uint64_t bad_transitions;  /**< state changes the table refused */
+	uint64_t qp_errors_seen;   /**< qp_errors of every queue, last tick */
 	struct ndk_cm_params params;  /**< ndk_adapter_set_cm_params() */
 	unsigned int n_linger;     /**< slots of linger[] in use */
 	struct swr_cm_linger linger[SWR_CM_LINGER];
@@ -475,6 +476,12 @@ ndk_status_t swr_cm_accept(struct swr_conn *c, const uint8_t *pdata,
 ndk_status_t swr_cm_reject(struct swr_conn *c, const uint8_t *pdata,
 			   uint32_t pdata_len);
 ndk_status_t swr_cm_disconnect(struct swr_conn *c);
+/**
+ * Owe the disconnect event (reason NDK_DISCONNECT_REASON_QP_ERROR) of
+ * every established connection whose QP failed since the last call
+ * (the CM's tick; cheap when no queue counted a QP error).
+ */
+void swr_cm_qp_failures(struct swr_adapter *ad);
 /** Tear a connection down for close (REJ or DREQ as its state needs). */
 void swr_cm_abort(struct swr_conn *c);
 

@@ -79,6 +79,8 @@ swr_bind(struct swr_conn *c, struct swr_qp *qp)
 {
 	c->qp = qp;
 	qp->conn = c;
+	/* A failure of an earlier life of the QP is not this connection's. */
+	__atomic_store_n(&qp->failed, 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ */

@@ -68,16 +68,44 @@ typedef void (*ndk_request_completion_fn)(void *context, ndk_status_t status);
 
 /**
  * The peer disconnected or the connection died
- * (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX). Called at most once per
- * connection. @p reason: 0 for a graceful disconnect (DREQ), otherwise a
- * provider reason (NDK_DISCONNECT_REASON_*).
+ * (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX, NDKPI 2.1: its
+ * ProviderDisconnectReason). Called at most once per connection, never
+ * for a connection whose consumer called ndk_disconnect() first.
+ * @p reason: 0 for a graceful disconnect (the peer's DREQ; NDK's 0 also
+ * means "no reason given"), otherwise a provider reason
+ * (NDK_DISCONNECT_REASON_*).
+ *
+ * NDKPI 2.1 has two forms of Accept and CompleteConnect: NdkAccept and
+ * NdkCompleteConnect take NDK_FN_DISCONNECT_EVENT_CALLBACK (context
+ * only), NdkAcceptEx and NdkCompleteConnectEx this one, with the same
+ * other parameters (read limits, private data, completion). ndk_accept()
+ * and ndk_complete_connect() are the Ex forms; a consumer of the older
+ * form ignores @p reason. NDK does not say whether the provider may flush
+ * on a disconnect event: it should not (the QP is flushed by
+ * Disconnect), and here it does not, except that a QP that failed
+ * (reason QP_ERROR) has flushed itself, as IB does.
  */
 typedef void (*ndk_disconnect_event_fn)(void *context, uint32_t reason);
 
 /** Disconnect reasons beyond 0 (graceful). */
-#define NDK_DISCONNECT_REASON_TIMEOUT 1   /**< CM handshake timed out */
-#define NDK_DISCONNECT_REASON_REJECTED 2  /**< peer sent a REJ */
-#define NDK_DISCONNECT_REASON_QP_ERROR 3  /**< the QP went to ERROR */
+/**
+ * A CM timeout. Not delivered by swroce: its CM times out only requests
+ * (Connect, Accept, Disconnect), which complete STATUS_IO_TIMEOUT; an
+ * established connection whose peer stops answering ends through its QP
+ * (QP_ERROR). Kept for providers and the ABI.
+ */
+#define NDK_DISCONNECT_REASON_TIMEOUT 1
+/** The peer sent a REJ for an established connection (IB CM allows it
+ *  where a DREQ would be expected). */
+#define NDK_DISCONNECT_REASON_REJECTED 2
+/**
+ * The connection's QP failed and is in ERROR (retries exhausted, a
+ * fatal NAK from the peer or sent to it, a local error), seen by the CM
+ * within its 10 ms tick. As on an rdma_cm QP fatal event, the
+ * connection stays established for the CM: ndk_disconnect() still sends
+ * the DREQ and completes as usual.
+ */
+#define NDK_DISCONNECT_REASON_QP_ERROR 3
 
 /**
  * An incoming connection request on a listener
