@@ -226,6 +226,7 @@ t_shared_endpoint_errors(void)
 	struct sockaddr_in6 dst6 = { .sin6_family = AF_INET6,
 				     .sin6_port = htons(PORT) };
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6 };
 	socklen_t len;
 
 	TEST_ASSERT(c != NULL, "set-up");
@@ -243,6 +244,10 @@ t_shared_endpoint_errors(void)
 	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(other), sizeof(other),
 						  &sep),
 		       NDK_STATUS_INVALID_ADDRESS, "B's address on A");
+	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, (struct sockaddr *)&any6,
+						  sizeof(any6), &sep),
+		       NDK_STATUS_INVALID_ADDRESS,
+		       "IPv6 wildcard on an IPv4-only adapter");
 	TEST_ASSERT_EQ(ndk_create_shared_endpoint(a, SA(mine), sizeof(mine),
 						  NULL),
 		       NDK_STATUS_INVALID_PARAMETER, "no out pointer");
