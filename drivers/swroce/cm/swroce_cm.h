@@ -202,6 +202,8 @@ struct swr_conn {
 	struct swr_lis *lis;       /**< passive: whose connect event */
 	struct swr_sep *sep;       /**< active: the shared endpoint it
 				    *   connected from (holds a reference) */
+	struct swr_conn *sep_next; /**< that endpoint's connectors */
+	struct swr_conn *sep_prev;
 
 	/* addressing (swr_cm_addr form, host order ports) */
 	uint8_t lip[16], rip[16];
@@ -277,6 +279,9 @@ struct swr_sep {
 	uint8_t ip[16];            /**< the adapter's address (CM form) */
 	uint16_t port;             /**< host order */
 	uint32_t refs;             /**< lcore */
+	/** Connectors connected through it, not yet closed (the four-tuple
+	 *  check looks at these only). */
+	struct swr_conn *conns;
 	bool closed;               /**< its consumer closed it */
 	ndk_close_completion_fn done;  /**< pending close's completion */
 	void *done_ctx;
@@ -722,6 +727,14 @@ ndk_status_t swr_sep_create(struct ndk_adapter *adapter,
  * caller then calls swr_sep_finish() off the lcore.
  */
 bool swr_sep_unref(struct swr_sep *s);
+/** @p c connected through @p s: a reference, on its list (lcore). */
+void swr_sep_attach(struct swr_sep *s, struct swr_conn *c);
+/**
+ * @p c (being closed) leaves its endpoint: off the list, its reference
+ * dropped. @return the endpoint if that was the last reference (the
+ * caller then calls swr_sep_finish() off the lcore), else NULL.
+ */
+struct swr_sep *swr_sep_detach(struct swr_conn *c);
 /** Free @p s and call its pending close completion (its last act). */
 void swr_sep_finish(struct swr_sep *s);
 /** Adapter close: free every endpoint left (nobody polls any more). */

@@ -196,9 +196,7 @@ swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
 	swr_cm_abort(c);
 	swr_conn_bury(c);
 	/* Its shared endpoint's reference goes with it (port last). */
-	if (c->sep != NULL && swr_sep_unref(c->sep))
-		a->o_dead_sep = c->sep;
-	c->sep = NULL;
+	a->o_dead_sep = swr_sep_detach(c);
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -326,15 +324,12 @@ swr_connect_shared_ctl(struct swr_adapter *ad, void *arg)
 	    memcmp(dip, s->ip, 16) == 0)
 		return NDK_STATUS_INVALID_ADDRESS;
 	/* NDK: one connection per four-tuple (connectors not yet closed). */
-	for (struct swr_conn *o = ad->cm->conns; o != NULL; o = o->next)
-		if (o->sep == s && o->rport == dport &&
-		    memcmp(o->rip, dip, 16) == 0)
+	for (struct swr_conn *o = s->conns; o != NULL; o = o->sep_next)
+		if (o->rport == dport && memcmp(o->rip, dip, 16) == 0)
 			return NDK_STATUS_ADDRESS_ALREADY_EXISTS;
 	st = conn_start(ad, a, s->ip, s->port, dip, dport);
-	if (st == NDK_STATUS_PENDING) {
-		c->sep = s;
-		s->refs++;
-	}
+	if (st == NDK_STATUS_PENDING)
+		swr_sep_attach(s, c);
 	return st;
 }
 

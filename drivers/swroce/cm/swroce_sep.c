@@ -116,6 +116,36 @@ swr_sep_unref(struct swr_sep *s)
 }
 
 void
+swr_sep_attach(struct swr_sep *s, struct swr_conn *c)
+{
+	c->sep = s;
+	c->sep_prev = NULL;
+	c->sep_next = s->conns;
+	if (s->conns != NULL)
+		s->conns->sep_prev = c;
+	s->conns = c;
+	s->refs++;
+}
+
+struct swr_sep *
+swr_sep_detach(struct swr_conn *c)
+{
+	struct swr_sep *s = c->sep;
+
+	if (s == NULL)
+		return NULL;
+	if (c->sep_prev != NULL)
+		c->sep_prev->sep_next = c->sep_next;
+	else
+		s->conns = c->sep_next;
+	if (c->sep_next != NULL)
+		c->sep_next->sep_prev = c->sep_prev;
+	c->sep = NULL;
+	c->sep_next = c->sep_prev = NULL;
+	return swr_sep_unref(s) ? s : NULL;
+}
+
+void
 swr_sep_finish(struct swr_sep *s)
 {
 	ndk_close_completion_fn done = s->done;
