@@ -91,10 +91,10 @@ typedef void (*ndk_create_completion_fn)(void *context, ndk_status_t status,
  * Inline errors in every case: STATUS_INVALID_PARAMETER (a NULL or
  * wrong-type parent handle, a NULL out pointer), and with @p done
  * STATUS_INSUFFICIENT_RESOURCES (the request could not be queued).
- * ndk_adapter_close() waits for the deferred creates of every adapter
- * (their callbacks returned) before it closes; an object created after
- * its adapter's close began is not to be expected: do not close an
- * adapter with creates of it pending.
+ * ndk_adapter_close() waits until no deferred create is left (of any
+ * adapter: the count is the process's) and every completion returned,
+ * then closes; an object a completion delivered meanwhile is closed with
+ * the adapter like any other. A completion must not close the adapter.
  * @{
  */
 
