@@ -68,13 +68,6 @@ ndk_adapter_open(const struct ndk_adapter_config *config,
 	return NDK_STATUS_NOT_SUPPORTED;
 }
 
-void
-ndk_adapter_close(struct ndk_adapter *adapter)
-{
-	if (obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER))
-		adapter->dispatch->close(adapter);
-}
-
 ndk_status_t
 ndk_query_adapter_info(struct ndk_adapter *adapter,
 		       struct ndk_adapter_info *info, uint32_t *size)

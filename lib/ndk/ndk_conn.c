@@ -315,3 +315,86 @@ ndk_control_connect_events(struct ndk_listener *l, bool pause)
 		return NDK_STATUS_INVALID_HANDLE;
 	return l->dispatch->control_connect_events(l, pause);
 }
+
+static inline bool
+sep_ok(const struct ndk_shared_endpoint *s)
+{
+	return s != NULL && s->header.type == NDK_OBJECT_TYPE_SHARED_ENDPOINT;
+}
+
+ndk_status_t
+ndk_create_shared_endpoint(struct ndk_adapter *adapter,
+			   const struct sockaddr *addr, socklen_t len,
+			   struct ndk_shared_endpoint **sep)
+{
+	union ndk_sockaddr sa;
+	ndk_status_t st;
+
+	if (!adapter_ok(adapter) || sep == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	st = sa_in(addr, len, &sa);
+	if (st == NDK_STATUS_INVALID_PARAMETER)
+		return NDK_STATUS_INVALID_ADDRESS;   /* no address at all */
+	if (!NDK_SUCCESS(st))
+		return st;
+	if (adapter->dispatch->create_shared_endpoint == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return adapter->dispatch->create_shared_endpoint(adapter, &sa, sep);
+}
+
+ndk_status_t
+ndk_close_shared_endpoint(struct ndk_shared_endpoint *sep,
+			  ndk_close_completion_fn done, void *context)
+{
+	if (!sep_ok(sep))
+		return NDK_STATUS_INVALID_HANDLE;
+	return sep->dispatch->close(sep, done, context);
+}
+
+ndk_status_t
+ndk_shared_endpoint_get_local_address(struct ndk_shared_endpoint *sep,
+				      struct sockaddr *addr, socklen_t *len)
+{
+	union ndk_sockaddr sa;
+	ndk_status_t st;
+
+	if (!sep_ok(sep))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (len == NULL)
+		return NDK_STATUS_INVALID_PARAMETER;
+	memset(&sa, 0, sizeof(sa));
+	st = sep->dispatch->get_local_address(sep, &sa);
+	return NDK_SUCCESS(st) ? sa_out(&sa, addr, len) : st;
+}
+
+ndk_status_t
+ndk_connect_with_shared_endpoint(struct ndk_connector *c, struct ndk_qp *qp,
+				 struct ndk_shared_endpoint *sep,
+				 const struct sockaddr *dst, socklen_t dst_len,
+				 uint32_t inbound_read_limit,
+				 uint32_t outbound_read_limit,
+				 const void *private_data,
+				 uint32_t private_data_len,
+				 ndk_request_completion_fn done, void *context)
+{
+	union ndk_sockaddr d;
+	ndk_status_t st;
+
+	if (!conn_ok(c))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (!sep_ok(sep))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (qp == NULL || qp->header.type != NDK_OBJECT_TYPE_QP ||
+	    done == NULL || (private_data == NULL && private_data_len != 0))
+		return NDK_STATUS_INVALID_PARAMETER;
+	st = sa_in(dst, dst_len, &d);
+	if (!NDK_SUCCESS(st))
+		return st;
+	if (sa_unspecified(&d))
+		return NDK_STATUS_INVALID_ADDRESS;
+	if (c->dispatch->connect_shared == NULL)
+		return NDK_STATUS_NOT_SUPPORTED;
+	return c->dispatch->connect_shared(c, qp, sep, &d, inbound_read_limit,
+					   outbound_read_limit, private_data,
+					   private_data_len, done, context);
+}

@@ -20,6 +20,9 @@
  * READs back through the FRMR and the window, every byte compared, says
  * "done", then after the invalidation checks that a READ with the old
  * FRMR token fails, and disconnects. Both list their QPs and query one.
+ * The client's connectors are created with a create completion (PENDING
+ * embedded, inline attached), and attached it checks that a shared
+ * endpoint is refused (STATUS_NOT_SUPPORTED).
  *
  *   prints "OPEN", (server) "LISTENING"; the client reads "connect"
  *   first; both print "DONE" when through; then they read "stop"
@@ -503,6 +506,59 @@ server(uint32_t ip, uint32_t peer, uint16_t port)
 	ndk_close_listener(lis, NULL, NULL);
 }
 
+/* A create's completion (ndk_create_connector_async()). */
+static struct {
+	int done;
+	ndk_status_t st;
+	struct ndk_object_header *obj;
+} g_created;
+
+static void
+on_created(void *ctx, ndk_status_t st, struct ndk_object_header *obj)
+{
+	RTE_SET_USED(ctx);
+	g_created.st = st;
+	g_created.obj = obj;
+	__atomic_store_n(&g_created.done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The client's connector, created with NDK's CreateCompletion (ndk_ext.h):
+ * embedded, STATUS_PENDING and the completion (the adapter polled
+ * meanwhile); attached, inline (STATUS_SUCCESS, and no completion ever).
+ * Attached, a shared endpoint is STATUS_NOT_SUPPORTED (doc/attach.md).
+ */
+static struct ndk_connector *
+client_connector(void)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct ndk_shared_endpoint *sep = NULL;
+	struct ndk_connector *c = NULL;
+	ndk_status_t st;
+
+	memset(&g_created, 0, sizeof(g_created));
+	st = ndk_create_connector_async(g.ad, on_created, NULL, &c);
+	if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
+		if (st != NDK_STATUS_SUCCESS || c == NULL)
+			failst("attached async create: inline", st);
+		st = ndk_create_shared_endpoint(g.ad, (struct sockaddr *)&any,
+						sizeof(any), &sep);
+		if (st != NDK_STATUS_NOT_SUPPORTED)
+			failst("attached shared endpoint", st);
+		rte_delay_us_sleep(50 * 1000);
+		if (__atomic_load_n(&g_created.done, __ATOMIC_ACQUIRE))
+			fail("attached: a completion after an inline create");
+		return c;
+	}
+	if (st != NDK_STATUS_PENDING || c != NULL)
+		failst("embedded async create: PENDING", st);
+	poll_until(&g_created.done, "create completion");
+	if (!NDK_SUCCESS(g_created.st) || g_created.obj == NULL ||
+	    g_created.obj->type != NDK_OBJECT_TYPE_CONNECTOR)
+		failst("embedded async create", g_created.st);
+	return (struct ndk_connector *)g_created.obj;
+}
+
 static ndk_status_t
 client_connect(struct ndk_qp *qp, uint32_t ip, uint32_t peer,
 	       uint16_t port, const uint8_t *pdata)
@@ -517,8 +573,7 @@ client_connect(struct ndk_qp *qp, uint32_t ip, uint32_t peer,
 	dst.sin_port = htons(port);
 	memcpy(&dst6.sin6_addr, g.peer6, 16);
 	dst6.sin6_port = htons(port);
-	if (ndk_create_connector(g.ad, &g.conn) != NDK_STATUS_SUCCESS)
-		fail("connector");
+	g.conn = client_connector();
 	if (g.v6)
 		return wait_req(ndk_connect(g.conn, qp,
 					    (struct sockaddr *)&src6,

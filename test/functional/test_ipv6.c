@@ -498,14 +498,15 @@ check_addrs(struct ndk_connector *c, const union ndk_sockaddr *local,
 }
 
 /*
- * Connect B (from @p src) to A's listener at @p dst over @p c's QPs (in
- * INIT), check the addresses both ends report, run traffic, disconnect.
- * @p want: the connect's status (CONNECTION_REFUSED: nobody takes it).
+ * Connect B (from @p src, or from shared endpoint @p sep whose address
+ * @p src is) to A's listener at @p dst over @p c's QPs (in INIT), check
+ * the addresses both ends report, run traffic, disconnect. @p want: the
+ * connect's status (CONNECTION_REFUSED: nobody takes it).
  */
 static int
 cm_once(struct ndk_pair *p, struct ndk_pair_conn *c,
 	const union ndk_sockaddr *src, const union ndk_sockaddr *dst,
-	ndk_status_t want)
+	ndk_status_t want, struct ndk_shared_endpoint *sep)
 {
 	struct ndk_connector *cb = NULL, *ca;
 	struct req r1 = { 0 }, r2 = { 0 }, r3 = { 0 }, r4 = { 0 };
@@ -515,9 +516,16 @@ cm_once(struct ndk_pair *p, struct ndk_pair_conn *c,
 	g_incoming = NULL;
 	TEST_ASSERT_EQ(ndk_create_connector(p->ad[B], &cb), NDK_STATUS_SUCCESS,
 		       "");
-	TEST_ASSERT_EQ(ndk_connect(cb, c->qp[B], &src->sa, sa_len(src),
-				   &dst->sa, sa_len(dst), 1, 1, "v6", 2,
-				   req_done, &r1), NDK_STATUS_PENDING, "");
+	if (sep != NULL)
+		TEST_ASSERT_EQ(ndk_connect_with_shared_endpoint(cb, c->qp[B],
+					sep, &dst->sa, sa_len(dst), 1, 1,
+					"v6", 2, req_done, &r1),
+			       NDK_STATUS_PENDING, "through the endpoint");
+	else
+		TEST_ASSERT_EQ(ndk_connect(cb, c->qp[B], &src->sa,
+					   sa_len(src), &dst->sa, sa_len(dst),
+					   1, 1, "v6", 2, req_done, &r1),
+			       NDK_STATUS_PENDING, "");
 	if (want != NDK_STATUS_SUCCESS) {
 		if (wait_req(&r1, want, "refused connect") != 0)
 			return -1;
@@ -744,6 +752,7 @@ t_cm_ipv6(void)
 	struct ndk_pair_conn *c = NULL;
 	struct ndk_connector *cb = NULL;
 	union ndk_sockaddr la, src, dst, got;
+	struct ndk_shared_endpoint *sep = NULL;
 	socklen_t len = sizeof(got);
 	struct req r = { 0 };
 	int rc = -1;
@@ -766,9 +775,32 @@ t_cm_ipv6(void)
 		goto out;
 	src = sa6(any6, 0);
 	dst = sa6(g_pair->ipv6[A], PORT6);
-	if (cm_once(g_pair, c, &src, &dst, NDK_STATUS_SUCCESS) != 0)
+	if (cm_once(g_pair, c, &src, &dst, NDK_STATUS_SUCCESS, NULL) != 0)
 		goto out;
 	ndk_pair_conn_destroy(c);
+	/* Twice through one IPv6 shared endpoint (the address is B's). */
+	len = sizeof(got);
+	if (ndk_create_shared_endpoint(g_pair->ad[B], &src.sa, sa_len(&src),
+				       &sep) != NDK_STATUS_SUCCESS ||
+	    ndk_shared_endpoint_get_local_address(sep, &got.sa, &len) !=
+	    NDK_STATUS_SUCCESS || len != sizeof(got.sin6) ||
+	    memcmp(&got.sin6.sin6_addr, g_pair->ipv6[B], 16) != 0) {
+		fprintf(stderr, "  FAIL: IPv6 shared endpoint\n");
+		goto out;
+	}
+	for (int i = 0; i < 2; i++) {
+		c = ndk_pair_conn_create(g_pair, &o, NULL);
+		if (c == NULL || cm_once(g_pair, c, &got, &dst,
+					 NDK_STATUS_SUCCESS, sep) != 0)
+			goto out;
+		ndk_pair_conn_destroy(c);
+	}
+	c = NULL;
+	if (ndk_close_shared_endpoint(sep, NULL, NULL) != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "  FAIL: endpoint not free after its "
+			"connectors closed\n");
+		goto out;
+	}
 	/* No IPv4 on these adapters; an IPv4 peer cannot be reached. */
 	c = ndk_pair_conn_create(g_pair, &o, NULL);
 	if (c == NULL || ndk_create_connector(g_pair->ad[B], &cb) !=
@@ -844,7 +876,7 @@ t_dual_stack(void)
 			src = sa6(g_pair->ipv6[B], 0);
 			dst = sa6(g_pair->ipv6[A], PORT6);
 		}
-		if (cm_once(g_pair, c, &src, &dst, NDK_STATUS_SUCCESS) != 0)
+		if (cm_once(g_pair, c, &src, &dst, NDK_STATUS_SUCCESS, NULL) != 0)
 			goto out;
 		ndk_pair_conn_destroy(c);
 		c = NULL;
@@ -879,7 +911,8 @@ t_dual_stack(void)
 	src = sa6(any6, 0);
 	dst = sa6(g_pair->ipv6[A], PORT6);
 	if (c == NULL ||
-	    cm_once(g_pair, c, &src, &dst, NDK_STATUS_CONNECTION_REFUSED) != 0)
+	    cm_once(g_pair, c, &src, &dst, NDK_STATUS_CONNECTION_REFUSED,
+		    NULL) != 0)
 		goto out;
 	rc = 0;
 out:

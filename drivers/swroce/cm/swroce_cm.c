@@ -65,6 +65,7 @@ swr_cm_fini(struct swr_adapter *ad)
 
 	if (cm == NULL)
 		return;
+	swr_sep_fini(ad);
 	/* Objects the consumer did not close die with the adapter. */
 	while (cm->conns != NULL) {
 		struct swr_conn *c = cm->conns;
@@ -960,6 +961,7 @@ swr_cm_poll(struct swr_adapter *ad)
 		}
 		if (cm->n_linger != 0)
 			cm_linger_tick(ad);
+		swr_cm_qp_failures(ad);
 	}
 	/*
 	 * Callbacks owed, oldest first. A callback may close connections and

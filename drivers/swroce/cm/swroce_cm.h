@@ -22,6 +22,8 @@
  *   swroce_cm_tbl.c  the tables that find a message's connection, a
  *                  duplicate REQ, due timers and ports in use in
  *                  constant time (struct swr_cm)
+ *   swroce_sep.c   shared endpoints: a local address and port that
+ *                  several active connectors connect from
  *
  * All CM state is lcore-private (touched through swr_ctl_exec() by the
  * API side), so there are no locks. Connection objects come from a
@@ -157,6 +159,7 @@ enum swr_cm_event {
 #define SWR_CM_EV_CONNECT 0x4     /**< listener's connect event */
 
 struct swr_lis;
+struct swr_sep;
 
 /** A connector (one end of one connection). */
 struct swr_conn {
@@ -197,6 +200,10 @@ struct swr_conn {
 
 	struct swr_qp *qp;         /**< bound QP (qp->conn points back) */
 	struct swr_lis *lis;       /**< passive: whose connect event */
+	struct swr_sep *sep;       /**< active: the shared endpoint it
+				    *   connected from (holds a reference) */
+	struct swr_conn *sep_next; /**< that endpoint's connectors */
+	struct swr_conn *sep_prev;
 
 	/* addressing (swr_cm_addr form, host order ports) */
 	uint8_t lip[16], rip[16];
@@ -258,6 +265,28 @@ struct swr_lis {
 	uint32_t unanswered;
 };
 
+/**
+ * A shared endpoint (NdkCreateSharedEndpoint): a local address and port
+ * reserved for active connectors. It holds the port (swr_cm::port_use)
+ * until its last reference goes: its own (dropped by close) and one per
+ * connector that connected through it (dropped when that one is closed).
+ */
+struct swr_sep {
+	struct ndk_shared_endpoint pub;  /**< must be first */
+	struct swr_adapter *ad;
+	struct swr_sep *next;      /**< swr_cm::seps (lcore) */
+	struct swr_sep *prev;
+	uint8_t ip[16];            /**< the adapter's address (CM form) */
+	uint16_t port;             /**< host order */
+	uint32_t refs;             /**< lcore */
+	/** Connectors connected through it, not yet closed (the four-tuple
+	 *  check looks at these only). */
+	struct swr_conn *conns;
+	bool closed;               /**< its consumer closed it */
+	ndk_close_completion_fn done;  /**< pending close's completion */
+	void *done_ctx;
+};
+
 /** Per-adapter CM state (lcore-private). */
 /**
  * A connection closed while established (TimeWait-style): its connector
@@ -305,12 +334,14 @@ struct swr_cm {
 	struct swr_conn *tx_tail;
 	unsigned int tx_budget;    /**< kept MADs this poll may still send */
 	struct swr_lis *listeners;
+	struct swr_sep *seps;      /**< shared endpoints holding a port */
 	struct swr_conn *dead_conns;  /**< closed on the lcore: free later */
 	struct swr_lis *dead_lis;
 	uint32_t gsi_psn;
 	uint16_t next_port;
 	uint64_t tick;             /**< next timer run (TSC) */
 	uint64_t bad_transitions;  /**< state changes the table refused */
+	uint64_t qp_errors_seen;   /**< qp_errors of every queue, last tick */
 	struct ndk_cm_params params;  /**< ndk_adapter_set_cm_params() */
 	unsigned int n_linger;     /**< slots of linger[] in use */
 	struct swr_cm_linger linger[SWR_CM_LINGER];
@@ -406,6 +437,15 @@ bool swr_cm_port_busy(struct swr_adapter *ad, const uint8_t ip[16],
 /** Pick a free ephemeral port for @p ip, 0 if none. (lcore) */
 uint16_t swr_cm_ephemeral(struct swr_adapter *ad, const uint8_t ip[16]);
 
+/**
+ * A local port for a new endpoint on @p ip (lcore): *@p port if free,
+ * an ephemeral one if *@p port is 0 (written back).
+ * @return STATUS_SUCCESS, STATUS_SHARING_VIOLATION (in use) or
+ *   STATUS_TOO_MANY_ADDRESSES (no ephemeral port free).
+ */
+ndk_status_t swr_cm_port_claim(struct swr_adapter *ad, const uint8_t ip[16],
+			       uint16_t *port);
+
 /* Shared by swroce_cm.c and swroce_cm_act.c (polling thread) */
 
 /** A message of @p c's connection: its IDs and TID filled in. */
@@ -441,6 +481,12 @@ ndk_status_t swr_cm_accept(struct swr_conn *c, const uint8_t *pdata,
 ndk_status_t swr_cm_reject(struct swr_conn *c, const uint8_t *pdata,
 			   uint32_t pdata_len);
 ndk_status_t swr_cm_disconnect(struct swr_conn *c);
+/**
+ * Owe the disconnect event (reason NDK_DISCONNECT_REASON_QP_ERROR) of
+ * every established connection whose QP failed since the last call
+ * (the CM's tick; cheap when no queue counted a QP error).
+ */
+void swr_cm_qp_failures(struct swr_adapter *ad);
 /** Tear a connection down for close (REJ or DREQ as its state needs). */
 void swr_cm_abort(struct swr_conn *c);
 
@@ -617,6 +663,10 @@ void swr_cm_new_local_id(struct swr_conn *c);
  */
 void swr_cm_port_hold(struct swr_conn *c);
 
+/** One more (@p delta 1) or one less (-1) user of (@p ip, @p port). */
+void swr_cm_port_count(struct swr_adapter *ad, const uint8_t ip[16],
+		       uint16_t port, int delta);
+
 /**
  * @p c is leaving REQ_RCVD (answered, refused or given up): its listener's
  * backlog has room again (swroce_cm_fsm.c, on every move out of it).
@@ -665,6 +715,39 @@ ndk_status_t swr_cm_set_params(struct ndk_adapter *adapter,
 /** ndk_adapter_get_cm_params(). */
 ndk_status_t swr_cm_get_params(struct ndk_adapter *adapter,
 			       struct ndk_cm_params *params);
+/* swroce_sep.c: shared endpoints */
+
+/** NdkCreateSharedEndpoint (the adapter dispatch entry). */
+ndk_status_t swr_sep_create(struct ndk_adapter *adapter,
+			    const union ndk_sockaddr *addr,
+			    struct ndk_shared_endpoint **out);
+/**
+ * Drop a reference of @p s (lcore). The last one gives its port back and
+ * takes it off the CM's list. @return true if it was the last: the
+ * caller then calls swr_sep_finish() off the lcore.
+ */
+bool swr_sep_unref(struct swr_sep *s);
+/** @p c connected through @p s: a reference, on its list (lcore). */
+void swr_sep_attach(struct swr_sep *s, struct swr_conn *c);
+/**
+ * @p c (being closed) leaves its endpoint: off the list, its reference
+ * dropped. @return the endpoint if that was the last reference (the
+ * caller then calls swr_sep_finish() off the lcore), else NULL.
+ */
+struct swr_sep *swr_sep_detach(struct swr_conn *c);
+/** Free @p s and call its pending close completion (its last act). */
+void swr_sep_finish(struct swr_sep *s);
+/** Adapter close: free every endpoint left (nobody polls any more). */
+void swr_sep_fini(struct swr_adapter *ad);
+
+/* A sockaddr as a CM address (IPv4-mapped for AF_INET; wildcards
+ * all-zero) and its port (host order). */
+void swr_sa_in(const union ndk_sockaddr *sa, uint8_t a[16], uint16_t *port);
+/* A CM address and port as a sockaddr (sockaddr_in for an IPv4 one, and
+ * for the wildcard if @p family is AF_INET). */
+void swr_sa_out(union ndk_sockaddr *sa, const uint8_t a[16], uint16_t port,
+		int family);
+
 /** Connector object for an incoming REQ (lcore), NULL if none free. */
 struct swr_conn *swr_conn_alloc(struct swr_adapter *ad);
 /** Return a connector object to the pool. */

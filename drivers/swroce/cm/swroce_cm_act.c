@@ -2,8 +2,8 @@
 
 /*
  * swroce connection manager: the actions a consumer starts (Connect,
- * CompleteConnect, Accept, Reject, Disconnect, close) and local port
- * allocation. They run on the polling thread through swr_ctl_exec(); the
+ * CompleteConnect, Accept, Reject, Disconnect, close), local port
+ * allocation, and the disconnect events of connections whose QP failed. They run on the polling thread through swr_ctl_exec(); the
  * messages they send and the QP transitions they make are swroce_cm.c's.
  */
 
@@ -256,6 +256,37 @@ swr_cm_abort(struct swr_conn *c)
 	c->events = 0;
 }
 
+/*
+ * A connected QP that failed (swr_qp_to_error(): retries exhausted, a
+ * fatal NAK, a local error) ends its connection for the consumer: the
+ * disconnect event, reason NDK_DISCONNECT_REASON_QP_ERROR (the 2.1
+ * callback's ProviderDisconnectReason). The CM state stays ESTABLISHED,
+ * as rdma_cm's does on a fatal QP event: the consumer's Disconnect then
+ * sends the DREQ. Looked for at the tick, only when a queue counted a
+ * new QP error since the last one.
+ */
+void
+swr_cm_qp_failures(struct swr_adapter *ad)
+{
+	struct swr_cm *cm = ad->cm;
+	uint64_t n = 0;
+
+	for (uint16_t i = 0; i < ad->nb_queues; i++)
+		n += __atomic_load_n(&ad->q[i].stats.qp_errors,
+				     __ATOMIC_ACQUIRE);
+	if (likely(n == cm->qp_errors_seen))
+		return;
+	cm->qp_errors_seen = n;
+	for (struct swr_conn *c = cm->conns; c != NULL; c = c->next) {
+		if (c->state != SWR_CM_ESTABLISHED || c->qp == NULL ||
+		    c->disc == NULL || c->disconnect_called ||
+		    !__atomic_load_n(&c->qp->failed, __ATOMIC_ACQUIRE))
+			continue;
+		c->disc_reason = NDK_DISCONNECT_REASON_QP_ERROR;
+		swr_cm_owe(c, SWR_CM_EV_DISCONNECT);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Ports                                                               */
 /* ------------------------------------------------------------------ */
@@ -293,4 +324,16 @@ swr_cm_ephemeral(struct swr_adapter *ad, const uint8_t ip[16])
 			return port;
 	}
 	return 0;
+}
+
+ndk_status_t
+swr_cm_port_claim(struct swr_adapter *ad, const uint8_t ip[16], uint16_t *port)
+{
+	if (*port == 0) {
+		*port = swr_cm_ephemeral(ad, ip);
+		return *port != 0 ? NDK_STATUS_SUCCESS :
+			NDK_STATUS_TOO_MANY_ADDRESSES;
+	}
+	return swr_cm_port_busy(ad, ip, *port) ?
+		NDK_STATUS_SHARING_VIOLATION : NDK_STATUS_SUCCESS;
 }

@@ -224,6 +224,13 @@ cm_port_index(const uint8_t ip[16], uint16_t port)
 }
 
 void
+swr_cm_port_count(struct swr_adapter *ad, const uint8_t ip[16], uint16_t port,
+		  int delta)
+{
+	ad->cm->port_use[cm_port_index(ip, port)] += (uint32_t)delta;
+}
+
+void
 swr_cm_port_hold(struct swr_conn *c)
 {
 	c->ad->cm->port_use[cm_port_index(c->lip, c->lport)]++;

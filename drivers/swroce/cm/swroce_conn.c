@@ -79,6 +79,8 @@ swr_bind(struct swr_conn *c, struct swr_qp *qp)
 {
 	c->qp = qp;
 	qp->conn = c;
+	/* A failure of an earlier life of the QP is not this connection's. */
+	__atomic_store_n(&qp->failed, 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------ */
@@ -97,18 +99,20 @@ struct conn_arg {
 	void *ctx;
 	ndk_disconnect_event_fn disc;
 	void *disc_ctx;
+	struct swr_sep *sep;       /* ConnectWithSharedEndpoint's */
 	/* out */
 	uint32_t *o_ird, *o_ord;
 	void *o_pdata;
 	uint32_t *o_len;
 	union ndk_sockaddr *o_local, *o_peer;
+	struct swr_sep *o_dead_sep; /* close: an endpoint to finish */
 };
 
 /*
  * A sockaddr as a CM address (IPv4-mapped for AF_INET and for an
  * IPv4-mapped AF_INET6 address; the wildcards all-zero) and its port.
  */
-static void
+void
 swr_sa_in(const union ndk_sockaddr *sa, uint8_t a[16], uint16_t *port)
 {
 	if (sa->sa.sa_family == AF_INET6) {
@@ -127,7 +131,7 @@ swr_sa_in(const union ndk_sockaddr *sa, uint8_t a[16], uint16_t *port)
  * A CM address and port as a sockaddr: sockaddr_in for an IPv4 one, and
  * for the wildcard if @p family is AF_INET; sockaddr_in6 otherwise.
  */
-static void
+void
 swr_sa_out(union ndk_sockaddr *sa, const uint8_t a[16], uint16_t port,
 	   int family)
 {
@@ -191,6 +195,8 @@ swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
 	c->done = NULL;
 	swr_cm_abort(c);
 	swr_conn_bury(c);
+	/* Its shared endpoint's reference goes with it (port last). */
+	a->o_dead_sep = swr_sep_detach(c);
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -207,8 +213,42 @@ swr_conn_close(struct ndk_connector *pub, ndk_close_completion_fn done,
 	swr_ctl_exec(c->ad, swr_conn_close_ctl, &a);
 	if (a.done != NULL)
 		a.done(a.ctx, NDK_STATUS_CANCELLED);
+	/* The endpoint's pending close completes (after the port went). */
+	if (a.o_dead_sep != NULL)
+		swr_sep_finish(a.o_dead_sep);
 	/* Closed inline: no close completion (NDK). */
 	return NDK_STATUS_SUCCESS;
+}
+
+/*
+ * Bind the QP and send the REQ from (@p lip, @p port) to (@p dip,
+ * @p dport), addresses checked (Connect, ConnectWithSharedEndpoint).
+ */
+static ndk_status_t
+conn_start(struct swr_adapter *ad, struct conn_arg *a, const uint8_t lip[16],
+	   uint16_t port, const uint8_t dip[16], uint16_t dport)
+{
+	struct swr_conn *c = a->c;
+	ndk_status_t st;
+
+	memcpy(c->lip, lip, 16);
+	c->lport = port;
+	memcpy(c->rip, dip, 16);
+	c->rport = dport;
+	c->ird = (uint8_t)RTE_MIN(a->ird, ad->info.max_inbound_read_limit);
+	c->ord = (uint8_t)RTE_MIN(a->ord, ad->info.max_outbound_read_limit);
+	swr_bind(c, a->qp);
+	c->done = a->done;
+	c->done_ctx = a->ctx;
+	/* swr_cm_connect() leaves the state IDLE when it fails. */
+	st = swr_cm_connect(c, a->pdata, a->pdata_len);
+	if (st != NDK_STATUS_PENDING) {
+		swr_cm_qp_gone(a->qp);
+		c->done = NULL;
+	} else {
+		swr_cm_port_hold(c);
+	}
+	return st;
 }
 
 static ndk_status_t
@@ -233,31 +273,10 @@ swr_connect_ctl(struct swr_adapter *ad, void *arg)
 	    (!swr_ip6_is_zero(sip) && memcmp(sip, lip, 16) != 0) ||
 	    memcmp(dip, lip, 16) == 0)
 		return NDK_STATUS_INVALID_ADDRESS;
-	if (port == 0) {
-		port = swr_cm_ephemeral(ad, lip);
-		if (port == 0)
-			return NDK_STATUS_TOO_MANY_ADDRESSES;
-	} else if (swr_cm_port_busy(ad, lip, port)) {
-		return NDK_STATUS_SHARING_VIOLATION;
-	}
-	memcpy(c->lip, lip, 16);
-	c->lport = port;
-	memcpy(c->rip, dip, 16);
-	c->rport = dport;
-	c->ird = (uint8_t)RTE_MIN(a->ird, ad->info.max_inbound_read_limit);
-	c->ord = (uint8_t)RTE_MIN(a->ord, ad->info.max_outbound_read_limit);
-	swr_bind(c, a->qp);
-	c->done = a->done;
-	c->done_ctx = a->ctx;
-	/* swr_cm_connect() leaves the state IDLE when it fails. */
-	st = swr_cm_connect(c, a->pdata, a->pdata_len);
-	if (st != NDK_STATUS_PENDING) {
-		swr_cm_qp_gone(a->qp);
-		c->done = NULL;
-	} else {
-		swr_cm_port_hold(c);
-	}
-	return st;
+	st = swr_cm_port_claim(ad, lip, &port);
+	if (!NDK_SUCCESS(st))
+		return st;
+	return conn_start(ad, a, lip, port, dip, dport);
 }
 
 static ndk_status_t
@@ -276,6 +295,61 @@ swr_conn_connect(struct ndk_connector *pub, struct ndk_qp *qp,
 	if (pdata_len > SWR_CM_CALLER_DATA)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
 	return swr_ctl_exec(c->ad, swr_connect_ctl, &a);
+}
+
+/*
+ * ConnectWithSharedEndpoint: Connect from the endpoint's address and
+ * port, to a peer no other connector of the endpoint has (lcore).
+ */
+static ndk_status_t
+swr_connect_shared_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct conn_arg *a = arg;
+	struct swr_conn *c = a->c;
+	struct swr_sep *s = a->sep;
+	uint8_t dip[16];
+	uint16_t dport;
+	ndk_status_t st;
+
+	swr_sa_in(a->dst, dip, &dport);
+	if (s->ad != ad)
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (c->state != SWR_CM_IDLE)
+		return NDK_STATUS_CONNECTION_ACTIVE;
+	if (!swr_qp_bindable(a->qp, ad))
+		return NDK_STATUS_INVALID_DEVICE_STATE;
+	if (swr_ip6_is_zero(dip) ||
+	    swr_cm_addr_v4(dip) != swr_cm_addr_v4(s->ip) ||
+	    (!swr_cm_addr_v4(dip) && !swr_ip6_unicast(dip)) ||
+	    memcmp(dip, s->ip, 16) == 0)
+		return NDK_STATUS_INVALID_ADDRESS;
+	/* NDK: one connection per four-tuple (connectors not yet closed). */
+	for (struct swr_conn *o = s->conns; o != NULL; o = o->sep_next)
+		if (o->rport == dport && memcmp(o->rip, dip, 16) == 0)
+			return NDK_STATUS_ADDRESS_ALREADY_EXISTS;
+	st = conn_start(ad, a, s->ip, s->port, dip, dport);
+	if (st == NDK_STATUS_PENDING)
+		swr_sep_attach(s, c);
+	return st;
+}
+
+static ndk_status_t
+swr_conn_connect_shared(struct ndk_connector *pub, struct ndk_qp *qp,
+			struct ndk_shared_endpoint *sep,
+			const union ndk_sockaddr *dst, uint32_t ird,
+			uint32_t ord, const void *pdata, uint32_t pdata_len,
+			ndk_request_completion_fn done, void *ctx)
+{
+	struct swr_conn *c = swr_conn_of(pub);
+	struct conn_arg a = {
+		.c = c, .qp = swr_qp_of(qp), .dst = dst, .ird = ird,
+		.ord = ord, .pdata = pdata, .pdata_len = pdata_len,
+		.done = done, .ctx = ctx, .sep = (struct swr_sep *)sep,
+	};
+
+	if (pdata_len > SWR_CM_CALLER_DATA)
+		return NDK_STATUS_INVALID_BUFFER_SIZE;
+	return swr_ctl_exec(c->ad, swr_connect_shared_ctl, &a);
 }
 
 static ndk_status_t
@@ -473,6 +547,7 @@ static const struct ndk_connector_dispatch swr_conn_dispatch = {
 	.get_connection_data = swr_conn_data,
 	.get_addresses = swr_conn_addresses,
 	.disconnect = swr_conn_disconnect,
+	.connect_shared = swr_conn_connect_shared,
 };
 
 /* ------------------------------------------------------------------ */
@@ -594,6 +669,7 @@ swr_listen_ctl(struct swr_adapter *ad, void *arg)
 	struct swr_lis *l = a->l;
 	uint8_t ip[16], lip[16];
 	uint16_t port;
+	ndk_status_t st;
 
 	swr_sa_in(a->addr, ip, &port);
 	if (l->listening)
@@ -602,13 +678,9 @@ swr_listen_ctl(struct swr_adapter *ad, void *arg)
 	if (!swr_ip6_is_zero(ip) && (!swr_cm_local_addr(ad, ip, lip) ||
 				     memcmp(ip, lip, 16) != 0))
 		return NDK_STATUS_INVALID_ADDRESS;
-	if (port == 0) {
-		port = swr_cm_ephemeral(ad, ip);
-		if (port == 0)
-			return NDK_STATUS_TOO_MANY_ADDRESSES;
-	} else if (swr_cm_port_busy(ad, ip, port)) {
-		return NDK_STATUS_SHARING_VIOLATION;
-	}
+	st = swr_cm_port_claim(ad, ip, &port);
+	if (!NDK_SUCCESS(st))
+		return st;
 	memcpy(l->ip, ip, 16);
 	l->family = a->addr->sa.sa_family;
 	l->port = port;

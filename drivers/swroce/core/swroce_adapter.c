@@ -274,6 +274,7 @@ static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
 	.queue_xstats_get = swr_queue_xstats_get,
 	.set_cm_params = swr_cm_set_params,
 	.get_cm_params = swr_cm_get_params,
+	.create_shared_endpoint = swr_sep_create,
 };
 
 static int

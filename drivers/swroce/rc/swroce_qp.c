@@ -178,8 +178,11 @@ swr_qp_complete_recv(struct swr_qp *qp, ndk_status_t status, uint32_t perr,
 void
 swr_qp_to_error(struct swr_qp *qp)
 {
-	if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+	if (swr_qp_state(qp) != NDK_QP_STATE_ERROR) {
+		/* Before the count the CM watches (swroce_cm.c). */
+		__atomic_store_n(&qp->failed, 1, __ATOMIC_RELEASE);
 		SWR_STAT(qp->q, qp_errors);
+	}
 	swr_qp_flush_all(qp);
 }
 

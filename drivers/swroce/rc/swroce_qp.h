@@ -280,6 +280,10 @@ struct swr_qp {
 
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
+	/** swr_qp_to_error() moved it to ERROR (a transport or local
+	 *  error, not a flush asked for): set by the QP's lcore, read by
+	 *  the CM's (atomic); cleared when the CM binds the QP. */
+	uint8_t failed;
 
 	/* --- congestion control (lcore-private; net/swroce_cc.c) --- */
 	uint64_t cnp_last;        /**< TSC of the last CNP sent; 0 = none */

@@ -18,8 +18,9 @@
  *   the "logical address" of NDK_SGE is the virtual address. Buffers
  *   come from ndk_adapter_alloc_buffer() (which attached applications
  *   must use: the daemon registers nothing else) or rte_malloc.
- * - Object creation always completes inline (STATUS_SUCCESS or an error,
- *   never STATUS_PENDING), which NDKPI allows; there is no create callback.
+ * - ndk_create_xxx() completes inline (STATUS_SUCCESS or an error, never
+ *   STATUS_PENDING), which NDKPI allows; ndk_create_xxx_async() takes
+ *   NDK's CreateCompletion and returns STATUS_PENDING (ndk_ext.h).
  * - Notification callbacks run on the lcore that polls the adapter (or on
  *   the thread that arms the CQ); they must be short and must not block.
  * - The provider's protocol engines run when the adapter is polled: by an

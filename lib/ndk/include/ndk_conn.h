@@ -8,7 +8,8 @@
  * NDK connection establishment: connectors and listeners (NDKPI's
  * NdkConnect, NdkCompleteConnect, NdkAccept, NdkReject, NdkDisconnect,
  * NdkGetConnectionData, NdkGetLocalAddress, NdkGetPeerAddress, NdkListen,
- * NdkControlConnectEvents). Part of ndk.h: include that, not this.
+ * NdkControlConnectEvents, NdkCreateSharedEndpoint,
+ * NdkConnectWithSharedEndpoint). Part of ndk.h: include that, not this.
  *
  * On RoCEv2 this is the InfiniBand communication manager over QP1 with
  * RDMA-CM's IP addressing, so either side may be Linux rdma_cm (rping,
@@ -60,22 +61,51 @@ struct ndk_adapter;
 struct ndk_qp;
 struct ndk_connector;
 struct ndk_listener;
+struct ndk_shared_endpoint;
 
 /** Completion of an asynchronous request (NDK_FN_REQUEST_COMPLETION). */
 typedef void (*ndk_request_completion_fn)(void *context, ndk_status_t status);
 
 /**
  * The peer disconnected or the connection died
- * (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX). Called at most once per
- * connection. @p reason: 0 for a graceful disconnect (DREQ), otherwise a
- * provider reason (NDK_DISCONNECT_REASON_*).
+ * (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX, NDKPI 2.1: its
+ * ProviderDisconnectReason). Called at most once per connection, never
+ * for a connection whose consumer called ndk_disconnect() first.
+ * @p reason: 0 for a graceful disconnect (the peer's DREQ; NDK's 0 also
+ * means "no reason given"), otherwise a provider reason
+ * (NDK_DISCONNECT_REASON_*).
+ *
+ * NDKPI 2.1 has two forms of Accept and CompleteConnect: NdkAccept and
+ * NdkCompleteConnect take NDK_FN_DISCONNECT_EVENT_CALLBACK (context
+ * only), NdkAcceptEx and NdkCompleteConnectEx this one, with the same
+ * other parameters (read limits, private data, completion). ndk_accept()
+ * and ndk_complete_connect() are the Ex forms; a consumer of the older
+ * form ignores @p reason. NDK does not say whether the provider may flush
+ * on a disconnect event: it should not (the QP is flushed by
+ * Disconnect), and here it does not, except that a QP that failed
+ * (reason QP_ERROR) has flushed itself, as IB does.
  */
 typedef void (*ndk_disconnect_event_fn)(void *context, uint32_t reason);
 
 /** Disconnect reasons beyond 0 (graceful). */
-#define NDK_DISCONNECT_REASON_TIMEOUT 1   /**< CM handshake timed out */
-#define NDK_DISCONNECT_REASON_REJECTED 2  /**< peer sent a REJ */
-#define NDK_DISCONNECT_REASON_QP_ERROR 3  /**< the QP went to ERROR */
+/**
+ * A CM timeout. Not delivered by swroce: its CM times out only requests
+ * (Connect, Accept, Disconnect), which complete STATUS_IO_TIMEOUT; an
+ * established connection whose peer stops answering ends through its QP
+ * (QP_ERROR). Kept for providers and the ABI.
+ */
+#define NDK_DISCONNECT_REASON_TIMEOUT 1
+/** The peer sent a REJ for an established connection (IB CM allows it
+ *  where a DREQ would be expected). */
+#define NDK_DISCONNECT_REASON_REJECTED 2
+/**
+ * The connection's QP failed and is in ERROR (retries exhausted, a
+ * fatal NAK from the peer or sent to it, a local error), seen by the CM
+ * within its 10 ms tick. As on an rdma_cm QP fatal event, the
+ * connection stays established for the CM: ndk_disconnect() still sends
+ * the DREQ and completes as usual.
+ */
+#define NDK_DISCONNECT_REASON_QP_ERROR 3
 
 /**
  * An incoming connection request on a listener
@@ -211,6 +241,88 @@ ndk_status_t ndk_get_peer_address(struct ndk_connector *connector,
  */
 ndk_status_t ndk_disconnect(struct ndk_connector *connector,
 			    ndk_request_completion_fn done, void *context);
+
+/* ------------------------------------------------------------------ */
+/* Shared endpoint                                                     */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Create a shared endpoint (NdkCreateSharedEndpoint): reserve local
+ * address @p addr (the adapter's address of its family, or that family's
+ * wildcard, which stands for the adapter's address of the family; port 0
+ * picks an ephemeral port in 49152..65535) for connectors that then
+ * connect from it with ndk_connect_with_shared_endpoint(), each to a
+ * different remote address or port. The endpoint counts as a user of
+ * the port (NDK's endpoint reference count: +1 itself, +1 per connector
+ * connected through it): while any of them is open, ndk_listen(),
+ * ndk_connect() and another shared endpoint on the same address and port
+ * fail STATUS_SHARING_VIOLATION. On the wire the connections are told
+ * apart by their peer and their CM communication IDs, as any.
+ * Completes inline.
+ *
+ * @return STATUS_SUCCESS; STATUS_INVALID_PARAMETER (NULL handle or out
+ *   pointer); STATUS_INVALID_ADDRESS (neither AF_INET nor AF_INET6, too
+ *   short, or not an address of the adapter); STATUS_SHARING_VIOLATION
+ *   (the port is in use); STATUS_TOO_MANY_ADDRESSES (port 0, no
+ *   ephemeral port free); STATUS_INSUFFICIENT_RESOURCES;
+ *   STATUS_NOT_SUPPORTED (the provider has no shared endpoints: an
+ *   attached application, doc/attach.md).
+ */
+ndk_status_t ndk_create_shared_endpoint(struct ndk_adapter *adapter,
+					const struct sockaddr *addr,
+					socklen_t len,
+					struct ndk_shared_endpoint **sep);
+
+/**
+ * Close a shared endpoint (NdkCloseSharedEndpoint). No new connection
+ * can use it from now on. Connectors connected through it keep it: while
+ * any of them is open the close stays pending (STATUS_PENDING) and the
+ * port stays in use; @p done (if not NULL) is called once the last of
+ * them is closed, on the thread closing it, after the port was given
+ * back. @return STATUS_SUCCESS (closed inline, @p done not called) or
+ * STATUS_PENDING; STATUS_INVALID_HANDLE.
+ */
+ndk_status_t ndk_close_shared_endpoint(struct ndk_shared_endpoint *sep,
+				       ndk_close_completion_fn done,
+				       void *context);
+
+/**
+ * The address and port a shared endpoint reserved (NdkGetLocalAddress of
+ * NDK_SHARED_ENDPOINT_DISPATCH), with the port an ephemeral request got.
+ * @return STATUS_SUCCESS, STATUS_BUFFER_TOO_SMALL (*@p len set to the
+ *   size needed), STATUS_INVALID_HANDLE, STATUS_INVALID_PARAMETER.
+ */
+ndk_status_t ndk_shared_endpoint_get_local_address(
+	struct ndk_shared_endpoint *sep, struct sockaddr *addr,
+	socklen_t *len);
+
+/**
+ * ndk_connect() from shared endpoint @p sep (NdkConnectWithSharedEndpoint):
+ * the connection's local address and port are the endpoint's. Everything
+ * else (completion, read limits, private data, what follows) is as
+ * ndk_connect(). The endpoint must be of the connector's adapter and
+ * @p dst of the endpoint's family.
+ *
+ * @return STATUS_PENDING, then the completion as ndk_connect(). Inline
+ *   errors as ndk_connect() without the local-address ones, and:
+ *   STATUS_ADDRESS_ALREADY_EXISTS (a connector of this endpoint, not yet
+ *   closed, already has @p dst as its peer: NDK's "same four-tuple"),
+ *   STATUS_INVALID_ADDRESS (@p dst of another family than the endpoint,
+ *   a wildcard or the adapter's own), STATUS_INVALID_PARAMETER (the
+ *   endpoint is another adapter's), STATUS_NOT_SUPPORTED (the provider
+ *   has no shared endpoints).
+ */
+ndk_status_t ndk_connect_with_shared_endpoint(struct ndk_connector *connector,
+					      struct ndk_qp *qp,
+					      struct ndk_shared_endpoint *sep,
+					      const struct sockaddr *dst,
+					      socklen_t dst_len,
+					      uint32_t inbound_read_limit,
+					      uint32_t outbound_read_limit,
+					      const void *private_data,
+					      uint32_t private_data_len,
+					      ndk_request_completion_fn done,
+					      void *context);
 
 /* ------------------------------------------------------------------ */
 /* Connection manager parameters                                       */

@@ -31,6 +31,7 @@ struct ndk_adapter_stats;
 struct ndk_xstat;
 struct ndk_xstat_name;
 struct ndk_qp_info;
+struct ndk_shared_endpoint;
 union ndk_sockaddr;
 
 /** NDK_ADAPTER_DISPATCH (user-space form). */
@@ -87,6 +88,11 @@ struct ndk_adapter_dispatch {
 				      const struct ndk_cm_params *params);
 	ndk_status_t (*get_cm_params)(struct ndk_adapter *adapter,
 				      struct ndk_cm_params *params);
+	/* NdkCreateSharedEndpoint: NULL, not supported. @p addr is the
+	 * adapter's address of its family or that family's wildcard. */
+	ndk_status_t (*create_shared_endpoint)(struct ndk_adapter *adapter,
+					       const union ndk_sockaddr *addr,
+					       struct ndk_shared_endpoint **sep);
 };
 
 /** NDK_CQ_DISPATCH. */
@@ -230,6 +236,23 @@ struct ndk_connector_dispatch {
 				      union ndk_sockaddr *peer);
 	ndk_status_t (*disconnect)(struct ndk_connector *c,
 				   ndk_request_completion_fn done, void *ctx);
+	/* NdkConnectWithSharedEndpoint: NULL, not supported. */
+	ndk_status_t (*connect_shared)(struct ndk_connector *c,
+				       struct ndk_qp *qp,
+				       struct ndk_shared_endpoint *sep,
+				       const union ndk_sockaddr *dst,
+				       uint32_t ird, uint32_t ord,
+				       const void *pdata, uint32_t pdata_len,
+				       ndk_request_completion_fn done,
+				       void *ctx);
+};
+
+/** NDK_SHARED_ENDPOINT_DISPATCH. */
+struct ndk_shared_endpoint_dispatch {
+	ndk_status_t (*close)(struct ndk_shared_endpoint *sep,
+			      ndk_close_completion_fn done, void *ctx);
+	ndk_status_t (*get_local_address)(struct ndk_shared_endpoint *sep,
+					  union ndk_sockaddr *addr);
 };
 
 /** NDK_LISTENER_DISPATCH. */
@@ -284,6 +307,12 @@ struct ndk_connector {
 struct ndk_listener {
 	struct ndk_object_header header;
 	const struct ndk_listener_dispatch *dispatch;
+};
+
+/** A shared endpoint object (a local address connectors share). */
+struct ndk_shared_endpoint {
+	struct ndk_object_header header;
+	const struct ndk_shared_endpoint_dispatch *dispatch;
 };
 
 /** A shared receive queue object. */

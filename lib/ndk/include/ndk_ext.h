@@ -6,7 +6,8 @@
 /**
  * @file
  * NDKPI entries beside the core calls: NdkQueryExtension (every dispatch
- * table's), NdkResizeCq and NdkControlCqInterruptModeration (a provider
+ * table's), asynchronous creation (every NdkCreateXxx's CreateCompletion),
+ * NdkResizeCq and NdkControlCqInterruptModeration (a provider
  * announces the last two with NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED and
  * NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED, else they answer
  * STATUS_NOT_SUPPORTED). Part of ndk.h: include that, not this.
@@ -46,6 +47,136 @@ struct ndk_guid {
 ndk_status_t ndk_query_extension(const struct ndk_object_header *object,
 				 const struct ndk_guid *extension,
 				 struct ndk_version version, void *iface);
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous creation (NDK_FN_CREATE_COMPLETION)                    */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Completion of a create that returned STATUS_PENDING
+ * (NDK_FN_CREATE_COMPLETION): @p status is the create's outcome, and on
+ * success @p object the new object's header (cast it to the handle type
+ * asked for: every handle begins with its header); NULL on failure.
+ */
+typedef void (*ndk_create_completion_fn)(void *context, ndk_status_t status,
+					 struct ndk_object_header *object);
+
+/**
+ * @defgroup ndk_create_async Asynchronous creation
+ *
+ * Each NdkCreateXxx of NDK takes a CreateCompletion; here a create with
+ * one is ndk_create_xxx_async(), the same arguments as ndk_create_xxx()
+ * then @p done, @p context and the out pointer. What NDK's section on
+ * creation asks:
+ *
+ * - @p done NULL: the create completes inline, exactly as
+ *   ndk_create_xxx() (STATUS_SUCCESS with the object in the out pointer,
+ *   or an error), and nothing is called back.
+ * - @p done given (embedded, a DPDK primary process): STATUS_PENDING. The
+ *   create runs later on the EAL's interrupt thread (a control thread,
+ *   not the adapter's polling lcore), and @p done is called there exactly
+ *   once with its status and, on success, the object; the out pointer is
+ *   never written. Errors ndk_create_xxx() would return inline (limits,
+ *   addresses ...) come through @p done. The caller may be anywhere,
+ *   including a callback the adapter's poll runs (a connect event that
+ *   wants a QP to accept with): nothing waits for the poll meanwhile.
+ *   @p done must not wait for the adapter (the interrupt thread also
+ *   serves other EAL alarms: see ndk_close_mr()).
+ * - @p done given, attached application (a DPDK secondary process; its
+ *   creates are requests to ndk-roced, made on the caller's thread):
+ *   completes inline as with @p done NULL, which NDK allows (a create
+ *   may always succeed at once; the completion is then not called).
+ *   Consumers handle both outcomes, as NDK requires of them.
+ *
+ * Inline errors in every case: STATUS_INVALID_PARAMETER (a NULL or
+ * wrong-type parent handle, a NULL out pointer), and with @p done
+ * STATUS_INSUFFICIENT_RESOURCES (the request could not be queued).
+ * ndk_adapter_close() waits until no deferred create is left (of any
+ * adapter: the count is the process's) and every completion returned,
+ * then closes; an object a completion delivered meanwhile is closed with
+ * the adapter like any other. A completion must not close the adapter.
+ * @{
+ */
+
+/** NdkCreateCq with CreateCompletion (see ndk_create_cq()). */
+ndk_status_t ndk_create_cq_async(struct ndk_adapter *adapter, uint32_t depth,
+				 ndk_cq_notify_fn notify, void *notify_context,
+				 ndk_create_completion_fn done, void *context,
+				 struct ndk_cq **cq);
+
+/** NdkCreatePd with CreateCompletion (see ndk_create_pd()). */
+ndk_status_t ndk_create_pd_async(struct ndk_adapter *adapter,
+				 ndk_create_completion_fn done, void *context,
+				 struct ndk_pd **pd);
+
+/** NdkCreateMr with CreateCompletion (see ndk_create_mr()). */
+ndk_status_t ndk_create_mr_async(struct ndk_pd *pd, bool fast_register,
+				 ndk_create_completion_fn done, void *context,
+				 struct ndk_mr **mr);
+
+/** NdkCreateMw with CreateCompletion (see ndk_create_mw()). */
+ndk_status_t ndk_create_mw_async(struct ndk_pd *pd,
+				 ndk_create_completion_fn done, void *context,
+				 struct ndk_mw **mw);
+
+/** NdkCreateQp with CreateCompletion (see ndk_create_qp()). */
+ndk_status_t ndk_create_qp_async(struct ndk_pd *pd, struct ndk_cq *receive_cq,
+				 struct ndk_cq *initiator_cq, void *qp_context,
+				 uint32_t receive_queue_depth,
+				 uint32_t initiator_queue_depth,
+				 uint32_t max_receive_request_sge,
+				 uint32_t max_initiator_request_sge,
+				 uint32_t inline_data_size,
+				 ndk_create_completion_fn done, void *context,
+				 struct ndk_qp **qp);
+
+/** NdkCreateSrq with CreateCompletion (see ndk_create_srq()). */
+ndk_status_t ndk_create_srq_async(struct ndk_pd *pd, uint32_t depth,
+				  uint32_t max_sges, uint32_t notify_threshold,
+				  ndk_srq_notify_fn notify,
+				  void *notify_context,
+				  ndk_create_completion_fn done, void *context,
+				  struct ndk_srq **srq);
+
+/** NdkCreateQpWithSrq with CreateCompletion (see ndk_create_qp_with_srq()). */
+ndk_status_t ndk_create_qp_with_srq_async(struct ndk_pd *pd,
+					  struct ndk_cq *receive_cq,
+					  struct ndk_cq *initiator_cq,
+					  struct ndk_srq *srq,
+					  void *qp_context,
+					  uint32_t initiator_queue_depth,
+					  uint32_t max_initiator_request_sge,
+					  uint32_t inline_data_size,
+					  ndk_create_completion_fn done,
+					  void *context, struct ndk_qp **qp);
+
+/** NdkCreateConnector with CreateCompletion (see ndk_create_connector()). */
+ndk_status_t ndk_create_connector_async(struct ndk_adapter *adapter,
+					ndk_create_completion_fn done,
+					void *context,
+					struct ndk_connector **connector);
+
+/** NdkCreateListener with CreateCompletion (see ndk_create_listener()). */
+ndk_status_t ndk_create_listener_async(struct ndk_adapter *adapter,
+				       ndk_connect_event_fn connect_event,
+				       void *event_context,
+				       ndk_create_completion_fn done,
+				       void *context,
+				       struct ndk_listener **listener);
+
+/**
+ * NdkCreateSharedEndpoint with CreateCompletion (see
+ * ndk_create_shared_endpoint()); @p addr is copied before the call
+ * returns.
+ */
+ndk_status_t ndk_create_shared_endpoint_async(struct ndk_adapter *adapter,
+					      const struct sockaddr *addr,
+					      socklen_t len,
+					      ndk_create_completion_fn done,
+					      void *context,
+					      struct ndk_shared_endpoint **sep);
+
+/** @} */
 
 /**
  * NdkResizeCq: change the CQ's depth, keeping every completion it holds.
