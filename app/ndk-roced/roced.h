@@ -9,7 +9,9 @@
  * adapter polled by a dedicated lcore. See README.md beside this file.
  *
  *   roced_config.c     command line and INI file -> struct roced_config,
- *                      EAL argument vector (errors exit with status 2)
+ *                      EAL argument vector (errors exit with status 2);
+ *                      the INI file in roced_config_file.c, the forms of
+ *                      values and a port's keys in roced_config_values.c
  *   roced_ports.c      port ownership: find or probe the devices, open
  *                      the adapters, start and stop the pollers, close
  *   roced_telemetry.c  /ndk/adapters, /ndk/qps, /ndk/qp, /ndk/port

@@ -296,8 +296,6 @@ att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	st = swr_query_info(att_ad(a)->sad, info, size);
 	info->adapter_flags &= ~(NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
 		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED);
-	/* No SRQs for attached applications (att_create_srq()). */
-	info->max_srq_depth = 0;
 	return st;
 }
 
@@ -545,20 +543,17 @@ att_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sge,
 	       uint32_t threshold, ndk_srq_notify_fn notify, void *ctx,
 	       struct ndk_srq **srq)
 {
-	RTE_SET_USED(pd);
-	RTE_SET_USED(depth);
-	RTE_SET_USED(max_sge);
-	RTE_SET_USED(threshold);
-	RTE_SET_USED(notify);
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_SRQ };
+
 	RTE_SET_USED(ctx);
-	/*
-	 * Not for attached applications (doc/attach.md): with the
-	 * application receiving through one, a run of RNR NAKs per SEND
-	 * ended in a hang after some tens of rounds. Refused until the
-	 * cause is found and fixed.
-	 */
-	*srq = NULL;
-	return NDK_STATUS_NOT_SUPPORTED;
+	/* Its notification would come from the daemon's lcores: none. */
+	if (notify != NULL || threshold != 0)
+		return NDK_STATUS_NOT_SUPPORTED;
+	rq.create_srq.pd = att_obj(pd)->h;
+	rq.create_srq.depth = depth;
+	rq.create_srq.max_sge = max_sge;
+	return att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_SRQ,
+			  &att_srq_ops, (struct att_obj **)srq);
 }
 
 static ndk_status_t

@@ -9,7 +9,10 @@
  * READs it back and compares, and SENDs it; the passive side checks that
  * the message and its buffer both hold the round's pattern. With --srq
  * the QP takes its receives from a shared receive queue the passive side
- * posts them to. Before that, shared receive queues must be as the
+ * posts them to. With --late the passive side posts each round's receive
+ * only once the round's SEND has been refused for the want of one (its
+ * adapter's RNR NAK count grew), so every SEND meets an RNR NAK and is
+ * taken at a retry. Before that, shared receive queues must be as the
  * adapter info says (max_srq_depth non-zero) and, attached, refuse a
  * notification callback with STATUS_NOT_SUPPORTED (doc/attach.md); CQ
  * resize and interrupt moderation must be as the adapter flags say:
@@ -22,7 +25,7 @@
  *   prints CLOSED).
  *
  *   attach-rdma <EAL args> -- --ip A.B.C.D --peer A.B.C.D [--active]
- *                             [--rounds N] [--size N] [--srq]
+ *                             [--rounds N] [--size N] [--srq] [--late]
  */
 
 #include <arpa/inet.h>
@@ -46,6 +49,7 @@ static struct ndk_adapter *ad;
 static struct ndk_cq *cq;
 static struct ndk_qp *qp;
 static struct ndk_srq *srq;   /* --srq: the QP's receives */
+static bool late;             /* --late: post after an RNR NAK */
 
 static void
 fail(const char *what)
@@ -108,18 +112,68 @@ run_active(uint8_t *buf, uint32_t size, uint32_t token, uint64_t rva,
 	}
 }
 
+/*
+ * Counter nak_rnr_sent of the adapter (attached: the daemon's, read from
+ * shared memory): this program's QP is the only one it has.
+ */
+static uint64_t
+rnr_naks_sent(void)
+{
+	static int idx = -1;
+	struct ndk_xstat v[256];
+	int n;
+
+	if (idx < 0) {
+		static struct ndk_xstat_name names[256];
+
+		n = ndk_adapter_xstats_get_names(ad, NULL, 0);
+		if (n <= 0 || n > (int)RTE_DIM(names) ||
+		    ndk_adapter_xstats_get_names(ad, names, (unsigned int)n) != n)
+			fail("xstats names");
+		for (int i = 0; i < n && idx < 0; i++)
+			if (strcmp(names[i].name, "nak_rnr_sent") == 0)
+				idx = i;
+		if (idx < 0)
+			fail("no nak_rnr_sent counter");
+	}
+	n = ndk_adapter_xstats_get(ad, v, RTE_DIM(v));
+	if (n <= idx)
+		fail("xstats");
+	return v[idx].value;
+}
+
+/* --late: wait until the adapter refused a SEND since @p before. */
+static void
+wait_rnr_nak(uint64_t before)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+
+	while (rnr_naks_sent() == before) {
+		if (rte_get_timer_cycles() - t0 > WAIT_S * rte_get_timer_hz())
+			fail("no RNR NAK before the receive was posted");
+		ndk_adapter_poll(ad);
+	}
+}
+
 static void
 run_passive(uint8_t *buf, uint32_t size, uint32_t token, uint32_t rounds,
 	    uint8_t *want)
 {
+	uint64_t naks = late ? rnr_naks_sent() : 0;
+
 	for (uint32_t i = 0; rounds == 0 || i < rounds; i++) {
 		struct ndk_sge r = { buf + size, size, token };
 
+		if (late)
+			wait_rnr_nak(naks);
 		if ((srq != NULL ? ndk_srq_receive(srq, NULL, &r, 1) :
 		     ndk_receive(qp, NULL, &r, 1)) != NDK_STATUS_SUCCESS)
 			fail("post receive");
 		if (wait_cqe(NDK_OP_RECEIVE) != size)
 			fail("message of the wrong size");
+		/* This SEND is taken: a refusal from now on is the next's. */
+		if (late)
+			naks = rnr_naks_sent();
 		pattern(want, size, i);
 		if (memcmp(buf + size, want, size) != 0)
 			fail("SEND placed other bytes");
@@ -187,9 +241,8 @@ check_srq(struct ndk_pd *pd)
 	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS)
 		fail("adapter info");
 	st = ndk_create_srq(pd, 4, 1, 1, srq_notify, NULL, &s);
-	/* Attached: no SRQs at all (doc/attach.md); embedded: with a
-	 * notification callback. */
-	if ((info.max_srq_depth == 0) != attached || st != (attached ?
+	/* A notification callback embedded only (doc/attach.md). */
+	if (info.max_srq_depth == 0 || st != (attached ?
 	    NDK_STATUS_NOT_SUPPORTED : NDK_STATUS_SUCCESS)) {
 		fprintf(stderr, "attach-rdma: max_srq_depth %u, create SRQ "
 			"with a callback: %s\n", info.max_srq_depth,
@@ -244,6 +297,7 @@ main(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "queues", required_argument, NULL, 'q' },
 		{ "srq", no_argument, NULL, 'S' },
+		{ "late", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ndk_adapter_config ac = {
@@ -282,6 +336,8 @@ main(int argc, char **argv)
 			ac.nb_queues = (uint16_t)atoi(optarg);
 		else if (c == 'S')
 			use_srq = true;
+		else if (c == 'L')
+			late = true;
 		else
 			fail("usage: attach-rdma <EAL> -- --ip A --peer B");
 	}

@@ -431,13 +431,15 @@ class Rdma(Peer):
                                   text=True)
 
 
-def t_attach_rdma(queues=1, srq=False):
+def t_attach_rdma(queues=1, srq=False, late=False):
     """WRITE, READ and SEND from an attached application, every byte
     checked, against the same program embedded on the far end; with
     queues > 1 both adapters have that many queues (the daemon's main
     thread polls them all). With srq the embedded side is the active one
     and the attached application receives through a shared receive queue
-    it posts to (the daemon's responder takes from it)."""
+    it posts to (the daemon's responder takes from it); with late too, it
+    posts each receive only after the daemon refused the round's SEND
+    (an RNR NAK), so every SEND goes through an RNR wait."""
     huge = attach_env()
     if huge.startswith('skip'):
         return huge
@@ -467,7 +469,8 @@ def t_attach_rdma(queues=1, srq=False):
                                 pa, '--huge-dir', huge],
                    ['--ip', '10.6.0.2', '--peer', '10.6.0.1',
                     '--rounds', '200'] +
-                   (['--srq'] if srq else ['--active']))
+                   (['--srq'] if srq else ['--active']) +
+                   (['--late'] if late else []))
         app.expect('OPEN')
         i_emb = emb.expect('INFO').replace('INFO', 'PEER', 1)
         i_app = app.expect('INFO').replace('INFO', 'PEER', 1)

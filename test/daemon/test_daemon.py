@@ -33,6 +33,9 @@
 7. attach-rdma: WRITE, READ and SEND from an attached application
    against the same program embedded on the far end; both then read
    their adapter's extended counters (attached: the daemon's).
+   attach_rdma_srq: the attached one receives through its SRQ;
+   attach_rdma_srq_late: posting each receive only after the daemon
+   RNR-NAKed the round's SEND.
 8. attach_cm: attach-cm, an attached CM server against an embedded client
    and the other way round (listener, reject, accept with private data,
    FRMR and window, CQ notification, disconnect event); attach-misuse:
@@ -547,6 +550,8 @@ CASES = [
     ('dumpcap', t_dumpcap),
     ('attach_rdma', t_attach_rdma),
     ('attach_rdma_2q', lambda: t_attach_rdma(2)),
+    ('attach_rdma_srq', lambda: t_attach_rdma(1, True)),
+    ('attach_rdma_srq_late', lambda: t_attach_rdma(1, True, True)),
     ('attach_cm', t_attach_cm),
     ('perf_attached', t_perf_attached),
 ]

@@ -187,6 +187,12 @@ swr_req_timers(struct swr_qp *qp)
 			return;
 		qp->rnr_until = 0;
 		swr_req_rewind(qp);
+		/*
+		 * The wait kept the QP off the active list (swr_service()),
+		 * posts made meanwhile included; the rewind activates it only
+		 * when something sent is still unacknowledged.
+		 */
+		swr_qp_activate(qp);
 		return;
 	}
 	if (qp->rto_deadline == 0 || now < qp->rto_deadline)

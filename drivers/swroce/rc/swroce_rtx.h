@@ -245,6 +245,15 @@ swr_rtx_progress(struct swr_qp *qp, uint32_t una)
 		qp->rto_deadline = 0;
 		qp->rto_start = 0;
 		qp->rd_meter_n = 0;     /* nothing out: a later stream anew */
+		/*
+		 * An RNR wait with everything acknowledged (a copy of the
+		 * refused request was taken after all) has nothing to resend:
+		 * it ends, and what was posted during it goes now.
+		 */
+		if (unlikely(qp->rnr_until != 0)) {
+			qp->rnr_until = 0;
+			swr_qp_activate(qp);
+		}
 	}
 }
 
