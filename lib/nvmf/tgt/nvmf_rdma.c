@@ -657,6 +657,7 @@ nvmf_rdma_accept_one(struct ndk_nvmf_tgt *tgt, struct ndk_connector *conn)
 		return;
 	}
 	qp->state = NVMF_QP_ACCEPTING;
+	tgt->live[tgt->nlive++] = qp;
 	tgt->stats.qpairs_now++;
 	if (nvmf_rdma_setup_qpair(qp, conn, &r) != 0) {
 		nvmf_rdma_reject(tgt, conn, NVMF_RDMA_CM_NO_RESOURCES);

@@ -190,6 +190,8 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 		sizeof(uint32_t) * c.nb_data_buffers, 64, sock);
 	tgt->qpairs = rte_zmalloc_socket("nvmf_qpairs",
 		sizeof(struct nvmf_qpair) * c.max_qpairs, 64, sock);
+	tgt->live = rte_zmalloc_socket("nvmf_live",
+		sizeof(*tgt->live) * c.max_qpairs, 64, sock);
 	tgt->recv_pool = rte_zmalloc_socket("nvmf_recvs",
 		sizeof(struct nvmf_recv) * depth * c.max_qpairs, 64, sock);
 	tgt->req_pool = rte_zmalloc_socket("nvmf_reqs",
@@ -200,7 +202,8 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 	tgt->scratch = rte_zmalloc_socket("nvmf_scratch", NVMF_SCRATCH, 64,
 					  sock);
 	if (tgt->arena == NULL || tgt->bufs == NULL || tgt->buf_free == NULL ||
-	    tgt->qpairs == NULL || tgt->recv_pool == NULL ||
+	    tgt->qpairs == NULL || tgt->live == NULL ||
+	    tgt->recv_pool == NULL ||
 	    tgt->req_pool == NULL || tgt->ctrlrs == NULL ||
 	    tgt->scratch == NULL) {
 		rc = -ENOMEM;
@@ -248,9 +251,7 @@ nvmf_tgt_drain(struct ndk_nvmf_tgt *tgt)
 			nvmf_qpair_close(&tgt->qpairs[i]);
 	do {
 		ndk_nvmf_tgt_poll(tgt);
-		busy = false;
-		for (uint32_t i = 0; i < tgt->cfg.max_qpairs; i++)
-			busy |= tgt->qpairs[i].state != NVMF_QP_FREE;
+		busy = tgt->nlive != 0;
 		if (busy && !tgt->cfg.poll_adapter)
 			rte_delay_us_sleep(1000);
 	} while (busy && rte_get_timer_cycles() < end);
@@ -293,6 +294,7 @@ ndk_nvmf_tgt_destroy(struct ndk_nvmf_tgt *tgt)
 		ndk_adapter_free_buffer(tgt->ad, tgt->bufs);
 	rte_free(tgt->buf_free);
 	rte_free(tgt->qpairs);
+	rte_free(tgt->live);
 	rte_free(tgt->recv_pool);
 	rte_free(tgt->req_pool);
 	rte_free(tgt->ctrlrs);
@@ -530,9 +532,17 @@ ndk_nvmf_tgt_poll(struct ndk_nvmf_tgt *tgt)
 		n += ndk_adapter_poll(tgt->ad);
 	if (tgt->nincoming > 0)
 		nvmf_rdma_accept_pending(tgt);
-	for (uint32_t i = 0; i < tgt->cfg.max_qpairs; i++)
-		if (tgt->qpairs[i].state != NVMF_QP_FREE)
-			n += nvmf_rdma_poll_qpair(&tgt->qpairs[i]);
+	/* Only the live queue pairs: a poll that finds nothing costs a CQ
+	 * look per connection, not a walk of every slot. */
+	for (uint32_t i = 0; i < tgt->nlive;) {
+		struct nvmf_qpair *qp = tgt->live[i];
+
+		n += nvmf_rdma_poll_qpair(qp);
+		if (qp->state == NVMF_QP_FREE)
+			tgt->live[i] = tgt->live[--tgt->nlive];
+		else
+			i++;
+	}
 	if (tgt->nworkers > 0)
 		n += nvmf_bdev_poll(tgt);
 	if (!TAILQ_EMPTY(&tgt->buf_wait))

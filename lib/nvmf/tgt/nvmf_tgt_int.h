@@ -248,6 +248,9 @@ struct ndk_nvmf_tgt {
 	struct nvmf_req_list buf_wait; /**< requests waiting for a buffer */
 	/* Objects. */
 	struct nvmf_qpair *qpairs;
+	/** The queue pairs not FREE, which the poll loop visits. */
+	struct nvmf_qpair **live;
+	uint32_t nlive;
 	struct nvmf_recv *recv_pool;
 	struct nvmf_req *req_pool;
 	struct nvmf_ctrlr *ctrlrs;
