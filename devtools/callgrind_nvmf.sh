@@ -3,30 +3,43 @@
 #
 # Instructions (callgrind Ir) per I/O of NVMe-oF over memif (bsize=8192),
 # as devtools/callgrind.sh does for ndk-perf: one side under callgrind,
-# the other native. Ir do not depend on the machine's load.
+# the other native. Ir do not depend on the machine's load; the number of
+# polls that find nothing does (the native side descheduled), so they are
+# counted and taken out:
 #
 #   SIDE=host (default): ndk-nvmf-perf under callgrind, collecting its
 #     poll loop (poll_all: the adapter poll, the queue polls and every
 #     completion callback with the next submission), against a native
-#     ndk-nvmf-tgt.
+#     ndk-nvmf-tgt. The host counts the run's polls that found nothing
+#     and, after the run, polls 2000 times with nothing in flight
+#     (np_idle_sample): those give the Ir of an idle poll.
 #   SIDE=target: ndk-nvmf-tgt under callgrind, collecting
 #     ndk_nvmf_tgt_poll (adapter poll, commands, memory namespace copies,
-#     responses), against a native ndk-nvmf-perf. The native host's
-#     adaptive retransmission may resend to the slow target: the target's
-#     rx_duplicate is printed; those frames add Ir. The target polls
-#     before the host connects and after it leaves, and its own loop
-#     (queue pairs, timers) runs on every poll: give a large -N and read
-#     its figure as an upper bound.
+#     responses), against a native ndk-nvmf-perf. Callgrind dumps its
+#     profile at each connection request and disconnection
+#     (--dump-before=nvmf_rdma_connect_event, nvmf_rdma_disconnect_event):
+#     the polls before the first request, which all find nothing, give
+#     the Ir of an idle poll; the figures are those from the first request
+#     to the last disconnection, whose idle polls the target counts
+#     (ndk_nvmf_tgt_stats.idle_polls: polls that found nothing while a
+#     queue pair was connected). The native host's adaptive
+#     retransmission may resend to the slow target: the target's
+#     rx_duplicate is printed; those frames add Ir.
 #
 #   devtools/callgrind_nvmf.sh "-w randread -o 4096 -q 1 -N 20000" [OUT]
 #
-# Polls that find nothing add Ir: RUNS runs (3), the fewest Ir per I/O
-# kept. Prints Ir per I/O of the collected function and of the top
-# functions under it (inclusive); leaves callgrind.out in OUT (default
-# /tmp/ndk-cgn-<pid>).
+# Per I/O = (Ir collected - idle polls x Ir per idle poll) / I/Os; an idle
+# poll during the run has queues with I/Os in flight to look at, which the
+# sample's have not, so the figure is at most a few Ir per idle poll high.
+# RUNS runs (3), the fewest Ir per I/O kept. Prints the Ir per I/O, the
+# polls per I/O, and per I/O the inclusive Ir of the top functions under
+# the collected one (these include the idle polls: swr_poll, memif's RX,
+# swr_rtx_advance, the CQ polls); leaves callgrind.out (target: the part
+# from the I/O queue's connection to the first disconnection) in OUT
+# (default /tmp/ndk-cgn-<pid>).
 set -eu
 ARGS=$1
-OUT=${2:-/tmp/ndk-cgn-$$}
+OUT=$(realpath -m "${2:-/tmp/ndk-cgn-$$}")
 BUILD=${BUILD:-build}
 NTGT=$BUILD/app/ndk-nvmf-tgt/ndk-nvmf-tgt
 NPERF=$BUILD/app/ndk-nvmf-perf/ndk-nvmf-perf
@@ -56,18 +69,54 @@ if [ "$SIDE" = target ]; then
 else
 	COLLECT='poll_all*'
 fi
-best="" bestir=""
+# callgrind_annotate from /: run from the source tree, it names some files
+# relatively and splits a function's costs between two names.
+cga() { (cd / && callgrind_annotate "$@" 2>/dev/null); }
+# Inclusive Ir of function $2 (a prefix) in callgrind file $1.
+incl() {
+	cga --inclusive=yes "$1" |
+		awk -v c="$2" '$0 ~ (":" c "[^ ]* \\[") && a == "" {
+			v = $1; gsub(",", "", v); a = v }
+		END { printf "%.0f\n", a }'
+}
+# Calls of function $2 (a prefix) from caller $3 in file $1, and their
+# inclusive Ir: "CALLS IR".
+calls_from() {
+	cga --tree=caller --inclusive=yes "$1" |
+		awk -v c="$2" -v k="$3" '
+		/^ *[0-9,]+ .* < / { l[++n] = $0; next }
+		/^ *[0-9,]+ .* \* / {
+			if ($0 ~ (":" c "[^ ]* \\[") && done == "") {
+				for (i = 1; i <= n; i++)
+					if (l[i] ~ (":" k "[^ ]* \\(")) {
+						v = l[i]; sub(/^ */, "", v)
+						sub(/ .*/, "", v); gsub(",", "", v)
+						x = l[i]; sub(/.*\(/, "", x)
+						sub(/x\).*/, "", x); gsub(",", "", x)
+						done = x " " v
+					}
+			}
+			n = 0; next }
+		{ n = 0 }
+		END { print (done == "" ? "0 0" : done) }'
+}
+
+best="" bestir="" bestidle="" bestpolls=""
 for run in $(seq "$RUNS"); do
-	VG="valgrind --tool=callgrind --callgrind-out-file=$OUT/callgrind.out.$run --toggle-collect=$COLLECT ${CG_OPTS:-}"
+	CGF=$OUT/callgrind.out.$run
+	rm -f "$CGF" "$CGF".*
+	VG="valgrind --tool=callgrind --callgrind-out-file=$CGF --toggle-collect=$COLLECT ${CG_OPTS:-}"
 	TPRE="" TMEM=$NATIVE_MEM HPRE=$VG HMEM=$CG_MEM
 	if [ "$SIDE" = target ]; then
-		TPRE=$VG TMEM=$CG_MEM HPRE="" HMEM=$NATIVE_MEM
+		TPRE="$VG --dump-before=nvmf_rdma_connect_event"
+		TPRE="$TPRE --dump-before=nvmf_rdma_disconnect_event"
+		TMEM=$CG_MEM HPRE="" HMEM=$NATIVE_MEM
 	fi
 	rm -f "$SOCK"
 	# shellcheck disable=SC2086
 	timeout 900 $TPRE $NTGT -l 0 $EAL $TMEM \
 		--vdev net_memif0,role=server,$VS -- -c "$OUT/tgt.conf" \
-		--ip 10.0.0.1 --stats >"$OUT/target.log" 2>&1 &
+		--ip 10.0.0.1 --queue-depth 256 --stats >"$OUT/target.log" 2>&1 &
 	TPID=$!
 	for _ in $(seq 1800); do
 		grep -q '^ndk-nvmf-tgt: ready' "$OUT/target.log" && break
@@ -80,32 +129,72 @@ for run in $(seq "$RUNS"); do
 	kill -INT "$TPID" 2>/dev/null || true
 	wait "$TPID" || true
 	TPID=""
-	sleep 1 # let valgrind finish its output file
-	ir=$(callgrind_annotate --inclusive=yes "$OUT/callgrind.out.$run" 2>/dev/null |
-		awk -v c="${COLLECT%\*}" '$0 ~ (":" c "[^ ]* \\[") && a == "" {
-			v = $1; gsub(",", "", v); a = v }
-		END { printf "%.0f\n", a }')
-	echo "run $run: $ir Ir collected; target rx_duplicate" \
+	sleep 1 # let valgrind finish its output files
+	if [ "$SIDE" = target ]; then
+		# Part 1: before the first connection request, all idle.
+		read -r cpolls cir <<<"$(calls_from "$CGF.1" "$COLLECT" main)"
+		# Parts 2.. (not the last file, after the last disconnection).
+		ir=0 polls=0
+		for f in "$CGF".[2-9] "$CGF".[1-9][0-9]; do
+			[ -f "$f" ] || continue
+			ir=$((ir + $(incl "$f" "$COLLECT")))
+			read -r p _ <<<"$(calls_from "$f" "$COLLECT" main)"
+			polls=$((polls + p))
+		done
+		idle=$(awk '$1 == "ndk-nvmf-tgt:" && $2 == "polls" { i = $5 }
+			END { print i + 0 }' "$OUT/target.log")
+	else
+		read -r cpolls cir <<<"$(calls_from "$CGF" "${COLLECT%\*}" \
+			np_idle_sample)"
+		ir=$(($(incl "$CGF" "${COLLECT%\*}") - cir))
+		read -r polls idle <<<"$(sed -n 's/^polls: \([0-9]*\) in the run, \([0-9]*\) of them idle.*/\1 \2/p' \
+			"$OUT/host.log")"
+		polls=${polls:-0} idle=${idle:-0}
+	fi
+	if [ "$cpolls" -gt 0 ]; then
+		cidle=$((cir / cpolls))
+	else
+		echo "run $run: no idle polls sampled (see $OUT/*.log)" >&2
+		cidle=0
+	fi
+	net=$((ir - idle * cidle))
+	echo "run $run: $ir Ir collected, $polls polls ($idle idle, $cidle Ir" \
+		"each): $net Ir net; target rx_duplicate" \
 		"$(awk '$1 == "rx_duplicate" { print $2 }' "$OUT/target.log")" >&2
-	if [ -z "$best" ] || [ "$ir" -lt "$bestir" ]; then
+	if [ -z "$best" ] || [ "$net" -lt "$bestir" ]; then
 		best=$run
-		bestir=$ir
+		bestir=$net
+		bestidle="$idle $cidle"
+		bestpolls=$polls
 	fi
 done
-cp "$OUT/callgrind.out.$best" "$OUT/callgrind.out"
+if [ "$SIDE" = target ]; then
+	# The part with the most Ir: the I/O queue's connection.
+	big=$(grep -H '^summary:' "$OUT/callgrind.out.$best".[2-9] \
+		"$OUT/callgrind.out.$best".[1-9][0-9] 2>/dev/null |
+		sort -t' ' -k2 -n | tail -1 | cut -d: -f1)
+	cp "$big" "$OUT/callgrind.out"
+else
+	cp "$OUT/callgrind.out.$best" "$OUT/callgrind.out"
+fi
+read -r bi bc <<<"$bestidle"
 echo "# ndk-nvmf-perf $ARGS, $SIDE under callgrind: Ir per I/O (inclusive),"
 echo "# $ITERS I/Os, collected: $COLLECT"
-callgrind_annotate --inclusive=yes "$OUT/callgrind.out" 2>/dev/null |
-	awk -v n="$ITERS" -v tot="$bestir" '/^ *[0-9,]+ .*:.*\[/ {
+awk -v n="$ITERS" -v t="$bestir" -v p="$bestpolls" -v i="$bi" -v c="$bc" 'BEGIN {
+	printf "%10.1f per I/O, idle polls taken out\n", t / n
+	printf "%10.2f polls per I/O, %.2f of them idle at %d Ir each\n",
+		p / n, i / n, c }'
+echo "# functions (inclusive, idle polls included):"
+cga --inclusive=yes "$OUT/callgrind.out" |
+	awk -v n="$ITERS" '/^ *[0-9,]+ .*:.*\[/ {
 		v = $1; gsub(",", "", v); f = $0; sub(/^.*:/, "", f)
 		sub(/ \[.*/, "", f)
 		if (f in seen) next
 		seen[f] = 1; ir[f] = v + 0; order[++k] = f }
 	END {
-		printf "%10.1f collected\n", tot / n
-		for (i = 1; i <= k; i++) {
+		for (i = 2; i <= k; i++) {
 			f = order[i]
-			if (ir[f] / n >= 20 && ir[f] < tot)
+			if (ir[f] < ir[order[1]] && ir[f] / n >= 20)
 				printf "%10.1f %s\n", ir[f] / n, f
 		}
 	}' | head -40

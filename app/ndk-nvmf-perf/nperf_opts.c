@@ -74,7 +74,8 @@ np_usage(const char *prog)
 	       "checks it\n");
 	printf("  --no-in-capsule  every write by keyed SGL\n");
 	printf("  --json[=FILE] also the results as JSON (stdout or FILE)\n");
-	printf("  --stats       the adapter's non-zero counters at the end\n");
+	printf("  --stats       the adapter's non-zero counters at the end, and\n"
+	       "                the polls that found nothing\n");
 	printf("The adapter:\n");
 	printf("  --ip a.b.c.d  its IPv4 address (required)\n");
 	printf("  --port-id n   DPDK port (default 0)\n");

@@ -553,6 +553,8 @@ ndk_nvmf_tgt_poll(struct ndk_nvmf_tgt *tgt)
 			1000;
 		nvmf_ctrlr_keep_alive_check(tgt, now);
 	}
+	tgt->stats.polls++;
+	tgt->stats.idle_polls += n == 0 && tgt->nlive != 0;
 	return n;
 }
 
