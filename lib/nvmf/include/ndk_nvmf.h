@@ -68,7 +68,8 @@ struct ndk_nvmf_tgt_config {
 	 *  128 KiB. */
 	uint32_t max_io_size;
 	/** Registered data buffers of max_io_size (RDMA READ/WRITE bounce
-	 *  buffers) shared by all queues; default 64. */
+	 *  buffers) shared by all queues; default 64. Transfers up to 8 KiB
+	 *  take one of 2 x max_queue_depth 8 KiB buffers first. */
 	uint32_t nb_data_buffers;
 	/** Model number reported by Identify (default "ndk-roce NVMe-oF"). */
 	const char *model;

@@ -312,7 +312,7 @@ nvmf_rdma_need_buf(struct nvmf_req *req)
 	struct ndk_nvmf_tgt *tgt = req->qp->tgt;
 
 	if (!TAILQ_EMPTY(&tgt->buf_wait) ||
-	    nvmf_buf_get(tgt, &req->buf_idx) != 0) {
+	    nvmf_buf_get(tgt, req->length, &req->buf_idx) != 0) {
 		TAILQ_INSERT_TAIL(&tgt->buf_wait, req, link);
 		tgt->stats.buffer_waits++;
 		return;
@@ -328,7 +328,7 @@ nvmf_rdma_retry_buffers(struct ndk_nvmf_tgt *tgt)
 	struct nvmf_req *req;
 
 	while ((req = TAILQ_FIRST(&tgt->buf_wait)) != NULL &&
-	       nvmf_buf_get(tgt, &req->buf_idx) == 0) {
+	       nvmf_buf_get(tgt, req->length, &req->buf_idx) == 0) {
 		TAILQ_REMOVE(&tgt->buf_wait, req, link);
 		req->has_buf = true;
 		req->data = nvmf_buf_addr(tgt, req->buf_idx);

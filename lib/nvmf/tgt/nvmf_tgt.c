@@ -30,6 +30,9 @@ RTE_LOG_REGISTER(nvmf_tgt_logtype, ndk.nvmf.tgt, NOTICE);
 #define NVMF_DEF_ICD 4096
 #define NVMF_DEF_IO_SIZE (128u * 1024)
 #define NVMF_DEF_BUFS 64
+/* Small data buffers: transfers up to NVMF_SMALL_BUF take one of these
+ * (2 x max_queue_depth of them) before a max_io_size one. */
+#define NVMF_SMALL_BUF 8192u
 #define NVMF_SCRATCH (64u * 1024)
 #define NVMF_TIMER_MS 20
 #define NVMF_DESTROY_MS 3000
@@ -177,7 +180,9 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 		nvmf_recv_size(tgt) + (size_t)depth * 2 *
 		sizeof(struct nvme_cpl), 64);
 	arena_len = tgt->arena_qp_size * c.max_qpairs;
-	bufs_len = (size_t)c.max_io_size * c.nb_data_buffers;
+	tgt->nb_small = 2 * depth;
+	bufs_len = (size_t)c.max_io_size * c.nb_data_buffers +
+		(size_t)NVMF_SMALL_BUF * tgt->nb_small;
 	/* Registered memory comes from the adapter: attached to ndk-roced,
 	 * that is the only memory the daemon lets us register. */
 	if (ndk_adapter_alloc_buffer(tgt->ad, arena_len, 4096,
@@ -188,6 +193,8 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 		tgt->bufs = NULL;
 	tgt->buf_free = rte_zmalloc_socket("nvmf_buf_free",
 		sizeof(uint32_t) * c.nb_data_buffers, 64, sock);
+	tgt->small_free = rte_zmalloc_socket("nvmf_small_free",
+		sizeof(uint32_t) * tgt->nb_small, 64, sock);
 	tgt->qpairs = rte_zmalloc_socket("nvmf_qpairs",
 		sizeof(struct nvmf_qpair) * c.max_qpairs, 64, sock);
 	tgt->live = rte_zmalloc_socket("nvmf_live",
@@ -202,6 +209,7 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 	tgt->scratch = rte_zmalloc_socket("nvmf_scratch", NVMF_SCRATCH, 64,
 					  sock);
 	if (tgt->arena == NULL || tgt->bufs == NULL || tgt->buf_free == NULL ||
+	    tgt->small_free == NULL ||
 	    tgt->qpairs == NULL || tgt->live == NULL ||
 	    tgt->recv_pool == NULL ||
 	    tgt->req_pool == NULL || tgt->ctrlrs == NULL ||
@@ -219,6 +227,9 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 	for (uint32_t i = 0; i < c.nb_data_buffers; i++)
 		tgt->buf_free[i] = c.nb_data_buffers - 1 - i;
 	tgt->nbuf_free = c.nb_data_buffers;
+	for (uint32_t i = 0; i < tgt->nb_small; i++)
+		tgt->small_free[i] = c.nb_data_buffers + tgt->nb_small - 1 - i;
+	tgt->nsmall_free = tgt->nb_small;
 	for (uint32_t i = 0; i < c.max_qpairs; i++)
 		nvmf_qpair_slot_init(tgt, i);
 	tgt->next_cntlid = NVMF_CNTLID_MIN;
@@ -293,6 +304,7 @@ ndk_nvmf_tgt_destroy(struct ndk_nvmf_tgt *tgt)
 	if (tgt->bufs != NULL)
 		ndk_adapter_free_buffer(tgt->ad, tgt->bufs);
 	rte_free(tgt->buf_free);
+	rte_free(tgt->small_free);
 	rte_free(tgt->qpairs);
 	rte_free(tgt->live);
 	rte_free(tgt->recv_pool);
@@ -497,9 +509,17 @@ ndk_nvmf_tgt_listen(struct ndk_nvmf_tgt *tgt, uint32_t ipv4, uint16_t port)
 /* Data buffers                                                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Indexes below nb_data_buffers are max_io_size buffers, the next
+ * nb_small ones NVMF_SMALL_BUF buffers after them in the same region.
+ */
 int
-nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t *idx)
+nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t len, uint32_t *idx)
 {
+	if (len <= NVMF_SMALL_BUF && tgt->nsmall_free != 0) {
+		*idx = tgt->small_free[--tgt->nsmall_free];
+		return 0;
+	}
 	if (tgt->nbuf_free == 0)
 		return -ENOBUFS;
 	*idx = tgt->buf_free[--tgt->nbuf_free];
@@ -509,12 +529,20 @@ nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t *idx)
 void
 nvmf_buf_put(struct ndk_nvmf_tgt *tgt, uint32_t idx)
 {
-	tgt->buf_free[tgt->nbuf_free++] = idx;
+	if (idx >= tgt->cfg.nb_data_buffers)
+		tgt->small_free[tgt->nsmall_free++] = idx;
+	else
+		tgt->buf_free[tgt->nbuf_free++] = idx;
 }
 
 uint8_t *
 nvmf_buf_addr(struct ndk_nvmf_tgt *tgt, uint32_t idx)
 {
+	uint32_t nb = tgt->cfg.nb_data_buffers;
+
+	if (idx >= nb)
+		return tgt->bufs + (size_t)nb * tgt->cfg.max_io_size +
+			(size_t)(idx - nb) * NVMF_SMALL_BUF;
 	return tgt->bufs + (size_t)idx * tgt->cfg.max_io_size;
 }
 

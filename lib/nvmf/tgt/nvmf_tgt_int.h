@@ -245,6 +245,9 @@ struct ndk_nvmf_tgt {
 	uint32_t bufs_ltoken;
 	uint32_t *buf_free;     /**< stack of free indices */
 	uint32_t nbuf_free;
+	uint32_t *small_free;   /**< free small buffers (nvmf_buf_get()) */
+	uint32_t nsmall_free;
+	uint32_t nb_small;
 	struct nvmf_req_list buf_wait; /**< requests waiting for a buffer */
 	/* Objects. */
 	struct nvmf_qpair *qpairs;
@@ -275,7 +278,9 @@ struct ndk_nvmf_subsystem *nvmf_tgt_find_subsys(struct ndk_nvmf_tgt *tgt,
 					       const char *nqn);
 bool nvmf_subsys_host_allowed(const struct ndk_nvmf_subsystem *s,
 			      const char *hostnqn);
-int nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t *idx);
+/** A data buffer for @p len bytes: a small one if it fits and one is
+ *  free, else a max_io_size one; @return 0 or -ENOBUFS. */
+int nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t len, uint32_t *idx);
 void nvmf_buf_put(struct ndk_nvmf_tgt *tgt, uint32_t idx);
 uint8_t *nvmf_buf_addr(struct ndk_nvmf_tgt *tgt, uint32_t idx);
 
