@@ -105,7 +105,7 @@ best="" bestir="" bestidle="" bestpolls=""
 for run in $(seq "$RUNS"); do
 	CGF=$OUT/callgrind.out.$run
 	rm -f "$CGF" "$CGF".*
-	VG="valgrind --tool=callgrind --callgrind-out-file=$CGF --toggle-collect=$COLLECT ${CG_OPTS:-}"
+	VG="nice -n ${CG_NICE:-10} valgrind --tool=callgrind --callgrind-out-file=$CGF --toggle-collect=$COLLECT ${CG_OPTS:-}"
 	TPRE="" TMEM=$NATIVE_MEM HPRE=$VG HMEM=$CG_MEM
 	if [ "$SIDE" = target ]; then
 		TPRE="$VG --dump-before=nvmf_rdma_connect_event"

@@ -99,7 +99,8 @@ struct nvmf_req {
 	bool invalidate;        /**< keyed SGL sub-type Fh: SEND w/ Invalidate */
 	bool has_buf;           /**< data is a target data buffer */
 	bool in_backend;        /**< handed to a namespace back end */
-	uint16_t pending;       /**< work requests not completed yet */
+	uint16_t pending;       /**< work requests not completed yet
+				 *   (not its silent RDMA WRITEs) */
 	struct nvmf_qpair *qp;
 	struct nvmf_recv *recv; /**< its capsule; reposted at completion */
 	struct nvme_cmd cmd;    /**< copy of the SQE */
@@ -149,7 +150,8 @@ struct nvmf_qpair {
 	struct ndk_connector *conn;
 	struct ndk_qp *ndkqp;
 	struct ndk_cq *cq;
-	uint32_t wr_outstanding; /**< posted, not completed (recvs too) */
+	uint32_t wr_outstanding; /**< posted, not completed (recvs too;
+				  *   not the silent RDMA WRITEs) */
 	uint32_t reqs_busy;     /**< requests taken from the free list */
 	bool cm_pending;        /**< accept callback due */
 	uint32_t nrecv;
