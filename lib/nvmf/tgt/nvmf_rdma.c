@@ -283,7 +283,7 @@ nvmf_rdma_data_ready(struct nvmf_req *req)
 		for (uint8_t i = 0; i < req->nseg; i++) {
 			s.va = req->data + at;
 			s.length = req->seg[i].len;
-			s.token = qp->tgt->bufs_ltoken;
+			s.token = req->data_token;
 			st = ndk_read(qp->ndkqp, req, &s, 1, req->seg[i].addr,
 				      req->seg[i].key, 0);
 			if (st != NDK_STATUS_SUCCESS) {
@@ -321,6 +321,7 @@ nvmf_rdma_need_buf(struct nvmf_req *req)
 	}
 	req->has_buf = true;
 	req->data = nvmf_buf_addr(tgt, req->buf_idx);
+	req->data_token = tgt->bufs_ltoken;
 	nvmf_rdma_data_ready(req);
 }
 
@@ -334,6 +335,7 @@ nvmf_rdma_retry_buffers(struct ndk_nvmf_tgt *tgt)
 		TAILQ_REMOVE(&tgt->buf_wait, req, link);
 		req->has_buf = true;
 		req->data = nvmf_buf_addr(tgt, req->buf_idx);
+		req->data_token = tgt->bufs_ltoken;
 		nvmf_rdma_data_ready(req);
 	}
 }
@@ -425,6 +427,8 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_req_exec(req);
 	else if (req->nseg > 1)
 		nvmf_rdma_sgl_admit(req);
+	else if (req->xfer == NVMF_XFER_C2H && nvmf_io_direct(req))
+		nvmf_req_exec(req);     /* no buffer: from the namespace */
 	else
 		nvmf_rdma_need_buf(req);
 }
@@ -464,7 +468,7 @@ nvmf_rdma_complete(struct nvmf_req *req)
 		for (uint8_t i = 0; i < req->nseg && left > 0; i++) {
 			s.va = req->data + at;
 			s.length = RTE_MIN(left, req->seg[i].len);
-			s.token = tgt->bufs_ltoken;
+			s.token = req->data_token;
 			st = ndk_write(qp->ndkqp, req, &s, 1, req->seg[i].addr,
 				       req->seg[i].key,
 				       NDK_OP_FLAG_SILENT_SUCCESS);

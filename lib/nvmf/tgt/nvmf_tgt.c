@@ -286,6 +286,10 @@ ndk_nvmf_tgt_destroy(struct ndk_nvmf_tgt *tgt)
 
 			if (ns == NULL)
 				continue;
+			if (ns->mr != NULL) {
+				ndk_deregister_mr(ns->mr);
+				ndk_close_mr(ns->mr, NULL, NULL);
+			}
 			nvmf_bdev_destroy(ns->bdev);
 			rte_free(ns);
 		}
@@ -400,6 +404,35 @@ ndk_nvmf_subsystem_add_host(struct ndk_nvmf_subsystem *s,
 	return 0;
 }
 
+/*
+ * Register a memory namespace for RDMA, so that Reads go out from it
+ * (nvmf_io_direct()). Attached to ndk-roced, only the daemon's buffers
+ * register: then Reads copy through a data buffer as for a file.
+ */
+static void
+nvmf_ns_register(struct ndk_nvmf_tgt *tgt, struct nvmf_ns *ns)
+{
+	uint64_t size;
+	void *mem = nvmf_bdev_mem(ns->bdev, &size);
+	ndk_status_t st;
+
+	if (mem == NULL || ndk_create_mr(tgt->pd, false, &ns->mr) !=
+	    NDK_STATUS_SUCCESS) {
+		ns->mr = NULL;
+		return;
+	}
+	st = ndk_register_mr(ns->mr, mem, size, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	if (st != NDK_STATUS_SUCCESS) {
+		NVMF_LOG(INFO, "nsid %u: memory not registered (%s): reads "
+			 "copy through a data buffer\n", ns->nsid,
+			 ndk_status_str(st));
+		ndk_close_mr(ns->mr, NULL, NULL);
+		ns->mr = NULL;
+		return;
+	}
+	ns->ltoken = ndk_mr_local_token(ns->mr);
+}
+
 int
 ndk_nvmf_subsystem_add_ns(struct ndk_nvmf_subsystem *s,
 			  const struct ndk_nvmf_ns_config *cfg,
@@ -459,6 +492,7 @@ ndk_nvmf_subsystem_add_ns(struct ndk_nvmf_subsystem *s,
 	}
 	ns->uuid[6] = (uint8_t)((ns->uuid[6] & 0x0F) | 0x40);  /* v4 */
 	ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3F) | 0x80);
+	nvmf_ns_register(tgt, ns);
 	if (cfg->type == NDK_NVMF_NS_FILE)
 		tgt->workers[tgt->nworkers++] = ns->bdev;
 	s->ns[nsid - 1] = ns;

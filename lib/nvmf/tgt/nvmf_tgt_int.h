@@ -106,6 +106,7 @@ struct nvmf_req {
 	struct nvme_cmd cmd;    /**< copy of the SQE */
 	struct nvme_cpl *cpl;   /**< response capsule (registered memory) */
 	uint8_t *data;          /**< data buffer (in-capsule or target's) */
+	uint32_t data_token;    /**< local token of @p data for RDMA */
 	uint32_t length;        /**< SGL data length */
 	uint32_t xfer_len;      /**< C2H: bytes to send back (<= length) */
 	uint8_t nseg;           /**< keyed descriptors in @p seg */
@@ -175,6 +176,11 @@ struct nvmf_ns {
 	uint8_t uuid[16];
 	bool read_zeroes;       /**< deallocated blocks read as zeroes */
 	struct nvmf_bdev *bdev;
+	/** Memory back end registered: Reads are RDMA-written from it
+	 *  (nvmf_io_direct()); NULL when not (a file, or memory the
+	 *  adapter would not register). */
+	struct ndk_mr *mr;
+	uint32_t ltoken;        /**< @p mr's local token */
 };
 
 /** An NVM (or the discovery) subsystem. */
@@ -327,6 +333,13 @@ size_t nvmf_disc_log(struct ndk_nvmf_tgt *tgt, const char *hostnqn,
 
 /* ---- nvmf_io.c ---- */
 void nvmf_io_exec(struct nvmf_req *req);
+/**
+ * A Read on an I/O queue of a namespace whose memory is registered,
+ * within its range: point req->data into the namespace (the response's
+ * RDMA WRITE goes from there, nothing is copied) and @return true; else
+ * false (the request takes a data buffer, and its checks fail it).
+ */
+bool nvmf_io_direct(struct nvmf_req *req);
 
 /* ---- nvmf_bdev.c ---- */
 /** Back-end operations. */
@@ -340,6 +353,8 @@ enum nvmf_bdev_op {
 int nvmf_bdev_create(const struct ndk_nvmf_ns_config *cfg, int socket_id,
 		     struct nvmf_bdev **bdev, uint64_t *size, bool *zeroes);
 void nvmf_bdev_destroy(struct nvmf_bdev *bdev);
+/** The memory of a memory back end (NULL for a file) and its size. */
+void *nvmf_bdev_mem(const struct nvmf_bdev *bdev, uint64_t *size);
 /**
  * Submit an operation for @p req on its namespace: @p off, @p len in
  * bytes, data in req->data. Either completes @p req (memory) or hands it
