@@ -31,9 +31,12 @@
 # Once the host prints its workload, the valgrinded process is reniced
 # (CG_NICE, 10) so that the native one, favoured, leaves fewer idle polls.
 # Per I/O = (Ir collected - idle polls x Ir per idle poll) / I/Os; an idle
-# poll during the run has queues with I/Os in flight to look at, which the
-# sample's have not, so the figure is at most a few Ir per idle poll high.
-# RUNS runs (3), the fewest Ir per I/O kept. Prints the Ir per I/O, the
+# poll during the run has queues (target: their CQs; host: I/Os in
+# flight) to look at, which the sample's have not, so that figure is high
+# by a few tens of Ir per idle poll. RUNS runs (3), the fewest Ir per I/O
+# kept; with runs whose idle polls differ, the Ir per idle poll of the
+# runs themselves is also fitted (least squares) and the Ir per I/O it
+# gives printed: the better figure when the fit is not rejected. Prints the Ir per I/O, the
 # polls per I/O, and per I/O the inclusive Ir of the top functions under
 # the collected one (these include the idle polls: swr_poll, memif's RX,
 # swr_rtx_advance, the CQ polls); leaves callgrind.out (target: the part
@@ -104,6 +107,7 @@ calls_from() {
 }
 
 best="" bestir="" bestidle="" bestpolls=""
+rm -f "$OUT/runs.txt"
 for run in $(seq "$RUNS"); do
 	CGF=$OUT/callgrind.out.$run
 	rm -f "$CGF" "$CGF".*
@@ -175,6 +179,7 @@ for run in $(seq "$RUNS"); do
 		cidle=0
 	fi
 	net=$((ir - idle * cidle))
+	echo "$ir $idle $polls $cidle" >>"$OUT/runs.txt"
 	echo "run $run: $ir Ir collected, $polls polls ($idle idle, $cidle Ir" \
 		"each): $net Ir net; target rx_duplicate" \
 		"$(awk '$1 == "rx_duplicate" { print $2 }' "$OUT/target.log")" >&2
@@ -201,6 +206,27 @@ awk -v n="$ITERS" -v t="$bestir" -v p="$bestpolls" -v i="$bi" -v c="$bc" 'BEGIN 
 	printf "%10.1f per I/O, idle polls taken out\n", t / n
 	printf "%10.2f polls per I/O, %.2f of them idle at %d Ir each\n",
 		p / n, i / n, c }'
+# Across runs, Ir = I/Os x (Ir per I/O) + idle polls x (Ir per idle poll
+# in the run, queues with work in flight): fitted when the runs' idle
+# polls differ by a fifth or more.
+awk -v n="$ITERS" '{ t[NR] = $1; i[NR] = $2; st += $1; si += $2
+		if (NR == 1 || $2 < lo) lo = $2
+		if (NR == 1 || $2 > hi) hi = $2; c0 = $4 }
+	END {
+		if (NR < 2 || hi - lo < 0.2 * (si / NR) || hi == 0) exit
+		mt = st / NR; mi = si / NR
+		for (k = 1; k <= NR; k++) {
+			sxy += (i[k] - mi) * (t[k] - mt)
+			sxx += (i[k] - mi) ^ 2
+		}
+		c = sxy / sxx
+		if (c < 0.8 * c0 || c > 4 * c0) {
+			printf "# fit across %d runs rejected (%.0f Ir per idle poll)\n", NR, c
+			exit
+		}
+		printf "%10.1f per I/O, fitted across %d runs (%.0f Ir per idle poll)\n",
+			(mt - c * mi) / n, NR, c
+	}' "$OUT/runs.txt"
 echo "# functions (inclusive, idle polls included):"
 cga --inclusive=yes "$OUT/callgrind.out" |
 	awk -v n="$ITERS" '/^ *[0-9,]+ .*:.*\[/ {
