@@ -22,9 +22,9 @@
 #     the Ir of an idle poll; the figures are those from the first request
 #     to the last disconnection, whose idle polls the target counts
 #     (ndk_nvmf_tgt_stats.idle_polls: polls that found nothing while a
-#     queue pair was connected). The native host's adaptive
-#     retransmission may resend to the slow target: the target's
-#     rx_duplicate is printed; those frames add Ir.
+#     queue pair was connected). The native host runs with
+#     --strict-timeout (no adaptive retransmission to the slow target);
+#     the target's rx_duplicate is printed: duplicates add Ir.
 #
 #   devtools/callgrind_nvmf.sh "-w randread -o 4096 -q 1 -N 20000" [OUT]
 #
@@ -112,11 +112,13 @@ for run in $(seq "$RUNS"); do
 	CGF=$OUT/callgrind.out.$run
 	rm -f "$CGF" "$CGF".*
 	VG="valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file=$CGF --toggle-collect=$COLLECT ${CG_OPTS:-}"
-	TPRE="" TMEM=$NATIVE_MEM HPRE=$VG HMEM=$CG_MEM
+	TPRE="" TMEM=$NATIVE_MEM HPRE=$VG HMEM=$CG_MEM HOPTS=""
 	if [ "$SIDE" = target ]; then
 		TPRE="$VG --dump-before=nvmf_rdma_connect_event"
 		TPRE="$TPRE --dump-before=nvmf_rdma_disconnect_event"
 		TMEM=$CG_MEM HPRE="" HMEM=$NATIVE_MEM
+		# No early duplicates from the native host to the slow target.
+		HOPTS="--strict-timeout"
 	fi
 	rm -f "$SOCK"
 	# shellcheck disable=SC2086
@@ -131,7 +133,7 @@ for run in $(seq "$RUNS"); do
 	# shellcheck disable=SC2086
 	timeout 900 $HPRE $NPERF -l 1 $EAL $HMEM \
 		--vdev net_memif0,role=client,$VS -- -a 10.0.0.1 -n $NQN \
-		--ip 10.0.0.2 --stats $ARGS >"$OUT/host.log" 2>&1 &
+		--ip 10.0.0.2 --stats $HOPTS $ARGS >"$OUT/host.log" 2>&1 &
 	HPID=$!
 	# Once the I/O starts, the valgrinded side yields to the native one:
 	# fewer polls that find nothing. Not before: slowed down more, it

@@ -651,6 +651,11 @@ main(int argc, char **argv)
 		c.ad = NULL;
 		rc = -1;
 	}
+	if (rc == 0 && c.o.strict_rto &&
+	    ndk_adapter_set_adaptive_rto(c.ad, false, 0) != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "--strict-timeout: not supported here\n");
+		rc = -1;
+	}
 	if (rc == 0)
 		rc = np_wait_link(c.o.port_id);
 	if (rc == 0 && c.o.discover) {
