@@ -36,12 +36,15 @@
 # by a few tens of Ir per idle poll. RUNS runs (3), the fewest Ir per I/O
 # kept; with runs whose idle polls differ, the Ir per idle poll of the
 # runs themselves is also fitted (least squares) and the Ir per I/O it
-# gives printed: the better figure when the fit is not rejected. Prints the Ir per I/O, the
-# polls per I/O, and per I/O the inclusive Ir of the top functions under
-# the collected one (these include the idle polls: swr_poll, memif's RX,
-# swr_rtx_advance, the CQ polls); leaves callgrind.out (target: the part
-# from the I/O queue's connection to the first disconnection) in OUT
-# (default /tmp/ndk-cgn-<pid>).
+# gives printed: the better figure when the fit is not rejected. Prints
+# the Ir per I/O, the polls per I/O, and per I/O the inclusive Ir of the
+# top functions under the collected one (these include the idle polls:
+# swr_poll, memif's RX, swr_rtx_advance, the CQ polls); leaves
+# callgrind.out (target: the part from the I/O queue's connection to the
+# first disconnection) in OUT (default /tmp/ndk-cgn-<pid>). The target
+# takes --queue-depth 256 (QD 128 needs 129 entries); valgrind runs with
+# --fair-sched=yes (else the busy-polling main thread starves the thread
+# that answers memif's control channel).
 set -eu
 ARGS=$1
 OUT=$(realpath -m "${2:-/tmp/ndk-cgn-$$}")
