@@ -45,6 +45,7 @@ struct np_opts {
 	bool no_icd;             /* --no-in-capsule */
 	bool json;               /* --json */
 	bool stats;              /* --stats: the adapter's counters */
+	bool strict_rto;         /* --strict-timeout */
 	bool discover;           /* --discover: list the discovery log */
 	const char *json_file;   /* --json=FILE */
 	uint32_t ipv4;           /* --ip: the adapter's */

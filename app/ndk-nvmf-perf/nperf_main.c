@@ -65,6 +65,8 @@ struct np_ctx {
 	uint32_t reconnects;
 	uint64_t lost_ios;       /* units ended by a lost connection */
 	uint64_t ns_per_tsc_q32; /* ns per cycle, 32.32 fixed point */
+	uint64_t polls;          /* poll_all() calls in the run */
+	uint64_t idle_polls;     /* of which found nothing to do */
 	struct np_result r;
 };
 
@@ -266,13 +268,20 @@ outstanding(const struct np_ctx *c)
 	return n;
 }
 
-static void
+/* One poll of the adapter and every I/O queue; @return 0 if it found
+ * nothing to do. */
+static __rte_noinline unsigned int
 poll_all(struct np_ctx *c)
 {
-	ndk_adapter_poll(c->ad);
+	unsigned int work = ndk_adapter_poll(c->ad);
+
 	for (uint16_t i = 0; i < c->ci->num_io_queues; i++) {
-		if (ndk_nvmf_qpair_poll(ndk_nvmf_ctrlr_get_qpair(c->ctrlr, i),
-					0) < 0 && !c->failed && !c->lost) {
+		int rc = ndk_nvmf_qpair_poll(ndk_nvmf_ctrlr_get_qpair(c->ctrlr,
+								       i), 0);
+
+		if (rc > 0)
+			work += (unsigned int)rc;
+		if (rc < 0 && !c->failed && !c->lost) {
 			fprintf(stderr, "I/O queue %u failed\n", i + 1);
 			if (c->o.ctrl_loss_tmo_ms != 0)
 				c->lost = true;
@@ -280,6 +289,30 @@ poll_all(struct np_ctx *c)
 				c->failed = true;
 		}
 	}
+	c->polls++;
+	c->idle_polls += work == 0;
+	return work;
+}
+
+/*
+ * With --stats, after the run: NP_IDLE_SAMPLE polls with nothing in
+ * flight, and the polls of the run that found nothing. Under callgrind
+ * (devtools/callgrind_nvmf.sh) these sample polls give the Ir of a poll
+ * that finds nothing, so that the run's idle polls (the target
+ * descheduled) can be taken out of its Ir per I/O.
+ */
+#define NP_IDLE_SAMPLE 2000
+static __rte_noinline void
+np_idle_sample(struct np_ctx *c)
+{
+	uint64_t polls = c->polls, idle = c->idle_polls;
+	uint32_t found = 0;
+
+	for (uint32_t i = 0; i < NP_IDLE_SAMPLE; i++)
+		found += poll_all(c) != 0;
+	printf("polls: %" PRIu64 " in the run, %" PRIu64 " of them idle; "
+	       "idle sample %u polls, %u found work\n", polls, idle,
+	       NP_IDLE_SAMPLE, found);
 }
 
 /* The connection is lost and nothing is outstanding: reconnect, give the
@@ -361,6 +394,8 @@ run(struct np_ctx *c)
 	drain_end = rte_get_timer_cycles() + NP_DRAIN_S * hz;
 	while (outstanding(c) != 0 && rte_get_timer_cycles() < drain_end)
 		poll_all(c);
+	if (c->o.stats && !c->failed && !c->lost)
+		np_idle_sample(c);
 	for (uint16_t i = 0; i < c->ci->num_io_queues; i++) {
 		struct ndk_nvmf_qpair_stats s;
 
@@ -614,6 +649,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "open adapter on port %u: %s\n", c.o.port_id,
 			ndk_status_str(st));
 		c.ad = NULL;
+		rc = -1;
+	}
+	if (rc == 0 && c.o.strict_rto &&
+	    ndk_adapter_set_adaptive_rto(c.ad, false, 0) != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "--strict-timeout: not supported here\n");
 		rc = -1;
 	}
 	if (rc == 0)

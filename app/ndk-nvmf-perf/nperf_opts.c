@@ -21,6 +21,7 @@ enum {
 	NP_OPT_NO_ICD,
 	NP_OPT_KATO,
 	NP_OPT_STATS,
+	NP_OPT_STRICT_RTO,
 	NP_OPT_DISCOVER,
 	NP_OPT_RECONNECT_DELAY,
 	NP_OPT_CTRL_LOSS_TMO,
@@ -74,7 +75,11 @@ np_usage(const char *prog)
 	       "checks it\n");
 	printf("  --no-in-capsule  every write by keyed SGL\n");
 	printf("  --json[=FILE] also the results as JSON (stdout or FILE)\n");
-	printf("  --stats       the adapter's non-zero counters at the end\n");
+	printf("  --stats       the adapter's non-zero counters at the end, and\n"
+	       "                the polls that found nothing\n");
+	printf("  --strict-timeout  no adaptive retransmission: only the QPs'\n"
+	       "                local ACK timeout (a slow target, e.g. under\n"
+	       "                valgrind, gets no early duplicates)\n");
 	printf("The adapter:\n");
 	printf("  --ip a.b.c.d  its IPv4 address (required)\n");
 	printf("  --port-id n   DPDK port (default 0)\n");
@@ -139,6 +144,7 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "no-in-capsule", no_argument, NULL, NP_OPT_NO_ICD },
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
 		{ "stats", no_argument, NULL, NP_OPT_STATS },
+		{ "strict-timeout", no_argument, NULL, NP_OPT_STRICT_RTO },
 		{ "discover", no_argument, NULL, NP_OPT_DISCOVER },
 		{ "reconnect-delay", required_argument, NULL,
 		  NP_OPT_RECONNECT_DELAY },
@@ -246,6 +252,9 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			break;
 		case NP_OPT_STATS:
 			o->stats = true;
+			break;
+		case NP_OPT_STRICT_RTO:
+			o->strict_rto = true;
 			break;
 		case NP_OPT_DISCOVER:
 			o->discover = true;

@@ -93,6 +93,8 @@ cmd_nvmf(const char *cmd, const char *params, struct rte_tel_data *d)
 	TEL_U64(remote_invalidates);
 	TEL_U64(keep_alive_expiries);
 	TEL_U64(buffer_waits);
+	TEL_U64(polls);
+	TEL_U64(idle_polls);
 	TEL_U64(io_queues_max);
 #undef TEL_U64
 	q = rte_tel_data_alloc();
@@ -349,6 +351,8 @@ print_stats(struct ndk_nvmf_tgt *tgt)
 	/* Commands per queue id up to the highest one used. */
 	for (n = NDK_NVMF_STATS_QIDS; n > 1 && s.qid_commands[n - 1] == 0; n--)
 		;
+	printf("ndk-nvmf-tgt: polls %lu idle_polls %lu\n",
+	       (unsigned long)s.polls, (unsigned long)s.idle_polls);
 	printf("ndk-nvmf-tgt: io_queues_max %u qid_commands", s.io_queues_max);
 	for (i = 0; i < n; i++)
 		printf(" %u:%lu", i, (unsigned long)s.qid_commands[i]);

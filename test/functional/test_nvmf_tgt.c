@@ -338,6 +338,8 @@ wait_idle(double s)
 	TEST_ASSERT_EQ(tgt->stats.inflight_now, 0, "");
 	TEST_ASSERT_EQ(tgt->nbuf_free, tgt->cfg.nb_data_buffers,
 		       "data buffers back");
+	TEST_ASSERT_EQ(tgt->nsmall_free, tgt->nb_small,
+		       "small data buffers back");
 	TEST_ASSERT(TAILQ_EMPTY(&tgt->buf_wait), "");
 	return 0;
 }

@@ -68,7 +68,8 @@ struct ndk_nvmf_tgt_config {
 	 *  128 KiB. */
 	uint32_t max_io_size;
 	/** Registered data buffers of max_io_size (RDMA READ/WRITE bounce
-	 *  buffers) shared by all queues; default 64. */
+	 *  buffers) shared by all queues; default 64. Transfers up to 8 KiB
+	 *  take one of 2 x max_queue_depth 8 KiB buffers first. */
 	uint32_t nb_data_buffers;
 	/** Model number reported by Identify (default "ndk-roce NVMe-oF"). */
 	const char *model;
@@ -93,6 +94,10 @@ struct ndk_nvmf_tgt_stats {
 	uint64_t remote_invalidates;/**< responses sent with Invalidate */
 	uint64_t keep_alive_expiries; /**< controllers ended by KATO */
 	uint64_t buffer_waits;      /**< commands that waited for a buffer */
+	uint64_t polls;             /**< ndk_nvmf_tgt_poll() calls */
+	/** Of those, the ones that found nothing to do while a queue pair
+	 *  was connected. */
+	uint64_t idle_polls;
 	/** Commands received per queue id (0: admin queues), over every
 	 *  controller; the last element also counts every higher id. */
 	uint64_t qid_commands[NDK_NVMF_STATS_QIDS];

@@ -105,7 +105,10 @@ nvmf_mem_submit(struct nvmf_bdev *b, struct nvmf_req *req)
 
 	switch (req->bdev_op) {
 	case NVMF_BDEV_READ:
-		memcpy(req->data, b->mem + req->bdev_off, req->bdev_len);
+		/* Not when the data goes out from the namespace itself. */
+		if (req->data != b->mem + req->bdev_off)
+			memcpy(req->data, b->mem + req->bdev_off,
+			       req->bdev_len);
 		break;
 	case NVMF_BDEV_WRITE:
 		memcpy(b->mem + req->bdev_off, req->data, req->bdev_len);
@@ -290,6 +293,13 @@ nvmf_file_open(struct nvmf_bdev *b, const struct ndk_nvmf_ns_config *cfg)
 /* ------------------------------------------------------------------ */
 /* Interface                                                           */
 /* ------------------------------------------------------------------ */
+
+void *
+nvmf_bdev_mem(const struct nvmf_bdev *b, uint64_t *size)
+{
+	*size = b->size;
+	return b->type == NDK_NVMF_NS_MEM ? b->mem : NULL;
+}
 
 int
 nvmf_bdev_create(const struct ndk_nvmf_ns_config *cfg, int socket_id,

@@ -97,6 +97,32 @@ nvmf_io_dsm(struct nvmf_req *req, struct nvmf_ns *ns)
 	nvmf_bdev_submit(req, NVMF_BDEV_DEALLOC, 0, 0);
 }
 
+bool
+nvmf_io_direct(struct nvmf_req *req)
+{
+	struct nvmf_ctrlr *c = req->qp->ctrlr;
+	uint32_t nsid = req->cmd.nsid;
+	struct nvmf_ns *ns;
+	uint64_t slba, nlb, size;
+	uint8_t *mem;
+
+	if (req->cmd.opc != NVME_OPC_READ || req->qp->qid == 0 || c == NULL ||
+	    nsid < 1 || nsid > NVMF_MAX_NS)
+		return false;
+	ns = c->subsys->ns[nsid - 1];
+	if (ns == NULL || ns->mr == NULL)
+		return false;
+	slba = (uint64_t)req->cmd.cdw10 | (uint64_t)req->cmd.cdw11 << 32;
+	nlb = NVMF_NLB(&req->cmd);
+	if (slba >= ns->nblocks || nlb > ns->nblocks - slba ||
+	    (nlb << ns->block_shift) > req->length)
+		return false;
+	mem = nvmf_bdev_mem(ns->bdev, &size);
+	req->data = mem + (slba << ns->block_shift);
+	req->data_token = ns->ltoken;
+	return true;
+}
+
 void
 nvmf_io_exec(struct nvmf_req *req)
 {

@@ -12,7 +12,9 @@
  * Invalidate when the keyed SGL asked for it (sub-type Fh).
  *
  * A request lives from its capsule's receive completion until its last
- * work request (RDMA WRITE, SEND) has completed; its capsule's receive
+ * work request (RDMA READ, the response SEND) has completed; its RDMA
+ * WRITEs complete only when they fail (silent success: the SEND behind
+ * them completes after them); its capsule's receive
  * buffer is posted again just before the response is sent, so the host
  * always finds the receive its next command needs.
  *
@@ -281,7 +283,7 @@ nvmf_rdma_data_ready(struct nvmf_req *req)
 		for (uint8_t i = 0; i < req->nseg; i++) {
 			s.va = req->data + at;
 			s.length = req->seg[i].len;
-			s.token = qp->tgt->bufs_ltoken;
+			s.token = req->data_token;
 			st = ndk_read(qp->ndkqp, req, &s, 1, req->seg[i].addr,
 				      req->seg[i].key, 0);
 			if (st != NDK_STATUS_SUCCESS) {
@@ -312,13 +314,14 @@ nvmf_rdma_need_buf(struct nvmf_req *req)
 	struct ndk_nvmf_tgt *tgt = req->qp->tgt;
 
 	if (!TAILQ_EMPTY(&tgt->buf_wait) ||
-	    nvmf_buf_get(tgt, &req->buf_idx) != 0) {
+	    nvmf_buf_get(tgt, req->length, &req->buf_idx) != 0) {
 		TAILQ_INSERT_TAIL(&tgt->buf_wait, req, link);
 		tgt->stats.buffer_waits++;
 		return;
 	}
 	req->has_buf = true;
 	req->data = nvmf_buf_addr(tgt, req->buf_idx);
+	req->data_token = tgt->bufs_ltoken;
 	nvmf_rdma_data_ready(req);
 }
 
@@ -328,10 +331,11 @@ nvmf_rdma_retry_buffers(struct ndk_nvmf_tgt *tgt)
 	struct nvmf_req *req;
 
 	while ((req = TAILQ_FIRST(&tgt->buf_wait)) != NULL &&
-	       nvmf_buf_get(tgt, &req->buf_idx) == 0) {
+	       nvmf_buf_get(tgt, req->length, &req->buf_idx) == 0) {
 		TAILQ_REMOVE(&tgt->buf_wait, req, link);
 		req->has_buf = true;
 		req->data = nvmf_buf_addr(tgt, req->buf_idx);
+		req->data_token = tgt->bufs_ltoken;
 		nvmf_rdma_data_ready(req);
 	}
 }
@@ -423,6 +427,8 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_req_exec(req);
 	else if (req->nseg > 1)
 		nvmf_rdma_sgl_admit(req);
+	else if (req->xfer == NVMF_XFER_C2H && nvmf_io_direct(req))
+		nvmf_req_exec(req);     /* no buffer: from the namespace */
 	else
 		nvmf_rdma_need_buf(req);
 }
@@ -453,19 +459,23 @@ nvmf_rdma_complete(struct nvmf_req *req)
 	    cpl->status == 0 && req->xfer_len > 0) {
 		uint32_t left = RTE_MIN(req->xfer_len, req->length), at = 0;
 
-		/* One RDMA WRITE per descriptor, as far as the data goes. */
+		/*
+		 * One RDMA WRITE per descriptor, as far as the data goes,
+		 * without a completion when it succeeds: the response SEND
+		 * behind it completes after it, and only a failed or flushed
+		 * WRITE completes (nvmf_rdma_poll_qpair()).
+		 */
 		for (uint8_t i = 0; i < req->nseg && left > 0; i++) {
 			s.va = req->data + at;
 			s.length = RTE_MIN(left, req->seg[i].len);
-			s.token = tgt->bufs_ltoken;
+			s.token = req->data_token;
 			st = ndk_write(qp->ndkqp, req, &s, 1, req->seg[i].addr,
-				       req->seg[i].key, 0);
+				       req->seg[i].key,
+				       NDK_OP_FLAG_SILENT_SUCCESS);
 			if (st != NDK_STATUS_SUCCESS)
 				goto fail;
 			at += s.length;
 			left -= s.length;
-			req->pending++;
-			qp->wr_outstanding++;
 		}
 	}
 	s.va = cpl;
@@ -657,6 +667,7 @@ nvmf_rdma_accept_one(struct ndk_nvmf_tgt *tgt, struct ndk_connector *conn)
 		return;
 	}
 	qp->state = NVMF_QP_ACCEPTING;
+	tgt->live[tgt->nlive++] = qp;
 	tgt->stats.qpairs_now++;
 	if (nvmf_rdma_setup_qpair(qp, conn, &r) != 0) {
 		nvmf_rdma_reject(tgt, conn, NVMF_RDMA_CM_NO_RESOURCES);
@@ -795,6 +806,21 @@ nvmf_rdma_poll_qpair(struct nvmf_qpair *qp)
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t kind = *(const uint8_t *)r[i].request_context;
 
+		if (r[i].type == NDK_OP_WRITE) {
+			/*
+			 * A silent RDMA WRITE that failed or was flushed: its
+			 * request is not counted in, and is freed by its
+			 * response SEND's completion (or was, when that could
+			 * not be posted). The queue pair is done for.
+			 */
+			if (r[i].status != NDK_STATUS_CANCELLED)
+				NVMF_LOG(NOTICE, "qpair %u: RDMA WRITE failed: "
+					 "%s (%u)\n", qp->idx,
+					 ndk_status_str(r[i].status),
+					 r[i].provider_error);
+			nvmf_qpair_close(qp);
+			continue;
+		}
 		qp->wr_outstanding--;
 		if (kind == NVMF_CTX_RECV) {
 			if (r[i].status != NDK_STATUS_SUCCESS)

@@ -30,6 +30,9 @@ RTE_LOG_REGISTER(nvmf_tgt_logtype, ndk.nvmf.tgt, NOTICE);
 #define NVMF_DEF_ICD 4096
 #define NVMF_DEF_IO_SIZE (128u * 1024)
 #define NVMF_DEF_BUFS 64
+/* Small data buffers: transfers up to NVMF_SMALL_BUF take one of these
+ * (2 x max_queue_depth of them) before a max_io_size one. */
+#define NVMF_SMALL_BUF 8192u
 #define NVMF_SCRATCH (64u * 1024)
 #define NVMF_TIMER_MS 20
 #define NVMF_DESTROY_MS 3000
@@ -177,7 +180,9 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 		nvmf_recv_size(tgt) + (size_t)depth * 2 *
 		sizeof(struct nvme_cpl), 64);
 	arena_len = tgt->arena_qp_size * c.max_qpairs;
-	bufs_len = (size_t)c.max_io_size * c.nb_data_buffers;
+	tgt->nb_small = 2 * depth;
+	bufs_len = (size_t)c.max_io_size * c.nb_data_buffers +
+		(size_t)NVMF_SMALL_BUF * tgt->nb_small;
 	/* Registered memory comes from the adapter: attached to ndk-roced,
 	 * that is the only memory the daemon lets us register. */
 	if (ndk_adapter_alloc_buffer(tgt->ad, arena_len, 4096,
@@ -188,8 +193,12 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 		tgt->bufs = NULL;
 	tgt->buf_free = rte_zmalloc_socket("nvmf_buf_free",
 		sizeof(uint32_t) * c.nb_data_buffers, 64, sock);
+	tgt->small_free = rte_zmalloc_socket("nvmf_small_free",
+		sizeof(uint32_t) * tgt->nb_small, 64, sock);
 	tgt->qpairs = rte_zmalloc_socket("nvmf_qpairs",
 		sizeof(struct nvmf_qpair) * c.max_qpairs, 64, sock);
+	tgt->live = rte_zmalloc_socket("nvmf_live",
+		sizeof(*tgt->live) * c.max_qpairs, 64, sock);
 	tgt->recv_pool = rte_zmalloc_socket("nvmf_recvs",
 		sizeof(struct nvmf_recv) * depth * c.max_qpairs, 64, sock);
 	tgt->req_pool = rte_zmalloc_socket("nvmf_reqs",
@@ -200,7 +209,9 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 	tgt->scratch = rte_zmalloc_socket("nvmf_scratch", NVMF_SCRATCH, 64,
 					  sock);
 	if (tgt->arena == NULL || tgt->bufs == NULL || tgt->buf_free == NULL ||
-	    tgt->qpairs == NULL || tgt->recv_pool == NULL ||
+	    tgt->small_free == NULL ||
+	    tgt->qpairs == NULL || tgt->live == NULL ||
+	    tgt->recv_pool == NULL ||
 	    tgt->req_pool == NULL || tgt->ctrlrs == NULL ||
 	    tgt->scratch == NULL) {
 		rc = -ENOMEM;
@@ -216,6 +227,9 @@ ndk_nvmf_tgt_create(const struct ndk_nvmf_tgt_config *cfg,
 	for (uint32_t i = 0; i < c.nb_data_buffers; i++)
 		tgt->buf_free[i] = c.nb_data_buffers - 1 - i;
 	tgt->nbuf_free = c.nb_data_buffers;
+	for (uint32_t i = 0; i < tgt->nb_small; i++)
+		tgt->small_free[i] = c.nb_data_buffers + tgt->nb_small - 1 - i;
+	tgt->nsmall_free = tgt->nb_small;
 	for (uint32_t i = 0; i < c.max_qpairs; i++)
 		nvmf_qpair_slot_init(tgt, i);
 	tgt->next_cntlid = NVMF_CNTLID_MIN;
@@ -248,9 +262,7 @@ nvmf_tgt_drain(struct ndk_nvmf_tgt *tgt)
 			nvmf_qpair_close(&tgt->qpairs[i]);
 	do {
 		ndk_nvmf_tgt_poll(tgt);
-		busy = false;
-		for (uint32_t i = 0; i < tgt->cfg.max_qpairs; i++)
-			busy |= tgt->qpairs[i].state != NVMF_QP_FREE;
+		busy = tgt->nlive != 0;
 		if (busy && !tgt->cfg.poll_adapter)
 			rte_delay_us_sleep(1000);
 	} while (busy && rte_get_timer_cycles() < end);
@@ -274,6 +286,10 @@ ndk_nvmf_tgt_destroy(struct ndk_nvmf_tgt *tgt)
 
 			if (ns == NULL)
 				continue;
+			if (ns->mr != NULL) {
+				ndk_deregister_mr(ns->mr);
+				ndk_close_mr(ns->mr, NULL, NULL);
+			}
 			nvmf_bdev_destroy(ns->bdev);
 			rte_free(ns);
 		}
@@ -292,7 +308,9 @@ ndk_nvmf_tgt_destroy(struct ndk_nvmf_tgt *tgt)
 	if (tgt->bufs != NULL)
 		ndk_adapter_free_buffer(tgt->ad, tgt->bufs);
 	rte_free(tgt->buf_free);
+	rte_free(tgt->small_free);
 	rte_free(tgt->qpairs);
+	rte_free(tgt->live);
 	rte_free(tgt->recv_pool);
 	rte_free(tgt->req_pool);
 	rte_free(tgt->ctrlrs);
@@ -386,6 +404,35 @@ ndk_nvmf_subsystem_add_host(struct ndk_nvmf_subsystem *s,
 	return 0;
 }
 
+/*
+ * Register a memory namespace for RDMA, so that Reads go out from it
+ * (nvmf_io_direct()). Attached to ndk-roced, only the daemon's buffers
+ * register: then Reads copy through a data buffer as for a file.
+ */
+static void
+nvmf_ns_register(struct ndk_nvmf_tgt *tgt, struct nvmf_ns *ns)
+{
+	uint64_t size;
+	void *mem = nvmf_bdev_mem(ns->bdev, &size);
+	ndk_status_t st;
+
+	if (mem == NULL || ndk_create_mr(tgt->pd, false, &ns->mr) !=
+	    NDK_STATUS_SUCCESS) {
+		ns->mr = NULL;
+		return;
+	}
+	st = ndk_register_mr(ns->mr, mem, size, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	if (st != NDK_STATUS_SUCCESS) {
+		NVMF_LOG(INFO, "nsid %u: memory not registered (%s): reads "
+			 "copy through a data buffer\n", ns->nsid,
+			 ndk_status_str(st));
+		ndk_close_mr(ns->mr, NULL, NULL);
+		ns->mr = NULL;
+		return;
+	}
+	ns->ltoken = ndk_mr_local_token(ns->mr);
+}
+
 int
 ndk_nvmf_subsystem_add_ns(struct ndk_nvmf_subsystem *s,
 			  const struct ndk_nvmf_ns_config *cfg,
@@ -445,6 +492,7 @@ ndk_nvmf_subsystem_add_ns(struct ndk_nvmf_subsystem *s,
 	}
 	ns->uuid[6] = (uint8_t)((ns->uuid[6] & 0x0F) | 0x40);  /* v4 */
 	ns->uuid[8] = (uint8_t)((ns->uuid[8] & 0x3F) | 0x80);
+	nvmf_ns_register(tgt, ns);
 	if (cfg->type == NDK_NVMF_NS_FILE)
 		tgt->workers[tgt->nworkers++] = ns->bdev;
 	s->ns[nsid - 1] = ns;
@@ -495,9 +543,17 @@ ndk_nvmf_tgt_listen(struct ndk_nvmf_tgt *tgt, uint32_t ipv4, uint16_t port)
 /* Data buffers                                                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Indexes below nb_data_buffers are max_io_size buffers, the next
+ * nb_small ones NVMF_SMALL_BUF buffers after them in the same region.
+ */
 int
-nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t *idx)
+nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t len, uint32_t *idx)
 {
+	if (len <= NVMF_SMALL_BUF && tgt->nsmall_free != 0) {
+		*idx = tgt->small_free[--tgt->nsmall_free];
+		return 0;
+	}
 	if (tgt->nbuf_free == 0)
 		return -ENOBUFS;
 	*idx = tgt->buf_free[--tgt->nbuf_free];
@@ -507,12 +563,20 @@ nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t *idx)
 void
 nvmf_buf_put(struct ndk_nvmf_tgt *tgt, uint32_t idx)
 {
-	tgt->buf_free[tgt->nbuf_free++] = idx;
+	if (idx >= tgt->cfg.nb_data_buffers)
+		tgt->small_free[tgt->nsmall_free++] = idx;
+	else
+		tgt->buf_free[tgt->nbuf_free++] = idx;
 }
 
 uint8_t *
 nvmf_buf_addr(struct ndk_nvmf_tgt *tgt, uint32_t idx)
 {
+	uint32_t nb = tgt->cfg.nb_data_buffers;
+
+	if (idx >= nb)
+		return tgt->bufs + (size_t)nb * tgt->cfg.max_io_size +
+			(size_t)(idx - nb) * NVMF_SMALL_BUF;
 	return tgt->bufs + (size_t)idx * tgt->cfg.max_io_size;
 }
 
@@ -530,9 +594,17 @@ ndk_nvmf_tgt_poll(struct ndk_nvmf_tgt *tgt)
 		n += ndk_adapter_poll(tgt->ad);
 	if (tgt->nincoming > 0)
 		nvmf_rdma_accept_pending(tgt);
-	for (uint32_t i = 0; i < tgt->cfg.max_qpairs; i++)
-		if (tgt->qpairs[i].state != NVMF_QP_FREE)
-			n += nvmf_rdma_poll_qpair(&tgt->qpairs[i]);
+	/* Only the live queue pairs: a poll that finds nothing costs a CQ
+	 * look per connection, not a walk of every slot. */
+	for (uint32_t i = 0; i < tgt->nlive;) {
+		struct nvmf_qpair *qp = tgt->live[i];
+
+		n += nvmf_rdma_poll_qpair(qp);
+		if (qp->state == NVMF_QP_FREE)
+			tgt->live[i] = tgt->live[--tgt->nlive];
+		else
+			i++;
+	}
 	if (tgt->nworkers > 0)
 		n += nvmf_bdev_poll(tgt);
 	if (!TAILQ_EMPTY(&tgt->buf_wait))
@@ -543,6 +615,8 @@ ndk_nvmf_tgt_poll(struct ndk_nvmf_tgt *tgt)
 			1000;
 		nvmf_ctrlr_keep_alive_check(tgt, now);
 	}
+	tgt->stats.polls++;
+	tgt->stats.idle_polls += n == 0 && tgt->nlive != 0;
 	return n;
 }
 

@@ -99,12 +99,14 @@ struct nvmf_req {
 	bool invalidate;        /**< keyed SGL sub-type Fh: SEND w/ Invalidate */
 	bool has_buf;           /**< data is a target data buffer */
 	bool in_backend;        /**< handed to a namespace back end */
-	uint16_t pending;       /**< work requests not completed yet */
+	uint16_t pending;       /**< work requests not completed yet
+				 *   (not its silent RDMA WRITEs) */
 	struct nvmf_qpair *qp;
 	struct nvmf_recv *recv; /**< its capsule; reposted at completion */
 	struct nvme_cmd cmd;    /**< copy of the SQE */
 	struct nvme_cpl *cpl;   /**< response capsule (registered memory) */
 	uint8_t *data;          /**< data buffer (in-capsule or target's) */
+	uint32_t data_token;    /**< local token of @p data for RDMA */
 	uint32_t length;        /**< SGL data length */
 	uint32_t xfer_len;      /**< C2H: bytes to send back (<= length) */
 	uint8_t nseg;           /**< keyed descriptors in @p seg */
@@ -149,7 +151,8 @@ struct nvmf_qpair {
 	struct ndk_connector *conn;
 	struct ndk_qp *ndkqp;
 	struct ndk_cq *cq;
-	uint32_t wr_outstanding; /**< posted, not completed (recvs too) */
+	uint32_t wr_outstanding; /**< posted, not completed (recvs too;
+				  *   not the silent RDMA WRITEs) */
 	uint32_t reqs_busy;     /**< requests taken from the free list */
 	bool cm_pending;        /**< accept callback due */
 	uint32_t nrecv;
@@ -173,6 +176,11 @@ struct nvmf_ns {
 	uint8_t uuid[16];
 	bool read_zeroes;       /**< deallocated blocks read as zeroes */
 	struct nvmf_bdev *bdev;
+	/** Memory back end registered: Reads are RDMA-written from it
+	 *  (nvmf_io_direct()); NULL when not (a file, or memory the
+	 *  adapter would not register). */
+	struct ndk_mr *mr;
+	uint32_t ltoken;        /**< @p mr's local token */
 };
 
 /** An NVM (or the discovery) subsystem. */
@@ -245,9 +253,15 @@ struct ndk_nvmf_tgt {
 	uint32_t bufs_ltoken;
 	uint32_t *buf_free;     /**< stack of free indices */
 	uint32_t nbuf_free;
+	uint32_t *small_free;   /**< free small buffers (nvmf_buf_get()) */
+	uint32_t nsmall_free;
+	uint32_t nb_small;
 	struct nvmf_req_list buf_wait; /**< requests waiting for a buffer */
 	/* Objects. */
 	struct nvmf_qpair *qpairs;
+	/** The queue pairs not FREE, which the poll loop visits. */
+	struct nvmf_qpair **live;
+	uint32_t nlive;
 	struct nvmf_recv *recv_pool;
 	struct nvmf_req *req_pool;
 	struct nvmf_ctrlr *ctrlrs;
@@ -272,7 +286,9 @@ struct ndk_nvmf_subsystem *nvmf_tgt_find_subsys(struct ndk_nvmf_tgt *tgt,
 					       const char *nqn);
 bool nvmf_subsys_host_allowed(const struct ndk_nvmf_subsystem *s,
 			      const char *hostnqn);
-int nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t *idx);
+/** A data buffer for @p len bytes: a small one if it fits and one is
+ *  free, else a max_io_size one; @return 0 or -ENOBUFS. */
+int nvmf_buf_get(struct ndk_nvmf_tgt *tgt, uint32_t len, uint32_t *idx);
 void nvmf_buf_put(struct ndk_nvmf_tgt *tgt, uint32_t idx);
 uint8_t *nvmf_buf_addr(struct ndk_nvmf_tgt *tgt, uint32_t idx);
 
@@ -317,6 +333,13 @@ size_t nvmf_disc_log(struct ndk_nvmf_tgt *tgt, const char *hostnqn,
 
 /* ---- nvmf_io.c ---- */
 void nvmf_io_exec(struct nvmf_req *req);
+/**
+ * A Read on an I/O queue of a namespace whose memory is registered,
+ * within its range: point req->data into the namespace (the response's
+ * RDMA WRITE goes from there, nothing is copied) and @return true; else
+ * false (the request takes a data buffer, and its checks fail it).
+ */
+bool nvmf_io_direct(struct nvmf_req *req);
 
 /* ---- nvmf_bdev.c ---- */
 /** Back-end operations. */
@@ -330,6 +353,8 @@ enum nvmf_bdev_op {
 int nvmf_bdev_create(const struct ndk_nvmf_ns_config *cfg, int socket_id,
 		     struct nvmf_bdev **bdev, uint64_t *size, bool *zeroes);
 void nvmf_bdev_destroy(struct nvmf_bdev *bdev);
+/** The memory of a memory back end (NULL for a file) and its size. */
+void *nvmf_bdev_mem(const struct nvmf_bdev *bdev, uint64_t *size);
 /**
  * Submit an operation for @p req on its namespace: @p off, @p len in
  * bytes, data in req->data. Either completes @p req (memory) or hands it
