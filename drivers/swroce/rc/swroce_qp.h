@@ -376,6 +376,21 @@ swr_sq_tail_local_done(const struct swr_qp *qp)
 
 /* swroce_qp.c: lifetime, completions, the error state */
 
+/**
+ * Post the completions staged in @p s (a queue's RX burst, its poller) to
+ * their CQ; a QP whose completion the CQ could not take (overrun) is
+ * flushed.
+ */
+void swr_cq_stage_flush(struct swr_cq_stage *s);
+
+/** Post what @p q's RX burst staged, if anything (its poller). */
+static inline void
+swr_cq_stage_end(struct swr_queue *q)
+{
+	if (q->cqs.n != 0)
+		swr_cq_stage_flush(&q->cqs);
+}
+
 ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
 			   struct ndk_cq *icq, void *qp_context,
 			   uint32_t rq_depth, uint32_t iq_depth,
