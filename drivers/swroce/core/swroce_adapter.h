@@ -65,6 +65,7 @@
 #define SWR_FIRST_QP_INDEX 2      /**< QPN 0 and 1 are reserved (SMI, GSI) */
 
 #define SWR_RX_BURST 32
+#define SWR_RX_BURSTS 8           /**< full RX bursts taken in one poll */
 #define SWR_TX_BURST 32
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */
 #define SWR_DB_BURST 64

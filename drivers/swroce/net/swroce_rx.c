@@ -343,6 +343,30 @@ swr_rx_got(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/*
+ * A first burst of @p n > 0 frames, and more while they come full, up to
+ * SWR_RX_BURSTS per poll: the answers a port has for us are taken before
+ * the engines send more (with thousands of QPs in flight, one burst per
+ * poll let ACKs queue up in the peer's TX ring until QPs timed out).
+ */
+static __rte_noinline unsigned int
+swr_rx_bursts(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	unsigned int got = 0;
+
+	for (unsigned int b = 1;; b++) {
+		bool full = n == SWR_RX_BURST;
+
+		got += swr_rx_got(q, pkts, n);
+		if (!full || b == SWR_RX_BURSTS)
+			return got;
+		n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts,
+				     SWR_RX_BURST);
+		if (n == 0)
+			return got;
+	}
+}
+
 unsigned int
 swr_rx(struct swr_queue *q)
 {
@@ -351,5 +375,5 @@ swr_rx(struct swr_queue *q)
 
 	n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts, SWR_RX_BURST);
 	/* An idle poll stops here, in a small stack frame. */
-	return n == 0 ? 0 : swr_rx_got(q, pkts, n);
+	return n == 0 ? 0 : swr_rx_bursts(q, pkts, n);
 }
