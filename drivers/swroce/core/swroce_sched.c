@@ -89,7 +89,13 @@ swr_tx_engines(struct swr_queue *q)
 		if (i + 1 < n)
 			swr_service_prefetch(q->active[i + 1]);
 
-		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2)
+		/*
+		 * The port's budget: once its TX queue refused a burst this
+		 * poll, nothing more is built (it would wait in the stage
+		 * with its retransmission timer running); the QPs keep their
+		 * place and are served next poll.
+		 */
+		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2 && !q->tx_blocked)
 			made += swr_service(qp, &idle);
 		if (idle) {
 			qp->in_active = false;
