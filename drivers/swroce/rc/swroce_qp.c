@@ -555,6 +555,9 @@ swr_qp_make(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 #define SWR_QP_LINE(f) (offsetof(struct swr_qp, f) / RTE_CACHE_LINE_SIZE)
 	RTE_BUILD_BUG_ON(SWR_QP_LINE(tm) != SWR_QP_LINE(in_active) ||
 			 SWR_QP_LINE(msn) != SWR_QP_LINE(in_active));
+	/* What every received frame reads of the attributes: one line. */
+	RTE_BUILD_BUG_ON(SWR_QP_LINE(pmtu_shift) != SWR_QP_LINE(state) ||
+			 SWR_QP_LINE(attr.dest_ip) != SWR_QP_LINE(state));
 #undef SWR_QP_LINE
 	if (rcq->ad != ad || icq->ad != ad ||
 	    (rq_depth == 0) != (srq != NULL) || iq_depth == 0 || rq_depth > info->max_receive_queue_depth ||

@@ -164,11 +164,13 @@ struct swr_qp {
 	/** Receives come from this SRQ (rq unused) when not NULL. */
 	struct swr_srq *srq;
 
-	/* --- state and attributes (modified through swr_ctl_exec) --- */
+	/* --- state and attributes (modified through swr_ctl_exec); the
+	 * state, the path MTU and attr.dest_ip, which every received frame
+	 * reads, in one line (swr_qp_create() checks it) --- */
 	uint32_t state;           /**< enum ndk_qp_state (atomic) */
-	struct ndk_qp_attr attr;
 	uint32_t pmtu;            /**< bytes */
 	uint32_t pmtu_shift;
+	struct ndk_qp_attr attr;
 	uint64_t rto_tsc;         /**< ACK timeout in TSC ticks, 0 = none */
 	struct ndk_roce_l2l4 l2l4;
 
