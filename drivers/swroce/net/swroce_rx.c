@@ -349,7 +349,7 @@ swr_rx_got(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
  * the engines send more (with thousands of QPs in flight, one burst per
  * poll let ACKs queue up in the peer's TX ring until QPs timed out).
  */
-static __rte_noinline unsigned int
+unsigned int
 swr_rx_bursts(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
 	unsigned int got = 0;
@@ -367,13 +367,3 @@ swr_rx_bursts(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	}
 }
 
-unsigned int
-swr_rx(struct swr_queue *q)
-{
-	struct rte_mbuf *pkts[SWR_RX_BURST];
-	uint16_t n;
-
-	n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts, SWR_RX_BURST);
-	/* An idle poll stops here, in a small stack frame. */
-	return n == 0 ? 0 : swr_rx_bursts(q, pkts, n);
-}
