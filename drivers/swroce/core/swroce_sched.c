@@ -90,10 +90,11 @@ swr_tx_engines(struct swr_queue *q)
 			swr_service_prefetch(q->active[i + 1]);
 
 		/*
-		 * The port's budget: once its TX queue refused a burst this
-		 * poll, nothing more is built (it would wait in the stage
-		 * with its retransmission timer running); the QPs keep their
-		 * place and are served next poll.
+		 * The port's budget: while its TX queue refuses what is
+		 * staged (since a burst of this poll, or the last poll's
+		 * final flush, left frames waiting), nothing more is built:
+		 * it would wait in the stage with its retransmission timer
+		 * running. The QPs keep their place on the list.
 		 */
 		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2 && !q->tx_blocked)
 			made += swr_service(qp, &idle);
