@@ -15,6 +15,9 @@
 #
 # Prints Ir per op of bw_run_client and of the top functions under it
 # (inclusive), and leaves callgrind.out in OUT (default /tmp/ndk-cg-<pid>).
+# A function callgrind lists twice (code inlined from another file: one
+# line with its object, one without) counts by its largest line, its
+# whole inclusive cost.
 # Polls that find nothing (the native server descheduled on a loaded
 # machine) add Ir, never remove them: the script runs RUNS times (3) and
 # keeps the run with the fewest Ir per op. CG_OPTS adds valgrind options
@@ -89,8 +92,8 @@ for run in $(seq "$RUNS"); do
 	SPID=""
 	ir=$(callgrind_annotate --inclusive=yes "$OUT/callgrind.out.$run" 2>/dev/null |
 		awk -v c="$COLLECT" -v s="$SUB" '
-		     $0 ~ (":" c " \\[") { v = $1; gsub(",", "", v); a = v }
-		     $0 ~ (":" s " \\[") { v = $1; gsub(",", "", v); b = v }
+		     $0 ~ (":" c "( \\[|$)") { v = $1; gsub(",", "", v); if (v + 0 > a) a = v + 0 }
+		     $0 ~ (":" s "( \\[|$)") { v = $1; gsub(",", "", v); if (v + 0 > b) b = v + 0 }
 		     END { printf "%.0f\n", a - b }')
 	echo "run $run: $ir Ir in the data path" >&2
 	if [ -z "$best" ] || [ "$ir" -lt "$bestir" ]; then
@@ -102,7 +105,7 @@ cp "$OUT/callgrind.out.$best" "$OUT/callgrind.out"
 echo "# $ARGS, $SIDE: Ir per op (inclusive), $ITERS ops; data path ="
 echo "# $COLLECT minus $SUB"
 callgrind_annotate --inclusive=yes "$OUT/callgrind.out" 2>/dev/null |
-	awk -v n="$ITERS" -v c="$COLLECT" -v s="$SUB" '/^ *[0-9,]+ .*:.*\[/ {
+	awk -v n="$ITERS" -v c="$COLLECT" -v s="$SUB" '/^ *[0-9,]+ \(.*\)  .*:/ {
 		v = $1; gsub(",", "", v); f = $0; sub(/^.*:/, "", f)
 		sub(/ \[.*/, "", f)
 		if (f in seen) next

@@ -280,8 +280,12 @@ out:
 	return rc;
 }
 
-/* SEND receiver of one size; its receives were posted before the sync. */
-static int
+/*
+ * SEND receiver of one size; its receives were posted before the sync.
+ * Not inlined: devtools/callgrind.sh collects it by name
+ * (COLLECT=bw_run_server).
+ */
+static __rte_noinline int
 bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 {
 	const struct perf_params *p = &c->p;

@@ -546,8 +546,6 @@ struct ndk_roce_pkt {
 	rte_be32_t sip, dip;            /**< IPv4, network order; 0 on IPv6 */
 	const uint8_t *sip6;            /**< IPv6 source (in the header), */
 	const uint8_t *dip6;            /**< destination; NULL on IPv4 */
-	struct rte_ether_addr smac;
-	uint16_t sport;                 /**< UDP source port, host order */
 	uint8_t opcode;
 	uint8_t padcnt;
 	bool se;

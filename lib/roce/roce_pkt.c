@@ -350,8 +350,6 @@ udp_len:
 		p->sip6 = NULL;
 		p->dip6 = NULL;
 	}
-	rte_ether_addr_copy(&eth->src_addr, &p->smac);
-	p->sport = rte_be_to_cpu_16(udp->src_port);
 	p->opcode = bth->opcode;
 	p->padcnt = (uint8_t)pad;
 	p->se = ndk_roce_bth_se(bth);

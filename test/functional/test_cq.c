@@ -7,7 +7,9 @@
  * holds (refused, nothing lost), up with entries in it (kept in order,
  * more arriving), twice, while armed, bad depths; moderation by count, by
  * interval, both, switched off with one held (delivered at once), the
- * invalid mix, and the default (none).
+ * invalid mix, and the default (none); an overrun (more receives
+ * completing in one burst than the CQ holds: those that fit, in order, then
+ * BUFFER_OVERFLOW and the QP in ERROR).
  */
 
 #include <stdio.h>
@@ -28,13 +30,18 @@ struct cq_fix {
 
 #define FIX_RQ 512
 
+static void overrun_cb(void *ctx, ndk_status_t cq_status);
+
+/* The fixture CQs' callback (both count in cb_count). */
+static ndk_cq_notify_fn fix_notify = cq_count_cb;
+
 /* A connection whose B side has FIX_RQ receives posted (contexts 1..). */
 static int
 fix_open(struct cq_fix *f, uint32_t cq_depth)
 {
 	struct ndk_pair_conn_opts o = {
 		.rq_depth = FIX_RQ, .sq_depth = 64, .cq_depth = cq_depth,
-		.notify = cq_count_cb,
+		.notify = fix_notify,
 		.notify_ctx = { &cb_count, &cb_count },
 	};
 
@@ -293,10 +300,75 @@ t_moderation(void)
 	return 0;
 }
 
+static uint32_t overrun_st = NDK_STATUS_SUCCESS; /* last callback's */
+
+static void
+overrun_cb(void *ctx, ndk_status_t cq_status)
+{
+	__atomic_store_n(&overrun_st, (uint32_t)cq_status, __ATOMIC_RELEASE);
+	cq_count_cb(ctx, cq_status);
+}
+
+/*
+ * 24 SENDs in one chain to a receive CQ of 16: the responder completes
+ * them a burst at a time (rc/swroce_cq.h's stage), the enqueue that does
+ * not fit kills the CQ and the QP.
+ */
+static int
+t_overrun(void)
+{
+	const uint32_t depth = 16, n = 24;
+	struct cq_fix f;
+	struct ndk_result_ex r;
+	struct ndk_qp_attr attr;
+	struct ndk_sge s;
+
+	fix_notify = overrun_cb;
+	if (fix_open(&f, 256) != 0)
+		return -1;
+	fix_notify = cq_count_cb;
+	TEST_ASSERT_EQ(ndk_resize_cq(f.c->rcq[1], depth), NDK_STATUS_SUCCESS,
+		       "receive CQ of %u", depth);
+	ndk_arm_cq(f.c->rcq[1], NDK_CQ_NOTIFY_ERRORS);
+	s = ndk_pair_sge(f.src, 0, 64);
+	for (uint32_t i = 0; i < n; i++)
+		TEST_ASSERT_EQ(ndk_send(f.c->qp[0], NULL, &s, 1,
+					NDK_OP_FLAG_SILENT_SUCCESS |
+					(i + 1 < n ? NDK_OP_FLAG_DEFER : 0)),
+			       NDK_STATUS_SUCCESS, "send %u", i);
+	TEST_ASSERT(cq_count_wait(&cb_count, 1), "overrun not notified");
+	TEST_ASSERT_EQ(__atomic_load_n(&overrun_st, __ATOMIC_ACQUIRE),
+		       (uint32_t)NDK_STATUS_BUFFER_OVERFLOW, "overrun: %s",
+		       ndk_status_str((ndk_status_t)overrun_st));
+	/* What fitted, in order; nothing after it. */
+	for (uint32_t i = 1; i <= depth; i++) {
+		TEST_ASSERT_EQ(ndk_pair_wait(f.c->rcq[1], &r, 1, WAIT_S), 1,
+			       "receive %u missing", i);
+		TEST_ASSERT(r.status == NDK_STATUS_SUCCESS &&
+			    r.request_context == (void *)(uintptr_t)i,
+			    "receive %u: %s, context %p", i,
+			    ndk_status_str(r.status), r.request_context);
+	}
+	TEST_ASSERT_EQ(ndk_get_cq_results_ex(f.c->rcq[1], &r, 1), 0,
+		       "an entry after the overrun");
+	for (uint32_t k = 0; k < 100; k++) {
+		TEST_ASSERT_EQ(ndk_qp_query(f.c->qp[1], &attr),
+			       NDK_STATUS_SUCCESS, "query");
+		if (attr.state == NDK_QP_STATE_ERROR)
+			break;
+		ndk_pair_sleep_ms(10);
+	}
+	TEST_ASSERT_EQ(attr.state, NDK_QP_STATE_ERROR,
+		       "the QP of a dead CQ is not in ERROR");
+	fix_close(&f);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "flags", t_flags },
 	{ "resize", t_resize },
 	{ "moderation", t_moderation },
+	{ "overrun", t_overrun },
 };
 
 int

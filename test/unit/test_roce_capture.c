@@ -222,10 +222,8 @@ check_pkt(const struct cap_pkt *k, struct rte_mbuf *m, const char *what,
 	TEST_ASSERT_EQ(p.padcnt, (bth[1] >> 4) & 3, "");
 	TEST_ASSERT_EQ(p.se, bth[1] >> 7, "");
 	TEST_ASSERT_EQ(p.ackreq, bth[8] >> 7, "");
-	TEST_ASSERT_EQ(p.sport, get_be16(d + l3 + ihl), "");
 	TEST_ASSERT(memcmp(&p.sip, d + l3 + 12, 4) == 0, "");
 	TEST_ASSERT(memcmp(&p.dip, d + l3 + 16, 4) == 0, "");
-	TEST_ASSERT(memcmp(&p.smac, d + 6, 6) == 0, "");
 	TEST_ASSERT_EQ(p.l3_off, l3, "");
 	TEST_ASSERT_EQ(p.payload_off, bth_off + (uint32_t)hdr, "");
 	TEST_ASSERT_EQ(p.payload_off + p.payload_len + p.padcnt + 4,

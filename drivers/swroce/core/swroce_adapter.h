@@ -43,6 +43,7 @@
 #include "ndk_provider.h"
 #include "ndk_roce.h"
 #include "swroce_attach_srv.h"
+#include "swroce_cq.h"
 #include "swroce_dcqcn.h"
 #include "swroce_timer.h"
 #include "swroce_xstats.h"
@@ -64,6 +65,7 @@
 #define SWR_FIRST_QP_INDEX 2      /**< QPN 0 and 1 are reserved (SMI, GSI) */
 
 #define SWR_RX_BURST 32
+#define SWR_RX_BURSTS 8           /**< full RX bursts taken in one poll */
 #define SWR_TX_BURST 32
 #define SWR_TX_STAGE 512          /**< staged frames before refusing more */
 #define SWR_DB_BURST 64
@@ -116,6 +118,8 @@ struct swr_queue {
 	/** The port refused a burst this poll: stage, retry at its end. */
 	bool tx_blocked;
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];
+	/** Completions of the RX burst, posted at its end (rc/swroce_cq.h). */
+	struct swr_cq_stage cqs;
 
 	struct swr_stats stats;   /**< summed by swr_stats_sum() */
 } __rte_cache_aligned;

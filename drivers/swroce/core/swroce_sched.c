@@ -89,7 +89,14 @@ swr_tx_engines(struct swr_queue *q)
 		if (i + 1 < n)
 			swr_service_prefetch(q->active[i + 1]);
 
-		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2)
+		/*
+		 * The port's budget: while its TX queue refuses what is
+		 * staged (since a burst of this poll, or the last poll's
+		 * final flush, left frames waiting), nothing more is built:
+		 * it would wait in the stage with its retransmission timer
+		 * running. The QPs keep their place on the list.
+		 */
+		if (swr_tx_room(q) > SWR_QP_TX_QUOTA * 2 && !q->tx_blocked)
 			made += swr_service(qp, &idle);
 		if (idle) {
 			qp->in_active = false;
@@ -130,8 +137,13 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
 	work += swr_rx(q);
-	if (swr_tw_due(&q->tw, q->now))
-		work += swr_rtx_advance(q);
+	if (swr_tw_due(&q->tw, q->now)) {
+		/* No timer armed: only the wheel's clock moves (no call). */
+		if (q->tw.n != 0)
+			work += swr_rtx_advance(q);
+		else
+			q->tw.cur = q->now >> q->tw.shift;
+	}
 	if (q->n_active != 0)
 		work += swr_tx_engines(q);
 	if (q->id == 0) {

@@ -188,6 +188,8 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	}
 	if (unlikely(p.qpn == NDK_ROCE_GSI_QPN &&
 		     p.opcode == NDK_ROCE_OP_UD_SEND_ONLY)) {
+		/* The CM may flush a QP: what its frames completed first. */
+		swr_cq_stage_end(q);
 		swr_cm_rx(ad, &p);       /* CM MADs (queue 0) */
 		return;
 	}
@@ -223,6 +225,7 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 			SWR_STAT(q, rx_icrc_errors);
 			return;
 		}
+		swr_cq_stage_end(q);
 		if (q->id == 0)
 			swr_cm_qp_rx(qp);
 		else
@@ -231,14 +234,17 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	if (unlikely(swr_cc_pkt_ce(&p)))
 		swr_cc_ce(qp);
 	if (p.op->flags & NDK_ROCE_OPF_REQ) {
+		q->cqs.cur = qp;        /* its completions: staged */
 		swr_resp_rx(qp, &p);
 	} else {
 		if (unlikely(state == NDK_QP_STATE_RTR)) {
 			SWR_RX_DROP(q, &p, later, rx_qp_state);
 			return;
 		}
+		q->cqs.cur = qp;
 		swr_comp_rx(qp, &p, later);
 	}
+	q->cqs.cur = NULL;
 }
 
 /*
@@ -286,6 +292,8 @@ swr_rx_burst(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 			swr_rx_prefetch_qp(q->ad, pkts[i + 1]);
 		swr_rx_one(q, &pkts[i]);
 	}
+	/* The burst's completions, one enqueue per CQ. */
+	swr_cq_stage_end(q);
 	if (n != 0)
 		rte_pktmbuf_free_bulk(pkts, n);
 }
@@ -335,13 +343,27 @@ swr_rx_got(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/*
+ * A first burst of @p n > 0 frames, and more while they come full, up to
+ * SWR_RX_BURSTS per poll: the answers a port has for us are taken before
+ * the engines send more (with thousands of QPs in flight, one burst per
+ * poll let ACKs queue up in the peer's TX ring until QPs timed out).
+ */
 unsigned int
-swr_rx(struct swr_queue *q)
+swr_rx_bursts(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *pkts[SWR_RX_BURST];
-	uint16_t n;
+	unsigned int got = 0;
 
-	n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts, SWR_RX_BURST);
-	/* An idle poll stops here, in a small stack frame. */
-	return n == 0 ? 0 : swr_rx_got(q, pkts, n);
+	for (unsigned int b = 1;; b++) {
+		bool full = n == SWR_RX_BURST;
+
+		got += swr_rx_got(q, pkts, n);
+		if (!full || b == SWR_RX_BURSTS)
+			return got;
+		n = rte_eth_rx_burst(q->ad->port_id, q->rxq, pkts,
+				     SWR_RX_BURST);
+		if (n == 0)
+			return got;
+	}
 }
+

@@ -3,8 +3,11 @@
 /*
  * swroce completion queues: storage, arming and notification callbacks.
  *
- * Completions live in an rte_ring of struct ndk_result_ex: multi-producer
- * because several polling lcores may complete into one CQ, single-consumer
+ * Completions live in an rte_ring of 8-byte words, CQ_WORDS per struct
+ * ndk_result_ex, always enqueued and dequeued whole (bulk, so a
+ * producer's tail moves by whole entries): the ring copies 64-bit words,
+ * not the 32-bit ones of a 40-byte element. Multi-producer because
+ * several polling lcores may complete into one CQ, single-consumer
  * because NDK serializes GetCqResults/ArmCq per CQ.
  *
  * Notification state, all in atomics:
@@ -45,7 +48,8 @@
 #include "swroce_cq.h"
 #include "swroce_ctl.h"
 
-#define CQ_ESIZE ((unsigned int)sizeof(struct ndk_result_ex))
+#define CQ_WSIZE 8u /* ring element: a word */
+#define CQ_WORDS ((unsigned int)(sizeof(struct ndk_result_ex) / CQ_WSIZE))
 
 /* cb_state bits. */
 #define CQ_CB_RUN 1u   /* a delivery loop owns the callback */
@@ -273,10 +277,28 @@ cq_overflowed(struct swr_cq *cq)
 /* Polling-thread interface                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * @p n completions are in the ring: count them and notify. Seq-cst
+ * increment, then seq-cst load of the arm; ndk_arm_cq does the mirror
+ * image (store arm, load n_posted). One of the two sides sees the other,
+ * so "poll empty -> completion lands -> arm" never loses its notification.
+ * On x86 the load is a plain mov: an unarmed CQ costs one load per post.
+ */
+static inline void
+cq_posted(struct swr_cq *cq, uint32_t n, uint32_t need, bool all_ok)
+{
+	__atomic_fetch_add(&cq->n_posted, n, __ATOMIC_SEQ_CST);
+	if (likely(__atomic_load_n(&cq->armed, __ATOMIC_SEQ_CST) < need))
+		return;
+	if (unlikely(cq->mod_on) && all_ok && cq_hold(cq, need))
+		return;
+	cq_fire(cq, need);
+}
+
 int
 swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r, bool solicited)
 {
-	uint32_t need;
+	bool ok = NDK_SUCCESS(r->status);
 
 	if (unlikely(__atomic_load_n(&cq->overflow, __ATOMIC_RELAXED) !=
 		     CQ_OVF_NONE)) {
@@ -284,30 +306,45 @@ swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r, bool solicited)
 				   __ATOMIC_RELAXED); /* any queue */
 		return -ENOSPC;
 	}
-	if (unlikely(rte_ring_mp_enqueue_elem(cq->ring, (void *)r,
-					      CQ_ESIZE) != 0)) {
+	if (unlikely(rte_ring_mp_enqueue_bulk_elem(cq->ring, r, CQ_WSIZE,
+						   CQ_WORDS, NULL) == 0)) {
 		__atomic_fetch_add(&cq->ad->stats.cq_overflows, 1,
 				   __ATOMIC_RELAXED); /* any queue */
 		cq_overflowed(cq);
 		return -ENOSPC;
 	}
-	/*
-	 * Seq-cst increment, then seq-cst load of the arm; ndk_arm_cq does
-	 * the mirror image (store arm, load n_posted). One of the two sides
-	 * sees the other, so "poll empty -> completion lands -> arm" never
-	 * loses its notification. On x86 the load is a plain mov: an
-	 * unarmed CQ costs one load per completion.
-	 */
-	__atomic_fetch_add(&cq->n_posted, 1, __ATOMIC_SEQ_CST);
-	need = (solicited || !NDK_SUCCESS(r->status)) ? SWR_ARM_SOLICITED :
-		SWR_ARM_ANY;
-	if (likely(__atomic_load_n(&cq->armed, __ATOMIC_SEQ_CST) < need))
-		return 0;
-	if (unlikely(cq->mod_on) && NDK_SUCCESS(r->status) &&
-	    cq_hold(cq, need))
-		return 0;
-	cq_fire(cq, need);
+	cq_posted(cq, 1, (solicited || !ok) ? SWR_ARM_SOLICITED : SWR_ARM_ANY,
+		  ok);
 	return 0;
+}
+
+uint32_t
+swr_cq_post_bulk(struct swr_cq *cq, const struct ndk_result_ex *r,
+		 uint32_t n, uint32_t need, bool all_ok)
+{
+	bool dead = __atomic_load_n(&cq->overflow, __ATOMIC_RELAXED) !=
+		CQ_OVF_NONE;
+	uint32_t k = 0;
+
+	if (likely(!dead)) {
+		k = rte_ring_mp_enqueue_bulk_elem(cq->ring, r, CQ_WSIZE,
+						  n * CQ_WORDS, NULL) /
+			CQ_WORDS;
+		/* Not all fit: as many as do, one at a time. */
+		while (unlikely(k < n) &&
+		       rte_ring_mp_enqueue_bulk_elem(cq->ring, &r[k], CQ_WSIZE,
+						     CQ_WORDS, NULL) != 0)
+			k++;
+	}
+	if (likely(k != 0))
+		cq_posted(cq, k, need, all_ok);
+	if (unlikely(k < n)) {
+		__atomic_fetch_add(&cq->ad->stats.cq_overflows, n - k,
+				   __ATOMIC_RELAXED); /* any queue */
+		if (!dead)
+			cq_overflowed(cq);
+	}
+	return k;
 }
 
 void
@@ -473,8 +510,8 @@ swr_cq_arm(struct ndk_cq *c, uint32_t type)
 uint32_t
 swr_cq_get_results_ex(struct ndk_cq *c, struct ndk_result_ex *r, uint32_t n)
 {
-	return rte_ring_sc_dequeue_burst_elem(cq_of(c)->ring, r, CQ_ESIZE, n,
-					      NULL);
+	return rte_ring_sc_dequeue_burst_elem(cq_of(c)->ring, r, CQ_WSIZE,
+					      n * CQ_WORDS, NULL) / CQ_WORDS;
 }
 
 /* Plain results: same entries without the Ex fields (incl. R&I's). */
@@ -487,8 +524,8 @@ swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r, uint32_t n)
 
 	while (got < n) {
 		uint32_t want = RTE_MIN(n - got, (uint32_t)CQ_CONVERT_BURST);
-		uint32_t k = rte_ring_sc_dequeue_burst_elem(ring, buf, CQ_ESIZE,
-							    want, NULL);
+		uint32_t k = rte_ring_sc_dequeue_burst_elem(ring, buf, CQ_WSIZE,
+				want * CQ_WORDS, NULL) / CQ_WORDS;
 
 		for (uint32_t i = 0; i < k; i++) {
 			r[got + i].status = buf[i].status;
@@ -503,7 +540,7 @@ swr_cq_get_results(struct ndk_cq *c, struct ndk_result *r, uint32_t n)
 	return got;
 }
 
-/* Ring of @p depth entries in @p mem (rte_ring_get_memsize_elem bytes). */
+/* Ring of @p depth entries in @p mem (cq_ring_size() bytes). */
 static int
 cq_ring_init(struct rte_ring *ring, uint32_t depth)
 {
@@ -512,14 +549,15 @@ cq_ring_init(struct rte_ring *ring, uint32_t depth)
 	snprintf(name, sizeof(name), "ndkcq%u",
 		 __atomic_fetch_add(&cq_ring_seq, 1, __ATOMIC_RELAXED));
 	/* RING_F_EXACT_SZ: slots are the next power of two above depth. */
-	return rte_ring_init(ring, name, depth,
+	return rte_ring_init(ring, name, depth * CQ_WORDS,
 			     RING_F_SC_DEQ | RING_F_EXACT_SZ);
 }
 
 static ssize_t
 cq_ring_size(uint32_t depth)
 {
-	return rte_ring_get_memsize_elem(CQ_ESIZE, rte_align32pow2(depth + 1));
+	return rte_ring_get_memsize_elem(CQ_WSIZE,
+					 rte_align32pow2(depth * CQ_WORDS + 1));
 }
 
 struct cq_resize {
@@ -541,10 +579,12 @@ cq_resize_ctl(struct swr_adapter *ad, void *arg)
 	if (__atomic_load_n(&cq->overflow, __ATOMIC_ACQUIRE) != CQ_OVF_NONE)
 		return NDK_STATUS_INVALID_DEVICE_STATE;
 	/* NDSPI's rule: never below what it holds, nothing lost. */
-	if (rte_ring_count(old) > rs->depth)
+	if (rte_ring_count(old) / CQ_WORDS > rs->depth)
 		return NDK_STATUS_BUFFER_OVERFLOW;
-	while (rte_ring_sc_dequeue_elem(old, &e, CQ_ESIZE) == 0)
-		rte_ring_mp_enqueue_elem(rs->ring, &e, CQ_ESIZE);
+	while (rte_ring_sc_dequeue_bulk_elem(old, &e, CQ_WSIZE, CQ_WORDS,
+					     NULL) != 0)
+		rte_ring_mp_enqueue_bulk_elem(rs->ring, &e, CQ_WSIZE,
+					      CQ_WORDS, NULL);
 	cq->ring = rs->ring;
 	cq->depth = rs->depth;
 	/* The old ring's memory: its own allocation, or (as created) part
@@ -711,7 +751,7 @@ swr_cq_create(struct ndk_adapter *adapter, uint32_t depth,
 	struct swr_adapter *ad = swr_adapter_of(adapter);
 	struct swr_cq *cq;
 
-	RTE_BUILD_BUG_ON(sizeof(struct ndk_result_ex) % 4 != 0);
+	RTE_BUILD_BUG_ON(sizeof(struct ndk_result_ex) % CQ_WSIZE != 0);
 	if (depth == 0 || depth > ad->info.max_cq_depth)
 		return NDK_STATUS_INVALID_PARAMETER;
 	if (!cq_reserve(ad))

@@ -16,6 +16,7 @@
 #include "swroce_shared.h"
 
 struct swr_adapter;
+struct swr_qp;
 
 /** Arm levels in strength order (merging keeps the strongest). */
 enum swr_arm {
@@ -56,6 +57,28 @@ struct swr_cq {
 	struct swr_cq *mod_next;  /**< ad->mod_list (queue 0's owner) */
 };
 
+/** Completions a queue's RX burst stages before one enqueue. */
+#define SWR_CQ_STAGE 32
+
+/**
+ * Completions staged by one queue's poller while it handles an RX burst,
+ * all for one CQ, enqueued at once at the burst's end (or when the next
+ * one is for another CQ, or the stage is full): one ring enqueue and one
+ * count update per burst and CQ instead of one per completion. Only the
+ * QP whose frame is being handled (@c cur, set around the responder's and
+ * completer's dispatch) stages, so every completion of that QP in the
+ * burst goes through the stage in order (lcore-private).
+ */
+struct swr_cq_stage {
+	const struct swr_qp *cur; /**< the QP that stages now (NULL: none) */
+	struct swr_cq *cq;        /**< the staged completions' CQ */
+	uint32_t n;               /**< staged */
+	uint32_t need;            /**< the weakest arm level they satisfy */
+	bool all_ok;              /**< all successes (moderation may hold) */
+	struct swr_qp *qp[SWR_CQ_STAGE]; /**< whose (a dead CQ kills it) */
+	struct ndk_result_ex r[SWR_CQ_STAGE];
+};
+
 /* swroce_cq.c */
 
 /**
@@ -65,6 +88,16 @@ struct swr_cq {
  */
 int swr_cq_post(struct swr_cq *cq, const struct ndk_result_ex *r,
 		bool solicited);
+
+/**
+ * Post @p n completions at once (polling thread): one ring enqueue, one
+ * count update, one look at the arm. @p need: the weakest arm level one
+ * of them satisfies (enum swr_arm); @p all_ok: all are successes.
+ * @return how many were posted; fewer than @p n if the CQ overflowed (it
+ * is then dead).
+ */
+uint32_t swr_cq_post_bulk(struct swr_cq *cq, const struct ndk_result_ex *r,
+			  uint32_t n, uint32_t need, bool all_ok);
 
 /**
  * Queue 0's owner: deliver the held notifications of moderated CQs whose

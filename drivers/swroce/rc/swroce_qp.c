@@ -39,15 +39,62 @@ static const enum ndk_operation_type swr_wr_type[] = {
 	[SWR_WR_BIND] = NDK_OP_BIND,
 };
 
+/* The CQ is dead (overrun): so is every QP completing to it. */
 static void
+swr_qp_cq_dead(struct swr_qp *qp)
+{
+	__atomic_store_n(&qp->flush_req, 1, __ATOMIC_RELEASE);
+	swr_qp_activate(qp);
+}
+
+void
+swr_cq_stage_flush(struct swr_cq_stage *s)
+{
+	uint32_t k = swr_cq_post_bulk(s->cq, s->r, s->n, s->need, s->all_ok);
+
+	for (uint32_t i = k; i < s->n; i++)
+		swr_qp_cq_dead(s->qp[i]);
+	s->n = 0;
+	s->cq = NULL;
+}
+
+/* Straight to the CQ (not while its queue's poller handles its frame). */
+static __rte_noinline void
+swr_qp_cq_post_now(struct swr_qp *qp, struct swr_cq *cq,
+		   const struct ndk_result_ex *r, bool solicited)
+{
+	if (unlikely(swr_cq_post(cq, r, solicited) != 0))
+		swr_qp_cq_dead(qp);
+}
+
+/*
+ * While its queue's poller handles one of its frames, a QP's completions
+ * go to the queue's stage (posted at the burst's end); any other time
+ * straight to the CQ.
+ */
+static __rte_always_inline void
 swr_qp_cq_post(struct swr_qp *qp, struct swr_cq *cq,
 	       const struct ndk_result_ex *r, bool solicited)
 {
-	if (unlikely(swr_cq_post(cq, r, solicited) != 0)) {
-		/* The CQ is dead (overrun): so is every QP completing to it. */
-		__atomic_store_n(&qp->flush_req, 1, __ATOMIC_RELEASE);
-		swr_qp_activate(qp);
+	struct swr_cq_stage *s = &qp->q->cqs;
+	bool ok = NDK_SUCCESS(r->status);
+
+	if (s->cur != qp) {
+		swr_qp_cq_post_now(qp, cq, r, solicited);
+		return;
 	}
+	if (unlikely(s->cq != cq || s->n == SWR_CQ_STAGE)) {
+		if (s->n != 0)
+			swr_cq_stage_flush(s);
+		s->cq = cq;
+		s->need = SWR_ARM_ANY;
+		s->all_ok = true;
+	}
+	if (solicited || !ok)
+		s->need = SWR_ARM_SOLICITED;
+	s->all_ok &= ok;
+	s->qp[s->n] = qp;
+	s->r[s->n++] = *r;
 }
 
 void
@@ -511,6 +558,9 @@ swr_qp_make(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 #define SWR_QP_LINE(f) (offsetof(struct swr_qp, f) / RTE_CACHE_LINE_SIZE)
 	RTE_BUILD_BUG_ON(SWR_QP_LINE(tm) != SWR_QP_LINE(in_active) ||
 			 SWR_QP_LINE(msn) != SWR_QP_LINE(in_active));
+	/* What every received frame reads of the attributes: one line. */
+	RTE_BUILD_BUG_ON(SWR_QP_LINE(pmtu_shift) != SWR_QP_LINE(state) ||
+			 SWR_QP_LINE(attr.dest_ip) != SWR_QP_LINE(state));
 #undef SWR_QP_LINE
 	if (rcq->ad != ad || icq->ad != ad ||
 	    (rq_depth == 0) != (srq != NULL) || iq_depth == 0 || rq_depth > info->max_receive_queue_depth ||

@@ -164,11 +164,13 @@ struct swr_qp {
 	/** Receives come from this SRQ (rq unused) when not NULL. */
 	struct swr_srq *srq;
 
-	/* --- state and attributes (modified through swr_ctl_exec) --- */
+	/* --- state and attributes (modified through swr_ctl_exec); the
+	 * state, the path MTU and attr.dest_ip, which every received frame
+	 * reads, in one line (swr_qp_create() checks it) --- */
 	uint32_t state;           /**< enum ndk_qp_state (atomic) */
-	struct ndk_qp_attr attr;
 	uint32_t pmtu;            /**< bytes */
 	uint32_t pmtu_shift;
+	struct ndk_qp_attr attr;
 	uint64_t rto_tsc;         /**< ACK timeout in TSC ticks, 0 = none */
 	struct ndk_roce_l2l4 l2l4;
 
@@ -379,6 +381,21 @@ swr_sq_tail_local_done(const struct swr_qp *qp)
 }
 
 /* swroce_qp.c: lifetime, completions, the error state */
+
+/**
+ * Post the completions staged in @p s (a queue's RX burst, its poller) to
+ * their CQ; a QP whose completion the CQ could not take (overrun) is
+ * flushed.
+ */
+void swr_cq_stage_flush(struct swr_cq_stage *s);
+
+/** Post what @p q's RX burst staged, if anything (its poller). */
+static inline void
+swr_cq_stage_end(struct swr_queue *q)
+{
+	if (q->cqs.n != 0)
+		swr_cq_stage_flush(&q->cqs);
+}
 
 ndk_status_t swr_qp_create(struct ndk_pd *pd, struct ndk_cq *rcq,
 			   struct ndk_cq *icq, void *qp_context,
