@@ -8,7 +8,8 @@
  * swroce RC engines: the requester (rc/swroce_req.c: WQEs -> request
  * packets), the responder (rc/swroce_resp.c: requests -> placement, READ
  * responses, ACKs) and the completer (rc/swroce_comp.c: ACKs, NAKs, READ
- * responses -> completions). Called by the poll loop (transmission) and by
+ * responses -> completions; rc/swroce_comp_read.c places READ responses).
+ * Called by the poll loop (transmission) and by
  * net/swroce_rx.c (dispatch); they send through net/swroce_tx.h.
  */
 
