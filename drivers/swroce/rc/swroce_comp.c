@@ -17,12 +17,7 @@
 #include "swroce_rc.h"
 #include "swroce_rtx.h"
 
-/*
- * Retire every WQE acknowledged through @psn (inclusive).
- * @return true if it passes a READ whose responses were lost (the READ
- * was asked again, once per gap; @p selective as for swr_comp_gap()).
- */
-static bool
+bool
 swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective)
 {
 	while (swr_sq_tail_started(qp)) {
@@ -293,6 +288,8 @@ swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p, bool icrc_unchecked
 		swr_comp_ack(qp, p);
 	else if (p->op->flags & NDK_ROCE_OPF_READ)
 		swr_comp_read_resp(qp, p, copied);
+	else if (p->opcode == NDK_ROCE_OP_NDK_SACK)
+		swr_sr_sack_rx(qp, p);
 	else
 		SWR_STAT(qp->q, rx_ghost_resp); /* atomics: never asked */
 	if (unlikely(qp->nak_t != 0) &&

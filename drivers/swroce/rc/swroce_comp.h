@@ -48,6 +48,13 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 }
 
 /**
+ * Retire every WQE acknowledged through @p psn (inclusive).
+ * @return true if it passes a READ whose responses were lost (the READ
+ * was asked again, once per gap; @p selective as for swr_comp_gap()).
+ */
+bool swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective);
+
+/**
  * Responses of the READ at the tail were lost (an ACK or NAK passed them):
  * ask for its first missing range again at once, once per range.
  * @p selective: that READ alone, the later ones keep streaming; otherwise

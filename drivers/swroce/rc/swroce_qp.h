@@ -121,6 +121,13 @@ swr_rd_busy(const struct swr_rd_res *r)
  */
 #define SWR_OOO_BITS 4096
 
+/**
+ * Requests past a missing one a responder keeps with selective repeat
+ * (qp->sr_buf; a power of two): one PSN window of the peer's requester
+ * (SWR_MAX_UNACKED_PSN) and what a selective acknowledgement covers.
+ */
+#define SWR_SR_WND NDK_ROCE_SACK_BITS
+
 /** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
 #define SWR_RR_RANGES 8
 
@@ -216,6 +223,10 @@ struct swr_qp {
 	 *  (rr_lo == rr_hi: none); rr_i the next slot */
 	uint32_t rr_lo[SWR_RR_RANGES], rr_hi[SWR_RR_RANGES];
 	uint32_t rr_i;
+	/** Selective repeat negotiated (attr.selective_repeat at RTR) */
+	bool sr_on;
+	uint32_t sr_hi;           /**< requester: holes a SACK showed below
+				   *  this PSN were sent again already */
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t reo_psn;         /**< raised at most once until una passes */
@@ -277,6 +288,11 @@ struct swr_qp {
 	/** With an SRQ: the receive the current SEND fills (taken at its
 	 *  first packet), NULL between messages */
 	struct swr_rwqe *srq_wqe;
+	/** Selective repeat: requests kept past a missing one, slot
+	 *  psn % SWR_SR_WND (held in sr_map), sr_cnt of them */
+	struct rte_mbuf **sr_buf;
+	uint64_t sr_map[SWR_SR_WND / 64];
+	uint32_t sr_cnt;
 
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */
