@@ -122,11 +122,13 @@ swr_rd_busy(const struct swr_rd_res *r)
 #define SWR_OOO_BITS 4096
 
 /**
- * Requests past a missing one a responder keeps with selective repeat
- * (qp->sr_buf; a power of two): one PSN window of the peer's requester
- * (SWR_MAX_UNACKED_PSN) and what a selective acknowledgement covers.
+ * PSNs past a missing request within which a responder keeps requests
+ * with selective repeat (qp->sr_buf, a slot per PSN; a power of two): the
+ * peer requester's window for READs (SWR_MAX_UNACKED_RD_PSN: 64 READs of
+ * 16 responses). A selective acknowledgement shows the first
+ * NDK_ROCE_SACK_BITS of it; kept requests past them show in later ones.
  */
-#define SWR_SR_WND NDK_ROCE_SACK_BITS
+#define SWR_SR_WND 1024
 
 /** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
 #define SWR_RR_RANGES 8
@@ -272,6 +274,7 @@ struct swr_qp {
 
 	/* --- responder (lcore-private) --- */
 	bool seq_nak_sent;
+	uint32_t sr_cnt;          /**< requests kept (selective repeat) */
 	uint8_t rcv_class;        /**< enum swr_rcv_class */
 	bool rcv_se;
 	uint32_t rcv_off;         /**< bytes of the current message so far */
@@ -292,7 +295,6 @@ struct swr_qp {
 	 *  psn % SWR_SR_WND (held in sr_map), sr_cnt of them */
 	struct rte_mbuf **sr_buf;
 	uint64_t sr_map[SWR_SR_WND / 64];
-	uint32_t sr_cnt;
 
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */

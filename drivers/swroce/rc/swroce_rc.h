@@ -24,11 +24,12 @@
 /** Unacknowledged PSNs a requester may have in flight. */
 #define SWR_MAX_UNACKED_PSN 256
 /**
- * ... counting a READ's responses, before a READ is sent: half the PSNs
- * whose responses may be placed out of order (SWR_OOO_BITS), so that more
- * than 16 READs of 16 responses each can be outstanding (ORD above 16).
+ * ... counting a READ's responses, before a READ is sent: what a selective
+ * repeat responder keeps (SWR_SR_WND, a quarter of the PSNs whose
+ * responses may be placed out of order), so that more than 16 READs of 16
+ * responses each can be outstanding (ORD above 16).
  */
-#define SWR_MAX_UNACKED_RD_PSN (SWR_OOO_BITS / 2)
+#define SWR_MAX_UNACKED_RD_PSN SWR_SR_WND
 /** Request AckReq at least every this many packets of a long message. */
 #define SWR_ACKREQ_EVERY 32
 

@@ -181,9 +181,16 @@ swr_sr_send_sack(struct swr_qp *qp)
 			  NDK_ROCE_AETH_NAK | NDK_ROCE_NAK_PSN_SEQ, qp->msn);
 	map = (uint8_t *)(bth + 1) + NDK_ROCE_AETH_LEN;
 	memset(map, 0, NDK_ROCE_SACK_LEN);
-	for (uint32_t j = 1; j < NDK_ROCE_SACK_BITS; j++)
-		if (swr_sr_has(qp, (psn + j) & (SWR_SR_WND - 1)))
-			map[j >> 3] |= (uint8_t)(1u << (j & 7));
+	/* Each kept request, at its offset from the first missing PSN. */
+	for (uint32_t w = 0; w < SWR_SR_WND / 64; w++) {
+		for (uint64_t b = qp->sr_map[w]; b != 0; b &= b - 1) {
+			uint32_t j = (w * 64 + (uint32_t)__builtin_ctzll(b) -
+				      psn) & (SWR_SR_WND - 1);
+
+			if (j < NDK_ROCE_SACK_BITS)
+				map[j >> 3] |= (uint8_t)(1u << (j & 7));
+		}
+	}
 	SWR_STAT(qp->q, sack_sent);
 	SWR_QP_STAT(qp, nak_seq_sent, naks_sent);
 	swr_pkt_send(qp, m);
