@@ -349,6 +349,13 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->rcv_class = SWR_RCV_NONE;
 		qp->ack_pending = false;
 		swr_qp_rd_clear(qp);
+		/*
+		 * READs kept for replay: as many as the IRD granted, a power
+		 * of two (the ring holds SWR_MAX_RD_ATOMIC); a later READ
+		 * takes the oldest slot.
+		 */
+		qp->rd_mask = rte_align32pow2(RTE_MAX(
+			qp->attr.max_dest_rd_atomic, 1u)) - 1;
 	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
 		qp->req_psn = qp->una_psn = qp->attr.sq_psn;
 		qp->psn_max = qp->attr.sq_psn;

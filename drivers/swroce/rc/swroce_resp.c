@@ -316,9 +316,12 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 static bool
 swr_resp_rd_over(const struct swr_qp *qp)
 {
+	/* The ring is sized at RTR: an IRD raised later cannot pass it. */
+	uint32_t ird = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic,
+			       qp->rd_mask + 1);
 	uint32_t first = 0;
 
-	if (qp->rd_cnt < qp->attr.max_dest_rd_atomic)
+	if (qp->rd_cnt < ird)
 		return false;
 	for (uint32_t i = 1; i <= qp->rd_valid; i++) {
 		const struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
@@ -326,7 +329,7 @@ swr_resp_rd_over(const struct swr_qp *qp)
 
 		first += r->streaming;
 	}
-	return first >= qp->attr.max_dest_rd_atomic;
+	return first >= ird;
 }
 
 static void

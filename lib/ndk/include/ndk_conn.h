@@ -263,6 +263,8 @@ struct ndk_cm_params {
 	 *  1 (default) offer it in REQs and accept it in REPs, 0 never.
 	 *  Any other peer gets standard go-back-N either way. */
 	uint8_t selective_repeat;
+	/** Reserved, 0 (no padding: the structure compares by bytes). */
+	uint8_t reserved[3];
 };
 
 /** struct ndk_cm_params initializer with the defaults (rdma_cm's). */
