@@ -518,6 +518,7 @@ ndk_pair_connect(struct ndk_pair_conn *conn, int side)
 	a.min_rnr_timer = o->min_rnr_timer;
 	a.max_rd_atomic = o->max_rd_atomic;
 	a.max_dest_rd_atomic = o->max_dest_rd_atomic;
+	a.selective_repeat = o->selective_repeat;
 	return ndk_qp_connect(conn->qp[side], &a);
 }
 

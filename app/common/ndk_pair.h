@@ -221,6 +221,8 @@ struct ndk_pair_conn_opts {
 	uint8_t min_rnr_timer;      /**< [provider default] */
 	uint8_t max_rd_atomic;      /**< [provider default] */
 	uint8_t max_dest_rd_atomic; /**< [provider default] */
+	/** Selective repeat on both QPs (ndk-roce peers) [0: go-back-N] */
+	uint8_t selective_repeat;
 	/** Use sq_psn below instead of random PSNs. */
 	bool fixed_psn;
 	uint32_t sq_psn[2];         /**< first request PSN per side */

@@ -115,6 +115,8 @@ struct perf_opts {
 	unsigned int raw_repeat; /**< --raw-repeat: BW raw phases (0: default) */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
 	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
+	/** --selective-repeat: on the QPs connected by hand (no -R) */
+	bool selective_repeat;
 	bool trust_crc;         /**< --trust-link-crc: no ICRC check on RX */
 	uint32_t rto_floor_us;  /**< --rto-floor (0: the provider's) */
 	uint32_t cc;            /**< --cc: enum ndk_cc_mode */

@@ -415,6 +415,7 @@ perf_ndk_connect(struct perf_ctx *c)
 			c->info.max_outbound_read_limit);
 		a.max_dest_rd_atomic = (uint8_t)RTE_MIN((uint32_t)p->out_reads,
 			c->info.max_inbound_read_limit);
+		a.selective_repeat = c->o->selective_repeat;
 		st = ndk_qp_connect(q->qp, &a);
 		if (st != NDK_STATUS_SUCCESS) {
 			fprintf(stderr, " Unable to Connect the HCA's through "

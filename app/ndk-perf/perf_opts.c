@@ -36,6 +36,7 @@ enum {
 	OPT_RAW_REPEAT,
 	OPT_LOSS,
 	OPT_STRICT_RTO,
+	OPT_SELECTIVE_REPEAT,
 	OPT_TRUST_CRC,
 	OPT_RTO_FLOOR,
 	OPT_CC,
@@ -89,6 +90,7 @@ static const struct option perf_lopts[] = {
 	{ "raw-repeat", required_argument, NULL, OPT_RAW_REPEAT },
 	{ "loss", required_argument, NULL, OPT_LOSS },
 	{ "strict-timeout", no_argument, NULL, OPT_STRICT_RTO },
+	{ "selective-repeat", no_argument, NULL, OPT_SELECTIVE_REPEAT },
 	{ "trust-link-crc", no_argument, NULL, OPT_TRUST_CRC },
 	{ "rto-floor", required_argument, NULL, OPT_RTO_FLOOR },
 	{ "cc", required_argument, NULL, OPT_CC },
@@ -178,6 +180,12 @@ perf_opts_usage(const char *prog)
 	       "      --strict-timeout    no adaptive retransmission: only the "
 	       "QP's ACK\n"
 	       "                          timeout (-u) retransmits\n"
+	       "      --selective-repeat  selective repeat on the QPs connected "
+	       "without -R\n"
+	       "                          (the peer: ndk-perf with it too; "
+	       "-R: the CM\n"
+	       "                          negotiates it, on with ndk-roce "
+	       "peers)\n"
 	       "      --trust-link-crc    no ICRC check on receive (net_ring, "
 	       "net_memif only)\n"
 	       "      --rto-floor=<us>    smallest adaptive retransmission "
@@ -434,6 +442,9 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 	}
 	case OPT_STRICT_RTO:
 		o->strict_rto = true;
+		break;
+	case OPT_SELECTIVE_REPEAT:
+		o->selective_repeat = true;
 		break;
 	case OPT_TRUST_CRC:
 		o->trust_crc = true;

@@ -461,6 +461,7 @@ ndk_qp_connect(struct ndk_qp *qp, const struct ndk_qp_attr *attr)
 	st = qp->dispatch->modify(qp, &a, NDK_QP_ATTR_STATE | NDK_QP_ATTR_AV |
 		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN | NDK_QP_ATTR_PATH_MTU |
 		(a.max_dest_rd_atomic != 0 ? NDK_QP_ATTR_MAX_DEST_RD_ATOMIC : 0) |
+		(a.selective_repeat != 0 ? NDK_QP_ATTR_SELECTIVE_REPEAT : 0) |
 		NDK_QP_ATTR_MIN_RNR_TIMER);
 	if (!NDK_SUCCESS(st))
 		return st;

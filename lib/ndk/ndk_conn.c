@@ -237,6 +237,7 @@ ndk_adapter_set_cm_params(struct ndk_adapter *adapter,
 	    params->local_ack_timeout > 31 ||
 	    params->cm_response_timeout > 31 || params->max_cm_retries > 15 ||
 	    params->listen_backlog == 0 || params->listen_backlog > (1u << 20) ||
+	    params->selective_repeat > 1 ||
 	    (params->path_mtu != 0 && (params->path_mtu < 256 ||
 				       params->path_mtu > 4096 ||
 				       (params->path_mtu &

@@ -101,6 +101,15 @@ enum ndk_roce_opcode {
 	NDK_ROCE_OP_UD_SEND_ONLY = 0x64,
 	NDK_ROCE_OP_UD_SEND_ONLY_IMM = 0x65,
 	NDK_ROCE_OP_CNP = 0x81,
+	/**
+	 * ndk-roce's selective acknowledgement (a manufacturer-specific
+	 * opcode, 0xC0-0xFF in IBA): BTH (PSN: the first request missing),
+	 * AETH (a PSN sequence NAK) and NDK_ROCE_SACK_LEN bytes, bit j (byte
+	 * j / 8, bit j % 8 from the least significant) set when the request
+	 * at PSN + j arrived and is kept. Sent only to a peer that negotiated
+	 * selective repeat (NDK_ROCE_ECE_SR_OFFER).
+	 */
+	NDK_ROCE_OP_NDK_SACK = 0xC0,
 };
 
 /** Opcode properties (bit set in ndk_roce_opcode_info::flags). */
@@ -646,6 +655,11 @@ void ndk_roce_mbuf_copy_out(const struct rte_mbuf *m, uint32_t off,
  * header in front of the REQ's private data.
  */
 
+/** PSNs a selective acknowledgement (NDK_ROCE_OP_NDK_SACK) covers. */
+#define NDK_ROCE_SACK_BITS 256
+/** Bytes of its bitmap, after the AETH. */
+#define NDK_ROCE_SACK_LEN (NDK_ROCE_SACK_BITS / 8)
+
 /** QP number of the General Services Interface. */
 #define NDK_ROCE_GSI_QPN 1
 /** A MAD is always this long. */
@@ -730,12 +744,17 @@ struct ndk_roce_cm_msg {
 	uint16_t attr_id;         /**< enum ndk_roce_cm_attr */
 	uint16_t status;
 	uint64_t tid;             /**< transaction ID */
+	/** MAD attribute modifier; in a REQ or REP with a vendor_id, that
+	 *  vendor's options (IBTA's Enhanced Connection Establishment) */
 	uint32_t attr_mod;
 	/* every message */
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;  /**< not in REQ */
 	/* REQ and REP */
 	uint64_t service_id;      /**< REQ */
+	/** REQ, REP: ECE vendor ID, 24 bits (REQ body byte 5; REP bytes 15,
+	 *  19 and 23, high to low); 0: no vendor options */
+	uint32_t vendor_id;
 	uint64_t local_ca_guid;
 	uint32_t local_qkey;
 	uint32_t local_qpn;       /**< 24 bits */
@@ -771,6 +790,23 @@ struct ndk_roce_cm_msg {
 	/* private data: ndk_roce_cm_pdata_len(attr_id) bytes */
 	uint8_t pdata[NDK_ROCE_CM_PDATA_MAX];
 };
+
+/**
+ * ECE vendor ID (REQ and REP, struct ndk_roce_cm_msg's vendor_id) under
+ * which ndk-roce offers its own connection options in the attribute
+ * modifier: "NDK" in ASCII, 0x4E444B, an IEEE Company ID with the local
+ * bit (0x02 of its first byte) set, so no OUI holder's. Peers that do not
+ * know it ignore it (Linux's CM hands it to ECE-aware applications only).
+ */
+#define NDK_ROCE_ECE_VENDOR 0x4E444Bu
+/** REQ option: the sender offers selective repeat (doc/recovery.md). */
+#define NDK_ROCE_ECE_SR_OFFER (1u << 0)
+/**
+ * REP option: the sender accepts the REQ's offer of selective repeat. Not
+ * the offer's bit, so a peer that echoes the REQ's ECE back in its REP
+ * (as ECE-aware librdmacm applications do) does not turn it on.
+ */
+#define NDK_ROCE_ECE_SR_ACCEPT (1u << 1)
 
 /** Private-data bytes of a CM attribute (0 for unknown attributes). */
 uint32_t ndk_roce_cm_pdata_len(uint16_t attr_id);

@@ -56,6 +56,7 @@ struct cm_field {
 
 static const struct cm_field req_fields[] = {
 	FI(0, 0, 32, local_comm_id),
+	FI(5, 0, 24, vendor_id),
 	FI(8, 0, 64, service_id),
 	FI(16, 0, 64, local_ca_guid),
 	FI(28, 0, 32, local_qkey),
@@ -313,6 +314,10 @@ ndk_roce_cm_decode(const uint8_t *mad, uint32_t len,
 			member_put(m, f, bits_get(body, f->bit, f->width));
 	}
 	memcpy(m->pdata, body + l->pdata_off, CM_BODY_LEN - l->pdata_off);
+	/* A REP's VendorID is in three bytes that pad 24-bit fields. */
+	if (m->attr_id == NDK_ROCE_CM_REP)
+		m->vendor_id = (uint32_t)body[15] << 16 |
+			(uint32_t)body[19] << 8 | body[23];
 	return 0;
 }
 
@@ -345,6 +350,11 @@ ndk_roce_cm_encode(const struct ndk_roce_cm_msg *m,
 			bits_put(body, f->bit, f->width, member_get(m, f));
 	}
 	memcpy(body + l->pdata_off, m->pdata, CM_BODY_LEN - l->pdata_off);
+	if (m->attr_id == NDK_ROCE_CM_REP) {
+		body[15] = (uint8_t)(m->vendor_id >> 16);
+		body[19] = (uint8_t)(m->vendor_id >> 8);
+		body[23] = (uint8_t)m->vendor_id;
+	}
 }
 
 /* ------------------------------------------------------------------ */

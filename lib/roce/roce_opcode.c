@@ -224,6 +224,15 @@ const struct ndk_roce_opcode_info ndk_roce_opcode_table[256] = {
 		.flags = NDK_ROCE_OPF_VALID,
 		.hdr_len = B + 16,
 	},
+
+	/* ndk-roce's selective acknowledgement: BTH + AETH + bitmap. */
+	[NDK_ROCE_OP_NDK_SACK] = {
+		.name = "RC_NDK_SACK",
+		.flags = NDK_ROCE_OPF_VALID | NDK_ROCE_OPF_RESP |
+			 NDK_ROCE_OPF_ONLY | NDK_ROCE_OPF_AETH | RC,
+		.hdr_len = B + NDK_ROCE_AETH_LEN + NDK_ROCE_SACK_LEN,
+		.offset = { [NDK_ROCE_AETH] = B },
+	},
 };
 
 /* Receive WQE counts of AETH credit codes 0x00..0x1E. */

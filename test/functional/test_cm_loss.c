@@ -380,10 +380,92 @@ t_cm_params(void)
 	return 0;
 }
 
+/*
+ * Selective repeat is negotiated in the CM's ECE vendor option
+ * (doc/recovery.md): the REQ offers it when A has it on, the REP accepts
+ * it when B has it on too, and only then do both QPs get it; with either
+ * side off both QPs keep go-back-N. Data moves either way.
+ */
+static int
+t_selective_repeat(void)
+{
+	static const struct { uint8_t a, b; } cfg[] = {
+		{ 1, 1 }, { 1, 0 }, { 0, 1 },
+	};
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	const struct ndk_cm_params def = NDK_CM_PARAMS_DEFAULT;
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in;
+	struct ndk_listener *l = listen_b(p, &in, PORT);
+	static struct disc da, db;
+	static struct req r1;
+
+	in = (struct incoming){ 0 };
+	TEST_ASSERT(l != NULL, "listen");
+	TEST_ASSERT(drop_cm(p, NDK_PAIR_B, 0, 0) == 0, "watch");
+	for (unsigned int i = 0; i < RTE_DIM(cfg); i++) {
+		struct ndk_cm_params ca_p = def, cb_p = def;
+		uint8_t want = cfg[i].a && cfg[i].b;
+		struct ndk_connector *ca, *cb;
+		struct ndk_qp_attr qa, qb;
+		struct ndk_pair_conn *c;
+
+		da = (struct disc){ 0 };
+		db = (struct disc){ 0 };
+		r1 = (struct req){ 0 };
+		ca_p.selective_repeat = cfg[i].a;
+		cb_p.selective_repeat = cfg[i].b;
+		TEST_ASSERT_EQ(ndk_adapter_set_cm_params(p->ad[NDK_PAIR_A],
+							 &ca_p),
+			       NDK_STATUS_SUCCESS, "A's params");
+		TEST_ASSERT_EQ(ndk_adapter_set_cm_params(p->ad[NDK_PAIR_B],
+							 &cb_p),
+			       NDK_STATUS_SUCCESS, "B's params");
+		__atomic_store_n(&g_req_seen[NDK_PAIR_B], 0, __ATOMIC_RELEASE);
+		c = conn_new(p, &o);
+		TEST_ASSERT(c != NULL &&
+			    handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
+			    "handshake %u", i);
+		TEST_ASSERT(__atomic_load_n(&g_req_seen[NDK_PAIR_B],
+					    __ATOMIC_ACQUIRE), "no REQ seen");
+		TEST_ASSERT_EQ(g_req[NDK_PAIR_B].vendor_id,
+			       cfg[i].a ? NDK_ROCE_ECE_VENDOR : 0u,
+			       "REQ vendor ID (A %u B %u)", cfg[i].a, cfg[i].b);
+		TEST_ASSERT_EQ(g_req[NDK_PAIR_B].attr_mod,
+			       cfg[i].a ? NDK_ROCE_ECE_SR_OFFER : 0u,
+			       "REQ options (A %u B %u)", cfg[i].a, cfg[i].b);
+		TEST_ASSERT_EQ(ndk_qp_query(c->qp[0], &qa), NDK_STATUS_SUCCESS,
+			       "A");
+		TEST_ASSERT_EQ(ndk_qp_query(c->qp[1], &qb), NDK_STATUS_SUCCESS,
+			       "B");
+		TEST_ASSERT(qa.selective_repeat == want &&
+			    qb.selective_repeat == want,
+			    "A %u B %u: QPs' selective repeat %u and %u, not %u",
+			    cfg[i].a, cfg[i].b, qa.selective_repeat,
+			    qb.selective_repeat, want);
+		TEST_ASSERT(xfer(p, c, XOP_WRITE, 100000, i) == 0, "WRITE");
+		TEST_ASSERT(xfer(p, c, XOP_READ, 100000, i) == 0, "READ");
+		TEST_ASSERT_EQ(ndk_disconnect(ca, req_done, &r1),
+			       NDK_STATUS_PENDING, "A disconnects");
+		WAIT_REQ(&r1, NDK_STATUS_SUCCESS, "A's disconnect");
+		ndk_close_connector(ca, NULL, NULL);
+		ndk_close_connector(cb, NULL, NULL);
+		ndk_pair_conn_destroy(c);
+	}
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(p->ad[NDK_PAIR_A], &def),
+		       NDK_STATUS_SUCCESS, "A's defaults");
+	TEST_ASSERT_EQ(ndk_adapter_set_cm_params(p->ad[NDK_PAIR_B], &def),
+		       NDK_STATUS_SUCCESS, "B's defaults");
+	ndk_close_listener(l, NULL, NULL);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "lost_mads", t_lost_mads },
 	{ "close_lost_dreq", t_close_lost_dreq },
 	{ "cm_params", t_cm_params },
+	{ "selective_repeat", t_selective_repeat },
 };
 
 int

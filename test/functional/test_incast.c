@@ -13,7 +13,8 @@
  * completion). With DCQCN the bottleneck must have marked, B sent CNPs
  * and A cut rates. The figures are printed, never asserted (timing).
  * NDK_INCAST_CNP_US, NDK_INCAST_KMIN and NDK_INCAST_KMAX override the
- * CNP interval and the marking thresholds, for experiments.
+ * CNP interval and the marking thresholds, for experiments;
+ * NDK_INCAST_SR=1 connects the QPs with selective repeat.
  *
  * cnp_storm: CNPs injected into A as fast as its ring takes them while
  * two QPs WRITE: one QP's CNPs (it is held near its minimum rate), CNPs
@@ -87,6 +88,7 @@ iqp_setup(struct ndk_pair *p, struct iqp *q)
 	struct ndk_pair_conn_opts o = {
 		.sq_depth = DEPTH * 2, .rq_depth = 4,
 		.retry_cnt = 7, .rnr_retry = 7,
+		.selective_repeat = env_u32("NDK_INCAST_SR", 0) != 0,
 	};
 
 	q->c = ndk_pair_conn_create(p, &o, NULL);

@@ -10,6 +10,13 @@
  * READs alone and drops alone (0.1, 1 and 5 %), READ responses after a
  * lost one are placed: the responses sent again per frame lost are
  * counted and bounded.
+ *
+ * Built a second time as test_func_rc_sr (RC_SR defined): selective repeat
+ * on both QPs, one operation kind at a time (WRITE, SEND, READ), 0.1, 1 and
+ * 5 % of the frames dropped, with and without reordering: data verified,
+ * SACKs seen, frames sent again per frame lost printed (and bounded
+ * without reordering); the same workload with go-back-N beside it for
+ * the figures.
  */
 
 #include <inttypes.h>
@@ -41,10 +48,13 @@ struct lop {
 static bool g_reads_only;     /* every op a READ */
 static bool g_drop_only;      /* no duplicates or reordering */
 static uint32_t g_reorder_ppm; /* reordering alone (drop_only too) */
+static int g_kind = -1;       /* every op of this kind; -1: mixed */
+static uint8_t g_sr;          /* selective repeat on both QPs */
 
 static const enum ndk_operation_type kind_type[] = {
 	NDK_OP_SEND, NDK_OP_WRITE, NDK_OP_READ,
 };
+static const char *const kind_name[] = { "SEND", "WRITE", "READ" };
 
 static uint32_t
 read_sink_flags(const struct ndk_pair *p)
@@ -76,7 +86,8 @@ prepare(struct ndk_pair *p, struct ndk_pair_conn *c, int ini, struct lop *op,
 {
 	int tgt = 1 - ini;
 
-	op->kind = g_reads_only ? 2 : (int)(rte_rand() % 3);
+	op->kind = g_reads_only ? 2 : g_kind >= 0 ? g_kind :
+		(int)(rte_rand() % 3);
 	op->len = pick_len();
 	op->seed = seed;
 	if (op->kind == 2) {
@@ -160,6 +171,64 @@ check_done(struct ndk_pair_conn *c, int ini, struct lop *op, int qi, int k)
 	return 0;
 }
 
+/*
+ * One kind of operation (g_kind): frames sent again per frame lost, both
+ * directions (requests and READ responses sent beyond those needed, over
+ * the frames lib/netem dropped). With selective repeat, SACKs must have
+ * been sent wherever something was lost, and without reordering a frame
+ * lost costs about a frame; with go-back-N none is.
+ */
+static int
+sr_frames(struct ndk_test_xstats st[2], const struct ndk_netem_stats ns[2],
+	  uint64_t req_needed, uint64_t resp_needed, uint32_t ppm)
+{
+	uint64_t tx = 0, resp = 0, acks = 0, sacks = 0, held = 0, ahead = 0;
+	uint64_t lost, again;
+
+	for (int s = 0; s < 2; s++) {
+		tx += XS(&st[s], "tx_packets");
+		resp += XS(&st[s], "read_resp_sent");
+		acks += XS(&st[s], "acks_sent");
+		sacks += XS(&st[s], "sack_sent");
+		held += XS(&st[s], "sr_held");
+		ahead += XS(&st[s], "rx_out_of_seq");
+	}
+	lost = ns[0].dropped + ns[1].dropped;
+	/* Requests: every frame that is no READ response, ACK or SACK. */
+	again = tx - resp - acks - sacks - req_needed +
+		(resp - resp_needed);
+	printf("  %s, %s: %" PRIu64 " requests and %" PRIu64 " READ "
+	       "responses needed, %" PRIu64 " frames sent again (%" PRIu64
+	       " READ responses), %" PRIu64 " lost: %.2f frames sent again "
+	       "per frame lost (%.2f READ responses); requests kept %" PRIu64
+	       " of %" PRIu64 " ahead, SACKs %" PRIu64 ", sr_resent %" PRIu64
+	       ", timeouts %" PRIu64 "\n",
+	       kind_name[g_kind], g_sr ? "selective repeat" : "go-back-N",
+	       req_needed, resp_needed, again, resp - resp_needed, lost,
+	       lost == 0 ? 0.0 : (double)again / (double)lost,
+	       lost == 0 ? 0.0 : (double)(resp - resp_needed) / (double)lost,
+	       held, ahead, sacks,
+	       XS(&st[0], "sr_resent") + XS(&st[1], "sr_resent"),
+	       XS(&st[0], "retransmit_timeouts") +
+	       XS(&st[1], "retransmit_timeouts"));
+	/* Selective repeat: requests past a lost one kept, and SACKed. */
+	if (g_sr && ((ahead != 0 && held == 0) || (held != 0 && sacks == 0))) {
+		fprintf(stderr, "  FAIL: selective repeat not used\n");
+		return -1;
+	}
+	if (!g_sr && (sacks != 0 || held != 0)) {
+		fprintf(stderr, "  FAIL: SACKs with go-back-N\n");
+		return -1;
+	}
+	if (g_sr && g_drop_only && g_reorder_ppm == 0 && ppm != 0 &&
+	    again > 3 * lost + 64) {
+		fprintf(stderr, "  FAIL: %" PRIu64 " frames sent again for %"
+			PRIu64 " lost\n", again, lost);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 {
@@ -184,6 +253,7 @@ run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 	double t0;
 	size_t bytes = 0;
 	uint64_t needed = 0;          /* READ responses the READs need */
+	uint64_t req_needed = 0;      /* request packets the ops need */
 	int rc = -1;
 
 	p = ndk_pair_create(&pc);
@@ -202,6 +272,7 @@ run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 		struct ndk_pair_conn_opts o = {
 			.rq_depth = 16, .sq_depth = 16, .timeout = timeout,
 			.retry_cnt = 7, .rnr_retry = 7,
+			.selective_repeat = g_sr,
 		};
 
 		c[i] = ndk_pair_conn_create(p, &o, NULL);
@@ -231,6 +302,8 @@ run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 				bytes += op->len;
 				if (op->kind == 2)
 					needed += (op->len + mtu - 1) / mtu;
+				req_needed += op->kind == 2 ? 1 :
+					(op->len + mtu - 1) / mtu;
 				s = post(c[i], ini, op);
 				if (s != NDK_STATUS_SUCCESS) {
 					fprintf(stderr, "  FAIL: post: %s\n",
@@ -338,12 +411,85 @@ out:
 			rc = -1;
 		}
 	}
+	if (rc == 0 && g_kind >= 0)
+		rc = sr_frames(st, ns, req_needed, needed, ppm);
 	if (rc != 0)
 		ndk_pair_print_stats(p, "    ");
 	ndk_pair_destroy(p);
 	return rc;
 }
 
+#ifdef RC_SR
+/*
+ * One kind of operation with a share of the frames dropped, reordered too
+ * (25 % of the frames overtaken by three others) if @p reorder;
+ * selective repeat on both QPs if @p sr.
+ */
+static int
+kind_loss(int kind, uint32_t ppm, bool reorder, bool sr)
+{
+	int rc;
+
+	g_kind = kind;
+	g_sr = sr;
+	g_drop_only = true;
+	g_reorder_ppm = reorder ? 250000 : 0;
+	rc = run_loss(ppm, 0, 4096, 12);
+	g_kind = -1;
+	g_sr = 0;
+	g_drop_only = false;
+	g_reorder_ppm = 0;
+	return rc;
+}
+
+#define KIND_CASE(fn, kind, ppm, reo, sr) \
+	static int fn(void) { return kind_loss(kind, ppm, reo, sr); }
+KIND_CASE(t_sr_write_01, 1, 1000, false, true)
+KIND_CASE(t_sr_write_1, 1, 10000, false, true)
+KIND_CASE(t_sr_write_5, 1, 50000, false, true)
+KIND_CASE(t_sr_write_01_reo, 1, 1000, true, true)
+KIND_CASE(t_sr_write_1_reo, 1, 10000, true, true)
+KIND_CASE(t_sr_write_5_reo, 1, 50000, true, true)
+KIND_CASE(t_sr_send_01, 0, 1000, false, true)
+KIND_CASE(t_sr_send_1, 0, 10000, false, true)
+KIND_CASE(t_sr_send_5, 0, 50000, false, true)
+KIND_CASE(t_sr_send_01_reo, 0, 1000, true, true)
+KIND_CASE(t_sr_send_1_reo, 0, 10000, true, true)
+KIND_CASE(t_sr_send_5_reo, 0, 50000, true, true)
+KIND_CASE(t_sr_read_01, 2, 1000, false, true)
+KIND_CASE(t_sr_read_1, 2, 10000, false, true)
+KIND_CASE(t_sr_read_5, 2, 50000, false, true)
+KIND_CASE(t_sr_read_01_reo, 2, 1000, true, true)
+KIND_CASE(t_sr_read_1_reo, 2, 10000, true, true)
+KIND_CASE(t_sr_read_5_reo, 2, 50000, true, true)
+/* The same workloads with go-back-N, for comparison (figures). */
+KIND_CASE(t_gbn_write_1, 1, 10000, false, false)
+KIND_CASE(t_gbn_read_1, 2, 10000, false, false)
+
+static const struct ndk_test_case cases[] = {
+	{ "sr_write_loss_0.1pct", t_sr_write_01 },
+	{ "sr_write_loss_1pct", t_sr_write_1 },
+	{ "sr_write_loss_5pct", t_sr_write_5 },
+	{ "sr_write_loss_0.1pct_reorder", t_sr_write_01_reo },
+	{ "sr_write_loss_1pct_reorder", t_sr_write_1_reo },
+	{ "sr_write_loss_5pct_reorder", t_sr_write_5_reo },
+	{ "sr_send_loss_0.1pct", t_sr_send_01 },
+	{ "sr_send_loss_1pct", t_sr_send_1 },
+	{ "sr_send_loss_5pct", t_sr_send_5 },
+	{ "sr_send_loss_0.1pct_reorder", t_sr_send_01_reo },
+	{ "sr_send_loss_1pct_reorder", t_sr_send_1_reo },
+	{ "sr_send_loss_5pct_reorder", t_sr_send_5_reo },
+	{ "sr_read_loss_0.1pct", t_sr_read_01 },
+	{ "sr_read_loss_1pct", t_sr_read_1 },
+	{ "sr_read_loss_5pct", t_sr_read_5 },
+	{ "sr_read_loss_0.1pct_reorder", t_sr_read_01_reo },
+	{ "sr_read_loss_1pct_reorder", t_sr_read_1_reo },
+	{ "sr_read_loss_5pct_reorder", t_sr_read_5_reo },
+	{ "gbn_write_loss_1pct", t_gbn_write_1 },
+	{ "gbn_read_loss_1pct", t_gbn_read_1 },
+};
+#define SUITE "rc_sr"
+#else
 static int t_loss_1pct_mtu4096(void) { return run_loss(10000, 0, 4096, 11); }
 static int t_loss_5pct_mtu4096(void) { return run_loss(50000, 0, 4096, 12); }
 static int t_loss_5pct_mtu1024(void) { return run_loss(50000, 0, 1024, 10); }
@@ -403,15 +549,17 @@ static const struct ndk_test_case cases[] = {
 	{ "read_loss_5pct", t_read_loss_5pct },
 	{ "read_reorder_25pct", t_read_reorder },
 };
+#define SUITE "rc_loss"
+#endif
 
 int
 main(int argc, char **argv)
 {
 	int rc;
 
-	if (ndk_test_eal_init("test_func_rc_loss", "0-1", NULL) != 0)
+	if (ndk_test_eal_init("test_func_" SUITE, "0-1", NULL) != 0)
 		return 1;
-	rc = ndk_test_run("rc_loss", cases, RTE_DIM(cases), argc, argv);
+	rc = ndk_test_run(SUITE, cases, RTE_DIM(cases), argc, argv);
 	rte_eal_cleanup();
 	return rc;
 }

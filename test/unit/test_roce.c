@@ -115,6 +115,8 @@ static const struct exp_op exp_other[] = {
 	{ 0x65, "UD_SEND_ONLY_WITH_IMMEDIATE", "DI", 24, 1, P_O,
 	  K_REQ | K_SEND },
 	{ 0x81, "CNP", "0", 28, 0, 0, 0 },
+	/* ndk-roce's selective acknowledgement (RC, manufacturer range). */
+	{ 0xC0, "NDK_SACK", "AS", 48, 0, P_O, K_RESP },
 };
 
 /* Fill @p e for @p op; @return false when the opcode must be undefined. */
@@ -138,7 +140,8 @@ exp_lookup(uint8_t op, struct exp_op *e, uint32_t *transport)
 	for (unsigned int i = 0; i < RTE_DIM(exp_other); i++) {
 		if (exp_other[i].op == op) {
 			*e = exp_other[i];
-			*transport = op == 0x81 ? 0 : NDK_ROCE_OPF_UD;
+			*transport = op == 0x81 ? 0 : op == 0xC0 ?
+				NDK_ROCE_OPF_RC : NDK_ROCE_OPF_UD;
 			return true;
 		}
 	}
@@ -240,6 +243,7 @@ static const struct {
 	{ 'D', NDK_ROCE_OPF_DETH, NDK_ROCE_DETH, 8 },
 	{ 'T', NDK_ROCE_OPF_ATMETH, NDK_ROCE_ATMETH, 28 },
 	{ 'K', NDK_ROCE_OPF_ATMACK, NDK_ROCE_ATMACK, 8 },
+	{ 'S', 0, -1, NDK_ROCE_SACK_LEN },      /* NDK_SACK's bitmap */
 	{ '0', 0, -1, 16 },
 };
 
@@ -295,7 +299,7 @@ test_opcode_table(void)
 			    "op 0x%x name %s, want %s", op,
 			    o->name ? o->name : "(null)", name);
 	}
-	TEST_ASSERT_EQ(n_valid, 23 + 12 + 2 + 1, "defined opcodes");
+	TEST_ASSERT_EQ(n_valid, 23 + 12 + 2 + 1 + 1, "defined opcodes");
 	return 0;
 }
 

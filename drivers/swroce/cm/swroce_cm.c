@@ -356,6 +356,7 @@ swr_cm_qp_rtr(struct swr_conn *c)
 		.path_mtu = ndk_roce_mtu_bytes(c->mtu_code),
 		.max_dest_rd_atomic = c->ird,
 		.min_rnr_timer = 12,
+		.selective_repeat = c->sr,
 	};
 	ndk_status_t st = swr_cm_qp_init(c->qp);
 
@@ -368,6 +369,7 @@ swr_cm_qp_rtr(struct swr_conn *c)
 	return cm_qp_modify(c->qp, &a, NDK_QP_ATTR_STATE | NDK_QP_ATTR_AV |
 		NDK_QP_ATTR_DEST_QPN | NDK_QP_ATTR_RQ_PSN |
 		NDK_QP_ATTR_PATH_MTU | NDK_QP_ATTR_MIN_RNR_TIMER |
+		NDK_QP_ATTR_SELECTIVE_REPEAT |
 		(c->ird != 0 ? NDK_QP_ATTR_MAX_DEST_RD_ATOMIC : 0));
 }
 
@@ -652,6 +654,8 @@ cm_req_rx(struct swr_adapter *ad, const struct ndk_roce_pkt *p,
 	/* Ours stays finite (a vanished peer ends it): qp_retry_count. */
 	c->retry_cnt = RTE_MIN(m->retry_count, ad->cm->params.qp_retry_count);
 	c->rnr_retry = m->rnr_retry_count;
+	c->sr_offered = m->vendor_id == NDK_ROCE_ECE_VENDOR &&
+		(m->attr_mod & NDK_ROCE_ECE_SR_OFFER) != 0;
 	swr_cm_peer_timing(c, m->local_cm_response_timeout, m->max_cm_retries);
 	c->pdata_len = SWR_CM_CALLER_DATA;
 	memcpy(c->pdata, m->pdata + NDK_ROCE_CMA_HDR_LEN, SWR_CM_CALLER_DATA);
@@ -683,6 +687,10 @@ cm_rep_rx(struct swr_conn *c, const struct ndk_roce_cm_msg *m)
 		c->ird = RTE_MIN(c->ird, c->peer_ord);
 		c->ord = RTE_MIN(c->ord, c->peer_ird);
 		c->rnr_retry = m->rnr_retry_count;
+		/* Offered in our REQ (the params then), accepted in the REP. */
+		c->sr = c->ad->cm->params.selective_repeat != 0 &&
+			m->vendor_id == NDK_ROCE_ECE_VENDOR &&
+			(m->attr_mod & NDK_ROCE_ECE_SR_ACCEPT) != 0;
 		/* As rdma_cm: the round trip or the peer's ACK delay. */
 		if (c->ad->cm->params.local_ack_timeout == 0)
 			c->ack_timeout = swr_cm_ack_timeout(

@@ -229,6 +229,10 @@ struct swr_conn {
 	uint8_t ack_timeout;       /**< passive: from the REQ */
 	uint8_t retry_cnt;         /**< passive: from the REQ */
 	uint8_t rnr_retry;         /**< from the peer */
+	/** Selective repeat: passive, the REQ offered it (ECE); once
+	 *  negotiated (both sides have it on), the QP gets it at RTR */
+	bool sr_offered;
+	bool sr;
 
 	/* peer's private data (REQ after cma_hdr, REP or REJ) */
 	uint16_t pdata_len;        /**< size of the field */

@@ -49,8 +49,15 @@ swr_cm_connect(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	c->retry_cnt = cp->qp_retry_count;
 	c->rnr_retry = cp->rnr_retry_count;
 
+	c->sr = false;
+
 	swr_cm_msg_init(&m, NDK_ROCE_CM_REQ, c);
 	m.service_id = NDK_ROCE_CM_SID_TCP | c->rport;
+	if (cp->selective_repeat) {
+		/* Our vendor option: only an ndk-roce peer answers it. */
+		m.vendor_id = NDK_ROCE_ECE_VENDOR;
+		m.attr_mod = NDK_ROCE_ECE_SR_OFFER;
+	}
 	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
 	m.local_qpn = c->qp->pub.qpn;
 	m.responder_resources = c->ird;
@@ -152,6 +159,8 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	c->ird = RTE_MIN(c->ird, c->peer_ord);
 	c->ord = RTE_MIN(c->ord, c->peer_ird);
 	c->local_psn = (uint32_t)rte_rand() & NDK_ROCE_PSN_MASK;
+	/* Selective repeat if the REQ offered it and we have it on. */
+	c->sr = c->sr_offered && ad->cm->params.selective_repeat != 0;
 	st = swr_cm_qp_rtr(c);
 	if (!NDK_SUCCESS(st))
 		return st;
@@ -167,6 +176,10 @@ swr_cm_accept(struct swr_conn *c, const uint8_t *pdata, uint32_t pdata_len)
 	m.target_ack_delay = SWR_CM_TARGET_ACK_DELAY;
 	m.rnr_retry_count = ad->cm->params.rnr_retry_count;
 	m.local_ca_guid = ndk_roce_guid_from_mac(&ad->mac);
+	if (c->sr) {
+		m.vendor_id = NDK_ROCE_ECE_VENDOR;
+		m.attr_mod = NDK_ROCE_ECE_SR_ACCEPT;
+	}
 	if (pdata_len != 0)
 		memcpy(m.pdata, pdata, pdata_len);
 	c->pdata_valid = false;

@@ -57,7 +57,10 @@
 #define SWR_MAX_QUEUE_DEPTH 16384 /**< initiator and receive queues */
 #define SWR_MAX_SRQ_DEPTH 32768   /**< shared receive queues */
 #define SWR_MAX_CQ_DEPTH 65536
-#define SWR_MAX_RD_ATOMIC 16      /**< ORD and IRD */
+#define SWR_MAX_RD_ATOMIC 64      /**< ORD and IRD at most */
+#define SWR_DEF_RD_ATOMIC 16      /**< ORD and IRD of a new QP */
+/** Frames a queue's responders keep at most for selective repeat. */
+#define SWR_SR_QUEUE_MAX 2048
 #define SWR_MAX_TRANSFER (1u << 30)
 #define SWR_DEF_MAX_QP 4096
 #define SWR_DEF_MAX_CQ 4096
@@ -115,6 +118,8 @@ struct swr_queue {
 	struct swr_qp **active;   /**< QPs with something to send */
 	struct swr_tw tw;         /**< its QPs' RTO and RNR timers */
 	uint16_t tx_n;
+	/** Frames its QPs' responders keep for selective repeat. */
+	uint32_t sr_held;
 	/** The port refused a burst this poll: stage, retry at its end. */
 	bool tx_blocked;
 	struct rte_mbuf *tx_stage[SWR_TX_STAGE];

@@ -49,6 +49,11 @@
 	X(nak_access_sent, "remote-access NAKs sent") \
 	X(nak_op_sent, "remote-operational NAKs sent") \
 	X(nak_seq_rcvd, "PSN sequence NAKs received") \
+	X(sr_held, "requests kept past a missing one (selective repeat)") \
+	X(sr_dup_held, "requests arriving again while kept") \
+	X(sack_sent, "selective acknowledgements sent") \
+	X(sack_rcvd, "selective acknowledgements received") \
+	X(sr_resent, "request packets sent again alone after a SACK or an expiry") \
 	X(nak_rnr_rcvd, "RNR NAKs received") \
 	X(nak_fatal_rcvd, "fatal NAKs received") \
 	X(acks_sent, "ACK packets sent") \

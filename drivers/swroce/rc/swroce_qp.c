@@ -21,6 +21,7 @@
 #include "swroce_mr.h"
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
+#include "swroce_rc.h"
 #include "swroce_rtx.h"
 #include "swroce_srq.h"
 #include "swroce_tx.h"
@@ -261,6 +262,7 @@ swr_qp_flush_all(struct swr_qp *qp)
 	qp->rcv_class = SWR_RCV_NONE;
 	qp->ack_pending = false;
 	qp->rd_cnt = 0;
+	swr_sr_release(qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -325,6 +327,7 @@ swr_qp_reset(struct swr_qp *qp)
 	qp->rcv_class = SWR_RCV_NONE;
 	qp->ack_pending = false;
 	swr_qp_rd_clear(qp);
+	swr_sr_release(qp);
 	__atomic_store_n(&qp->flush_req, 0, __ATOMIC_RELEASE);
 }
 
@@ -372,6 +375,8 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		qp->attr.rnr_retry = a->rnr_retry;
 	if (m->mask & NDK_QP_ATTR_MIN_RNR_TIMER)
 		qp->attr.min_rnr_timer = a->min_rnr_timer;
+	if (m->mask & NDK_QP_ATTR_SELECTIVE_REPEAT)
+		qp->attr.selective_repeat = a->selective_repeat;
 
 	if (to == NDK_QP_STATE_RESET) {
 		swr_qp_reset(qp);
@@ -388,10 +393,19 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		swr_qp_set_path(qp, &dmac);
 		qp->epsn = qp->attr.rq_psn;
 		qp->msn = 0;
+		qp->sr_on = qp->attr.selective_repeat != 0;
+		swr_sr_release(qp);
 		qp->seq_nak_sent = false;
 		qp->rcv_class = SWR_RCV_NONE;
 		qp->ack_pending = false;
 		swr_qp_rd_clear(qp);
+		/*
+		 * READs kept for replay: as many as the IRD granted, a power
+		 * of two (the ring holds SWR_MAX_RD_ATOMIC); a later READ
+		 * takes the oldest slot.
+		 */
+		qp->rd_mask = rte_align32pow2(RTE_MAX(
+			qp->attr.max_dest_rd_atomic, 1u)) - 1;
 	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
 		qp->req_psn = qp->una_psn = qp->attr.sq_psn;
 		qp->psn_max = qp->attr.sq_psn;
@@ -457,6 +471,7 @@ swr_qp_free(struct swr_qp *qp)
 	rte_free(qp->rq);
 	rte_free(qp->rd_res);
 	rte_free(qp->ooo_map);
+	rte_free(qp->sr_buf);
 	rte_free(qp);
 }
 
@@ -605,16 +620,19 @@ swr_qp_make(struct ndk_pd *pd_pub, struct ndk_cq *rcq_pub,
 					RTE_CACHE_LINE_SIZE, ad->socket_id);
 	qp->ooo_map = rte_zmalloc_socket("ndk_ooo", SWR_OOO_BITS / 8,
 					 RTE_CACHE_LINE_SIZE, ad->socket_id);
+	qp->sr_buf = rte_zmalloc_socket("ndk_sr", SWR_SR_WND *
+					sizeof(*qp->sr_buf),
+					RTE_CACHE_LINE_SIZE, ad->socket_id);
 	if (qp->sq == NULL || qp->rq == NULL || qp->rd_res == NULL ||
-	    qp->ooo_map == NULL) {
+	    qp->ooo_map == NULL || qp->sr_buf == NULL) {
 		swr_qp_free(qp);
 		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	}
 	ndk_object_header_init(&qp->pub.header, NDK_OBJECT_TYPE_QP);
 	qp->pub.dispatch = &swr_qp_dispatch;
 	qp->attr.path_mtu = ad->max_path_mtu;
-	qp->attr.max_rd_atomic = SWR_MAX_RD_ATOMIC;
-	qp->attr.max_dest_rd_atomic = SWR_MAX_RD_ATOMIC;
+	qp->attr.max_rd_atomic = SWR_DEF_RD_ATOMIC;
+	qp->attr.max_dest_rd_atomic = SWR_DEF_RD_ATOMIC;
 	qp->state = NDK_QP_STATE_INIT;
 
 	rte_spinlock_lock(&ad->obj_lock);

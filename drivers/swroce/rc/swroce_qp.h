@@ -121,6 +121,15 @@ swr_rd_busy(const struct swr_rd_res *r)
  */
 #define SWR_OOO_BITS 4096
 
+/**
+ * PSNs past a missing request within which a responder keeps requests
+ * with selective repeat (qp->sr_buf, a slot per PSN; a power of two): the
+ * peer requester's window for READs (SWR_MAX_UNACKED_RD_PSN: 64 READs of
+ * 16 responses). A selective acknowledgement shows the first
+ * NDK_ROCE_SACK_BITS of it; kept requests past them show in later ones.
+ */
+#define SWR_SR_WND 1024
+
 /** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
 #define SWR_RR_RANGES 8
 
@@ -218,6 +227,10 @@ struct swr_qp {
 	 *  (rr_lo == rr_hi: none); rr_i the next slot */
 	uint32_t rr_lo[SWR_RR_RANGES], rr_hi[SWR_RR_RANGES];
 	uint32_t rr_i;
+	/** Selective repeat negotiated (attr.selective_repeat at RTR) */
+	bool sr_on;
+	uint32_t sr_hi;           /**< requester: holes a SACK showed below
+				   *  this PSN were sent again already */
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t reo_psn;         /**< raised at most once until una passes */
@@ -263,6 +276,7 @@ struct swr_qp {
 
 	/* --- responder (lcore-private) --- */
 	bool seq_nak_sent;
+	uint32_t sr_cnt;          /**< requests kept (selective repeat) */
 	uint8_t rcv_class;        /**< enum swr_rcv_class */
 	bool rcv_se;
 	uint32_t rcv_off;         /**< bytes of the current message so far */
@@ -279,6 +293,10 @@ struct swr_qp {
 	/** With an SRQ: the receive the current SEND fills (taken at its
 	 *  first packet), NULL between messages */
 	struct swr_rwqe *srq_wqe;
+	/** Selective repeat: requests kept past a missing one, slot
+	 *  psn % SWR_SR_WND (held in sr_map), sr_cnt of them */
+	struct rte_mbuf **sr_buf;
+	uint64_t sr_map[SWR_SR_WND / 64];
 
 	/* --- connection manager (lcore-private) --- */
 	struct swr_conn *conn;    /**< connector bound to this QP */

@@ -97,7 +97,8 @@ swr_qp_attr_check(const struct swr_qp *qp, const struct ndk_qp_attr *a,
 	if (((mask & NDK_QP_ATTR_TIMEOUT) && a->timeout > 31) ||
 	    ((mask & NDK_QP_ATTR_RETRY_CNT) && a->retry_cnt > 7) ||
 	    ((mask & NDK_QP_ATTR_RNR_RETRY) && a->rnr_retry > 7) ||
-	    ((mask & NDK_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31))
+	    ((mask & NDK_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31) ||
+	    ((mask & NDK_QP_ATTR_SELECTIVE_REPEAT) && a->selective_repeat > 1))
 		return NDK_STATUS_INVALID_PARAMETER;
 	/* IPv6 (dest_ip 0): a unicast peer, and an adapter with IPv6. */
 	if ((mask & NDK_QP_ATTR_AV) && a->dest_ip == 0 &&

@@ -8,7 +8,8 @@
  * swroce RC engines: the requester (rc/swroce_req.c: WQEs -> request
  * packets), the responder (rc/swroce_resp.c: requests -> placement, READ
  * responses, ACKs) and the completer (rc/swroce_comp.c: ACKs, NAKs, READ
- * responses -> completions). Called by the poll loop (transmission) and by
+ * responses -> completions; rc/swroce_comp_read.c places READ responses).
+ * Called by the poll loop (transmission) and by
  * net/swroce_rx.c (dispatch); they send through net/swroce_tx.h.
  */
 
@@ -22,6 +23,13 @@
 
 /** Unacknowledged PSNs a requester may have in flight. */
 #define SWR_MAX_UNACKED_PSN 256
+/**
+ * ... counting a READ's responses, before a READ is sent: what a selective
+ * repeat responder keeps (SWR_SR_WND, a quarter of the PSNs whose
+ * responses may be placed out of order), so that more than 16 READs of 16
+ * responses each can be outstanding (ORD above 16).
+ */
+#define SWR_MAX_UNACKED_RD_PSN SWR_SR_WND
 /** Request AckReq at least every this many packets of a long message. */
 #define SWR_ACKREQ_EVERY 32
 
@@ -82,10 +90,53 @@ void swr_comp_tail(struct swr_qp *qp);
 void swr_comp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 		 bool icrc_unchecked);
 
+/**
+ * Requester: send packet @p k of the SEND or WRITE at index @p idx again,
+ * alone, with AckReq, without going back (selective repeat).
+ * @return false if it could not be sent now.
+ */
+bool swr_req_resend(struct swr_qp *qp, uint32_t idx, uint32_t k);
+
 /* swroce_resp.c */
 
 /** Responder: a request packet for @p qp. */
 void swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+
+/**
+ * Responder: execute request @p p, which is at the expected PSN (its
+ * PSN checked by swr_resp_rx(); selective repeat's kept requests too).
+ */
+void swr_resp_exec(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+
+/* swroce_sr.c: selective repeat */
+
+/**
+ * Responder: keep request @p p, @p d PSNs past the expected one, and
+ * queue a SACK. @return false if it cannot be kept (past the window, the
+ * queue's bound): drop it as IB does.
+ */
+bool swr_sr_hold(struct swr_qp *qp, const struct ndk_roce_pkt *p, int32_t d);
+
+/**
+ * Responder: execute the kept requests that now follow in order, then
+ * SACK what is still kept past another missing one, or ACK.
+ */
+void swr_sr_drain(struct swr_qp *qp);
+
+/** Responder: free every request kept (reset, error, destroy). */
+void swr_sr_release(struct swr_qp *qp);
+
+/** Responder: send a SACK of what is kept past the expected PSN now. */
+void swr_sr_send_sack(struct swr_qp *qp);
+
+/** Requester: a SACK: acknowledge, and resend the packets it shows lost. */
+void swr_sr_sack_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p);
+
+/**
+ * Requester, adaptive expiry: send the packet at una_psn (a SEND or WRITE
+ * at the tail) again alone. @return false if there is no such packet.
+ */
+bool swr_sr_resend_una(struct swr_qp *qp);
 
 /** Responder: READ responses and the pending ACK. @return packets made. */
 unsigned int swr_resp_tx(struct swr_qp *qp, unsigned int quota);

@@ -326,8 +326,11 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		if ((wqe->flags & NDK_OP_FLAG_READ_FENCE) &&
 		    qp->rd_outstanding != 0)
 			break;
+		/* READs: their responses' PSNs, up to the out-of-order map's
+		 * half; requests with data: the peer's window. */
 		if (ndk_roce_psn_diff(qp->req_psn, qp->una_psn) >=
-		    SWR_MAX_UNACKED_PSN)
+		    (wqe->op == SWR_WR_READ ? SWR_MAX_UNACKED_RD_PSN :
+		     SWR_MAX_UNACKED_PSN))
 			break;
 		if (wqe->op == SWR_WR_READ) {
 			if (qp->rd_outstanding >= qp->attr.max_rd_atomic)
@@ -362,6 +365,39 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 	if (swr_comp_tail_due(qp))
 		swr_comp_tail(qp);
 	return made;
+}
+
+bool
+swr_req_resend(struct swr_qp *qp, uint32_t idx, uint32_t k)
+{
+	struct swr_swqe *wqe = swr_swqe(qp, idx);
+	uint32_t s_idx = qp->req_idx, s_pkt = qp->req_pkt;
+	uint32_t s_psn = qp->req_psn, s_ack = qp->pkts_since_ackreq;
+	uint32_t psn = ndk_roce_psn_add(wqe->first_psn, k);
+	struct rte_mbuf *m;
+	bool bad = false;
+
+	if (swr_tx_room(qp->q) == 0)
+		return false;
+	/* Built as the requester would, from where that packet is. */
+	qp->req_idx = idx;
+	qp->req_pkt = k;
+	qp->req_psn = psn;
+	qp->pkts_since_ackreq = SWR_ACKREQ_EVERY;      /* with AckReq */
+	m = swr_req_data_pkt(qp, wqe, &bad);
+	qp->req_idx = s_idx;
+	qp->req_pkt = s_pkt;
+	qp->req_psn = s_psn;
+	qp->pkts_since_ackreq = s_ack;
+	/* A region gone meanwhile: the WQE fails when it is resent in order
+	 * (go-back-N), as it would have. */
+	if (m == NULL)
+		return false;
+	qp->q->stats.retransmit_packets++;
+	qp->ev.retransmit_packets++;
+	swr_rtt_void_from(qp, psn);
+	swr_pkt_xmit(qp, m);            /* sealed when built */
+	return true;
 }
 
 bool

@@ -316,9 +316,12 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 static bool
 swr_resp_rd_over(const struct swr_qp *qp)
 {
+	/* The ring is sized at RTR: an IRD raised later cannot pass it. */
+	uint32_t ird = RTE_MIN((uint32_t)qp->attr.max_dest_rd_atomic,
+			       qp->rd_mask + 1);
 	uint32_t first = 0;
 
-	if (qp->rd_cnt < qp->attr.max_dest_rd_atomic)
+	if (qp->rd_cnt < ird)
 		return false;
 	for (uint32_t i = 1; i <= qp->rd_valid; i++) {
 		const struct swr_rd_res *r = &qp->rd_res[(qp->rd_head - i) &
@@ -326,7 +329,7 @@ swr_resp_rd_over(const struct swr_qp *qp)
 
 		first += r->streaming;
 	}
-	return first >= qp->attr.max_dest_rd_atomic;
+	return first >= ird;
 }
 
 static void
@@ -451,8 +454,11 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	int32_t d = ndk_roce_psn_diff(p->psn, qp->epsn);
 
 	if (d > 0) {
-		/* Ahead: one NAK per gap, drop the rest until it is filled. */
 		SWR_STAT(qp->q, rx_out_of_seq);
+		/* Selective repeat: kept and SACKed (not past an RNR NAK). */
+		if (qp->sr_on && !qp->seq_nak_sent && swr_sr_hold(qp, p, d))
+			return;
+		/* Ahead: one NAK per gap, drop the rest until it is filled. */
 		if (!qp->seq_nak_sent) {
 			qp->seq_nak_sent = true;
 			SWR_QP_STAT(qp, nak_seq_sent, naks_sent);
@@ -472,6 +478,17 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 						      NDK_ROCE_PSN_MASK));
 		return;
 	}
+	swr_resp_exec(qp, p);
+	/* Requests kept past the one that was missing follow it. */
+	if (unlikely(qp->sr_cnt != 0))
+		swr_sr_drain(qp);
+}
+
+void
+swr_resp_exec(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t flags = p->op->flags;
+
 	qp->seq_nak_sent = false;
 
 	/* Opcode sequence: continue the message in progress, or start one. */
@@ -604,7 +621,11 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 		if ((syn & NDK_ROCE_AETH_TYPE_MASK) == NDK_ROCE_AETH_ACK)
 			syn = swr_resp_credits(qp);
 		qp->ack_pending = false;
-		swr_send_ack(qp, syn, qp->ack_psn);
+		if (unlikely(qp->sr_cnt != 0) &&
+		    syn == (NDK_ROCE_AETH_NAK | NDK_ROCE_NAK_PSN_SEQ))
+			swr_sr_send_sack(qp);
+		else
+			swr_send_ack(qp, syn, qp->ack_psn);
 		made++;
 	}
 	return made;

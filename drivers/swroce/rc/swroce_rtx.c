@@ -98,6 +98,11 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		swr_rto_arm(qp);
 		return;
 	}
+	/* Selective repeat: the responder keeps what came after it. */
+	if (qp->sr_on && swr_sr_resend_una(qp)) {
+		swr_rto_arm(qp);
+		return;
+	}
 	if (swr_sq_tail_started(qp) && wqe->op != SWR_WR_READ) {
 		uint64_t before = qp->ev.retransmit_packets;
 

@@ -729,6 +729,15 @@ struct ndk_qp_attr {
 	 * all-zero dest_mac is resolved by neighbour discovery.
 	 */
 	uint8_t dest_ip6[16];
+	/**
+	 * 1: selective repeat with the peer (doc/recovery.md): it keeps
+	 * requests that arrive after a lost one and acknowledges them
+	 * selectively, and this QP resends only what was lost; 0: IB's
+	 * go-back-N. Both sides must agree: the connection manager sets it
+	 * when both offer it; a QP connected by hand sets it only towards an
+	 * ndk-roce peer that has it too. Set at INIT -> RTR.
+	 */
+	uint8_t selective_repeat;
 };
 
 /** Which ndk_qp_attr fields a modify sets. */
@@ -745,6 +754,7 @@ enum ndk_qp_attr_mask {
 	NDK_QP_ATTR_RETRY_CNT = 1u << 9,
 	NDK_QP_ATTR_RNR_RETRY = 1u << 10,
 	NDK_QP_ATTR_MIN_RNR_TIMER = 1u << 11,
+	NDK_QP_ATTR_SELECTIVE_REPEAT = 1u << 12,
 };
 
 /**

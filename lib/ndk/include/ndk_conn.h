@@ -369,10 +369,18 @@ struct ndk_cm_params {
 	 *  Connect fails CONNECTION_REFUSED) and counted
 	 *  (xstat cm_backlog_rejects). Default 4096 (Linux's SOMAXCONN). */
 	uint32_t listen_backlog;
+	/** Selective repeat (doc/recovery.md) with peers that offer or
+	 *  accept it, ndk-roce adapters whose CM has it on (announced in
+	 *  the REQ's and REP's ECE, a vendor option other peers ignore):
+	 *  1 (default) offer it in REQs and accept it in REPs, 0 never.
+	 *  Any other peer gets standard go-back-N either way. */
+	uint8_t selective_repeat;
+	/** Reserved, 0 (no padding: the structure compares by bytes). */
+	uint8_t reserved[3];
 };
 
 /** struct ndk_cm_params initializer with the defaults (rdma_cm's). */
-#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15, 0, 4096 }
+#define NDK_CM_PARAMS_DEFAULT { 7, 7, 6, 0, 20, 15, 0, 4096, 1 }
 
 /**
  * Set the connection manager parameters of @p adapter; they apply to the

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+#ifndef SWROCE_COMP_H
+#define SWROCE_COMP_H
+
+/**
+ * @file
+ * swroce completer, private to its two halves: ACK and NAK handling
+ * (rc/swroce_comp.c) and READ responses placed in order or not
+ * (rc/swroce_comp_read.c). The calls the rest of swroce makes are in
+ * swroce_rc.h.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ndk_roce.h"
+#include "swroce_qp.h"
+#include "swroce_rtx.h"
+
+/** The PSN before @p psn. */
+static inline uint32_t
+swr_psn_prev(uint32_t psn)
+{
+	return ndk_roce_psn_add(psn, NDK_ROCE_PSN_MASK);
+}
+
+/**
+ * The oldest unacknowledged PSN moved: skip what a rewind would resend
+ * needlessly; retries and the timer: swr_rtx_progress().
+ */
+static inline void
+swr_comp_progress(struct swr_qp *qp, uint32_t una)
+{
+	qp->una_psn = una;
+	/* Rewound to this WQE: skip what the peer confirmed meanwhile. */
+	if (qp->req_idx == qp->sq_tail && swr_sq_tail_started(qp) &&
+	    ndk_roce_psn_diff(una, qp->req_psn) > 0) {
+		const struct swr_swqe *wqe = swr_swqe(qp, qp->sq_tail);
+		int32_t k = ndk_roce_psn_diff(una, wqe->first_psn);
+
+		if (k > 0 && (uint32_t)k < wqe->npkts) {
+			qp->req_pkt = (uint32_t)k;
+			qp->req_psn = una;
+		}
+	}
+	swr_rtx_progress(qp, una);
+}
+
+/**
+ * Retire every WQE acknowledged through @p psn (inclusive).
+ * @return true if it passes a READ whose responses were lost (the READ
+ * was asked again, once per gap; @p selective as for swr_comp_gap()).
+ */
+bool swr_comp_acked(struct swr_qp *qp, uint32_t psn, bool selective);
+
+/**
+ * Responses of the READ at the tail were lost (an ACK or NAK passed them):
+ * ask for its first missing range again at once, once per range.
+ * @p selective: that READ alone, the later ones keep streaming; otherwise
+ * (requests were lost too) go back N.
+ */
+void swr_comp_gap(struct swr_qp *qp, bool selective);
+
+/**
+ * A READ response (or a NAK) at @p psn, past the highest so far: ask every
+ * READ still missing a response before it for its first missing range.
+ */
+void swr_comp_reveal(struct swr_qp *qp, uint32_t psn);
+
+/** Complete the READ at the tail, all of whose responses are placed. */
+void swr_comp_read_done(struct swr_qp *qp);
+
+/**
+ * The READ that response PSN @p psn belongs to, walking from the tail:
+ * *k its packet, *idx its WQE index, *local whether a local operation not
+ * retired yet comes before it. NULL if @p psn lies in a SEND or WRITE,
+ * before the tail or past everything started. Looks only.
+ */
+struct swr_swqe *swr_comp_read_find(const struct swr_qp *qp, uint32_t psn,
+				    uint32_t *k, uint32_t *idx, bool *local);
+
+/**
+ * Check the ICRC of READ response @p p; if it fills a missing place of a
+ * READ its payload goes into that READ's sink in the same pass (*copied).
+ * @return false if the ICRC does not match (counted; drop the frame).
+ */
+bool swr_comp_icrc(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+		   const struct swr_swqe **copied);
+
+/**
+ * A READ response: retire the SENDs and WRITEs before it, place it (in
+ * order or not), complete what it completes, ask for what it shows lost.
+ * @p copied: the READ whose sink holds its payload already, if any.
+ */
+void swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
+			const struct swr_swqe *copied);
+
+#endif /* SWROCE_COMP_H */
