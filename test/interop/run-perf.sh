@@ -37,8 +37,10 @@
 #      PF_MTUS="1500 4200"  PF_ROLES="guest-client guest-server"
 #      PF_TESTS="write_bw read_bw send_bw read_lat send_lat write_lat"
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
-#        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
-#        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
+#        1048576:5:lat" (SIZE:ITERS[:KIND[:MAX]]: KIND limits a case to the
+#        bw or lat tests or to one test, e.g. read_bw; MAX fails the case
+#        when its frames per frame needed exceed MAX, e.g. 1.05)
+#      PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
 #      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b
 #        send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R
 #        send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R"
@@ -49,8 +51,17 @@
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
 #        the frames it receives, READ responses and requests alike)
-#      PF_GUEST_NETEM (sch_netem on the guest's eth1 egress, e.g.
-#        "loss 1%" or "delay 1ms reorder 25%"; needs an image with tc)
+#      PF_NETEM (netem profiles, "NAME=SPEC;NAME=SPEC...": every role's
+#        cases run once per profile, named with -NAME, with sch_netem on
+#        the guest's eth1 as SPEC says (lib.sh's iop_netem: netem's
+#        arguments for both ways, e.g. "loss 1%" or "delay 1ms reorder
+#        25%", "out:ARGS" for what the guest sends only, "in:ARGS" for what
+#        it receives only, "off" for none); frames per frame needed then
+#        count the guest's frames netem dropped before its capture too)
+#      PF_TXQLEN (frames the guest's eth1 queues: a pfifo of that many
+#        as its root qdisc, and netem's limit: rxe streams READ responses
+#        with no flow control, and the kernel's 1,000 overflow when
+#        ndk-perf polls late)
 #      PF_NS=ndk-perf  PYTHON=python3
 #      PF_FAMILY=4 (6: over IPv6, as run-pingpong.sh's PP_FAMILY: eth1 gets
 #        $IOP_GUEST_IP6, perftest uses rxe1's GID 2 (-x 2), ndk-perf a
@@ -90,12 +101,14 @@ result_row() {
 	grep -E "^ *$2 +$3 +[0-9]" "$1" 2>/dev/null | head -n 1 | tr -s ' \t' ' ' | sed 's/^ //' || true
 }
 
-# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS]
+# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS [MAX]]
 # OPTIONS: more perftest options for both sides, comma-separated ("-b").
+# MAX: the case fails with more frames per frame needed.
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6 more=${7:-}
+	local max=${8:-}
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
-	local need roce
+	local cnt0 cnt1
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
 	local rit=$iters q
 	if [ -n "$more" ]; then
@@ -116,6 +129,7 @@ run_case() {
 		[ -z "$q" ] || [ "$q" -ge "$rmtu" ] || rmtu=$q
 		opts+=("${more[@]}")
 	fi
+	name="$name${IOP_NETEM_NAME:+-$IOP_NETEM_NAME}"
 	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}"
 	# -R, -z: no TCP; each client names the server's RoCE address
 	# (rxe1's, our adapter's) instead of the eth0 side.
@@ -128,7 +142,8 @@ run_case() {
 	iop_case_begin "$name"
 	echo "$IOP_LABEL: case $name: ib_$test on rxe1 as the ${role#guest-}," \
 		"ndk-perf as the $([ "$role" = guest-client ] && echo server || echo client)," \
-		"${size} B x $iters, RDMA MTU $rmtu${more:+, ${more[*]}}"
+		"${size} B x $iters, RDMA MTU $rmtu${more:+, ${more[*]}}${IOP_NETEM_NAME:+, netem $IOP_NETEM_NAME}"
+	cnt0=$(iop_gh counters 2>/dev/null) || true
 
 	iop_capture_start "$name" $((mtu + 64)) || true
 	iop_expect_link_down "$IOP_CAP_BEFORE"
@@ -161,6 +176,7 @@ run_case() {
 	fi
 
 	t2=$(now_ms)
+	cnt1=$(iop_gh counters 2>/dev/null) || true
 	iop_capture_stop "$name"
 	t3=$(now_ms)
 
@@ -219,11 +235,8 @@ run_case() {
 		--min-roce $((iters * ((size + rmtu - 1) / rmtu) * ways))
 	# Frames sent per frame needed (both directions, against one data
 	# frame per MTU of every message): retransmissions show here.
-	need=$((iters * ((size + rmtu - 1) / rmtu) * ways))
-	roce=$(sed -n 's/^\([0-9]*\) frames,.*/\1/p' <<<"$IOP_CAP_SUM")
-	[ -z "$roce" ] || echo "    frames: $roce RoCEv2 captured, $need data" \
-		"frames needed: $(awk -v a="$roce" -v b="$need" \
-		'BEGIN { printf "%.3f", a / b }') per frame needed"
+	iop_frames_ratio $((iters * ((size + rmtu - 1) / rmtu) * ways)) \
+		"$cnt0" "$cnt1" "$max"
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
 	local want=$((size < rmtu ? size : rmtu))
 	# -R: the exchange's SENDs (perftest's 56-byte key messages) travel
@@ -236,6 +249,25 @@ run_case() {
 	iop_case_end "${iters}x${size} B; guest [${grow:-none}] ndk [${nrow:-none}]; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
 }
 
+# perf_cases MTU RDMA_MTU ROLE: every test and case of PF_TESTS and PF_CASES
+perf_cases() {
+	local test c size iters kind max
+	for test in $TESTS; do
+		for c in $CASES; do
+			IFS=: read -r size iters kind max <<<"$c"
+			case ${kind:-all} in
+			all) ;;
+			bw | lat) [ "${test#*_}" = "$kind" ] || continue ;;
+			*) [ "$test" = "$kind" ] || continue ;;
+			esac
+			CASE_AGAIN=0
+			run_case "$1" "$2" "$3" "$test" "$size" "$iters" "" "$max"
+			[ "$CASE_AGAIN" = 0 ] ||
+				RETRY_CLOCK=0 run_case "$1" "$2" "$3" "$test" "$size" "$iters" "" "$max"
+		done
+	done
+}
+
 perf_mtu() {
 	local mtu=$1 rmtu role c size iters kind arp test out
 	rmtu=$(iop_rdma_mtu "$mtu")
@@ -243,16 +275,6 @@ perf_mtu() {
 	if [ "$FAMILY" = 6 ]; then
 		echo "$IOP_LABEL: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
 	fi
-	if [ -n "${PF_GUEST_NETEM:-}" ]; then
-		if out=$(iop_gh "netem $PF_GUEST_NETEM" 2>&1); then
-			iop_pass "MTU $mtu: guest eth1 netem: $out"
-		else
-			iop_fail "MTU $mtu: guest eth1 netem $PF_GUEST_NETEM: $out"
-			iop_guest_end "$mtu"
-			return 0
-		fi
-	fi
-
 	for role in $ROLES; do
 		if [ "$FAMILY" = 6 ]; then
 			arp=$(iop_gh "nd-dynamic $IOP_NDK_IP6" 2>&1) || true
@@ -262,19 +284,7 @@ perf_mtu() {
 			arp=$(iop_gh "arp-dynamic $IOP_NDK_IP" 2>&1) || true
 		fi
 		echo "$IOP_LABEL: MTU $mtu, $role cases; guest eth1 neighbours: ${arp:-none}"
-		for test in $TESTS; do
-			for c in $CASES; do
-				IFS=: read -r size iters kind <<<"$c"
-				case ${kind:-all} in
-				all) ;;
-				bw | lat) [ "${test#*_}" = "$kind" ] || continue ;;
-				esac
-				CASE_AGAIN=0
-				run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
-				[ "$CASE_AGAIN" = 0 ] ||
-					RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
-			done
-		done
+		iop_netem_profiles "${PF_NETEM:-}" perf_cases "$mtu" "$rmtu" "$role"
 		[ "$MODE_MTU" = all ] || [ "$mtu" = "$MODE_MTU" ] || continue
 		for c in $MODES; do
 			IFS=: read -r test size iters kind <<<"$c"
