@@ -89,3 +89,9 @@ iop_frames_ratio() {
 		iop_why "$ratio frames per frame needed, more than $max"
 	IOP_CAP_SUM="$IOP_CAP_SUM, $ratio per frame needed"
 }
+
+# iop_netem_case PROFILES: a case limited to PROFILES (comma-separated
+# names; empty: every one) runs in the current profile
+iop_netem_case() {
+	[ -z "$1" ] || [[ ,$1, == *",$IOP_NETEM_NAME,"* ]]
+}

@@ -37,15 +37,17 @@
 #      PF_MTUS="1500 4200"  PF_ROLES="guest-client guest-server"
 #      PF_TESTS="write_bw read_bw send_bw read_lat send_lat write_lat"
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
-#        1048576:5:lat" (SIZE:ITERS[:KIND[:MAX]]: KIND limits a case to the
-#        bw or lat tests or to one test, e.g. read_bw; MAX fails the case
-#        when its frames per frame needed exceed MAX, e.g. 1.05)
+#        1048576:5:lat" (SIZE:ITERS[:KIND[:MAX[:PROFILES]]]: KIND limits a
+#        case to the bw or lat tests or to some, e.g. read_bw,write_bw; MAX
+#        fails the case when its frames per frame needed exceed MAX, e.g.
+#        1.05; PROFILES, comma-separated, limits it to those of PF_NETEM)
 #      PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
 #      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b
 #        send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R
 #        send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R"
-#        (TEST:SIZE:ITERS:OPTIONS, options comma-separated, given to both
-#        sides: perftest's modes beyond the plain run, both roles, at the
+#        (TEST:SIZE:ITERS:OPTIONS[:MAX], options comma-separated, given to
+#        both sides, MAX as PF_CASES': perftest's modes beyond the plain
+#        run, after the netem profiles (none in effect), both roles, at the
 #        guest MTU PF_MODE_MTU, default the last of PF_MTUS; "all": every
 #        one; -a drops -s, -D drops -n)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
@@ -62,7 +64,17 @@
 #        as its root qdisc, and netem's limit: rxe streams READ responses
 #        with no flow control, and the kernel's 1,000 overflow when
 #        ndk-perf polls late)
-#      PF_NS=ndk-perf  PYTHON=python3
+#      PF_GUEST_OPTS (more options for perftest in the guest only, e.g.
+#        "--tclass=2": rxe's frames ECT(0))
+#      PF_NDK_OPTS_<NAME>, PF_GUEST_OPTS_<NAME> (more options for the
+#        cases of netem profile NAME)
+#      PF_CNP (1, or the netem profiles it applies to, comma-separated:
+#        congestion notification: with "--bottleneck ..." marking rxe's
+#        ECT frames CE before our adapter, a case also needs CE marks
+#        counted and CNPs sent by our adapter, CNPs from us in the
+#        capture, and rxe1's error counters unchanged)
+#      PF_SUBDIR=perf (this run's directory under NDK_INTEROP_WORK, and
+#        its namespace $NS-<it>)  PF_NS=ndk-perf  PYTHON=python3
 #      PF_FAMILY=4 (6: over IPv6, as run-pingpong.sh's PP_FAMILY: eth1 gets
 #        $IOP_GUEST_IP6, perftest uses rxe1's GID 2 (-x 2), ndk-perf a
 #        dual-stack adapter announcing $IOP_NDK_IP6 (-x 1); neighbour
@@ -75,7 +87,8 @@ IOP_RECONNECT=1
 IOP_LCORES=1 # one lcore: the test loops poll the adapter, QEMU keeps a core
 IOP_CASE_TIMEOUT=60
 IOP_SUMMARY_HEAD="cases (guest row / ndk-perf row; frames: RoCEv2 in the capture):"
-iop_init perf PF perf ndk-pf
+IOP_CAP_FIELDS=ipv6.src # column 11 of the .tsv (cnp_checks)
+iop_init "${PF_SUBDIR:-perf}" PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
 TESTS=${PF_TESTS-write_bw read_bw send_bw read_lat send_lat write_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
@@ -99,6 +112,35 @@ fi
 # result_row LOG SIZE ITERS: perftest's result row ("SIZE ITERS numbers")
 result_row() {
 	grep -E "^ *$2 +$3 +[0-9]" "$1" 2>/dev/null | head -n 1 | tr -s ' \t' ' ' | sed 's/^ //' || true
+}
+
+# cnp_checks NDK_LOG BEFORE AFTER RXE_DATA (PF_CNP): rxe1's error
+# counters (BEFORE and AFTER: the guest helper's `counters`) did not move:
+# rxe drops a CNP (it implements none) and goes on; when rxe sent the
+# data (RXE_DATA 1), our adapter also saw CE marks and sent CNPs (its
+# counters) and the capture holds CNPs (BTH opcode 0x81) from our address,
+# every ICRC of them verified with the rest.
+cnp_checks() {
+	local tsv=${IOP_PCAP%.pcap}.tsv ce sent cnp c bad=
+	ce=$(awk '$1 == "rx_ce" { print $2 }' "$1" | head -n 1)
+	sent=$(awk '$1 == "cnp_sent" { print $2 }' "$1" | head -n 1)
+	cnp=$(awk -F'\t' -v a="$IOP_NDK_IP" -v b="$IOP_NDK_IP6" \
+		'$5 == 129 && ($3 == a || $3 == b || $11 == b) { n++ } END { print n + 0 }' \
+		"$tsv" 2>/dev/null || echo 0)
+	echo "    CNP: our adapter saw ${ce:-0} CE marks and sent ${sent:-0}" \
+		"CNPs; the capture holds $cnp from us;" \
+		"$(grep -h '^ --bottleneck:' "$1" || echo 'no bottleneck line')"
+	if [ "$4" = 1 ]; then
+		[ "${ce:-0}" -gt 0 ] || iop_why "no CE mark reached our adapter"
+		[ "${sent:-0}" -gt 0 ] || iop_why "our adapter sent no CNP"
+		[ "$cnp" -gt 0 ] || iop_why "no CNP from us in the capture"
+	fi
+	for c in retry_exceeded_err retry_rnr_exceeded_err send_err; do
+		[ "$(sed -n "s/.*$c=\([0-9]*\).*/\1/p" <<<"$2")" = \
+			"$(sed -n "s/.*$c=\([0-9]*\).*/\1/p" <<<"$3")" ] || bad+=" $c"
+	done
+	[ -z "$bad" ] || iop_why "rxe1's error counters moved:$bad"
+	IOP_CAP_SUM="$IOP_CAP_SUM, $cnp CNPs to rxe"
 }
 
 # run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS [MAX]]
@@ -130,7 +172,17 @@ run_case() {
 		opts+=("${more[@]}")
 	fi
 	name="$name${IOP_NETEM_NAME:+-$IOP_NETEM_NAME}"
-	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}"
+	# The netem profile's own options (PF_NDK_OPTS_<NAME>, ...) and checks.
+	local v nopts=("${NDK_OPTS[@]}") gopts=${PF_GUEST_OPTS:-} cnp=0 more_n
+	if [ -n "$IOP_NETEM_NAME" ]; then
+		v=PF_NDK_OPTS_$IOP_NETEM_NAME
+		read -r -a more_n <<<"${!v:-}"
+		nopts+=("${more_n[@]}")
+		v=PF_GUEST_OPTS_$IOP_NETEM_NAME
+		gopts+="${!v:+ ${!v}}"
+	fi
+	case ,${PF_CNP:-}, in *,1,* | *",$IOP_NETEM_NAME,"*) cnp=1 ;; esac
+	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}${gopts:+ $gopts}"
 	# -R, -z: no TCP; each client names the server's RoCE address
 	# (rxe1's, our adapter's) instead of the eth0 side.
 	local cm=0 guest_to=$IOP_HOST_ADDR ndk_to=${IOP_GUEST_IP%/*}
@@ -151,7 +203,7 @@ run_case() {
 
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" "${NDK_OPTS[@]}" --stats
+			"${opts[@]}" "${nopts[@]}" --stats
 		# -R: our listener is up within moments of the port (rxe1
 		# ACTIVE), long before perftest in the guest gets to connect.
 		if [ "$cm" = 1 ] || iop_host_listening 18515; then
@@ -169,7 +221,7 @@ run_case() {
 		# start ndk-perf first (its client retries the TCP connection for
 		# 10 s), the guest's server once rxe1 is ACTIVE.
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" "${NDK_OPTS[@]}" --stats "$ndk_to"
+			"${opts[@]}" "${nopts[@]}" --stats "$ndk_to"
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-active 30 $CASE_T $ib") || gid=none
 		iop_app_wait || nrc=$?
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
@@ -237,6 +289,15 @@ run_case() {
 	# frame per MTU of every message): retransmissions show here.
 	iop_frames_ratio $((iters * ((size + rmtu - 1) / rmtu) * ways)) \
 		"$cnt0" "$cnt1" "$max"
+	# rxe sends the data (ECT, marked at our bottleneck) when it writes or
+	# sends as the client or answers our READs; else only its ACKs or READ
+	# requests, too few to queue.
+	local rxe_data=0
+	case $role-$test in
+	guest-client-write_* | guest-client-send_* | guest-server-read_*) rxe_data=1 ;;
+	esac
+	[ "$cnp" = 0 ] ||
+		cnp_checks "$L.ndk.log" "$cnt0" "$cnt1" "$rxe_data"
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
 	local want=$((size < rmtu ? size : rmtu))
 	# -R: the exchange's SENDs (perftest's 56-byte key messages) travel
@@ -251,14 +312,15 @@ run_case() {
 
 # perf_cases MTU RDMA_MTU ROLE: every test and case of PF_TESTS and PF_CASES
 perf_cases() {
-	local test c size iters kind max
+	local test c size iters kind max profs
 	for test in $TESTS; do
 		for c in $CASES; do
-			IFS=: read -r size iters kind max <<<"$c"
+			IFS=: read -r size iters kind max profs <<<"$c"
+			iop_netem_case "$profs" || continue
 			case ${kind:-all} in
 			all) ;;
 			bw | lat) [ "${test#*_}" = "$kind" ] || continue ;;
-			*) [ "$test" = "$kind" ] || continue ;;
+			*) [[ ,$kind, == *",$test,"* ]] || continue ;;
 			esac
 			CASE_AGAIN=0
 			run_case "$1" "$2" "$3" "$test" "$size" "$iters" "" "$max"
@@ -287,11 +349,11 @@ perf_mtu() {
 		iop_netem_profiles "${PF_NETEM:-}" perf_cases "$mtu" "$rmtu" "$role"
 		[ "$MODE_MTU" = all ] || [ "$mtu" = "$MODE_MTU" ] || continue
 		for c in $MODES; do
-			IFS=: read -r test size iters kind <<<"$c"
+			IFS=: read -r test size iters kind max <<<"$c"
 			CASE_AGAIN=0
-			run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
+			run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind" "$max"
 			[ "$CASE_AGAIN" = 0 ] ||
-				RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
+				RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind" "$max"
 		done
 	done
 	iop_guest_end "$mtu"

@@ -29,8 +29,11 @@
 # env: NDK_INTEROP_WORK (this test uses its rping/ subdirectory)
 #      NDK_RPING (default build/app/ndk-rping/ndk-rping)  TESTPMD  PYTHON
 #      RP_MTUS="1500 4200"  RP_ROLES="guest-client guest-server"
-#      RP_CASES="64:20 4096:10 65535:5" (SIZE:COUNT)  RP_LCORES=0-1
+#      RP_CASES="64:20 4096:10 65535:5" (SIZE:COUNT[:PROFILES]: PROFILES,
+#        comma-separated, limits a case to those of RP_NETEM)  RP_LCORES=0-1
 #      RP_DPDK_MEM  RP_NS=ndk-rping  RP_CASE_TIMEOUT=120
+#      RP_SUBDIR=rping (this run's directory under NDK_INTEROP_WORK, and
+#        its namespace $NS-<it>)
 #      RP_FAMILY=4 (6: the CM and RoCEv2 over IPv6: eth1 gets
 #        $IOP_GUEST_IP6, ndk-rping a dual-stack adapter with $IOP_NDK_IP6;
 #        rping -a takes the IPv6 addresses, the RDMA-CM header of the REQ
@@ -44,7 +47,7 @@ set -euo pipefail
 
 IOP_RECONNECT=1
 IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture, CM MADs included):"
-iop_init rping RP rp ndk-rp
+iop_init "${RP_SUBDIR:-rping}" RP rp ndk-rp
 ROLES=${RP_ROLES:-guest-client guest-server}
 CASES=${RP_CASES:-64:20 4096:10 65535:5}
 CASE_T=$IOP_CASE_TIMEOUT
@@ -186,9 +189,11 @@ run_case() {
 
 # rping_cases MTU RDMA_MTU ROLE: every case of RP_CASES
 rping_cases() {
-	local c
+	local c size count profs
 	for c in $CASES; do
-		run_case "$1" "$2" "$3" "${c%%:*}" "${c#*:}"
+		IFS=: read -r size count profs <<<"$c"
+		iop_netem_case "$profs" || continue
+		run_case "$1" "$2" "$3" "$size" "$count"
 	done
 }
 
