@@ -181,7 +181,10 @@ run_case() {
 		v=PF_GUEST_OPTS_$IOP_NETEM_NAME
 		gopts+="${!v:+ ${!v}}"
 	fi
-	case ,${PF_CNP:-}, in *,1,* | *",$IOP_NETEM_NAME,"*) cnp=1 ;; esac
+	case ,${PF_CNP:-}, in
+	*,1,*) cnp=1 ;;
+	*",${IOP_NETEM_NAME:-(none)},"*) cnp=1 ;;
+	esac
 	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}${gopts:+ $gopts}"
 	# -R, -z: no TCP; each client names the server's RoCE address
 	# (rxe1's, our adapter's) instead of the eth0 side.
