@@ -114,6 +114,9 @@ struct perf_opts {
 	uint32_t raw_frame;     /**< --raw-frame: bytes of every raw frame */
 	unsigned int raw_repeat; /**< --raw-repeat: BW raw phases (0: default) */
 	uint32_t loss_ppm;      /**< --loss: RX drops, parts per million */
+	uint32_t bn_mbps;       /**< --bottleneck: rate, Mbit/s; 0: none */
+	uint32_t bn_mark;       /**< --bottleneck: ECN marks from this depth */
+	uint32_t bn_buffer;     /**< --bottleneck: buffer, frames */
 	bool strict_rto;        /**< --strict-timeout: no adaptive RTO */
 	/** --selective-repeat: on the QPs connected by hand (no -R) */
 	bool selective_repeat;

@@ -151,6 +151,24 @@ perf_ndk_poll_start(struct perf_ctx *c)
 			return -1;
 		}
 	}
+	if (c->o->bn_mbps != 0) {
+		/* A switch's queue before our port: a step ECN mark from
+		 * bn_mark frames queued, tail drop past bn_buffer. */
+		struct ndk_netem_queue_config qc = {
+			.rate_bps = (uint64_t)c->o->bn_mbps * 1000000u,
+			.limit_pkts = c->o->bn_buffer,
+			.ecn_kmin = c->o->bn_mark,
+			.overhead = NDK_NETEM_QUEUE_ETH_OVERHEAD,
+		};
+
+		c->bneck = ndk_netem_queue_attach(c->o->port_id, 0, &qc);
+		if (c->bneck == NULL) {
+			fprintf(stderr, " Couldn't attach the --bottleneck "
+				"queue to port %u: %s\n", c->o->port_id,
+				rte_strerror(rte_errno));
+			return -1;
+		}
+	}
 	c->inline_poll = rte_lcore_count() < 2;
 	if (c->inline_poll)
 		return 0;
@@ -493,6 +511,17 @@ perf_ndk_print_stats(const struct perf_ctx *c)
 		       (unsigned long long)ns.seen,
 		       (unsigned long long)ns.dropped);
 	}
+	if (c->bneck != NULL) {
+		struct ndk_netem_queue_stats qs;
+
+		ndk_netem_queue_get_stats(c->bneck, &qs);
+		printf(" --bottleneck: %llu frames queued, %llu marked CE, "
+		       "%llu not ECT above the mark, %llu dropped, deepest "
+		       "%u\n", (unsigned long long)qs.enqueued,
+		       (unsigned long long)qs.marked,
+		       (unsigned long long)qs.not_ect,
+		       (unsigned long long)qs.dropped, qs.max_depth_pkts);
+	}
 	if (c->qps != NULL) {
 		struct ndk_qp_stats q, sum;
 
@@ -543,6 +572,9 @@ perf_ndk_close(struct perf_ctx *c)
 	if (c->netem != NULL)
 		ndk_netem_detach(c->netem);
 	c->netem = NULL;
+	if (c->bneck != NULL)
+		ndk_netem_queue_detach(c->bneck);
+	c->bneck = NULL;
 	if (c->qps != NULL) {
 		for (unsigned int i = 0; i < c->p.num_qps; i++) {
 			struct perf_qp *q = &c->qps[i];

@@ -15,6 +15,7 @@
 
 #include "ndk.h"
 #include "ndk_netem.h"
+#include "ndk_netem_queue.h"
 #include "perf.h"
 
 /** One QP and its buffer: [local half | remote half]. */
@@ -64,6 +65,7 @@ struct perf_ctx {
 	uint64_t verify_checks;
 	uint64_t verify_errors;
 	struct ndk_netem *netem;  /**< --loss on our RX queue */
+	struct ndk_netem_queue *bneck; /**< --bottleneck on our RX queue */
 	struct perf_cm *cm;       /**< -R: the CM side (perf_cm.c) */
 	struct perf_row raw_row;  /**< our raw baseline row (seq 0: none) */
 };

@@ -35,6 +35,7 @@ enum {
 	OPT_RAW_FRAME,
 	OPT_RAW_REPEAT,
 	OPT_LOSS,
+	OPT_BOTTLENECK,
 	OPT_STRICT_RTO,
 	OPT_SELECTIVE_REPEAT,
 	OPT_TRUST_CRC,
@@ -89,6 +90,7 @@ static const struct option perf_lopts[] = {
 	{ "raw-frame", required_argument, NULL, OPT_RAW_FRAME },
 	{ "raw-repeat", required_argument, NULL, OPT_RAW_REPEAT },
 	{ "loss", required_argument, NULL, OPT_LOSS },
+	{ "bottleneck", required_argument, NULL, OPT_BOTTLENECK },
 	{ "strict-timeout", no_argument, NULL, OPT_STRICT_RTO },
 	{ "selective-repeat", no_argument, NULL, OPT_SELECTIVE_REPEAT },
 	{ "trust-link-crc", no_argument, NULL, OPT_TRUST_CRC },
@@ -177,6 +179,13 @@ perf_opts_usage(const char *prog)
 	       "the raw row (3)\n"
 	       "      --loss=<percent>    drop that share of the frames we "
 	       "receive (lib/netem)\n"
+	       "      --bottleneck=<Mbit/s>[,<mark>[,<buffer>]]\n"
+	       "                          the frames we receive pass a queue "
+	       "drained at that\n"
+	       "                          rate (lib/netem): ECT frames marked "
+	       "CE from <mark>\n"
+	       "                          frames queued (8), tail drop past "
+	       "<buffer> (65536)\n"
 	       "      --strict-timeout    no adaptive retransmission: only the "
 	       "QP's ACK\n"
 	       "                          timeout (-u) retransmits\n"
@@ -440,6 +449,34 @@ parse_one(int ch, const char *arg, struct perf_opts *o)
 		o->loss_ppm = (uint32_t)(pct * 10000 + 0.5);
 		break;
 	}
+	case OPT_BOTTLENECK: {
+		unsigned long v3[3] = { 0, 8, 65536 };
+		const char *s = arg;
+		char *end;
+
+		for (unsigned int i = 0; i < 3; i++) {
+			v3[i] = strtoul(s, &end, 10);
+			if (end == s || (*end != '\0' && *end != ',') ||
+			    (i == 2 && *end != '\0'))
+				break;
+			if (*end == '\0') {
+				s = NULL;
+				break;
+			}
+			s = end + 1;
+		}
+		if (s != NULL || v3[0] == 0 || v3[0] > 1000000 ||
+		    v3[1] == 0 || v3[2] < v3[1] || v3[2] > 1u << 20) {
+			fprintf(stderr, " --bottleneck takes <Mbit/s 1..1000000>"
+				"[,<mark, frames, >= 1>[,<buffer, frames, "
+				"mark..1048576>]]\n");
+			return -1;
+		}
+		o->bn_mbps = (uint32_t)v3[0];
+		o->bn_mark = (uint32_t)v3[1];
+		o->bn_buffer = (uint32_t)v3[2];
+		break;
+	}
 	case OPT_STRICT_RTO:
 		o->strict_rto = true;
 		break;
@@ -568,21 +605,22 @@ perf_opts_parse(int argc, char **argv, const struct perf_test *test,
 			"--raw-baseline\n");
 		return -1;
 	}
-	if (o->loss_ppm != 0 && o->raw == PERF_RAW_ONLY) {
-		fprintf(stderr, " --loss applies to the RoCE test, not to "
-			"--raw\n");
+	if ((o->loss_ppm != 0 || o->bn_mbps != 0) &&
+	    o->raw == PERF_RAW_ONLY) {
+		fprintf(stderr, " --loss and --bottleneck apply to the RoCE "
+			"test, not to --raw\n");
 		return -1;
 	}
-	if (o->loss_ppm != 0 && o->queues > 1) {
-		fprintf(stderr, " --loss drops on queue 0 only: not with "
-			"--queues\n");
+	if ((o->loss_ppm != 0 || o->bn_mbps != 0) && o->queues > 1) {
+		fprintf(stderr, " --loss and --bottleneck act on queue 0 only: "
+			"not with --queues\n");
 		return -1;
 	}
 	if (rte_eal_process_type() == RTE_PROC_SECONDARY &&
-	    (o->raw != PERF_RAW_NONE || o->loss_ppm != 0)) {
+	    (o->raw != PERF_RAW_NONE || o->loss_ppm != 0 || o->bn_mbps != 0)) {
 		fprintf(stderr, " Attached to ndk-roced (a secondary process), "
-			"the daemon owns the port: no --raw, --raw-baseline or "
-			"--loss\n");
+			"the daemon owns the port: no --raw, --raw-baseline, "
+			"--loss or --bottleneck\n");
 		return -1;
 	}
 	if ((o->rdma_cm || o->cm_xchg) && o->raw != PERF_RAW_NONE) {

@@ -31,7 +31,9 @@
 # lines). iop_init reads the runner's environment (ENV is its prefix, e.g.
 # PP): ENV_NS, ENV_MTUS (1500 4200), ENV_LCORES, ENV_DPDK_MEM (EAL memory
 # flags; default --in-memory with >= 128 free 2 MB hugepages, else
-# --no-huge -m 512), ENV_CASE_TIMEOUT, ENV_NDK_MAC; and TESTPMD, PYTHON.
+# --no-huge -m 512), ENV_CASE_TIMEOUT, ENV_NDK_MAC, ENV_TXQLEN (frames the
+# guest's eth1 queues: its root qdisc a pfifo of that many, and netem's
+# limit; default the kernel's 1,000); and TESTPMD, PYTHON.
 
 # The caller's NS, if any, before common.sh gives it its default: the base
 # of every runner's namespace (iop_init).
@@ -40,6 +42,9 @@ IOP_NS_BASE=${NS:-ndk}
 . "$(dirname "${BASH_SOURCE[0]}")/guest/common.sh"
 
 IOP_HERE=$NDK_INTEROP_SRC
+# Loss, reordering and the frames they cost (iop_netem...).
+# shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib-netem.sh
+. "$IOP_HERE/lib-netem.sh"
 IOP_GUESTBIN=$IOP_HERE/guest
 IOP_LABEL=interop
 IOP_LCORES=0-1
@@ -78,6 +83,7 @@ IOP_TP_FD=
 IOP_APP_PID=
 IOP_APP_PREFIX=
 IOP_APP_N=0
+IOP_NETEM_NAME= # the netem profile in effect (iop_netem_profiles)
 IOP_T_START=$(now_ms)
 
 # --- set-up and results ------------------------------------------------------
@@ -107,6 +113,8 @@ iop_init() {
 	IOP_CASE_TIMEOUT=${!v:-$IOP_CASE_TIMEOUT}
 	v=${env}_NDK_MAC
 	IOP_NDK_MAC=${!v:-$IOP_NDK_MAC}
+	v=${env}_TXQLEN
+	IOP_TXQLEN=${!v:-}
 	export NDK_INTEROP_IMAGE
 	export NDK_INTEROP_WORK=$NDK_INTEROP_WORK/$1
 	export HOSTIP=$IOP_HOST_ADDR/24
@@ -385,6 +393,11 @@ iop_gh() {
 #   nd-dynamic IP6              forget an IPv6 neighbour of eth1
 #   netem ARGS                  sch_netem on eth1's egress (tc qdisc
 #                               replace ... netem ARGS; "off": removed)
+#   netem-in ARGS               the same on eth1's ingress (through ifb0)
+#                               (netem's limit: 1000 or txqlen's N)
+#   txqlen N                    eth1's root qdisc a pfifo of N frames
+#   counters                    rxe1's hw_counters and eth1's qdisc
+#                               counters, "name=value ..." on one line
 #   capture NAME SNAPLEN        "before: <state>", then tcpdump on eth1
 #                               into /tmp/NAME.pcap (runs until
 #                               capture-stop: start it with iop_gxb)
@@ -403,6 +416,8 @@ iop_write_guest_helper() {
 # iop-guest.sh CMD ARGS - the guest's side of test/interop/lib.sh
 P=/sys/class/infiniband/rxe1/ports/1
 up() { cut -d' ' -f1 /proc/uptime; }
+# the frames eth1's qdiscs hold (txqlen; 1000, the kernel's default)
+qlen() { cat /tmp/iop-qlen 2>/dev/null || echo 1000; }
 state() {
 	echo "rxe1 $(cut -d' ' -f2 $P/state), eth1 carrier $(cat /sys/class/net/eth1/carrier), GID 1 $(cat $P/gids/1)"
 }
@@ -439,9 +454,40 @@ ip6) # ip6 ADDR/LEN GIDIDX: eth1's IPv6 address (no duplicate address
 nd-dynamic) ip -6 neigh del "$1" dev eth1 2>/dev/null; ip -6 neigh show dev eth1; true ;;
 netem) # iproute2's tc by its path: busybox sh prefers its own applet
 	modprobe sch_netem 2>/dev/null
-	if [ "$1" = off ]; then /usr/bin/tc qdisc del dev eth1 root 2>/dev/null; true
-	else /usr/bin/tc qdisc replace dev eth1 root netem "$@"; fi &&
+	if [ "$1" != off ]; then
+		/usr/bin/tc qdisc replace dev eth1 root netem limit "$(qlen)" "$@"
+	elif [ -f /tmp/iop-qlen ]; then
+		/usr/bin/tc qdisc replace dev eth1 root pfifo limit "$(qlen)"
+	else /usr/bin/tc qdisc del dev eth1 root 2>/dev/null; true; fi &&
 	/usr/bin/tc qdisc show dev eth1 ;;
+netem-in) # netem-in ARGS: sch_netem on what eth1 receives: an ingress
+	# qdisc redirects every frame to ifb0, whose root qdisc is netem ("off":
+	# removed). tcpdump on eth1 still sees every frame (taps come first).
+	for m in ifb sch_ingress cls_matchall act_mirred sch_netem; do
+		modprobe $m 2>/dev/null
+	done
+	if [ "$1" = off ]; then
+		/usr/bin/tc qdisc del dev eth1 ingress 2>/dev/null
+		/usr/bin/tc qdisc del dev ifb0 root 2>/dev/null; true
+	else
+		ip link set ifb0 mtu "$(cat /sys/class/net/eth1/mtu)" up &&
+		/usr/bin/tc qdisc replace dev ifb0 root netem \
+			limit "$(qlen)" "$@" && {
+		/usr/bin/tc qdisc show dev eth1 ingress | grep -q ingress ||
+		{ /usr/bin/tc qdisc add dev eth1 handle ffff: ingress &&
+		/usr/bin/tc filter add dev eth1 parent ffff: matchall action \
+			mirred egress redirect dev ifb0; }; }
+	fi && /usr/bin/tc qdisc show dev ifb0 && /usr/bin/tc qdisc show dev eth1 ingress ;;
+txqlen) # txqlen N: eth1's root qdisc a pfifo of N frames (netem's limit
+	# too, both ways)
+	echo "$1" >/tmp/iop-qlen &&
+	/usr/bin/tc qdisc replace dev eth1 root pfifo limit "$1" &&
+	/usr/bin/tc qdisc show dev eth1 ;;
+counters) # rxe1's hw_counters and eth1's root qdisc counters: name=value
+	for f in $P/hw_counters/*; do
+		printf '%s=%s ' "${f##*/}" "$(cat "$f")"
+	done
+	/usr/bin/tc -s qdisc show dev eth1 | sed -n 's/.*Sent \([0-9]*\) bytes \([0-9]*\) pkt (dropped \([0-9]*\), overlimits [0-9]* requeues \([0-9]*\)).*/qdisc_pkts=\2 qdisc_dropped=\3 qdisc_requeues=\4/p' | head -n 1 ;;
 capture) # capture NAME SNAPLEN: "before: <state>", tcpdump on eth1 until
 	# capture-stop
 	echo "before: $(state)"
@@ -619,6 +665,8 @@ iop_boot_guest() {
 	iop_write_guest_helper
 	# tcpdump and its libraries (~10 MB) into the guest's RAM, once.
 	iop_gx "cp -a /share/tools /tmp/tools" >/dev/null 2>&1 || true
+	[ -z "$IOP_TXQLEN" ] ||
+		echo "$IOP_LABEL: eth1's queue: $(iop_gh "txqlen $IOP_TXQLEN" 2>&1)"
 	iop_pass "MTU $mtu: guest up in $IOP_BOOT s"
 }
 

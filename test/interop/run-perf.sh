@@ -37,21 +37,44 @@
 #      PF_MTUS="1500 4200"  PF_ROLES="guest-client guest-server"
 #      PF_TESTS="write_bw read_bw send_bw read_lat send_lat write_lat"
 #      PF_CASES="2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat
-#        1048576:5:lat" (SIZE:ITERS, the third field limits a case to the
-#        bw or lat tests)  PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
+#        1048576:5:lat" (SIZE:ITERS[:KIND[:MAX[:PROFILES]]]: KIND limits a
+#        case to the bw or lat tests or to some, e.g. read_bw,write_bw; MAX
+#        fails the case when its frames per frame needed exceed MAX, e.g.
+#        1.05; PROFILES, comma-separated, limits it to those of PF_NETEM)
+#      PF_QP_TIMEOUT=18 (-u; empty: perftest's 14)
 #      PF_MODES="write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b
 #        send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R
 #        send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R"
-#        (TEST:SIZE:ITERS:OPTIONS, options comma-separated, given to both
-#        sides: perftest's modes beyond the plain run, both roles, at the
+#        (TEST:SIZE:ITERS:OPTIONS[:MAX], options comma-separated, given to
+#        both sides, MAX as PF_CASES': perftest's modes beyond the plain
+#        run, after the netem profiles (none in effect), both roles, at the
 #        guest MTU PF_MODE_MTU, default the last of PF_MTUS; "all": every
 #        one; -a drops -s, -D drops -n)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
 #        the frames it receives, READ responses and requests alike)
-#      PF_GUEST_NETEM (sch_netem on the guest's eth1 egress, e.g.
-#        "loss 1%" or "delay 1ms reorder 25%"; needs an image with tc)
-#      PF_NS=ndk-perf  PYTHON=python3
+#      PF_NETEM (netem profiles, "NAME=SPEC;NAME=SPEC...": every role's
+#        cases run once per profile, named with -NAME, with sch_netem on
+#        the guest's eth1 as SPEC says (lib.sh's iop_netem: netem's
+#        arguments for both ways, e.g. "loss 1%" or "delay 1ms reorder
+#        25%", "out:ARGS" for what the guest sends only, "in:ARGS" for what
+#        it receives only, "off" for none); frames per frame needed then
+#        count the guest's frames netem dropped before its capture too)
+#      PF_TXQLEN (frames the guest's eth1 queues: a pfifo of that many
+#        as its root qdisc, and netem's limit: rxe streams READ responses
+#        with no flow control, and the kernel's 1,000 overflow when
+#        ndk-perf polls late)
+#      PF_GUEST_OPTS (more options for perftest in the guest only, e.g.
+#        "--tclass=2": rxe's frames ECT(0))
+#      PF_NDK_OPTS_<NAME>, PF_GUEST_OPTS_<NAME> (more options for the
+#        cases of netem profile NAME)
+#      PF_CNP (1, or the netem profiles it applies to, comma-separated:
+#        congestion notification: with "--bottleneck ..." marking rxe's
+#        ECT frames CE before our adapter, a case also needs CE marks
+#        counted and CNPs sent by our adapter, CNPs from us in the
+#        capture, and rxe1's error counters unchanged)
+#      PF_SUBDIR=perf (this run's directory under NDK_INTEROP_WORK, and
+#        its namespace $NS-<it>)  PF_NS=ndk-perf  PYTHON=python3
 #      PF_FAMILY=4 (6: over IPv6, as run-pingpong.sh's PP_FAMILY: eth1 gets
 #        $IOP_GUEST_IP6, perftest uses rxe1's GID 2 (-x 2), ndk-perf a
 #        dual-stack adapter announcing $IOP_NDK_IP6 (-x 1); neighbour
@@ -64,7 +87,8 @@ IOP_RECONNECT=1
 IOP_LCORES=1 # one lcore: the test loops poll the adapter, QEMU keeps a core
 IOP_CASE_TIMEOUT=60
 IOP_SUMMARY_HEAD="cases (guest row / ndk-perf row; frames: RoCEv2 in the capture):"
-iop_init perf PF perf ndk-pf
+IOP_CAP_FIELDS=ipv6.src # column 11 of the .tsv (cnp_checks)
+iop_init "${PF_SUBDIR:-perf}" PF perf ndk-pf
 ROLES=${PF_ROLES:-guest-client guest-server}
 TESTS=${PF_TESTS-write_bw read_bw send_bw read_lat send_lat write_lat}
 CASES=${PF_CASES:-2:1000:bw 65536:50:bw 1048576:5:bw 2:100:lat 65536:10:lat 1048576:5:lat}
@@ -90,12 +114,43 @@ result_row() {
 	grep -E "^ *$2 +$3 +[0-9]" "$1" 2>/dev/null | head -n 1 | tr -s ' \t' ' ' | sed 's/^ //' || true
 }
 
-# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS]
+# cnp_checks NDK_LOG BEFORE AFTER RXE_DATA (PF_CNP): rxe1's error
+# counters (BEFORE and AFTER: the guest helper's `counters`) did not move:
+# rxe drops a CNP (it implements none) and goes on; when rxe sent the
+# data (RXE_DATA 1), our adapter also saw CE marks and sent CNPs (its
+# counters) and the capture holds CNPs (BTH opcode 0x81) from our address,
+# every ICRC of them verified with the rest.
+cnp_checks() {
+	local tsv=${IOP_PCAP%.pcap}.tsv ce sent cnp c bad=
+	ce=$(awk '$1 == "rx_ce" { print $2 }' "$1" | head -n 1)
+	sent=$(awk '$1 == "cnp_sent" { print $2 }' "$1" | head -n 1)
+	cnp=$(awk -F'\t' -v a="$IOP_NDK_IP" -v b="$IOP_NDK_IP6" \
+		'$5 == 129 && ($3 == a || $3 == b || $11 == b) { n++ } END { print n + 0 }' \
+		"$tsv" 2>/dev/null || echo 0)
+	echo "    CNP: our adapter saw ${ce:-0} CE marks and sent ${sent:-0}" \
+		"CNPs; the capture holds $cnp from us;" \
+		"$(grep -h '^ --bottleneck:' "$1" || echo 'no bottleneck line')"
+	if [ "$4" = 1 ]; then
+		[ "${ce:-0}" -gt 0 ] || iop_why "no CE mark reached our adapter"
+		[ "${sent:-0}" -gt 0 ] || iop_why "our adapter sent no CNP"
+		[ "$cnp" -gt 0 ] || iop_why "no CNP from us in the capture"
+	fi
+	for c in retry_exceeded_err retry_rnr_exceeded_err send_err; do
+		[ "$(sed -n "s/.*$c=\([0-9]*\).*/\1/p" <<<"$2")" = \
+			"$(sed -n "s/.*$c=\([0-9]*\).*/\1/p" <<<"$3")" ] || bad+=" $c"
+	done
+	[ -z "$bad" ] || iop_why "rxe1's error counters moved:$bad"
+	IOP_CAP_SUM="$IOP_CAP_SUM, $cnp CNPs to rxe"
+}
+
+# run_case MTU RDMA_MTU ROLE TEST SIZE ITERS [OPTIONS [MAX]]
 # OPTIONS: more perftest options for both sides, comma-separated ("-b").
+# MAX: the case fails with more frames per frame needed.
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 test=$4 size=$5 iters=$6 more=${7:-}
+	local max=${8:-}
 	local name="mtu$mtu-$role-$test-$size" L gid nrc=0 grc=0 grow nrow largest
-	local need roce
+	local cnt0 cnt1
 	local opts=(-s "$size" -n "$iters" ${QP_TIMEOUT:+-u "$QP_TIMEOUT"}) t1 t2 t3
 	local rit=$iters q
 	if [ -n "$more" ]; then
@@ -116,7 +171,21 @@ run_case() {
 		[ -z "$q" ] || [ "$q" -ge "$rmtu" ] || rmtu=$q
 		opts+=("${more[@]}")
 	fi
-	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}"
+	name="$name${IOP_NETEM_NAME:+-$IOP_NETEM_NAME}"
+	# The netem profile's own options (PF_NDK_OPTS_<NAME>, ...) and checks.
+	local v nopts=("${NDK_OPTS[@]}") gopts=${PF_GUEST_OPTS:-} cnp=0 more_n
+	if [ -n "$IOP_NETEM_NAME" ]; then
+		v=PF_NDK_OPTS_$IOP_NETEM_NAME
+		read -r -a more_n <<<"${!v:-}"
+		nopts+=("${more_n[@]}")
+		v=PF_GUEST_OPTS_$IOP_NETEM_NAME
+		gopts+="${!v:+ ${!v}}"
+	fi
+	case ,${PF_CNP:-}, in
+	*,1,*) cnp=1 ;;
+	*",${IOP_NETEM_NAME:-(none)},"*) cnp=1 ;;
+	esac
+	local ib="ib_$test -d rxe1 -x $G_GID ${opts[*]}${gopts:+ $gopts}"
 	# -R, -z: no TCP; each client names the server's RoCE address
 	# (rxe1's, our adapter's) instead of the eth0 side.
 	local cm=0 guest_to=$IOP_HOST_ADDR ndk_to=${IOP_GUEST_IP%/*}
@@ -128,7 +197,8 @@ run_case() {
 	iop_case_begin "$name"
 	echo "$IOP_LABEL: case $name: ib_$test on rxe1 as the ${role#guest-}," \
 		"ndk-perf as the $([ "$role" = guest-client ] && echo server || echo client)," \
-		"${size} B x $iters, RDMA MTU $rmtu${more:+, ${more[*]}}"
+		"${size} B x $iters, RDMA MTU $rmtu${more:+, ${more[*]}}${IOP_NETEM_NAME:+, netem $IOP_NETEM_NAME}"
+	cnt0=$(iop_gh counters 2>/dev/null) || true
 
 	iop_capture_start "$name" $((mtu + 64)) || true
 	iop_expect_link_down "$IOP_CAP_BEFORE"
@@ -136,7 +206,7 @@ run_case() {
 
 	if [ "$role" = guest-client ]; then
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" "${NDK_OPTS[@]}" --stats
+			"${opts[@]}" "${nopts[@]}" --stats
 		# -R: our listener is up within moments of the port (rxe1
 		# ACTIVE), long before perftest in the guest gets to connect.
 		if [ "$cm" = 1 ] || iop_host_listening 18515; then
@@ -154,13 +224,14 @@ run_case() {
 		# start ndk-perf first (its client retries the TCP connection for
 		# 10 s), the guest's server once rxe1 is ACTIVE.
 		iop_app_start "$L.ndk.log" "$NDK_PERF" "$test" "${NDK_ADDR[@]}" \
-			"${opts[@]}" "${NDK_OPTS[@]}" --stats "$ndk_to"
+			"${opts[@]}" "${nopts[@]}" --stats "$ndk_to"
 		gid=$(iop_gxb "sh /share/iop-guest.sh run-active 30 $CASE_T $ib") || gid=none
 		iop_app_wait || nrc=$?
 		iop_gxw $((CASE_T + 60)) "$gid" >"$L.guest.log" 2>&1 || grc=$?
 	fi
 
 	t2=$(now_ms)
+	cnt1=$(iop_gh counters 2>/dev/null) || true
 	iop_capture_stop "$name"
 	t3=$(now_ms)
 
@@ -219,11 +290,17 @@ run_case() {
 		--min-roce $((iters * ((size + rmtu - 1) / rmtu) * ways))
 	# Frames sent per frame needed (both directions, against one data
 	# frame per MTU of every message): retransmissions show here.
-	need=$((iters * ((size + rmtu - 1) / rmtu) * ways))
-	roce=$(sed -n 's/^\([0-9]*\) frames,.*/\1/p' <<<"$IOP_CAP_SUM")
-	[ -z "$roce" ] || echo "    frames: $roce RoCEv2 captured, $need data" \
-		"frames needed: $(awk -v a="$roce" -v b="$need" \
-		'BEGIN { printf "%.3f", a / b }') per frame needed"
+	iop_frames_ratio $((iters * ((size + rmtu - 1) / rmtu) * ways)) \
+		"$cnt0" "$cnt1" "$max"
+	# rxe sends the data (ECT, marked at our bottleneck) when it writes or
+	# sends as the client or answers our READs; else only its ACKs or READ
+	# requests, too few to queue.
+	local rxe_data=0
+	case $role-$test in
+	guest-client-write_* | guest-client-send_* | guest-server-read_*) rxe_data=1 ;;
+	esac
+	[ "$cnp" = 0 ] ||
+		cnp_checks "$L.ndk.log" "$cnt0" "$cnt1" "$rxe_data"
 	largest=$(sed -n 's/.*; largest payload \([0-9]*\)$/\1/p' <<<"$IOP_CAP_OUT")
 	local want=$((size < rmtu ? size : rmtu))
 	# -R: the exchange's SENDs (perftest's 56-byte key messages) travel
@@ -236,6 +313,26 @@ run_case() {
 	iop_case_end "${iters}x${size} B; guest [${grow:-none}] ndk [${nrow:-none}]; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed"
 }
 
+# perf_cases MTU RDMA_MTU ROLE: every test and case of PF_TESTS and PF_CASES
+perf_cases() {
+	local test c size iters kind max profs
+	for test in $TESTS; do
+		for c in $CASES; do
+			IFS=: read -r size iters kind max profs <<<"$c"
+			iop_netem_case "$profs" || continue
+			case ${kind:-all} in
+			all) ;;
+			bw | lat) [ "${test#*_}" = "$kind" ] || continue ;;
+			*) [[ ,$kind, == *",$test,"* ]] || continue ;;
+			esac
+			CASE_AGAIN=0
+			run_case "$1" "$2" "$3" "$test" "$size" "$iters" "" "$max"
+			[ "$CASE_AGAIN" = 0 ] ||
+				RETRY_CLOCK=0 run_case "$1" "$2" "$3" "$test" "$size" "$iters" "" "$max"
+		done
+	done
+}
+
 perf_mtu() {
 	local mtu=$1 rmtu role c size iters kind arp test out
 	rmtu=$(iop_rdma_mtu "$mtu")
@@ -243,16 +340,6 @@ perf_mtu() {
 	if [ "$FAMILY" = 6 ]; then
 		echo "$IOP_LABEL: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
 	fi
-	if [ -n "${PF_GUEST_NETEM:-}" ]; then
-		if out=$(iop_gh "netem $PF_GUEST_NETEM" 2>&1); then
-			iop_pass "MTU $mtu: guest eth1 netem: $out"
-		else
-			iop_fail "MTU $mtu: guest eth1 netem $PF_GUEST_NETEM: $out"
-			iop_guest_end "$mtu"
-			return 0
-		fi
-	fi
-
 	for role in $ROLES; do
 		if [ "$FAMILY" = 6 ]; then
 			arp=$(iop_gh "nd-dynamic $IOP_NDK_IP6" 2>&1) || true
@@ -262,26 +349,14 @@ perf_mtu() {
 			arp=$(iop_gh "arp-dynamic $IOP_NDK_IP" 2>&1) || true
 		fi
 		echo "$IOP_LABEL: MTU $mtu, $role cases; guest eth1 neighbours: ${arp:-none}"
-		for test in $TESTS; do
-			for c in $CASES; do
-				IFS=: read -r size iters kind <<<"$c"
-				case ${kind:-all} in
-				all) ;;
-				bw | lat) [ "${test#*_}" = "$kind" ] || continue ;;
-				esac
-				CASE_AGAIN=0
-				run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
-				[ "$CASE_AGAIN" = 0 ] ||
-					RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters"
-			done
-		done
+		iop_netem_profiles "${PF_NETEM:-}" perf_cases "$mtu" "$rmtu" "$role"
 		[ "$MODE_MTU" = all ] || [ "$mtu" = "$MODE_MTU" ] || continue
 		for c in $MODES; do
-			IFS=: read -r test size iters kind <<<"$c"
+			IFS=: read -r test size iters kind max <<<"$c"
 			CASE_AGAIN=0
-			run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
+			run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind" "$max"
 			[ "$CASE_AGAIN" = 0 ] ||
-				RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind"
+				RETRY_CLOCK=0 run_case "$mtu" "$rmtu" "$role" "$test" "$size" "$iters" "$kind" "$max"
 		done
 	done
 	iop_guest_end "$mtu"

@@ -29,19 +29,25 @@
 # env: NDK_INTEROP_WORK (this test uses its rping/ subdirectory)
 #      NDK_RPING (default build/app/ndk-rping/ndk-rping)  TESTPMD  PYTHON
 #      RP_MTUS="1500 4200"  RP_ROLES="guest-client guest-server"
-#      RP_CASES="64:20 4096:10 65535:5" (SIZE:COUNT)  RP_LCORES=0-1
+#      RP_CASES="64:20 4096:10 65535:5" (SIZE:COUNT[:PROFILES]: PROFILES,
+#        comma-separated, limits a case to those of RP_NETEM)  RP_LCORES=0-1
 #      RP_DPDK_MEM  RP_NS=ndk-rping  RP_CASE_TIMEOUT=120
+#      RP_SUBDIR=rping (this run's directory under NDK_INTEROP_WORK, and
+#        its namespace $NS-<it>)
 #      RP_FAMILY=4 (6: the CM and RoCEv2 over IPv6: eth1 gets
 #        $IOP_GUEST_IP6, ndk-rping a dual-stack adapter with $IOP_NDK_IP6;
 #        rping -a takes the IPv6 addresses, the RDMA-CM header of the REQ
 #        is the IPv6 one)
+#      RP_NETEM (netem profiles on the guest's eth1, "NAME=SPEC;...", as
+#        run-perf.sh's PF_NETEM: each role's cases once per profile, named
+#        with -NAME)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 IOP_RECONNECT=1
 IOP_SUMMARY_HEAD="cases (frames: RoCEv2 in the capture, CM MADs included):"
-iop_init rping RP rp ndk-rp
+iop_init "${RP_SUBDIR:-rping}" RP rp ndk-rp
 ROLES=${RP_ROLES:-guest-client guest-server}
 CASES=${RP_CASES:-64:20 4096:10 65535:5}
 CASE_T=$IOP_CASE_TIMEOUT
@@ -111,14 +117,16 @@ cm_messages() {
 # run_case MTU RDMA_MTU ROLE SIZE COUNT
 run_case() {
 	local mtu=$1 rmtu=$2 role=$3 size=$4 count=$5
-	local name="mtu$mtu-$role-$size" L gid nrc=0 grc=0 cm srv cli
+	local name="mtu$mtu-$role-$size${IOP_NETEM_NAME:+-$IOP_NETEM_NAME}"
+	local L gid nrc=0 grc=0 cm srv cli cnt0 cnt1
 	local gopts="-S $size -C $count -v"
 	L=$W/logs/$name
 	iop_case_begin "$name"
 	echo "interop: case $name: rping on rxe1 as the ${role#guest-}," \
 		"ndk-rping as the" \
 		"$([ "$role" = guest-client ] && echo server || echo client)," \
-		"$count pings of $size B, RDMA MTU $rmtu"
+		"$count pings of $size B, RDMA MTU $rmtu${IOP_NETEM_NAME:+, netem $IOP_NETEM_NAME}"
+	cnt0=$(iop_gh counters 2>/dev/null) || true
 
 	iop_expect_link_down
 	iop_capture_start "$name" $((mtu + 64)) || true
@@ -147,6 +155,7 @@ run_case() {
 		fi
 		iop_gxw $((CASE_T + 60)) "$gid" >"$srv" 2>&1 || grc=$?
 	fi
+	cnt1=$(iop_gh counters 2>/dev/null) || true
 	iop_capture_stop "$name"
 
 	rping_status "$L.guest.log" "$grc"
@@ -168,9 +177,24 @@ run_case() {
 		--ndk-mac "$IOP_NDK_MAC" --min-roce $((count * 8 + 5))
 	cm=$(cm_messages)
 	echo "    CM: $cm"
+	# Frames sent per frame needed: per ping the client's two SENDs, the
+	# server's READ request, READ response and WRITE (ceil(S/M) frames
+	# each) and two SENDs; five CM messages.
+	iop_frames_ratio $((count * (2 * ((size + rmtu - 1) / rmtu) + 5) + 5)) \
+		"$cnt0" "$cnt1"
 	[[ $cm =~ ConnectRequest\ x[1-9].*ConnectReply\ x[1-9].*ReadyToUse\ x[1-9].*DisconnectRequest\ x[1-9].*DisconnectReply\ x[1-9] ]] ||
 		iop_why "the capture lacks a CM message: $cm"
 	iop_case_end "${count}x${size} B; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed; $cm"
+}
+
+# rping_cases MTU RDMA_MTU ROLE: every case of RP_CASES
+rping_cases() {
+	local c size count profs
+	for c in $CASES; do
+		IFS=: read -r size count profs <<<"$c"
+		iop_netem_case "$profs" || continue
+		run_case "$1" "$2" "$3" "$size" "$count"
+	done
 }
 
 # --- one MTU: boot, every case, stop ---------------------------------------
@@ -184,9 +208,7 @@ rping_mtu() {
 	for role in $ROLES; do
 		iop_gh "arp-dynamic $IOP_NDK_IP" >/dev/null 2>&1 || true
 		iop_gh "nd-dynamic $IOP_NDK_IP6" >/dev/null 2>&1 || true
-		for c in $CASES; do
-			run_case "$mtu" "$rmtu" "$role" "${c%%:*}" "${c#*:}"
-		done
+		iop_netem_profiles "${RP_NETEM:-}" rping_cases "$mtu" "$rmtu" "$role"
 	done
 	iop_guest_end "$mtu"
 }

@@ -37,22 +37,38 @@
 #      the frame minimums are then not checked)  TOK_NS=ndk-tokens
 #      TOK_LCORES=0-1  TOK_DPDK_MEM  TOK_CASE_TIMEOUT=240 (s; TOK_TIMEOUT
 #      too)  TESTPMD  PYTHON; and run-guest.sh's BOOT, BOOT_TIMEOUT, ACCEL
+#      TOK_FAMILY=4 (6: every QP over IPv6, as run-pingpong.sh's PP_FAMILY:
+#        eth1 gets $IOP_GUEST_IP6, rxe_tokpeer uses rxe1's GID 2, tok_host a
+#        dual-stack adapter announcing $IOP_NDK_IP6; neighbour discovery
+#        both ways)  TOK_SUBDIR=tokens (this run's directory under
+#        NDK_INTEROP_WORK, and its namespace $NS-<it>)
 set -euo pipefail
 # shellcheck disable=SC1091 source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 IOP_RECONNECT=1
 IOP_CASE_TIMEOUT=${TOK_TIMEOUT:-240}
-# Columns 11 and 12 of the capture's .tsv (count_frames, the IETH list).
-IOP_CAP_FIELDS="infiniband.aeth.syndrome infiniband.ieth"
+# Columns 11 to 13 of the capture's .tsv (count_frames, the IETH list).
+IOP_CAP_FIELDS="infiniband.aeth.syndrome infiniband.ieth ipv6.src"
 IOP_SUMMARY_HEAD="per MTU (tok_host's cases; RoCEv2 frames in the capture; SEND with Invalidate, remote access NAKs and invalid-request NAKs, ours/rxe's):"
-iop_init tokens TOK tok ndk-tok
+iop_init "${TOK_SUBDIR:-tokens}" TOK tok ndk-tok
 TOK_PORT=18600
 T=$IOP_CASE_TIMEOUT
 BUILD=$NDK_INTEROP_ROOT/build/test/interop
 TOK_HOST=${TOK_HOST:-$BUILD/tok_host}
 RXE_TOKPEER=${RXE_TOKPEER:-$BUILD/rxe_tokpeer}
 GUEST_ADDR=${IOP_GUEST_IP1%/*}
+NDK_ADDR=$IOP_NDK_IP
+GUEST_GID=1
+HOST_OPTS=(--ip "$IOP_NDK_IP" --guest-ip1 "$GUEST_ADDR")
+FAMILY=${TOK_FAMILY:-4}
+if [ "$FAMILY" = 6 ]; then
+	GUEST_ADDR=$IOP_GUEST_IP6
+	NDK_ADDR=$IOP_NDK_IP6
+	GUEST_GID=$IOP_GUEST_GID6
+	HOST_OPTS=(--ip "$IOP_NDK_IP" --ip6 "$IOP_NDK_IP6" --guest-ip6
+		"$IOP_GUEST_IP6" --guest-gid "$IOP_GUEST_GID6")
+fi
 
 # verdict NAME [WHY]: one check printed and counted: passed without WHY,
 # else failed for WHY (the case's reasons are the caller's to give)
@@ -106,7 +122,7 @@ host_results() {
 # the same RoCEv2 frames
 capture_checks() {
 	local n=${#IOP_WHY[@]} r dec='' icrc='' cnt='' tsv=${IOP_PCAP%.pcap}.tsv
-	iop_capture_check --ndk-ip "$IOP_NDK_IP" --guest-ip "$GUEST_ADDR" \
+	iop_capture_check --ndk-ip "$NDK_ADDR" --guest-ip "$GUEST_ADDR" \
 		--ndk-mac "$IOP_NDK_MAC" --min-roce 40
 	for r in "${IOP_WHY[@]:n}"; do
 		case $r in
@@ -123,7 +139,7 @@ capture_checks() {
 }
 
 # count_frames SRC OPCODE [SYNDROME]: RoCEv2 frames of the capture from SRC
-# (any if empty) with that BTH opcode (decimal; any if empty) and, for ACK
+# (IPv4 or IPv6; any if empty) with that BTH opcode (decimal; any if empty) and, for ACK
 # opcodes, that AETH syndrome (decimal; tshark may give a field twice,
 # "a,a": the first is taken)
 count_frames() {
@@ -134,7 +150,7 @@ count_frames() {
 	fi
 	awk -F'\t' -v s="$1" -v o="$2" -v y="${3:-}" \
 		'{ sub(/,.*/, "", $11) }
-		$5 != "" && (s == "" || $3 == s) && (o == "" || $5 == o) &&
+		$5 != "" && (s == "" || $3 == s || $13 == s) && (o == "" || $5 == o) &&
 		(y == "" || $11 == y) { n++ } END { print n + 0 }' \
 		"$tsv"
 }
@@ -150,13 +166,13 @@ expect_frames() {
 # invalid request, 98 NAK remote access error. Sets FRAMES (the summary).
 frame_checks() {
 	local si_n si_g acc_g acc_n inv_n
-	si_n=$(count_frames "$IOP_NDK_IP" 23)
+	si_n=$(count_frames "$NDK_ADDR" 23)
 	si_g=$(count_frames "$GUEST_ADDR" 23)
 	acc_g=$(count_frames "$GUEST_ADDR" 17 98)
-	acc_n=$(count_frames "$IOP_NDK_IP" 17 98)
-	inv_n=$(count_frames "$IOP_NDK_IP" 17 97)
+	acc_n=$(count_frames "$NDK_ADDR" 17 98)
+	inv_n=$(count_frames "$NDK_ADDR" 17 97)
 	FRAMES="SEND_INV $si_n/$si_g, access NAKs $acc_n/$acc_g, inv-req NAKs $inv_n/$(count_frames "$GUEST_ADDR" 17 97)"
-	echo "    IETH R_Keys on the wire: $(awk -F'\t' '$5 == 23 { sub(/,.*/, "", $12); printf "%s from %s; ", $12, $3 }' \
+	echo "    IETH R_Keys on the wire: $(awk -F'\t' '$5 == 23 { sub(/,.*/, "", $12); printf "%s from %s; ", $12, $3 $13 }' \
 		"${IOP_PCAP%.pcap}.tsv" 2>/dev/null || true)"
 	[ -z "${TOK_CASES:-}" ] || return 0
 	expect_frames "our SEND_ONLY with Invalidate to rxe" "$si_n" 4
@@ -180,12 +196,17 @@ tokens_mtu() {
 	iop_boot_guest "$M" && iop_release_boot_server "$M" || return 0
 	cp "$RXE_TOKPEER" "$IOP_GDIR/share/rxe_tokpeer"
 	iop_case_begin "$name"
-	arp=$(iop_gh "arp-static $IOP_NDK_IP $IOP_NDK_MAC" 2>&1) || true
+	if [ "$FAMILY" = 6 ]; then
+		echo "interop: $(iop_gh "ip6 $IOP_GUEST_IP6/64 $IOP_GUEST_GID6" 2>&1)"
+		arp=$(iop_gh "nd-dynamic $IOP_NDK_IP6" 2>&1) || true
+	else
+		arp=$(iop_gh "arp-static $IOP_NDK_IP $IOP_NDK_MAC" 2>&1) || true
+	fi
 	echo "interop: MTU $M: guest eth1 neighbours: ${arp:-none}"
 	iop_step "MTU $M: tcpdump captures the guest's eth1" \
 		iop_capture_start "$name" $((M + 64))
 
-	peer_id=$(iop_gxb "timeout $T /share/rxe_tokpeer -d rxe1 -g 1 -p $TOK_PORT -t $T") ||
+	peer_id=$(iop_gxb "timeout $T /share/rxe_tokpeer -d rxe1 -g $GUEST_GID -p $TOK_PORT -t $T") ||
 		peer_id=none
 	if ! iop_guest_listening "$TOK_PORT"; then
 		verdict "MTU $M: rxe_tokpeer is not listening in the guest" \
@@ -194,9 +215,9 @@ tokens_mtu() {
 	fi
 
 	# shellcheck disable=SC2086  # the case filter: one word or none
-	iop_app_start "$L.tok_host.log" "$TOK_HOST" --ip "$IOP_NDK_IP" \
-		--guest "${IOP_GUEST_IP%/*}" --guest-ip1 "$GUEST_ADDR" \
-		--port "$TOK_PORT" --mtu "$rmtu" ${TOK_CASES:-}
+	iop_app_start "$L.tok_host.log" "$TOK_HOST" "${HOST_OPTS[@]}" \
+		--guest "${IOP_GUEST_IP%/*}" --port "$TOK_PORT" --mtu "$rmtu" \
+		${TOK_CASES:-}
 	iop_app_wait || hrc=$?
 	iop_gxw $((T + 30)) "$peer_id" >"$L.rxe_tokpeer.log" 2>&1 || prc=$?
 

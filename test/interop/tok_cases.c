@@ -33,6 +33,7 @@
  * answered, rxe's MR stays valid.
  */
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -379,11 +380,17 @@ t_hello(void)
 	}
 	CHECK(strcmp(ps, "4") == 0, "rxe1's port is %s",
 	      th_ans_str("port_state_name"));
+	snprintf(want, sizeof(want), "%d", th.o.guest_gid);
 	CHECK(strcmp(th_ans_str("dev"), "rxe1") == 0 &&
-	      strcmp(th_ans_str("gid_index"), "1") == 0,
+	      strcmp(th_ans_str("gid_index"), want) == 0,
 	      "rxe_tokpeer runs on %s, GID index %s", th_ans_str("dev"),
 	      th_ans_str("gid_index"));
-	if (th.o.guest_ip1 != 0) {
+	if (th.o.has_guest_ip6) {
+		inet_ntop(AF_INET6, th.o.guest_ip6, want, sizeof(want));
+		CHECK(strcmp(th_ans_str("gid"), want) == 0,
+		      "rxe1's GID %d is %s (want %s)", th.o.guest_gid,
+		      th_ans_str("gid"), want);
+	} else if (th.o.guest_ip1 != 0) {
 		const uint8_t *b = (const uint8_t *)&th.o.guest_ip1;
 
 		snprintf(want, sizeof(want), "::ffff:%u.%u.%u.%u", b[0], b[1],

@@ -7,7 +7,13 @@
  *
  *   tok_host <EAL args, --vdev net_vhost0,iface=SOCK> -- --ip 10.77.1.1
  *            --guest 10.77.0.11 [--guest-ip1 10.77.1.11] [--port 18600]
- *            [--mtu 1024] [CASE-FILTER]
+ *            [--mtu 1024] [--ip6 fd77:1::1 --guest-ip6 fd77:1::11
+ *            --guest-gid 2] [CASE-FILTER]
+ *
+ * With --ip6 the adapter is dual-stack and every QP speaks RoCEv2 over
+ * IPv6: we announce our IPv6 address as our GID, rxe_tokpeer (run with
+ * -g <its IPv6 GID index>, --guest-gid) announces rxe1's, and the QPs
+ * connect to it (neighbour discovery resolves its MAC).
  *
  * Our adapter is DPDK port 0, the vhost-user port behind the guest's eth1
  * (rxe1). The guest runs rxe_tokpeer (verbs/rxe_tokpeer.c); this program
@@ -171,9 +177,13 @@ th_conn_connect(struct th_conn *c, uint8_t retry_cnt)
 	c->qpn = ndk_qp_num(c->qp);
 	c->psn = (uint32_t)lrand48() & 0xffffff;
 	memset(raw, 0, sizeof(raw));
-	raw[10] = 0xff;
-	raw[11] = 0xff;
-	memcpy(raw + 12, &th.o.ipv4, 4);
+	if (th.o.has_ip6) {
+		memcpy(raw, th.o.ipv6, 16);
+	} else {
+		raw[10] = 0xff;
+		raw[11] = 0xff;
+		memcpy(raw + 12, &th.o.ipv4, 4);
+	}
 	inet_ntop(AF_INET6, raw, gid, sizeof(gid));
 	NEED(th_req("QP qpn=0x%06x psn=0x%06x gid=%s mtu=%u", c->qpn, c->psn,
 		    gid, th.o.mtu) == 0, "the guest's QP");
@@ -182,11 +192,19 @@ th_conn_connect(struct th_conn *c, uint8_t retry_cnt)
 	NEED(th_ans_u64("psn", &v) == 0, "guest PSN");
 	c->gpsn = (uint32_t)v;
 	snprintf(ggid, sizeof(ggid), "%s", th_ans_str("gid"));
-	NEED(inet_pton(AF_INET6, ggid, raw) == 1 && raw[10] == 0xff &&
-	     raw[11] == 0xff, "guest GID %s is not IPv4-mapped", ggid);
-
+	NEED(inet_pton(AF_INET6, ggid, raw) == 1, "guest GID %s", ggid);
 	memset(&attr, 0, sizeof(attr));
-	memcpy(&attr.dest_ip, raw + 12, 4);   /* dest_mac 0: ARP */
+	if (th.o.has_ip6) {
+		NEED(!(raw[10] == 0xff && raw[11] == 0xff &&
+		       memcmp(raw, "\0\0\0\0\0\0\0\0\0\0", 10) == 0),
+		     "guest GID %s is IPv4-mapped, not IPv6", ggid);
+		/* dest_ip 0: IPv6; dest_mac 0: neighbour discovery */
+		memcpy(attr.dest_ip6, raw, 16);
+	} else {
+		NEED(raw[10] == 0xff && raw[11] == 0xff,
+		     "guest GID %s is not IPv4-mapped", ggid);
+		memcpy(&attr.dest_ip, raw + 12, 4);   /* dest_mac 0: ARP */
+	}
 	attr.dest_qpn = c->gqpn;
 	attr.rq_psn = c->gpsn;
 	attr.sq_psn = c->psn;
@@ -364,6 +382,8 @@ th_open(void)
 	ndk_status_t st;
 	int rc;
 
+	if (th.o.has_ip6)
+		memcpy(cfg.ipv6, th.o.ipv6, 16);
 	if (!rte_eth_dev_is_valid_port(0)) {
 		printf("tok_host: no DPDK port 0 (give the EAL --vdev "
 		       "net_vhost0,iface=...)\n");
@@ -448,12 +468,16 @@ th_parse(int argc, char **argv)
 		{ "guest-ip1", required_argument, NULL, 'G' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "mtu", required_argument, NULL, 'm' },
+		{ "ip6", required_argument, NULL, '6' },
+		{ "guest-ip6", required_argument, NULL, 'H' },
+		{ "guest-gid", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	th.o.tcp_port = TOK_PORT;
 	th.o.mtu = 1024;
+	th.o.guest_gid = 1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -472,6 +496,21 @@ th_parse(int argc, char **argv)
 			break;
 		case 'm':
 			th.o.mtu = (uint32_t)atoi(optarg);
+			break;
+		case '6':
+			if (inet_pton(AF_INET6, optarg, th.o.ipv6) != 1)
+				return -1;
+			th.o.has_ip6 = true;
+			break;
+		case 'H':
+			if (inet_pton(AF_INET6, optarg, th.o.guest_ip6) != 1)
+				return -1;
+			th.o.has_guest_ip6 = true;
+			break;
+		case 'x':
+			th.o.guest_gid = atoi(optarg);
+			if (th.o.guest_gid < 0 || th.o.guest_gid > 255)
+				return -1;
 			break;
 		default:
 			return -1;
@@ -503,6 +542,7 @@ main(int argc, char **argv)
 	if (ret < 0) {
 		printf("usage: tok_host EAL-ARGS -- --ip A.B.C.D --guest HOST "
 		       "[--guest-ip1 A.B.C.D] [--port N] [--mtu N] "
+		       "[--ip6 ADDR --guest-ip6 ADDR --guest-gid N] "
 		       "[CASE-FILTER]\n");
 		rte_eal_cleanup();
 		return 1;

@@ -37,6 +37,15 @@ struct th_opts {
 	uint16_t tcp_port;      /**< --port */
 	uint32_t mtu;           /**< --mtu: RDMA path MTU */
 	uint32_t guest_ip1;     /**< --guest-ip1: rxe1's IPv4 (GID check) */
+	/** --ip6: our adapter's IPv6 address; the QPs then speak RoCEv2
+	 * over IPv6 and announce it as their GID (all-zero: IPv4) */
+	uint8_t ipv6[16];
+	bool has_ip6;           /**< --ip6 was given */
+	/** --guest-ip6: rxe1's IPv6 address, its GID at --guest-gid */
+	uint8_t guest_ip6[16];
+	bool has_guest_ip6;     /**< --guest-ip6 was given */
+	int guest_gid;          /**< --guest-gid: rxe_tokpeer's GID index
+				     (1; 2 for IPv6 in the harness) */
 };
 
 /** The run: adapter, PD, local buffers, the control connection. */

@@ -4,7 +4,9 @@
 # (vmlinuz) and an initramfs (initramfs.cpio.gz, ~6 MB; 15 MB unpacked)
 # holding busybox, rdma_rxe and its modules, rdma-core 44 (ibverbs-utils,
 # rdmacm-utils), perftest 4.5, iproute2's `rdma` and `tc` (with sch_netem
-# for loss and reordering on the guest's side), nvme-cli 2.3 and
+# for loss and reordering on the guest's side, and ifb, sch_ingress,
+# cls_matchall and act_mirred to put netem on what the guest receives too),
+# nvme-cli 2.3 and
 # e2fsprogs (mkfs.ext4, e2fsck) with the NVMe over Fabrics host and target
 # modules (nvme-rdma, nvmet-rdma, loaded on demand) and ext4; the same kernel and
 # initramfs also uncompressed (vmlinux, initramfs.cpio) for a faster boot
@@ -55,7 +57,8 @@ TOOL_PKGS="tcpdump libpcap0.8"
 # not a module dependency) are in the image but not loaded at boot: the NVMe
 # test scripts modprobe them when they need them.
 MODULES="virtio_pci virtio_net rdma_rxe rdma_ucm ib_umad 9p 9pnet_virtio
-	crc32_generic crc32-pclmul sch_netem nvme-rdma nvme-fabrics nvme-core
+	crc32_generic crc32-pclmul sch_netem ifb sch_ingress cls_matchall
+	act_mirred nvme-rdma nvme-fabrics nvme-core
 	nvmet nvmet-rdma ext4 crc32c_generic crc32c-intel"
 
 apt_updated=0
