@@ -21,7 +21,8 @@
 #
 # memif runs with bsize=8192 on both ends (frames of path MTU 4096 must
 # not be chained: doc/performance.md, "A link defect"), path MTU 4096.
-# Environment: RUNS (3), SECS (4: seconds per phase), BUILD (build),
+# Environment: RUNS (3), SECS (4: seconds per phase), QDS (queue depths
+# of randread/randwrite: "1 32 128"), BUILD (build),
 # OUT (bench-out/nvmf-<date>). Every command is written to
 # OUT/commands.txt exactly as run, every output kept in OUT/, the load
 # average logged before every phase (OUT/load.txt) and printed with the
@@ -34,6 +35,7 @@ cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
 SECS=${SECS:-4}
+QDS=${QDS:-1 32 128}
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench-out/nvmf-$(date +%Y%m%d-%H%M%S)}
 PERF=$BUILD/app/ndk-perf/ndk-perf
@@ -190,7 +192,7 @@ figure() {
 PD="-D $SECS"
 fig_randread() {
 	local q
-	for q in 1 32 128; do
+	for q in $QDS; do
 		# ndk-perf's Mops/s against IOPS: x 1e6.
 		figure "randread-qd$q" IOPS Mops/s "read_bw -s 4096 -t $q $PD" \
 			bw 5 "-w randread -o 4096 -q $q" read 2 1000000
@@ -198,7 +200,7 @@ fig_randread() {
 }
 fig_randwrite() {
 	local q
-	for q in 1 32 128; do
+	for q in $QDS; do
 		figure "randwrite-qd$q" IOPS Mops/s "write_bw -s 4096 -t $q $PD" \
 			bw 5 "-w randwrite -o 4096 -q $q" write 2 1000000
 	done
