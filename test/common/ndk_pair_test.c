@@ -106,3 +106,15 @@ ndk_pair_sleep_ms(unsigned int ms)
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
 }
+
+bool
+ndk_pair_poll_until_sent(struct ndk_pair *pair, int side, unsigned int n,
+			 double timeout_s)
+{
+	struct rte_ring *r = ndk_pair_rx_ring(pair, 1 - side);
+	double end = ndk_pair_now() + timeout_s;
+
+	while (rte_ring_count(r) < n && ndk_pair_now() < end)
+		ndk_adapter_poll(pair->ad[side]);
+	return rte_ring_count(r) >= n;
+}

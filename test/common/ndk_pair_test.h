@@ -11,6 +11,7 @@
  * waits for a number of completions with a timeout, sleeps.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <netinet/in.h>
@@ -51,6 +52,15 @@ struct sockaddr_in ndk_pair_sin(uint32_t ip_be, uint16_t port);
 
 /** Sleep (yielding the CPU) for @p ms milliseconds. */
 void ndk_pair_sleep_ms(unsigned int ms);
+
+/**
+ * Poll adapter @p side (a pair without pollers) until the ring it
+ * transmits into (the other side's receive ring) holds @p n frames or
+ * @p timeout_s seconds passed.
+ * @return true if it holds @p n.
+ */
+bool ndk_pair_poll_until_sent(struct ndk_pair *pair, int side, unsigned int n,
+			      double timeout_s);
 
 #ifdef __cplusplus
 }

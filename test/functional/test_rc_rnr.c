@@ -46,18 +46,8 @@ static struct ndk_pair *g_pair;
 
 /* Counter @p f of adapter @p side now. */
 #define CTR(side, f) ndk_pair_xstat(g_pair, (side), #f)
-
 /* Poll @p side until the ring it transmits into holds @p n frames. */
-static bool
-poll_until_sent(int side, unsigned int n)
-{
-	struct rte_ring *r = ndk_pair_rx_ring(g_pair, 1 - side);
-	double end = ndk_pair_now() + WAIT_S;
-
-	while (rte_ring_count(r) < n && ndk_pair_now() < end)
-		ndk_adapter_poll(g_pair->ad[side]);
-	return rte_ring_count(r) >= n;
-}
+#define SENT(side, n) ndk_pair_poll_until_sent(g_pair, (side), (n), WAIT_S)
 
 /* Poll @p side (and, if @p both, the other too) until @p cq has one. */
 static bool
@@ -123,7 +113,7 @@ rnr_then_ack(bool use_srq)
 	s = ndk_pair_sge(src, 0, LEN);
 	TEST_ASSERT_EQ(ndk_send(c->qp[A], (void *)1, &s, 1, 0),
 		       NDK_STATUS_SUCCESS, "post SEND");
-	TEST_ASSERT(poll_until_sent(A, 2), "A sent %u copies of the SEND",
+	TEST_ASSERT(SENT(A, 2), "A sent %u copies of the SEND",
 		    rte_ring_count(ab));
 	n = rte_ring_dequeue_burst(ab, (void **)m, RTE_DIM(m), NULL);
 	TEST_ASSERT(n >= 2, "%u frames", n);
@@ -131,7 +121,7 @@ rnr_then_ack(bool use_srq)
 	TEST_ASSERT_EQ(rte_ring_enqueue(ab, m[0]), 0, "first copy back");
 
 	/* B has no receive: RNR NAK; A waits. */
-	TEST_ASSERT(poll_until_sent(B, 1), "B did not answer");
+	TEST_ASSERT(SENT(B, 1), "B did not answer");
 	TEST_ASSERT_EQ(CTR(B, nak_rnr_sent), naks0 + 1, "B's RNR NAKs");
 	ndk_adapter_poll(g_pair->ad[A]);
 	TEST_ASSERT_EQ(CTR(A, rnr_waits), waits0 + 1, "A's RNR waits");

@@ -85,6 +85,9 @@
 		"window (reordering seen)") \
 	X(nak_seq_late, "... of which the request turned out late, not " \
 		"lost (nothing sent again)") \
+	X(nak_seq_stale, "sequence NAKs for the PSN a sequence NAK went " \
+		"back to less than a retransmission timeout before: sent " \
+		"before the resend arrived (ignored)") \
 	X(nak_seq_rewinds, "sequence NAKs that went back N although a gap " \
 		"re-read was pending (they used to be ignored)") \
 	X(rto_read_tail, "timer expiries (adaptive or not) with the oldest " \

@@ -84,6 +84,27 @@ swr_comp_fatal_nak(struct swr_qp *qp, uint8_t code)
 }
 
 /*
+ * A sequence NAK for the PSN (or one before it) a sequence NAK went back to
+ * less than a retransmission timeout ago (the one armed: from the RTT
+ * estimate with adaptive retransmission, at least its floor; else the
+ * QP's): the responder sent it before our resend could reach it (a
+ * go-back-N peer NAKs what still arrives out of order). Going back again
+ * would send the same packets once more. A NAK for a later PSN is a new
+ * loss; a resend lost as well is NAKed again after the window, or the
+ * retransmission timer (still armed) resends it.
+ */
+static bool
+swr_comp_nak_stale(struct swr_qp *qp, uint32_t psn)
+{
+	if (qp->nak_rew_t == 0 ||
+	    ndk_roce_psn_diff(psn, qp->nak_rew_psn) > 0 ||
+	    qp->q->now - qp->nak_rew_t >= swr_rto_value(qp))
+		return false;
+	SWR_STAT(qp->q, nak_seq_stale);
+	return true;
+}
+
+/*
  * A PSN sequence NAK at @p psn: requests were lost from there on.
  */
 static void
@@ -111,6 +132,8 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 		SWR_STAT(qp->q, rx_ghost_resp);  /* stale NAK */
 		return;
 	}
+	if (swr_comp_nak_stale(qp, psn))
+		return;
 	if (qp->attr.retry_cnt != 7) {
 		if (qp->retry_left == 0) {
 			if (swr_sq_tail_started(qp))
@@ -122,6 +145,8 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 		}
 		qp->retry_left--;
 	}
+	qp->nak_rew_psn = psn;
+	qp->nak_rew_t = RTE_MAX(qp->q->now, UINT64_C(1));
 	swr_req_rewind(qp);
 }
 

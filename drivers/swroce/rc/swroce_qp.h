@@ -233,6 +233,8 @@ struct swr_qp {
 				   *  this PSN were sent again already */
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
+	uint32_t nak_rew_psn;     /**< a sequence NAK went back to this PSN */
+	uint64_t nak_rew_t;       /**< ... at this TSC; 0 = none */
 	uint32_t reo_psn;         /**< raised at most once until una passes */
 	uint32_t retry_left;
 	uint32_t rnr_left;

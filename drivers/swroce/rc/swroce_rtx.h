@@ -280,6 +280,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->reo_psn = qp->una_psn;
 	qp->reo_qpsn = qp->una_psn;
 	qp->nak_t = 0;
+	qp->nak_rew_t = 0;
 	qp->sr_hi = qp->una_psn;
 	memset(qp->rr_hi, 0, sizeof(qp->rr_hi));
 	memcpy(qp->rr_lo, qp->rr_hi, sizeof(qp->rr_lo));
