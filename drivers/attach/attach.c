@@ -62,7 +62,7 @@ att_silent(struct att_adapter *aa, uint64_t now, uint64_t hb)
 	    (int64_t)aa->dead_tsc)
 		return NDK_STATUS_SUCCESS;
 	if (!rte_eal_primary_proc_alive(NULL)) {
-		att_set_gone(aa, "gives no heartbeat and its process has ended");
+		att_set_gone(aa, "gives no heartbeat and has ended");
 		return NDK_STATUS_DEVICE_REMOVED;
 	}
 	__atomic_store_n(&aa->alive_tsc, now, __ATOMIC_RELAXED);
