@@ -144,6 +144,16 @@ def echo_round(pa, huge, n, count):
             app.p.wait()
 
 
+def qp_states(tel):
+    """Each daemon's QPs: /ndk/qp of each (state, PSNs, outstanding
+    work, retransmissions, NAKs, RTO)."""
+    out = {}
+    for k, t in tel.items():
+        qpns = (t.query('/ndk/qps') or {}).get('m0') or []
+        out[k] = {q: t.query('/ndk/qp,%d' % q) for q in qpns}
+    return out
+
+
 def perf_round(pa, pb, huge, test, tcp, tel):
     def perf(prefix, lcore, ip, server):
         return [NDK_PERF, '-l', lcore, '--no-pci',
@@ -158,18 +168,30 @@ def perf_round(pa, pb, huge, test, tcp, tel):
     cli = subprocess.Popen(perf(pa, '1', '10.5.0.2', ['127.0.0.1']),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True)
+    waiting = 'client'
     try:
         cout = cli.communicate(timeout=300)[0]
+        waiting = 'server'
         sout = srv.communicate(timeout=300)[0]
     except subprocess.TimeoutExpired:
-        # What the daemons hold and what each side said, for the log.
-        qps = {k: t.query('/ndk/qps') for k, t in tel.items()}
+        # For the log: which side had not ended (a server whose client
+        # failed waits for ever: retry_cnt 7), every QP of both daemons
+        # twice 5 s apart (PSNs, outstanding work, retransmissions: moving
+        # or not), and what each side said.
+        qps = [qp_states(tel)]
+        time.sleep(5)
+        qps.append(qp_states(tel))
         outs = []
         for side, p in (('client', cli), ('server', srv)):
-            p.kill()
-            outs.append('--- %s:\n%s' % (side, p.communicate()[0][-1500:]))
-        return 0, 'ndk-perf %s: no end after 300 s; QPs then: %s\n%s' % (
-            test[0], qps, '\n'.join(outs))
+            if p.poll() is None:
+                p.kill()
+            out = p.communicate()[0]
+            outs.append('--- %s (exit %d):\n%s' % (side, p.returncode,
+                                                    out[-1500:]))
+        return 0, ('ndk-perf %s: the %s did not end in 300 s (client exit '
+                   '%s); QPs then: %s\n5 s later: %s\n%s') % (
+            test[0], waiting, cli.returncode if waiting == 'server' else
+            'none', qps[0], qps[1], '\n'.join(outs))
     n = 0
     for side, rc, out in (('client', cli.returncode, cout),
                           ('server', srv.returncode, sout)):
@@ -232,7 +254,8 @@ def main():
                 verified += n
                 if why:
                     rounds['perf_failed'] += 1
-                    print('  ' + why)
+                    print('  round %d, %s UTC: %s' % (
+                        i, time.strftime('%H:%M:%S', time.gmtime()), why))
             i += 1
             if i == WARMUP_ROUNDS:
                 rssw = {k: rss(pid[k]) for k in pid}

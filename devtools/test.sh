@@ -35,19 +35,9 @@ bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log || rc=1
 # at the end (devtools/soak.sh; an hour by default).
 bash devtools/soak.sh 60 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
-# the guest image on first use (Debian packages only) and boots it under TCG.
-# Every test, both roles and both MTUs, with the sizes and modes below
-# (test/interop/README.md, "The CI matrix"); NDK_INTEROP_FULL=1 runs
-# every case of every runner instead (about twice as long).
-if [ "${NDK_INTEROP_FULL:-0}" != 1 ]; then
-	export PP_CASES=${PP_CASES-4096:200 1048576:8}
-	export RP_CASES=${RP_CASES-64:20 65535:5}
-	export PF_CASES=${PF_CASES-65536:50:bw 2:100:lat}
-	export PF_MODES=${PF_MODES-write_bw:65536:50:-b read_bw:65536:50:-b \
-send_bw:65536:20:-R read_lat:2:50:-R write_lat:2:50:-R}
-	export NV_ATTACHED_MTUS=${NV_ATTACHED_MTUS-4200}
-	export CT_CASES=${CT_CASES-1000}
-fi
+# the guest image on first use (Debian packages only) and boots it under TCG;
+# the matrix of devtools/interop_matrix.sh.
+. devtools/interop_matrix.sh
 meson test -C build --suite interop --print-errorlogs --num-processes 1 \
 	--logbase interop || rc=1
 

@@ -644,8 +644,11 @@ ct_server(void)
 		if (idle || g.poller == NULL)
 			ct_idle();
 	}
+	/* The result, written now: the tear-down below may take long (and be
+	 * cut short by a supervisor) on a loaded machine. */
 	printf("ndk-cmtime: %" PRIu64 " connection(s) accepted, %" PRIu64
 	       " refused\n", served, refused);
+	fflush(stdout);
 	for (uint32_t j = 0; j < n_slots; j++)
 		if (g.c[j].conn != NULL)
 			ct_srv_close(&g.c[j]);

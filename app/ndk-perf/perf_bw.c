@@ -256,7 +256,8 @@ bw_run_client(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 			}
 			q->ccnt = upto;
 		}
-		perf_poll(c);
+		if (perf_poll(c) != 0)
+			goto out;
 		if (dur)
 			done = perf_clock_tick(&k, now) == PERF_PHASE_END;
 		else
@@ -310,7 +311,8 @@ bw_run_server(struct perf_ctx *c, uint64_t size, struct perf_bw_rep *rep)
 			t_first = now;
 		if (n != 0)
 			t_last = now;
-		perf_poll(c);
+		if (perf_poll(c) != 0)
+			return -1;
 		if (dur)
 			done = perf_clock_tick(&k, now) == PERF_PHASE_END;
 		else

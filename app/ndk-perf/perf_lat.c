@@ -39,7 +39,8 @@ lat_wait_send(struct perf_ctx *c, struct perf_clock *k)
 			}
 			return 0;
 		}
-		perf_poll(c);
+		if (perf_poll(c) != 0)
+			return -1;
 		if (k != NULL && perf_clock_tick(k, rte_rdtsc()) ==
 		    PERF_PHASE_END)
 			return 1;
@@ -94,7 +95,8 @@ lat_wait_peer(struct perf_ctx *c, struct perf_qp *q, uint64_t size,
 		volatile uint8_t *poll_buf = q->rbuf + size - 1;
 
 		while (*poll_buf != (uint8_t)rcnt) {
-			perf_poll(c);
+			if (perf_poll(c) != 0)
+				return -1;
 			if (k != NULL && perf_clock_tick(k, rte_rdtsc()) ==
 			    PERF_PHASE_END)
 				return 1;
@@ -120,7 +122,8 @@ lat_wait_peer(struct perf_ctx *c, struct perf_qp *q, uint64_t size,
 			q->rcnt++;
 			return 0;
 		}
-		perf_poll(c);
+		if (perf_poll(c) != 0)
+			return -1;
 		if (k != NULL && perf_clock_tick(k, rte_rdtsc()) ==
 		    PERF_PHASE_END)
 			return 1;

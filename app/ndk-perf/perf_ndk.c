@@ -497,7 +497,23 @@ perf_ndk_quiesce(void *ctx)
 void
 perf_ndk_idle(void *ctx)
 {
-	perf_poll(ctx);
+	/* The exchange's own read fails if the peer went with the daemon. */
+	(void)perf_poll(ctx);
+}
+
+int
+perf_ndk_removed(struct perf_ctx *c)
+{
+	ndk_status_t st = ndk_adapter_health(c->ad);
+
+	if (st != NDK_STATUS_DEVICE_REMOVED)
+		return 0;
+	if (c->polls != UINT64_MAX) {
+		fprintf(stderr, " The adapter is removed (ndk-roced stopped or "
+			"died): %s\n", ndk_status_str(st));
+		c->polls = UINT64_MAX;
+	}
+	return -1;
 }
 
 void

@@ -53,6 +53,7 @@ struct perf_ctx {
 	unsigned int n_pollers;
 	bool inline_poll;         /**< no poller: the test loops poll */
 	bool attached;            /**< a secondary of ndk-roced (attach) */
+	uint64_t polls;           /**< perf_poll() calls */
 	struct ndk_pd *pd;
 	struct ndk_cq *scq;       /**< initiator completions, all QPs */
 	struct ndk_cq *rcq;       /**< receive completions, all QPs */
@@ -144,12 +145,28 @@ void perf_ndk_print_stats(const struct perf_ctx *c);
 /** Close everything (poller first, then objects, then the adapter). */
 void perf_ndk_close(struct perf_ctx *c);
 
-/** Drive the adapter once from a test loop, unless a poller does. */
-static inline void
+/** perf_poll() calls between two looks at an attached adapter's health. */
+#define PERF_HEALTH_EVERY 4096
+
+/**
+ * An attached adapter's health: -1 (said once on stderr) when the daemon
+ * has stopped or died, for nothing will complete any more; else 0.
+ */
+int perf_ndk_removed(struct perf_ctx *c);
+
+/**
+ * Drive the adapter once from a test loop, unless a poller does; every
+ * PERF_HEALTH_EVERY calls, look at an attached adapter's health.
+ * @return 0, or -1 once the adapter is removed (perf_ndk_removed()).
+ */
+static inline int
 perf_poll(struct perf_ctx *c)
 {
 	if (c->inline_poll)
 		ndk_adapter_poll(c->ad);
+	if (c->attached && ++c->polls % PERF_HEALTH_EVERY == 0)
+		return perf_ndk_removed(c);
+	return 0;
 }
 
 /** Describe a failed completion on stderr. */

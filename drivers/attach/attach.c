@@ -13,6 +13,7 @@
  * every call returns STATUS_DEVICE_REMOVED. See doc/attach.md.
  */
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,20 +47,48 @@ att_set_gone(struct att_adapter *aa, const char *why)
 			"a new process)", why);
 }
 
-/* att_down(), or no heartbeat for NDK_ATTACH_DEAD_MS (it was killed). */
+/*
+ * No heartbeat for NDK_ATTACH_DEAD_MS: dead if its process has ended (it
+ * was killed). A daemon whose process lives is slow, not dead: its main
+ * thread was descheduled on a loaded machine, or the process is stopped,
+ * and it serves again once it runs. Looked at again a period later, so
+ * the look (a few system calls) is rare.
+ */
+static __rte_noinline ndk_status_t
+att_silent(struct att_adapter *aa, uint64_t now, uint64_t hb)
+{
+	if ((int64_t)(now - __atomic_load_n(&aa->alive_tsc,
+					    __ATOMIC_RELAXED)) <=
+	    (int64_t)aa->dead_tsc)
+		return NDK_STATUS_SUCCESS;
+	if (!rte_eal_primary_proc_alive(NULL)) {
+		att_set_gone(aa, "gives no heartbeat and has ended");
+		return NDK_STATUS_DEVICE_REMOVED;
+	}
+	__atomic_store_n(&aa->alive_tsc, now, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&aa->silent, 1, __ATOMIC_RELAXED) == 0)
+		NDK_LOG(NOTICE, "attach: no heartbeat from the daemon for "
+			"%" PRIu64 " ms, but its process lives: waiting for it",
+			(now - hb) * 1000 / rte_get_timer_hz());
+	return NDK_STATUS_SUCCESS;
+}
+
+/* att_down(), or no heartbeat and no daemon process (it was killed). */
 static ndk_status_t
 att_health(struct ndk_adapter *a)
 {
 	struct att_adapter *aa = att_ad(a);
-	uint64_t hb;
+	uint64_t hb, now;
 
 	if (att_down(aa))
 		return NDK_STATUS_DEVICE_REMOVED;
 	hb = __atomic_load_n(&aa->shm->heartbeat, __ATOMIC_ACQUIRE);
-	if (unlikely((int64_t)(rte_get_timer_cycles() - hb) >
-		     (int64_t)aa->dead_tsc)) {
-		att_set_gone(aa, "gives no heartbeat");
-		return NDK_STATUS_DEVICE_REMOVED;
+	now = rte_get_timer_cycles();
+	if (unlikely((int64_t)(now - hb) > (int64_t)aa->dead_tsc))
+		return att_silent(aa, now, hb);
+	if (unlikely(__atomic_load_n(&aa->silent, __ATOMIC_RELAXED) != 0)) {
+		__atomic_store_n(&aa->silent, 0, __ATOMIC_RELAXED);
+		NDK_LOG(NOTICE, "attach: the daemon's heartbeat is back");
 	}
 	return NDK_STATUS_SUCCESS;
 }

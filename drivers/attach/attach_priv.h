@@ -41,7 +41,9 @@ struct att_adapter {
 	uint64_t app;             /* our id at the daemon */
 	struct ndk_adapter *sad;  /* the daemon's adapter (shared memory) */
 	const struct ndk_attach_shm *shm; /* the daemon's liveness */
-	uint64_t dead_tsc;        /* heartbeat older than this: dead */
+	uint64_t dead_tsc;        /* heartbeat older than this: look */
+	uint64_t alive_tsc;       /* silent daemon's process seen alive */
+	uint32_t silent;          /* a silence was logged (atomic) */
 	uint32_t gone;            /* the daemon stopped or died (atomic) */
 	struct ndk_attach_evq *evq; /* our event queue (shared memory) */
 	uint32_t draining;        /* a poll is draining it (atomic) */

@@ -282,6 +282,47 @@ def t_attach_restart():
         kill_all([app.p for app in apps], procs, huge)
 
 
+def t_attach_daemon_stopped():
+    """A daemon that does not run for longer than NDK_ATTACH_DEAD_MS (5 s:
+    SIGSTOP here; a loaded machine that deschedules it does the same) is
+    slow, not dead: its process lives. The attached application, polling
+    and asking the adapter's health all the while, waits for it and then
+    goes on: it disconnects and closes normally."""
+    huge = attach_env()
+    if huge.startswith('skip'):
+        return huge
+    pa, pb, conf_a, conf_b = attach_confs('stp', huge)
+    procs, app = [], None
+    try:
+        for conf, name in ((conf_b, 'stp-b'), (conf_a, 'stp-a')):
+            d, dlog = start(conf, name)
+            procs.append((d, dlog))
+            wait_ready(d, dlog)
+        app = App(pa, huge, 'stp-app', 100)
+        app.expect('CONNECTED')
+        app.expect('READY')
+        a = procs[1][0]
+        a.send_signal(signal.SIGSTOP)
+        time.sleep(7)
+        a.send_signal(signal.SIGCONT)
+        app.order('disconnect')
+        app.expect('DISCONNECTED')
+        app.order('close')
+        app.expect('CLOSED')
+        assert app.p.wait(timeout=WAIT_S) == 0
+        app.err.seek(0)
+        err = app.err.read()
+        assert 'its process lives' in err and 'removed' not in err, err
+        stop_together(procs)
+    finally:
+        for p, _ in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGCONT)
+        kill_all([app.p if app else None], procs, huge)
+        for d in (pa, pb):
+            shutil.rmtree('/var/run/dpdk/' + d, ignore_errors=True)
+
+
 def t_attach_daemon_killed():
     """SIGKILL of the daemon: no state word is set, so an attached
     application learns of it from the missing heartbeat (or a request

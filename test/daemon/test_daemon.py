@@ -27,7 +27,9 @@
 5. attach_restart: SIGTERM of A with two applications echoing: they get
    STATUS_DEVICE_REMOVED and exit 3; A restarted, new ones echo.
    attach_daemon_killed: SIGKILL of A; the application sees no heartbeat
-   and exits 3 with STATUS_DEVICE_REMOVED.
+   and exits 3 with STATUS_DEVICE_REMOVED. attach_daemon_stopped: A
+   SIGSTOPped for 7 s: no heartbeat, but its process lives, so the
+   application waits and then disconnects and closes normally.
 6. dumpcap: dpdk-dumpcap captures A's traffic into pcapng that tshark
    decodes as RoCEv2; /ndk/port answers (skipped without the tools).
 7. attach-rdma: WRITE, READ and SEND from an attached application
@@ -71,7 +73,8 @@ from daemon_lib import (EAL_NOHUGE, GOOD_PORT, SRC, PREFIX, ROCED, TMP,
                         WAIT_S, Peer, Telemetry, cleanup, counters, results,
                         start, stop, wait_for, wait_ready, write)
 from daemon_attach import (mount_huge, t_attach, t_attach_cm,
-                           t_attach_daemon_killed, t_attach_rdma,
+                           t_attach_daemon_killed,
+                           t_attach_daemon_stopped, t_attach_rdma,
                            t_attach_restart, t_dumpcap, t_perf_attached)
 
 # (name, file text or None, extra arguments, expected message fragment)
@@ -547,6 +550,7 @@ CASES = [
     ('attach', t_attach),
     ('attach_restart', t_attach_restart),
     ('attach_daemon_killed', t_attach_daemon_killed),
+    ('attach_daemon_stopped', t_attach_daemon_stopped),
     ('dumpcap', t_dumpcap),
     ('attach_rdma', t_attach_rdma),
     ('attach_rdma_2q', lambda: t_attach_rdma(2)),

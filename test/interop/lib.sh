@@ -90,19 +90,23 @@ IOP_T_START=$(now_ms)
 
 # iop_init SUBDIR ENV GUEST_NAME PREFIX: the runner's work dir
 # ($NDK_INTEROP_WORK/SUBDIR, exported as NDK_INTEROP_WORK for the guest
-# scripts), its settings from the environment variables ENV_* (above), its
-# namespace (ENV_NS; default NS-SUBDIR, with NS the caller's or ndk, and a
-# 6 after SUBDIR when ENV_FAMILY is 6), guest and DPDK file prefix base
+# scripts; ENV_SUBDIR replaces SUBDIR, and a 6 follows it when ENV_FAMILY
+# is 6: each test of the suite keeps its logs and captures apart), its
+# settings from the environment variables ENV_* (above), its namespace
+# (ENV_NS; default NS-SUBDIR, with NS the caller's or ndk, SUBDIR as the
+# work dir's), guest and DPDK file prefix base
 # (PREFIX-<pid>-...: unique per run). Sets IOP_WORK, IOP_SOCK (the
 # vhost-user socket), IOP_GUEST_NAME, IOP_GDIR (the guest's run dir),
 # IOP_MTUS, IOP_LCORES, IOP_DPDK_MEM; removes what a previous run killed
 # hard left behind and installs the traps.
 iop_init() {
-	local env=$2 v fam=
+	local env=$2 v sub
+	v=${env}_SUBDIR
+	sub=${!v:-$1}
 	v=${env}_FAMILY
-	[ "${!v:-4}" != 6 ] || fam=6
+	[ "${!v:-4}" != 6 ] || sub=${sub}6
 	v=${env}_NS
-	export NS=${!v:-$IOP_NS_BASE-$1$fam}
+	export NS=${!v:-$IOP_NS_BASE-$sub}
 	v=${env}_MTUS
 	IOP_MTUS=${!v:-1500 4200}
 	v=${env}_LCORES
@@ -116,7 +120,7 @@ iop_init() {
 	v=${env}_TXQLEN
 	IOP_TXQLEN=${!v:-}
 	export NDK_INTEROP_IMAGE
-	export NDK_INTEROP_WORK=$NDK_INTEROP_WORK/$1
+	export NDK_INTEROP_WORK=$NDK_INTEROP_WORK/$sub
 	export HOSTIP=$IOP_HOST_ADDR/24
 	IOP_GUEST_NAME=$3
 	IOP_PREFIX_BASE=$4

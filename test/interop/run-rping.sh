@@ -78,11 +78,13 @@ pings() {
 # goes). Only that exact ending counts: the DISCONNECT EVENT line, then
 # "rdma_get_cm_event: Bad file descriptor", status 255; the pings, the
 # data check and the capture's DREQ/DREP are checked as in any case. The
-# log says so.
+# log says so. The CM thread's DISCONNECT EVENT line may land inside the
+# main thread's last ping line (both print to stdout: "...nopqserver
+# DISCONNECT EVENT...", the rest of the ping on a later line).
 rping_status() {
 	RPING_RC=$2
 	if [ "$2" = 255 ] &&
-		awk '/^(client|server) DISCONNECT EVENT\.\.\.$/ { d = 1 }
+		awk '/(client|server) DISCONNECT EVENT\.\.\.$/ { d = 1 }
 			d && /^rdma_get_cm_event: Bad file descriptor$/ { f = 1 }
 			END { exit !f }' "$1"; then
 		echo "    rping exited 255 after its DISCONNECTED event with" \
