@@ -76,6 +76,7 @@ struct ct_opts {
 	uint16_t port_id;
 	uint32_t mtu;
 	uint32_t max_qp;               /* --max-qp */
+	uint32_t backlog;              /* --backlog (0: the adapter's) */
 	bool stats;                    /* --stats */
 };
 
@@ -132,6 +133,11 @@ ct_usage(const char *prog)
 	printf("  --mtu=n       largest RDMA path MTU (default 4096)\n");
 	printf("  --max-qp=n    QPs of the adapter (default: -c + 16, a "
 	       "server 16400)\n");
+	printf("  --backlog=n   connection requests a server holds before "
+	       "it accepts them\n"
+	       "                (default: the adapter's listen_backlog, "
+	       "4096); more are\n"
+	       "                refused (REJ, counted in cm_backlog_rejects)\n");
 	printf("  --stats       print the adapter's non-zero counters at "
 	       "the end\n");
 }
@@ -176,7 +182,7 @@ ct_bad(const char *opt, const char *val)
 }
 
 enum { CT_OPT_IP = 256, CT_OPT_IP6, CT_OPT_PORT_ID, CT_OPT_MTU,
-	CT_OPT_MAX_QP, CT_OPT_STATS };
+	CT_OPT_MAX_QP, CT_OPT_STATS, CT_OPT_BACKLOG };
 
 /* @return 0, 1 (error printed) or 2 (--help). */
 static int
@@ -189,6 +195,7 @@ ct_parse_args(int argc, char **argv, struct ct_opts *o)
 		{ "mtu", required_argument, NULL, CT_OPT_MTU },
 		{ "max-qp", required_argument, NULL, CT_OPT_MAX_QP },
 		{ "stats", no_argument, NULL, CT_OPT_STATS },
+		{ "backlog", required_argument, NULL, CT_OPT_BACKLOG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -256,6 +263,10 @@ ct_parse_args(int argc, char **argv, struct ct_opts *o)
 			break;
 		case CT_OPT_STATS:
 			o->stats = true;
+			break;
+		case CT_OPT_BACKLOG:
+			if (ct_num(optarg, 1, UINT32_MAX, &o->backlog) != 0)
+				return ct_bad("--backlog", optarg);
 			break;
 		case 'h':
 			ct_usage(argv[0]);
@@ -684,11 +695,20 @@ ct_open(void)
 		g.ad = NULL;
 		return -1;
 	}
-	if (g.o.retries != UINT8_MAX &&
-	    (ndk_adapter_get_cm_params(g.ad, &cp) != NDK_STATUS_SUCCESS ||
-	     (cp.retry_count = g.o.retries,
-	      ndk_adapter_set_cm_params(g.ad, &cp)) != NDK_STATUS_SUCCESS))
-		return -1;
+	if (g.o.retries != UINT8_MAX || g.o.backlog != 0) {
+		st = ndk_adapter_get_cm_params(g.ad, &cp);
+		if (g.o.retries != UINT8_MAX)
+			cp.retry_count = g.o.retries;
+		if (g.o.backlog != 0)
+			cp.listen_backlog = g.o.backlog;
+		if (st == NDK_STATUS_SUCCESS)
+			st = ndk_adapter_set_cm_params(g.ad, &cp);
+		if (st != NDK_STATUS_SUCCESS) {
+			fprintf(stderr, "CM parameters: %s\n",
+				ndk_status_str(st));
+			return -1;
+		}
+	}
 	/* A second lcore polls; with one, the main thread does. */
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	if (lcore < RTE_MAX_LCORE &&

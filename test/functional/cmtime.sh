@@ -73,7 +73,11 @@ run_case() {
 }
 
 run_case v4_1k 1024 "--ip 10.78.0.11" "--ip 10.78.0.12" 10.78.0.11
-run_case v4_16k 16384 "--ip 10.78.0.11" "--ip 10.78.0.12" 10.78.0.11
+# 16,384 connects at once: the server holds them all (--backlog), as a
+# server expecting that many must; beyond its backlog the CM refuses them
+# (REJ, cm_backlog_rejects), which functional cm_scale checks.
+run_case v4_16k 16384 "--ip 10.78.0.11 --backlog 16384" "--ip 10.78.0.12" \
+	10.78.0.11
 # IPv6 (the CM's IPv6 header), a dual-stack server.
 run_case v6_1k 1024 "--ip 10.78.0.11 --ip6 fd78::11" "--ip6 fd78::12" \
 	fd78::11
