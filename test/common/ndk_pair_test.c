@@ -5,14 +5,17 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 #include <sched.h>
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
 
 #include "ndk_pair_test.h"
+#include "ndk_test.h"
 
 int
 ndk_pair_inject(struct ndk_pair *pair, int side, struct rte_mbuf **m,
@@ -117,4 +120,26 @@ ndk_pair_poll_until_sent(struct ndk_pair *pair, int side, unsigned int n,
 	while (rte_ring_count(r) < n && ndk_pair_now() < end)
 		ndk_adapter_poll(pair->ad[side]);
 	return rte_ring_count(r) >= n;
+}
+
+int
+ndk_pair_test_main(const char *prog, const char *suite,
+		   const struct ndk_pair_config *pc, struct ndk_pair **pair,
+		   const struct ndk_test_case *cases, unsigned int n,
+		   int argc, char **argv)
+{
+	int rc;
+
+	if (ndk_test_eal_init(prog, "0-1", NULL) != 0)
+		return 1;
+	*pair = ndk_pair_create(pc);
+	if (*pair == NULL) {
+		fprintf(stderr, "%s: cannot create the adapter pair\n", prog);
+		rte_eal_cleanup();
+		return 1;
+	}
+	rc = ndk_test_run(suite, cases, n, argc, argv);
+	ndk_pair_destroy(*pair);
+	rte_eal_cleanup();
+	return rc;
 }

@@ -62,6 +62,19 @@ void ndk_pair_sleep_ms(unsigned int ms);
 bool ndk_pair_poll_until_sent(struct ndk_pair *pair, int side, unsigned int n,
 			      double timeout_s);
 
+struct ndk_test_case;
+
+/**
+ * A functional test program's main() on one pair: the EAL (lcores 0-1,
+ * @p prog), the pair of @p pc in @p *pair, @p cases run as @p suite, then
+ * everything torn down.
+ * @return the program's exit status.
+ */
+int ndk_pair_test_main(const char *prog, const char *suite,
+		       const struct ndk_pair_config *pc, struct ndk_pair **pair,
+		       const struct ndk_test_case *cases, unsigned int n,
+		       int argc, char **argv);
+
 #ifdef __cplusplus
 }
 #endif

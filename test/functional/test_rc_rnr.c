@@ -196,19 +196,8 @@ static const struct ndk_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	struct ndk_pair_config pc = { .no_pollers = true };
-	int rc;
+	const struct ndk_pair_config pc = { .no_pollers = true };
 
-	if (ndk_test_eal_init("test_func_rc_rnr", "0-1", NULL) != 0)
-		return 1;
-	g_pair = ndk_pair_create(&pc);
-	if (g_pair == NULL) {
-		fprintf(stderr, "pair\n");
-		rte_eal_cleanup();
-		return 1;
-	}
-	rc = ndk_test_run("rc_rnr", cases, RTE_DIM(cases), argc, argv);
-	ndk_pair_destroy(g_pair);
-	rte_eal_cleanup();
-	return rc;
+	return ndk_pair_test_main("test_func_rc_rnr", "rc_rnr", &pc, &g_pair, cases,
+				  RTE_DIM(cases), argc, argv);
 }
