@@ -66,6 +66,7 @@ struct rp_ctx {
 	struct rp_buf recv, send, start, rdma;
 	uint32_t got;                     /* RP_* completions seen */
 	uint32_t recv_len;
+	int probing;                      /* a liveness probe is posted */
 };
 
 #define DBG(c, ...) do { if ((c)->o.debug) printf(__VA_ARGS__); } while (0)
@@ -152,28 +153,48 @@ rp_wait_req(struct rp_ctx *c, ndk_status_t st, const char *what)
 
 /*
  * Server, waiting for its client's next message: the client has been
- * silent for RP_IDLE_S while another waits to connect. rping sends its
- * disconnect request once and goes; if it was lost, nothing else would
- * ever end this connection.
+ * silent for RP_IDLE_S. rping sends its disconnect request once and goes;
+ * if it was lost, nothing else would ever end this connection (rping.h,
+ * RP_IDLE_S).
  */
 static bool
-rp_idle_with_waiting(const struct rp_ctx *c, uint64_t t0)
+rp_idle(uint64_t t0)
 {
-	return __atomic_load_n(&c->incoming, __ATOMIC_ACQUIRE) != NULL &&
-		rte_get_timer_cycles() - t0 > RP_IDLE_S * rte_get_timer_hz();
+	return rte_get_timer_cycles() - t0 > RP_IDLE_S * rte_get_timer_hz();
+}
+
+/* The request context of the liveness probe's completion. */
+static char rp_probe_ctx;
+
+/* Ask the client's QP whether it is still there (rping.h, RP_IDLE_S). */
+static int
+rp_probe(struct rp_ctx *c)
+{
+	ndk_status_t st;
+
+	st = ndk_write(c->qp, &rp_probe_ctx, NULL, 0, 0, 0, 0);
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "post the liveness probe: %s\n",
+			ndk_status_str(st));
+		return -1;
+	}
+	c->probing = 1;
+	DBG(c, "client silent for %d s: probing its QP\n", RP_IDLE_S);
+	return 0;
 }
 
 /*
  * Wait until every completion kind in @p need has been seen once. Ends
  * on the peer's disconnect and on a failed QP, never waits longer than
- * RP_WAIT_S. @p watch: the peer may end the connection here (the server
- * between two pings): that is RP_GONE, not an error.
+ * RP_WAIT_S, or RP_PROBE_S for a liveness probe's answer. @p watch: the
+ * peer may end the connection here (the server between two pings, probing
+ * a silent client: rping.h, RP_IDLE_S): that is RP_GONE, not an error.
  * @return 0, RP_GONE (only when @p watch), or -1 (reason printed).
  */
 static int
 rp_wait(struct rp_ctx *c, uint32_t need, bool watch)
 {
-	uint64_t t0 = rte_get_timer_cycles();
+	uint64_t t0 = rte_get_timer_cycles(), t_idle = t0, t_probe = t0;
 	struct ndk_result_ex r;
 
 	while ((c->got & need) != need) {
@@ -185,19 +206,48 @@ rp_wait(struct rp_ctx *c, uint32_t need, bool watch)
 				fprintf(stderr, "the peer disconnected\n");
 				return -1;
 			}
-			if (watch && rp_idle_with_waiting(c, t0)) {
+			if (watch && rp_idle(t_idle) &&
+			    __atomic_load_n(&c->incoming, __ATOMIC_ACQUIRE)) {
 				fprintf(stderr, "client silent for %d s while "
 					"another waits: taken as gone\n",
 					RP_IDLE_S);
 				return RP_GONE;
 			}
-			if (rp_expired(t0)) {
+			if (watch && rp_idle(t_idle) && !c->probing) {
+				if (rp_probe(c) != 0)
+					return -1;
+				t_probe = rte_get_timer_cycles();
+			}
+			if (c->probing && rte_get_timer_cycles() - t_probe >
+			    RP_PROBE_S * rte_get_timer_hz()) {
+				fprintf(stderr, "the liveness probe got no "
+					"answer in %d s\n", RP_PROBE_S);
+				return -1;
+			}
+			if (!c->probing && rp_expired(t0)) {
 				fprintf(stderr, "no completion in %d s\n",
 					RP_WAIT_S);
 				return -1;
 			}
 			rp_poll(c);
 			continue;
+		}
+		if (r.request_context == &rp_probe_ctx) {
+			c->probing = 0;
+			if (r.status == NDK_STATUS_SUCCESS) {
+				DBG(c, "the client's QP answered the probe\n");
+				t_idle = rte_get_timer_cycles();
+				continue;
+			}
+			if (!watch)
+				fprintf(stderr, "liveness probe failed: %s\n",
+					ndk_status_str(r.status));
+			else
+				fprintf(stderr, "client silent for %d s and "
+					"its QP gone (probe: %s): taken as "
+					"disconnected\n", RP_IDLE_S,
+					ndk_status_str(r.status));
+			return watch ? RP_GONE : -1;
 		}
 		if (r.status != NDK_STATUS_SUCCESS) {
 			if (watch && r.status == NDK_STATUS_CANCELLED)
@@ -332,6 +382,7 @@ rp_new_qp(struct rp_ctx *c)
 		return -1;
 	}
 	c->got = 0;
+	c->probing = 0;
 	c->disconnected = 0;
 	return 0;
 }

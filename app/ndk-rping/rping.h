@@ -30,11 +30,23 @@
 #define RP_MSG_FMT "rdma-ping-%d: "
 #define RP_WAIT_S 30            /* longest wait for one step */
 /*
- * Server: longest silence of a connected client between two pings while
- * another client waits to connect. A client whose disconnect request was
- * lost (rping sends it once and goes) is then taken as gone.
+ * Server: longest silence of a connected client between two pings. A
+ * client whose disconnect request was lost (rping sends it once and
+ * destroys its ID, which ends the CM's retries) says nothing more: after
+ * that silence the server takes it as gone when another client waits to
+ * connect, and otherwise asks the client's QP with a zero-length RDMA
+ * WRITE (no R_Key checked, IBA C9-88, invisible to the client's
+ * application). A live QP ACKs it and the wait goes on; a destroyed one
+ * never answers, the WRITE fails when its retries are exhausted, and the
+ * server ends the connection as the disconnect would have.
  */
 #define RP_IDLE_S 3
+/*
+ * Longest wait for the probe's answer: a destroyed QP is found when the
+ * WRITE's retries run out, each timeout longer than the last (up to eight
+ * times the QP's; about 45 s with librdmacm's 1 s ACK timeout).
+ */
+#define RP_PROBE_S 120
 
 /** rping's struct rping_rdma_info, big-endian on the wire. */
 struct rp_info {

@@ -3,16 +3,16 @@
 # shellcheck disable=SC2034  # the IOP_ variables are the runners' too
 # lib.sh - the machinery the interop runners share (sourced, not run):
 # results and the closing line, EAL memory flags, dpdk-testpmd as the
-# boot-time vhost-user server, the guest boot (optionally through a QEMU
-# wrapper that makes the vhost-user chardev reconnect), commands in the
-# guest, one host DPDK application per case as the vhost-user server,
+# boot-time vhost-user peer, the guest boot (optionally with QEMU as the
+# vhost-user server, so that each case's process can connect), commands in
+# the guest, one host DPDK application per case on the vhost-user socket,
 # tcpdump in the guest and the checks of its capture (tshark, icrc_check.py),
 # and the teardown on exit, failure or signal. README.md lists the
 # functions; each is described where it is defined.
 #
 # A runner:
 #   . "$(dirname "$0")/lib.sh"
-#   IOP_RECONNECT=1           # optional: one vhost-user server per case
+#   IOP_RECONNECT=1           # optional: one DPDK process per case
 #   iop_init pingpong PP pp ndk-pp
 #   iop_prepare --capture "$NDK_PINGPONG" || exit 1
 #   for mtu in $IOP_MTUS; do
@@ -127,6 +127,12 @@ iop_init() {
 	IOP_PREFIX=$4-$$
 	IOP_WORK=$NDK_INTEROP_WORK
 	IOP_SOCK=$IOP_WORK/vhost.sock
+	# IOP_RECONNECT=1: QEMU serves the socket (run-guest.sh VHOST_SERVER=1)
+	# for the whole boot, and each DPDK process connects to it as a client
+	# the moment its port starts: no wait for a reconnect timer (QEMU's
+	# chardev retries once a second).
+	IOP_VDEV=net_vhost0,iface=$IOP_SOCK,queues=1
+	[ "$IOP_RECONNECT" != 1 ] || IOP_VDEV=$IOP_VDEV,client=1
 	IOP_GDIR=$(guest_dir "$IOP_GUEST_NAME")
 	mkdir -p "$IOP_WORK/logs"
 	trap iop_finish EXIT
@@ -244,28 +250,30 @@ iop_rm_prefix() {
 	[ -z "$1" ] || rm -rf "/var/run/dpdk/$1" "${XDG_RUNTIME_DIR:-/tmp}/dpdk/$1"
 }
 
-# iop_testpmd_start LOG [TESTPMD_ARGS...]: interactive dpdk-testpmd serving
-# $IOP_SOCK (net_vhost0) on lcores 0-1 (it wants a forwarding lcore), its
-# commands read from a FIFO we hold open (iop_tp_cmd), its stdout
-# line-buffered. Ready when port 0 has started (it prints its MAC); the
-# link stays down until a guest connects.
+# iop_testpmd_start LOG [TESTPMD_ARGS...]: interactive dpdk-testpmd on
+# $IOP_SOCK ($IOP_VDEV: its server, or with IOP_RECONNECT=1 a client of the
+# guest's QEMU that connects when QEMU is up) on lcores 0-1 (it wants a
+# forwarding lcore), its commands read from a FIFO we hold open
+# (iop_tp_cmd), its stdout line-buffered. Ready when port 0 has started (it
+# prints its MAC); the link stays down until the guest's NIC is connected.
 iop_testpmd_start() {
 	local log=$1 i
 	shift
 	iop_testpmd_stop
-	rm -f "$IOP_SOCK" "$IOP_WORK/testpmd.in"
+	rm -f "$IOP_WORK/testpmd.in"
+	[ "$IOP_RECONNECT" = 1 ] || rm -f "$IOP_SOCK"
 	: >"$log"
 	mkfifo "$IOP_WORK/testpmd.in"
 	exec {IOP_TP_FD}<>"$IOP_WORK/testpmd.in"
 	# shellcheck disable=SC2046  # EAL memory flags are words
 	stdbuf -oL "$TESTPMD" -l 0-1 --no-pci \
 		$(iop_dpdk_mem "$IOP_PREFIX-tp") \
-		--vdev "net_vhost0,iface=$IOP_SOCK,queues=1" -- -i "$@" \
+		--vdev "$IOP_VDEV" -- -i "$@" \
 		<&"$IOP_TP_FD" >"$log" 2>&1 &
 	IOP_TP_PID=$!
 	echo "$IOP_TP_PID" >"$IOP_WORK/testpmd.pid"
 	for ((i = 0; i < 300; i++)); do
-		if [ -S "$IOP_SOCK" ] &&
+		if { [ "$IOP_RECONNECT" = 1 ] || [ -S "$IOP_SOCK" ]; } &&
 			grep -Eq '^Port 0: ([0-9A-F]{2}:){5}[0-9A-F]{2}$' "$log"; then
 			return 0
 		fi
@@ -285,7 +293,7 @@ iop_tp_cmd() {
 }
 
 # iop_testpmd_stop: stop forwarding (testpmd prints its counters), quit,
-# make sure it is gone, remove its socket and runtime dir
+# make sure it is gone, remove its socket (not QEMU's) and runtime dir
 iop_testpmd_stop() {
 	local i
 	[ -n "$IOP_TP_PID" ] || return 0
@@ -299,26 +307,28 @@ iop_testpmd_stop() {
 	wait "$IOP_TP_PID" 2>/dev/null || true
 	exec {IOP_TP_FD}>&-
 	IOP_TP_PID=
-	rm -f "$IOP_WORK/testpmd.pid" "$IOP_WORK/testpmd.in" "$IOP_SOCK"
+	rm -f "$IOP_WORK/testpmd.pid" "$IOP_WORK/testpmd.in"
+	[ "$IOP_RECONNECT" = 1 ] || rm -f "$IOP_SOCK"
 	iop_rm_prefix "$IOP_PREFIX-tp"
 }
 
-# iop_app_start LOG BIN ARGS...: a host DPDK application as the vhost-user
-# server of a case: `BIN -l $IOP_LCORES --no-pci <memory flags> --vdev
-# net_vhost0,iface=$IOP_SOCK,queues=1 -- ARGS` in the namespace, in the
+# iop_app_start LOG BIN ARGS...: a host DPDK application on the vhost-user
+# socket for a case (the client of the guest's QEMU with IOP_RECONNECT=1):
+# `BIN -l $IOP_LCORES --no-pci <memory flags> --vdev $IOP_VDEV -- ARGS` in
+# the namespace, in the
 # background, under `timeout --foreground $IOP_CASE_TIMEOUT` (which keeps it
 # in our process group: a runner that kills the group reaches it). Its pid
 # (timeout's) in IOP_APP_PID; iop_app_wait collects it.
 iop_app_start() {
 	local log=$1 bin=$2
 	shift 2
-	rm -f "$IOP_SOCK"
+	[ "$IOP_RECONNECT" = 1 ] || rm -f "$IOP_SOCK"
 	IOP_APP_N=$((IOP_APP_N + 1))
 	IOP_APP_PREFIX=$IOP_PREFIX-$IOP_APP_N
 	# shellcheck disable=SC2046  # EAL memory flags are words
 	ip netns exec "$NS" timeout --foreground -k 5 "$IOP_CASE_TIMEOUT" \
 		"$bin" -l "$IOP_LCORES" --no-pci $(iop_dpdk_mem "$IOP_APP_PREFIX") \
-		--vdev "net_vhost0,iface=$IOP_SOCK,queues=1" -- "$@" >"$log" 2>&1 &
+		--vdev "$IOP_VDEV" -- "$@" >"$log" 2>&1 &
 	IOP_APP_PID=$!
 	echo "$IOP_APP_PID" >"$IOP_WORK/app.pid"
 }
@@ -571,35 +581,10 @@ iop_guest_listening() {
 	return 1
 }
 
-# iop_write_qemu_wrapper: $IOP_WORK/bin/qemu-system-x86_64, run-guest.sh's
-# QEMU with ,reconnect=1 added to the vhost-user chardev (id vh0), so that
-# each DPDK process can be a new vhost-user server on the same socket.
-iop_write_qemu_wrapper() {
-	local real
-	real=$(command -v qemu-system-x86_64) || return 1
-	mkdir -p "$IOP_WORK/bin"
-	cat >"$IOP_WORK/bin/qemu-system-x86_64" <<EOF
-#!/bin/bash
-# Written by test/interop/lib.sh: run-guest.sh's QEMU with ,reconnect=1 on
-# the vhost-user chardev (id vh0), so that each DPDK process can be a new
-# vhost-user server on the same socket.
-args=()
-for a in "\$@"; do
-	case \$a in
-	socket,id=vh0,*reconnect=*) ;;
-	socket,id=vh0,*) a="\$a,reconnect=1" ;;
-	esac
-	args+=("\$a")
-done
-exec $real "\${args[@]}"
-EOF
-	chmod +x "$IOP_WORK/bin/qemu-system-x86_64"
-}
-
 # iop_prepare [--capture] [BIN...]: what every run needs before a boot:
 # dpdk-testpmd, the executables BIN, with --capture tshark, $PYTHON and
-# icrc_check.py's self-test, the QEMU wrapper (IOP_RECONNECT=1) and the
-# guest image (make-image.sh, cached). Fails (counted) on the first miss.
+# icrc_check.py's self-test, and the guest image (make-image.sh, cached).
+# Fails (counted) on the first miss.
 iop_prepare() {
 	local capture=0 bin
 	if [ "${1:-}" = --capture ]; then
@@ -626,10 +611,6 @@ iop_prepare() {
 			return 1
 		fi
 	fi
-	if [ "$IOP_RECONNECT" = 1 ] && ! iop_write_qemu_wrapper; then
-		iop_fail "qemu-system-x86_64" "not found"
-		return 1
-	fi
 	if ! "$IOP_GUESTBIN/make-image.sh" "$NDK_INTEROP_IMAGE" \
 		>"$IOP_WORK/make-image.log" 2>&1; then
 		tail -n 20 "$IOP_WORK/make-image.log" | sed 's/^/    /'
@@ -639,24 +620,24 @@ iop_prepare() {
 	echo "$IOP_LABEL: $(tail -n 1 "$IOP_WORK/make-image.log"), $(secs_since "$IOP_T_START") s"
 }
 
-# iop_boot_guest MTU [TESTPMD_ARGS...]: testpmd serves the socket (with
+# iop_boot_guest MTU [TESTPMD_ARGS...]: testpmd on the socket (with
 # TESTPMD_ARGS), then guest $IOP_GUEST_NAME boots (eth0 $IOP_GUEST_IP, eth1
-# $IOP_GUEST_IP1 on the socket; through the QEMU wrapper with
-# IOP_RECONNECT=1) and gets the guest helper and a copy of /share/tools in
-# its /tmp. Counts a pass or a failure;
+# $IOP_GUEST_IP1 on the socket; QEMU its server with IOP_RECONNECT=1, and
+# testpmd connects when it is up) and gets the guest helper and a copy of
+# /share/tools in its /tmp. Counts a pass or a failure;
 # testpmd keeps running (iop_release_boot_server, iop_testpmd_stop). Sets
 # IOP_BOOT (seconds) and IOP_MTU_T0.
 iop_boot_guest() {
-	local mtu=$1 path=$PATH
+	local mtu=$1
 	shift
 	IOP_MTU_T0=$(now_ms)
 	echo "$IOP_LABEL: MTU $mtu (RDMA MTU $(iop_rdma_mtu "$mtu"))"
 	if ! iop_testpmd_start "$IOP_WORK/testpmd-$mtu.log" "$@"; then
-		iop_fail "MTU $mtu: testpmd, the boot-time vhost-user server"
+		iop_fail "MTU $mtu: testpmd, the boot-time vhost-user peer"
 		return 1
 	fi
-	[ "$IOP_RECONNECT" != 1 ] || path=$IOP_WORK/bin:$PATH
-	if ! PATH=$path MTU=$mtu VHOST_SOCK=$IOP_SOCK IP1=$IOP_GUEST_IP1 \
+	if ! VHOST_SERVER=$IOP_RECONNECT MTU=$mtu VHOST_SOCK=$IOP_SOCK \
+		IP1=$IOP_GUEST_IP1 \
 		"$IOP_GUESTBIN/run-guest.sh" "$IOP_GUEST_NAME" "$IOP_GUEST_IP" \
 		>"$IOP_WORK/boot-$mtu.log" 2>&1; then
 		sed 's/^/    /' "$IOP_WORK/boot-$mtu.log"
@@ -674,10 +655,10 @@ iop_boot_guest() {
 	iop_pass "MTU $mtu: guest up in $IOP_BOOT s"
 }
 
-# iop_release_boot_server MTU: testpmd leaves; QEMU must run with a
-# reconnecting chardev and the guest lose eth1's carrier (rxe1 DOWN) until
-# the next DPDK process serves the socket. Counts a pass or a failure (then
-# stops the guest and fails).
+# iop_release_boot_server MTU: testpmd leaves; QEMU must serve the
+# vhost-user socket (server=on: the next DPDK process connects to it) and
+# the guest lose eth1's carrier (rxe1 DOWN) until that process comes. Counts
+# a pass or a failure (then stops the guest and fails).
 iop_release_boot_server() {
 	local mtu=$1 qpid out='' i
 	qpid=$(cat "$IOP_GDIR/qemu.pid")
@@ -687,12 +668,12 @@ iop_release_boot_server() {
 		case $out in "rxe1 DOWN, eth1 carrier 0,"*) break ;; esac
 		sleep 0.2
 	done
-	if tr '\0' ' ' <"/proc/$qpid/cmdline" | grep -q 'socket,id=vh0,[^ ]*reconnect=1' &&
-		[[ $out == "rxe1 DOWN, eth1 carrier 0,"* ]]; then
-		iop_pass "MTU $mtu: vhost-user chardev reconnect=1; testpmd gone: $out"
+	if tr '\0' ' ' <"/proc/$qpid/cmdline" | grep -q 'socket,id=vh0,[^ ]*server=on' &&
+		[ -S "$IOP_SOCK" ] && [[ $out == "rxe1 DOWN, eth1 carrier 0,"* ]]; then
+		iop_pass "MTU $mtu: QEMU serves the vhost-user socket; testpmd gone: $out"
 		return 0
 	fi
-	iop_fail "MTU $mtu: guest with a reconnecting vhost-user NIC" \
+	iop_fail "MTU $mtu: guest whose QEMU serves the vhost-user socket" \
 		"$(tr '\0' ' ' <"/proc/$qpid/cmdline" | grep -o 'socket,id=vh0[^ ]*'); $out"
 	"$IOP_GUESTBIN/stop-guest.sh" "$IOP_GUEST_NAME"
 	return 1

@@ -9,7 +9,7 @@
 # subsystem $NVMF_NQN (allow_any_host), namespace 1 on a 64 MiB file in
 # the guest's RAM (buffered I/O: the initramfs has no O_DIRECT), port 1 on
 # eth1's address, trtype rdma, adrfam ipv4, trsvcid 4420. Then per case a
-# fresh ndk-nvmf-perf (the vhost-user server) connects (RDMA CM with the
+# fresh ndk-nvmf-perf (on the guest's vhost-user socket) connects (RDMA CM with the
 # NVMe/RDMA private data, Fabrics Connect, CC.EN, Identify, an I/O queue),
 # runs --verify -w randrw (each I/O writes a pattern at a random offset,
 # reads it back and compares) and disconnects (CC.SHN):

@@ -358,11 +358,10 @@ run_attached() {
 	printf '%s\n' '[eal]' 'lcores = 1' 'hugepages = yes' 'memory = 256' \
 		"huge-dir = $HUGE" "file-prefix = $prefix" '[daemon]' \
 		'linger-ms = 500' '[echo]' 'enabled = no' '[port v0]' \
-		"device = net_vhost0,iface=$IOP_SOCK,queues=1" \
+		"device = $IOP_VDEV" \
 		"ip = $IOP_NDK_IP/24" "mtu = $rmtu" >"$W/roced.conf"
 	iop_expect_link_down
 	iop_capture_start "$name" $((mtu + 64)) || true
-	rm -f "$IOP_SOCK"
 	ip netns exec "$NS" timeout -k 5 "$IOP_CASE_TIMEOUT" "$NDK_ROCED" \
 		-f "$W/roced.conf" >"$L.roced.log" 2>&1 &
 	ROCED_PID=$!

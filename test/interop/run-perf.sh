@@ -10,10 +10,10 @@
 # modes (PF_MODES: -b, -R) in both roles at MTU 4200: 18 cases. With -R
 # there is no TCP: each client names the other's RoCE address.
 #
-# The machinery is lib.sh's, shared with run-pingpong.sh: one guest booted
-# through a qemu-system-x86_64 wrapper that makes the vhost-user chardev
-# reconnect, dpdk-testpmd as the boot-time server, then one fresh ndk-perf
-# process per case as the vhost-user server on the same socket; guest-server
+# The machinery is lib.sh's, shared with run-pingpong.sh: one guest whose
+# QEMU serves the vhost-user socket, dpdk-testpmd its client during the
+# boot, then one fresh ndk-perf process per case as the client on the same
+# socket; guest-server
 # cases use a permanent ARP entry for our adapter (ndk-perf connects before
 # its port is up, as ndk-pingpong does). Unlike ibv_rc_pingpong, perftest's
 # server exits at once while rxe1 is DOWN, so in guest-server cases ndk-perf

@@ -7,16 +7,13 @@
 # (RDMA MTU 4096), for message sizes 2 B, 4 KiB, 64 KiB and 1 MiB.
 #
 # One guest per MTU, booted once; every case then runs a fresh ndk-pingpong
-# process as the vhost-user server on the same socket path. QEMU can follow
-# that only as a reconnecting vhost-user client (`-chardev
-# socket,...,reconnect=1`): run-guest.sh does not declare the chardev that
-# way, so this script boots the guest through a qemu-system-x86_64 wrapper
-# (written into the work dir, first in PATH for run-guest.sh only) that adds
-# `,reconnect=1` to the vhost-user chardev and changes nothing else. QEMU
-# only starts with a server present, so dpdk-testpmd serves the socket
-# during the boot and quits; from then on eth1's carrier (and rxe1) goes
-# down whenever a DPDK process exits and comes back when the next one
-# starts, which every case checks.
+# process on the same vhost-user socket. QEMU is the socket's server
+# (run-guest.sh VHOST_SERVER=1: `-chardev socket,...,server=on`) and each
+# DPDK process its client (`net_vhost0,...,client=1`), which connects the
+# moment its port starts. QEMU only starts the guest once a client has
+# connected, so dpdk-testpmd is the client during the boot and quits; from
+# then on eth1's carrier (and rxe1) goes down whenever a DPDK process exits
+# and comes back when the next one starts, which every case checks.
 #
 # Per case (role x size, per MTU):
 #   guest-client  ndk-pingpong server in the namespace (listening on the

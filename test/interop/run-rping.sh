@@ -8,8 +8,8 @@
 # ID and header) faces our connection manager (NDK connectors/listeners),
 # both ways, at guest MTU 1500 (RDMA MTU 1024) and 4200 (RDMA MTU 4096).
 #
-# Per case (role x size, per MTU; a fresh ndk-rping process per case as
-# the vhost-user server, lib.sh's reconnecting guest NIC):
+# Per case (role x size, per MTU; a fresh ndk-rping process per case on
+# the guest's vhost-user socket, served by its QEMU, as lib.sh sets up):
 #   guest-client  `ndk-rping -s` on the host, then `rping -c -a 10.77.1.1
 #                 -V` in the guest once rxe1 is ACTIVE: our listener gets
 #                 the REQ, accepts (REP), takes the RTU.

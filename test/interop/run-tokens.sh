@@ -20,10 +20,9 @@
 # tokens we refuse to invalidate (at least as many as the cases caused:
 # a spurious retransmission may add some).
 #
-# The machinery is lib.sh's: per MTU one guest, booted through the QEMU
-# wrapper that makes the vhost-user chardev reconnecting while testpmd
-# serves the socket, then one tok_host process (all cases) as the
-# vhost-user server; the capture and its checks. The guest resolves our
+# The machinery is lib.sh's: per MTU one guest, whose QEMU serves the
+# vhost-user socket (testpmd its client during the boot), then one tok_host
+# process (all cases) as the client; the capture and its checks. The guest resolves our
 # address through a static ARP entry (the vhost PMD's MAC is stable); we
 # resolve the guest's by ARP. Per MTU one case (mtuN) sums it up; it fails
 # when any of its checks does.

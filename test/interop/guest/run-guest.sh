@@ -8,8 +8,13 @@
 #       guest goes from `ip netns exec $NS ...` to IP). rxe0 runs on it.
 # eth1: only with VHOST_SOCK and IP1: a virtio-net NIC backed by vhost-user,
 #       i.e. by a DPDK process serving `--vdev net_vhost0,iface=$VHOST_SOCK`
-#       (start it first: it is the server, QEMU connects). Guest memory is a
-#       shared memfd so the DPDK process can map it. rxe1 runs on it.
+#       (start it first: it is the server, QEMU connects). With
+#       VHOST_SERVER=1 the roles swap: QEMU serves the socket and the DPDK
+#       process connects to it as a client (`...,client=1`), before or after
+#       the boot (it retries every second); QEMU waits for the first one
+#       before the guest starts, and takes each later one as it comes, the
+#       guest's eth1 down in between. Guest memory is a shared memfd so the
+#       DPDK process can map it. rxe1 runs on it.
 # MTU applies to both NICs, the tap and the bridge: 1500 gives RDMA path MTU
 # 1024, 4200 gives 4096.
 #
@@ -21,6 +26,7 @@
 # share/jobs, see guest-exec.sh; tcpdump in share/tools).
 #
 # env: VHOST_SOCK=/path IP1=A.B.C.D/NN  second NIC (eth1, rxe1)
+#      VHOST_SERVER=1 (QEMU is the vhost-user server of VHOST_SOCK)
 #      MTU=1500  ACCEL=tcg|kvm  SMP=1  MEM=1024 (MiB)  BOOT_TIMEOUT=120 (s)
 #      BOOT=pvh|bzimage (default pvh when make-image.sh made vmlinux)
 #      DETACH=1 (QEMU in its own session: survives the caller's group)
@@ -66,7 +72,7 @@ if [ -f "$D/qemu.pid" ] && kill -0 "$(cat "$D/qemu.pid")" 2>/dev/null; then
 fi
 if [ -n "${VHOST_SOCK:-}" ]; then
 	: "${IP1:?set IP1=A.B.C.D/NN for the vhost-user NIC}"
-	if [ ! -S "$VHOST_SOCK" ]; then
+	if [ "${VHOST_SERVER:-0}" != 1 ] && [ ! -S "$VHOST_SOCK" ]; then
 		echo "run-guest: no vhost-user server at $VHOST_SOCK" \
 			"(start the DPDK side first)" >&2
 		exit 2
@@ -104,12 +110,14 @@ eth1=()
 MAC1=
 if [ -n "${VHOST_SOCK:-}" ]; then
 	MAC1=$(guest_mac "$NAME-1" 52:54:01)
+	vh_server=
+	[ "${VHOST_SERVER:-0}" != 1 ] || vh_server=,server=on,wait=off
 	# vectors=0 (no MSI-X): QEMU 7.2 under TCG otherwise segfaults in
 	# msix_set_vector_notifiers when vhost_net starts.
 	# shellcheck disable=SC2054  # the commas are QEMU's
 	eth1=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on"
 		-numa node,memdev=mem
-		-chardev "socket,id=vh0,path=$VHOST_SOCK"
+		-chardev "socket,id=vh0,path=$VHOST_SOCK$vh_server"
 		-netdev vhost-user,id=n1,chardev=vh0
 		-device "virtio-net-pci,netdev=n1,mac=$MAC1,speed=10000,duplex=full,vectors=0,addr=0x4")
 	append="$append rxe.ip1=$IP1"
