@@ -415,10 +415,16 @@ ndk_status_t ndk_create_listener(struct ndk_adapter *adapter,
 				 void *context, struct ndk_listener **listener);
 
 /**
- * Close a listener: no more connect events (requests not yet handed out
- * are refused). Connectors it handed out are the consumer's and stay open,
- * and keep the listener's port in use until they are closed (NDK's
- * endpoint reference count). Completes inline (STATUS_SUCCESS).
+ * Close a listener (NdkCloseListener): no more connect events from this
+ * call on (requests not yet handed out are refused). Connectors it handed
+ * up (through the connect event, accepted or not) are the consumer's and
+ * stay open; they keep the listener's port in use and its close pending
+ * until they are closed (NDK's endpoint reference count: the listener is
+ * their antecedent).
+ * @return STATUS_SUCCESS (no connector it handed up is open: closed, no
+ *   completion) or STATUS_PENDING (@p done, if not NULL, is called with
+ *   @p context when the last of them is closed, from that close, or at
+ *   ndk_adapter_close(); it is the listener's last callback).
  */
 ndk_status_t ndk_close_listener(struct ndk_listener *listener,
 				ndk_close_completion_fn done, void *context);
