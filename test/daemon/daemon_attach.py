@@ -597,6 +597,8 @@ def cm_round(huge, tag, net, attached_role, net6=None):
         cli.order('connect')
         cli.expect('REJECTED')
         srv.expect('ACCEPTED')
+        # Connected from a shared endpoint: its address is the local end.
+        cli.expect('SHARED-ENDPOINT')
         cli.expect('CONNECTED')
         assert srv.expect('QPS').strip() == 'QPS n=1'
         assert cli.expect('QPS').strip() == 'QPS n=1'
