@@ -50,7 +50,8 @@ roced_att_ent_get(struct roced_attach *s, unsigned int ai, uint64_t h,
 		return NULL;
 	e = &s->ent[idx];
 	t = __atomic_load_n(&e->type, __ATOMIC_ACQUIRE);
-	if (t == 0 || t == ATT_TYPE_BUSY || e->gen != (uint32_t)(h >> 32) ||
+	if (t == 0 || t == ATT_TYPE_BUSY || t == ATT_TYPE_CLOSING ||
+	    e->gen != (uint32_t)(h >> 32) ||
 	    e->app != ai || (type != 0 && t != type))
 		return NULL;
 	return e;
@@ -78,6 +79,7 @@ roced_att_ent_add(struct roced_attach *s, unsigned int ai, uint16_t type,
 		e->pctx = 0;
 		e->disc_owed = 0;
 		e->notify_owed = 0;
+		e->close_owed = 0;
 		__atomic_fetch_add(&s->apps[ai].n_obj, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&e->type, type, __ATOMIC_RELEASE);
 		*h = ((uint64_t)e->gen << 32) | i;
@@ -94,13 +96,67 @@ roced_att_ent_free(struct roced_attach *s, struct att_ent *e)
 	__atomic_store_n(&e->type, 0, __ATOMIC_RELEASE);
 }
 
-void
+/*
+ * A close that answered STATUS_PENDING is done (from the close of the
+ * object's last successor: a connector, a QP; on the thread of that
+ * close, an lcore's for a connector closed from a connect event): tell
+ * the application (the slot was reserved at creation) and forget it.
+ */
+static void
+ent_closed(void *ctx)
+{
+	struct att_ent *e = ctx;
+	struct ndk_attach_ev ev = {
+		.kind = NDK_ATT_EV_CLOSED,
+		.closed = { .obj = e->pctx },
+	};
+
+	/* Its application's teardown forgot it already: nobody to tell. */
+	if (__atomic_load_n(&e->type, __ATOMIC_ACQUIRE) != ATT_TYPE_CLOSING)
+		return;
+	if (__atomic_exchange_n(&e->close_owed, 0, __ATOMIC_ACQ_REL) != 0)
+		roced_att_ev_put(e->owner, &ev);
+	roced_att_ent_free(e->owner->srv, e);
+}
+
+/*
+ * Close a listener, shared endpoint or SRQ: pending while connectors it
+ * handed up / connected / QPs on it are open (NDK); the entry stays,
+ * its handle dead, until ent_closed().
+ */
+static ndk_status_t
+ent_close_pending(struct roced_attach *s, struct att_ent *e)
+{
+	uint16_t type = e->type;
+	ndk_status_t st;
+
+	__atomic_store_n(&e->type, ATT_TYPE_CLOSING, __ATOMIC_RELEASE);
+	if (type == NDK_OBJECT_TYPE_LISTENER)
+		st = ndk_close_listener(e->obj, ent_closed, e);
+	else if (type == NDK_OBJECT_TYPE_SHARED_ENDPOINT)
+		st = ndk_close_shared_endpoint(e->obj, ent_closed, e);
+	else
+		st = ndk_close_srq(e->obj, ent_closed, e);
+	/* No notification after the close (an SRQ's). */
+	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->notify_owed, 0,
+							   __ATOMIC_ACQ_REL));
+	if (st == NDK_STATUS_PENDING)
+		return st;
+	/* Closed inline: no completion (NDK), its event slot back. */
+	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->close_owed, 0,
+							   __ATOMIC_ACQ_REL));
+	roced_att_ent_free(s, e);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
 roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 {
 	switch (e->type) {
 	case NDK_OBJECT_TYPE_LISTENER:
-		ndk_close_listener(e->obj, NULL, NULL);
-		break;
+	case NDK_OBJECT_TYPE_SHARED_ENDPOINT:
+	case NDK_OBJECT_TYPE_SRQ:
+		return ent_close_pending(s, e);
 	case NDK_OBJECT_TYPE_CONNECTOR:
 		/* Pending CM steps complete (cancelled) into the queue. */
 		ndk_close_connector(e->obj, NULL, NULL);
@@ -115,10 +171,6 @@ roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 		ndk_deregister_mr(e->obj);          /* its token dies */
 		ndk_close_mr(e->obj, NULL, NULL);
 		break;
-	case NDK_OBJECT_TYPE_SRQ:
-		/* Pending while QPs use it: the last QP's close frees it. */
-		ndk_close_srq(e->obj, NULL, NULL);
-		break;
 	case NDK_OBJECT_TYPE_CQ:
 		ndk_close_cq(e->obj, NULL, NULL);
 		break;
@@ -130,17 +182,20 @@ roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 	}
 	roced_att_ent_unreserve(s, e);
 	roced_att_ent_free(s, e);
+	return NDK_STATUS_SUCCESS;
 }
 
 /* Close everything of application @p ai, users before what they use. */
 static void
 app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 {
-	/* Listeners first: then no connect event adds an entry. */
+	/* Listeners first: then no connect event adds an entry. Their
+	 * closes (and pending ones) complete as the connectors close. */
 	static const uint16_t order[] = {
 		NDK_OBJECT_TYPE_LISTENER, NDK_OBJECT_TYPE_CONNECTOR,
-		NDK_OBJECT_TYPE_QP, NDK_OBJECT_TYPE_MW, NDK_OBJECT_TYPE_MR,
-		NDK_OBJECT_TYPE_SRQ, NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
+		NDK_OBJECT_TYPE_SHARED_ENDPOINT, NDK_OBJECT_TYPE_QP,
+		NDK_OBJECT_TYPE_MW, NDK_OBJECT_TYPE_MR, NDK_OBJECT_TYPE_SRQ,
+		NDK_OBJECT_TYPE_CQ, NDK_OBJECT_TYPE_PD,
 	};
 	struct att_app *a = &s->apps[ai];
 	uint32_t n = a->n_obj;
@@ -149,6 +204,14 @@ app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 		for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
 			if (s->ent[i].type == order[k] && s->ent[i].app == ai)
 				roced_att_ent_close(s, &s->ent[i]);
+	/* Every successor is closed: no close is pending any more. */
+	for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
+		if (s->ent[i].type == ATT_TYPE_CLOSING &&
+		    s->ent[i].app == ai) {
+			ROCED_LOG(ERR, "attach: pid %d: a close still pending "
+				  "after its successors closed", a->pid);
+			roced_att_ent_free(s, &s->ent[i]);
+		}
 	roced_app_res_fini(&a->res);
 	ROCED_LOG(NOTICE, "attach: application pid %d %s: %u object(s) "
 		  "closed", a->pid, why, n);

@@ -28,6 +28,9 @@
 #define ATT_PEER_LEN 128
 /* An entry being filled by ent_add (never a valid object type). */
 #define ATT_TYPE_BUSY 0xffff
+/* An entry whose object's close is pending (its handle is dead; the
+ * close completion queues EV_CLOSED and frees it). */
+#define ATT_TYPE_CLOSING 0xfffe
 
 struct att_app {
 	uint64_t id;                 /* 0 = free slot */
@@ -58,7 +61,10 @@ struct att_ent {
 	uint64_t pctx;               /* the application's proxy (events) */
 	struct att_areq rq[2];       /* CM step; disconnect */
 	uint32_t disc_owed;          /* disconnect event reserved (atomic) */
-	uint32_t notify_owed;        /* CQ notifications reserved (atomic) */
+	uint32_t notify_owed;        /* CQ / SRQ notifications reserved
+				      * (atomic) */
+	uint32_t close_owed;         /* EV_CLOSED reserved: listener, shared
+				      * endpoint, SRQ (atomic) */
 };
 
 struct roced_attach {
@@ -83,8 +89,14 @@ ndk_status_t roced_att_ent_add(struct roced_attach *s, unsigned int ai,
 /* Forget an entry (the object is closed). */
 void roced_att_ent_free(struct roced_attach *s, struct att_ent *e);
 
-/* Close an entry's object the way its owner would have, and forget it. */
-void roced_att_ent_close(struct roced_attach *s, struct att_ent *e);
+/*
+ * Close an entry's object the way its owner would have, and forget it.
+ * @return STATUS_SUCCESS, or STATUS_PENDING: a listener, shared endpoint
+ * or SRQ whose successors are still open; the entry stays (type
+ * ATT_TYPE_CLOSING, its handle dead) until the close completes, which
+ * queues EV_CLOSED naming the application's proxy and frees it.
+ */
+ndk_status_t roced_att_ent_close(struct roced_attach *s, struct att_ent *e);
 
 /* Event queue: promise @p n slots (false: full), give back, queue one. */
 bool roced_att_ev_reserve(struct att_app *a, uint32_t n);
@@ -96,8 +108,39 @@ int roced_att_evq_create(struct att_app *a, unsigned int ai,
 			 uint32_t slots);
 void roced_att_evq_free(struct att_app *a);
 
+/*
+ * Queue notification @p ev of CQ or SRQ entry @p e (@p what, for the
+ * log), taking one of the slots its arms reserved (any thread).
+ */
+void roced_att_notify_put(struct att_ent *e, const struct ndk_attach_ev *ev,
+			  const char *what);
+
 /* Release what an entry had reserved in its event queue (its close). */
 void roced_att_ent_unreserve(struct roced_attach *s, struct att_ent *e);
+
+/*
+ * Handlers of roced_attach_ext.c (SRQs with notifications, CQ resize and
+ * moderation, shared endpoints, pending closes), in att_ops's table.
+ */
+ndk_status_t roced_att_op_create_srq(struct roced_attach *s, unsigned int ai,
+				     const struct ndk_attach_req *rq,
+				     struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_srq_modify(struct roced_attach *s, unsigned int ai,
+				     const struct ndk_attach_req *rq,
+				     struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_cq_resize(struct roced_attach *s, unsigned int ai,
+				    const struct ndk_attach_req *rq,
+				    struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_cq_moderate(struct roced_attach *s,
+				      unsigned int ai,
+				      const struct ndk_attach_req *rq,
+				      struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_create_sep(struct roced_attach *s, unsigned int ai,
+				     const struct ndk_attach_req *rq,
+				     struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_sep_addr(struct roced_attach *s, unsigned int ai,
+				   const struct ndk_attach_req *rq,
+				   struct ndk_attach_rep *rp);
 
 /*
  * Check and carry out one request of the attach protocol (@p msg, from

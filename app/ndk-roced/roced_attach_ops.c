@@ -19,6 +19,9 @@
  *     connector's close gives it back if it never fired;
  *   - each arm of a CQ reserves its notification (at most two owed per
  *     CQ: one pending arm, one firing); the CQ's close gives them back;
+ *   - a listener reserves its EV_CLOSED at creation (its close may pend
+ *     while connectors it handed up are open; roced_att_ent_close());
+ *     SRQs and shared endpoints likewise (roced_attach_ext.c);
  *   - a connection request reserves its event on arrival on the lcore;
  *     with the ring full it is refused (REJ), counted and logged.
  */
@@ -158,6 +161,29 @@ disc_event(void *ctx, uint32_t reason)
 		roced_att_ev_put(e->owner, &ev);
 }
 
+void
+roced_att_notify_put(struct att_ent *e, const struct ndk_attach_ev *ev,
+		     const char *what)
+{
+	uint32_t n = __atomic_load_n(&e->notify_owed, __ATOMIC_ACQUIRE);
+
+	do {
+		if (n == 0) {
+			/* Never expected: every arm reserved first. */
+			if (!roced_att_ev_reserve(e->owner, 1)) {
+				ROCED_LOG(ERR, "attach: pid %d: %s "
+					  "notification without a slot",
+					  e->owner->pid, what);
+				return;
+			}
+			break;
+		}
+	} while (!__atomic_compare_exchange_n(&e->notify_owed, &n, n - 1,
+					      false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	roced_att_ev_put(e->owner, ev);
+}
+
 static void
 cq_notify(void *ctx, ndk_status_t st)
 {
@@ -166,23 +192,8 @@ cq_notify(void *ctx, ndk_status_t st)
 		.kind = NDK_ATT_EV_CQ,
 		.cq = { .cq = e->pctx, .status = st },
 	};
-	uint32_t n = __atomic_load_n(&e->notify_owed, __ATOMIC_ACQUIRE);
 
-	do {
-		if (n == 0) {
-			/* Never expected: every arm reserved first. */
-			if (!roced_att_ev_reserve(e->owner, 1)) {
-				ROCED_LOG(ERR, "attach: pid %d: CQ "
-					  "notification without a slot",
-					  e->owner->pid);
-				return;
-			}
-			break;
-		}
-	} while (!__atomic_compare_exchange_n(&e->notify_owed, &n, n - 1,
-					      false, __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE));
-	roced_att_ev_put(e->owner, &ev);
+	roced_att_notify_put(e, &ev, "CQ");
 }
 
 /* A connection request on an application's listener (lcore). */
@@ -331,40 +342,6 @@ op_create_qp(struct roced_attach *s, unsigned int ai,
 	return st;
 }
 
-/* An SRQ of the application: no notification (doc/attach.md). */
-static ndk_status_t
-op_create_srq(struct roced_attach *s, unsigned int ai,
-	      const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
-{
-	const struct ndk_attach_create_srq *b = &rq->create_srq;
-	struct att_ent *pd = roced_att_ent_get(s, ai, b->pd,
-					       NDK_OBJECT_TYPE_PD);
-	struct ndk_srq *srq;
-	ndk_status_t st;
-
-	if (pd == NULL)
-		return NDK_STATUS_INVALID_HANDLE;
-	st = ndk_create_srq(pd->obj, b->depth, b->max_sge, 0, NULL, NULL,
-			    &srq);
-	if (NDK_SUCCESS(st) &&
-	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_SRQ, srq, rp)))
-		ndk_close_srq(srq, NULL, NULL);
-	return st;
-}
-
-static ndk_status_t
-op_srq_modify(struct roced_attach *s, unsigned int ai,
-	      const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
-{
-	struct att_ent *e = roced_att_ent_get(s, ai, rq->srq_modify.srq,
-					      NDK_OBJECT_TYPE_SRQ);
-
-	RTE_SET_USED(rp);
-	if (e == NULL)
-		return NDK_STATUS_INVALID_HANDLE;
-	return ndk_modify_srq(e->obj, rq->srq_modify.depth, 0);
-}
-
 static ndk_status_t
 op_create_mr(struct roced_attach *s, unsigned int ai,
 	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
@@ -422,6 +399,7 @@ op_deregister_mr(struct roced_attach *s, unsigned int ai,
 		NDK_STATUS_INVALID_HANDLE;
 }
 
+/* SUCCESS, or PENDING (EV_CLOSED follows): roced_att_ent_close(). */
 static ndk_status_t
 op_close(struct roced_attach *s, unsigned int ai,
 	 const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
@@ -431,8 +409,7 @@ op_close(struct roced_attach *s, unsigned int ai,
 	RTE_SET_USED(rp);
 	if (e == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
-	roced_att_ent_close(s, e);
-	return NDK_STATUS_SUCCESS;
+	return roced_att_ent_close(s, e);
 }
 
 static ndk_status_t
@@ -490,13 +467,20 @@ op_create_listener(struct roced_attach *s, unsigned int ai,
 	ndk_status_t st;
 	uint64_t h;
 
+	/* Its close may pend (connectors it handed up): EV_CLOSED. */
+	if (!roced_att_ev_reserve(&s->apps[ai], 1))
+		return NDK_STATUS_INSUFFICIENT_RESOURCES;
 	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_LISTENER, NULL, &h);
-	if (!NDK_SUCCESS(st))
+	if (!NDK_SUCCESS(st)) {
+		roced_att_ev_release(&s->apps[ai], 1);
 		return st;
+	}
 	e = &s->ent[(uint32_t)h];
 	e->pctx = rq->create_listener.proxy;
+	e->close_owed = 1;
 	st = ndk_create_listener(app_ad(s, ai), connect_event, e, &l);
 	if (!NDK_SUCCESS(st)) {
+		roced_att_ev_release(&s->apps[ai], 1);
 		roced_att_ent_free(s, e);
 		return st;
 	}
@@ -560,7 +544,7 @@ op_connect(struct roced_attach *s, unsigned int ai,
 					      NDK_OBJECT_TYPE_CONNECTOR);
 	union ndk_sockaddr src, dst;
 	socklen_t slen, dlen;
-	struct att_ent *q;
+	struct att_ent *q, *sep = NULL;
 	struct att_areq *r;
 	ndk_status_t st;
 
@@ -568,17 +552,25 @@ op_connect(struct roced_attach *s, unsigned int ai,
 	if (c == NULL)
 		return NDK_STATUS_INVALID_HANDLE;
 	q = roced_att_ent_get(s, ai, b->qp, NDK_OBJECT_TYPE_QP);
-	if (q == NULL)
+	if (b->sep != 0)
+		sep = roced_att_ent_get(s, ai, b->sep,
+					NDK_OBJECT_TYPE_SHARED_ENDPOINT);
+	if (q == NULL || (b->sep != 0 && sep == NULL))
 		return NDK_STATUS_INVALID_HANDLE;
 	if (b->pdata_len > NDK_ATTACH_PDATA_MAX)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
-	slen = ndk_attach_addr_get(&b->src, &src);
+	slen = sep != NULL ? 1 : ndk_attach_addr_get(&b->src, &src);
 	dlen = ndk_attach_addr_get(&b->dst, &dst);
 	if (slen == 0 || dlen == 0)
 		return NDK_STATUS_INVALID_ADDRESS;
 	st = cm_start(c, 0, &b->cb, 0, false, &r);
 	if (st != NDK_STATUS_PENDING)
 		return st;
+	if (sep != NULL)   /* NdkConnectWithSharedEndpoint */
+		return cm_started(c, ndk_connect_with_shared_endpoint(c->obj,
+			q->obj, sep->obj, &dst.sa, dlen, b->ird, b->ord,
+			b->pdata_len != 0 ? b->pdata : NULL, b->pdata_len,
+			cm_done, r), false);
 	return cm_started(c, ndk_connect(c->obj, q->obj,
 		&src.sa, slen, &dst.sa, dlen, b->ird, b->ord,
 		b->pdata_len != 0 ? b->pdata : NULL, b->pdata_len, cm_done,
@@ -920,8 +912,12 @@ static const att_op_fn att_ops[NDK_ATT_OP_MAX] = {
 	[NDK_ATT_QP_INFO] = op_qp_info,
 	[NDK_ATT_ALLOC] = op_alloc,
 	[NDK_ATT_FREE] = op_free,
-	[NDK_ATT_CREATE_SRQ] = op_create_srq,
-	[NDK_ATT_SRQ_MODIFY] = op_srq_modify,
+	[NDK_ATT_CREATE_SRQ] = roced_att_op_create_srq,
+	[NDK_ATT_SRQ_MODIFY] = roced_att_op_srq_modify,
+	[NDK_ATT_CQ_RESIZE] = roced_att_op_cq_resize,
+	[NDK_ATT_CQ_MODERATE] = roced_att_op_cq_moderate,
+	[NDK_ATT_CREATE_SEP] = roced_att_op_create_sep,
+	[NDK_ATT_SEP_ADDR] = roced_att_op_sep_addr,
 };
 
 ndk_status_t

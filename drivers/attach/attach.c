@@ -191,8 +191,14 @@ att_poll(struct ndk_adapter *a)
 	uint32_t n;
 
 	/* A stopped or dead daemon: its event ring may be freed already;
-	 * no more events (the proxies' own close completions still come). */
-	n = att_health(a) == NDK_STATUS_SUCCESS ? att_events(aa) : 0;
+	 * no more events (the proxies' own close completions still come),
+	 * and the SRQs died with it. */
+	if (likely(att_health(a) == NDK_STATUS_SUCCESS)) {
+		n = att_events(aa);
+	} else {
+		n = 0;
+		att_srqs_dead(aa);
+	}
 	if (likely(__atomic_load_n(&aa->n_cb, __ATOMIC_ACQUIRE) == 0))
 		return n;
 	rte_spinlock_lock(&aa->cb_lock);
@@ -287,6 +293,22 @@ att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 	/* Removed: the daemon closed the object; free the proxy. */
 	if (st == NDK_STATUS_DEVICE_REMOVED)
 		st = NDK_STATUS_SUCCESS;
+	if (st == NDK_STATUS_PENDING) {
+		/* Successors still open at the daemon (a listener's
+		 * connectors, an endpoint's, an SRQ's QPs): EV_CLOSED
+		 * completes it (NDK: done, if any, is its last callback). */
+		rte_spinlock_lock(&o->aa->cb_lock);
+		o->pub.header.type = 0;
+		o->close_done = done;
+		o->close_ctx = ctx;
+		*o->lprev = o->lnext;             /* off the live list */
+		if (o->lnext != NULL)
+			o->lnext->lprev = o->lprev;
+		o->next = o->aa->pend;
+		o->aa->pend = o;
+		rte_spinlock_unlock(&o->aa->cb_lock);
+		return NDK_STATUS_PENDING;
+	}
 	if (!NDK_SUCCESS(st))
 		return st;
 	o->pub.header.type = 0;   /* a stale handle fails validation */
@@ -302,6 +324,60 @@ att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 	rte_spinlock_unlock(&o->aa->cb_lock);
 	return st == NDK_STATUS_PENDING ? NDK_STATUS_PENDING :
 		NDK_STATUS_SUCCESS;
+}
+
+void
+att_close_done(struct att_adapter *aa, struct att_obj *o)
+{
+	struct att_obj **pp;
+
+	if (o == NULL) {          /* adapter close: every pending one */
+		while (aa->pend != NULL) {
+			o = aa->pend;
+			aa->pend = o->next;
+			if (o->close_done != NULL)
+				o->close_done(o->close_ctx);
+			free(o);
+		}
+		return;
+	}
+	rte_spinlock_lock(&aa->cb_lock);
+	for (pp = &aa->pend; *pp != NULL && *pp != o; pp = &(*pp)->next)
+		;
+	if (*pp == NULL) {
+		rte_spinlock_unlock(&aa->cb_lock);
+		NDK_LOG(ERR, "attach: a close completion for no pending close");
+		return;
+	}
+	*pp = o->next;
+	rte_spinlock_unlock(&aa->cb_lock);
+	if (o->close_done != NULL)
+		o->close_done(o->close_ctx);
+	free(o);
+}
+
+void
+att_srqs_dead(struct att_adapter *aa)
+{
+	if (__atomic_exchange_n(&aa->srqs_dead, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	/* One at a time, outside the lock: a callback may close its SRQ. */
+	for (;;) {
+		struct att_obj *o;
+
+		rte_spinlock_lock(&aa->cb_lock);
+		for (o = aa->live; o != NULL; o = o->lnext)
+			if (o->pub.header.type == NDK_OBJECT_TYPE_SRQ &&
+			    o->fn != NULL && !o->dead_told)
+				break;
+		if (o != NULL)
+			o->dead_told = true;
+		rte_spinlock_unlock(&aa->cb_lock);
+		if (o == NULL)
+			return;
+		((ndk_srq_notify_fn)o->fn)(o->fn_ctx,
+					   NDK_STATUS_INTERNAL_ERROR);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -320,11 +396,9 @@ att_query_info(struct ndk_adapter *a, struct ndk_adapter_info *info,
 	}
 	if (att_health(a) != NDK_STATUS_SUCCESS)
 		return NDK_STATUS_DEVICE_REMOVED;
-	/* Read-only after open: a copy of the daemon's, less what the
-	 * attach provider does not carry (doc/attach.md). */
+	/* Read-only after open: a copy of the daemon's (every flag holds
+	 * attached too: doc/attach.md). */
 	st = swr_query_info(att_ad(a)->sad, info, size);
-	info->adapter_flags &= ~(NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
-		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED);
 	return st;
 }
 
@@ -356,6 +430,10 @@ att_adapter_close(struct ndk_adapter *a)
 	/* The daemon closes whatever the application left open. */
 	if (att_health(a) == NDK_STATUS_SUCCESS)
 		att_call(aa, &rq, &rp);
+	/* Their closes done: pending ones complete (their last callback),
+	 * SRQs left open die with the adapter (as embedded). */
+	att_close_done(aa, NULL);
+	att_srqs_dead(aa);
 	/* Proxies the application left open: their objects are gone. */
 	while (aa->live != NULL) {
 		struct att_obj *o = aa->live;
@@ -432,6 +510,7 @@ static const struct ndk_adapter_dispatch att_adapter_ops = {
 	.release = att_release,
 	.get_stats = att_get_stats,
 	.create_connector = att_create_connector,
+	.create_shared_endpoint = att_create_sep,
 	.create_listener = att_create_listener,
 	.qp_list = att_qp_list,
 	.qp_query_info = att_qp_info,
@@ -472,8 +551,39 @@ att_cq_close(struct ndk_cq *cq, ndk_close_completion_fn done, void *ctx)
 	return att_close(cq, done, ctx);
 }
 
+/*
+ * At the daemon: its CQ, whose ring this process reads, gets a new ring
+ * with its pollers paused; NDK serializes calls on a CQ, so this thread
+ * is not reading it meanwhile (another one must not either, as embedded).
+ */
+static ndk_status_t
+att_cq_resize(struct ndk_cq *cq, uint32_t depth)
+{
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CQ_RESIZE };
+	struct ndk_attach_rep rp;
+
+	rq.cq_resize.cq = att_obj(cq)->h;
+	rq.cq_resize.depth = depth;
+	return att_call(att_obj(cq)->aa, &rq, &rp);
+}
+
+/* At the daemon, whose CQ holds the armed notification back. */
+static ndk_status_t
+att_cq_moderate(struct ndk_cq *cq, uint32_t interval_us, uint32_t count)
+{
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CQ_MODERATE };
+	struct ndk_attach_rep rp;
+
+	rq.cq_moderate.cq = att_obj(cq)->h;
+	rq.cq_moderate.interval_us = interval_us;
+	rq.cq_moderate.count = count;
+	return att_call(att_obj(cq)->aa, &rq, &rp);
+}
+
 const struct ndk_cq_dispatch att_cq_ops = {
 	.close = att_cq_close,
+	.resize = att_cq_resize,
+	.moderate = att_cq_moderate,
 	.arm = att_cq_arm,
 	.get_results = att_cq_results,
 	.get_results_ex = att_cq_results_ex,
@@ -526,15 +636,18 @@ att_create_qp(struct ndk_pd *pd, struct ndk_cq *rcq, struct ndk_cq *icq,
 }
 
 /* ------------------------------------------------------------------ */
-/* Shared receive queues (no notification callback when attached)      */
+/* Shared receive queues                                               */
 /* ------------------------------------------------------------------ */
 
+/* STATUS_PENDING while QPs use it (EV_CLOSED completes it). */
 static ndk_status_t
 att_srq_close(struct ndk_srq *srq, ndk_close_completion_fn done, void *ctx)
 {
 	return att_close(srq, done, ctx);
 }
 
+/* At the daemon: a threshold arms its SRQ, whose notification comes
+ * back through the event ring (or at once, from the call, if below). */
 static ndk_status_t
 att_srq_modify(struct ndk_srq *srq, uint32_t depth, uint32_t threshold)
 {
@@ -542,10 +655,9 @@ att_srq_modify(struct ndk_srq *srq, uint32_t depth, uint32_t threshold)
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_SRQ_MODIFY };
 	struct ndk_attach_rep rp;
 
-	if (threshold != 0)
-		return NDK_STATUS_NOT_SUPPORTED;
 	rq.srq_modify.srq = o->h;
 	rq.srq_modify.depth = depth;
+	rq.srq_modify.threshold = threshold;
 	return att_call(o->aa, &rq, &rp);
 }
 
@@ -574,15 +686,16 @@ att_create_srq(struct ndk_pd *pd, uint32_t depth, uint32_t max_sge,
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_SRQ };
 
-	RTE_SET_USED(ctx);
-	/* Its notification would come from the daemon's lcores: none. */
-	if (notify != NULL || threshold != 0)
-		return NDK_STATUS_NOT_SUPPORTED;
+	/* Its notifications come from the daemon's lcores as events naming
+	 * the proxy; the callback is called by this process's poll. */
 	rq.create_srq.pd = att_obj(pd)->h;
 	rq.create_srq.depth = depth;
 	rq.create_srq.max_sge = max_sge;
-	return att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_SRQ,
-			  &att_srq_ops, (struct att_obj **)srq);
+	rq.create_srq.threshold = threshold;
+	rq.create_srq.notify = notify != NULL;
+	return att_create_evobj(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_SRQ,
+				&att_srq_ops, (void *)notify, ctx,
+				(struct att_obj **)srq);
 }
 
 static ndk_status_t

@@ -7,7 +7,9 @@
  * answers STATUS_PENDING at once and the daemon later queues its
  * completion in this application's event ring (struct ndk_attach_evq, in
  * shared memory, made at HELLO), with connection requests, disconnect
- * events and CQ notifications. ndk_adapter_poll() drains the ring here
+ * events, CQ and SRQ notifications and the completions of closes that
+ * pended (listeners, shared endpoints, SRQs). Shared endpoints are here
+ * too. ndk_adapter_poll() drains the ring here
  * and calls the application's callbacks. See doc/attach.md.
  */
 
@@ -76,6 +78,17 @@ att_ev_deliver(struct att_adapter *aa, const struct ndk_attach_ev *ev)
 		/* A closing CQ owes no more notifications. */
 		if (o->pub.header.type == NDK_OBJECT_TYPE_CQ && o->fn != NULL)
 			((ndk_cq_notify_fn)o->fn)(o->fn_ctx, ev->cq.status);
+		break;
+	case NDK_ATT_EV_SRQ:
+		o = (struct att_obj *)(uintptr_t)ev->srq.srq;
+		/* Nor a closing SRQ. */
+		if (o->pub.header.type == NDK_OBJECT_TYPE_SRQ && o->fn != NULL)
+			((ndk_srq_notify_fn)o->fn)(o->fn_ctx, ev->srq.status);
+		break;
+	case NDK_ATT_EV_CLOSED:
+		/* Its last event: nothing names it after this one. */
+		att_close_done(aa, (struct att_obj *)(uintptr_t)
+			       ev->closed.obj);
 		break;
 	default:
 		NDK_LOG(ERR, "attach: unknown event %u from the daemon",
@@ -149,10 +162,10 @@ att_graves_free(struct att_adapter *aa)
 /* ------------------------------------------------------------------ */
 
 /*
- * Create an object whose events name its proxy (CQ with notification,
- * listener): the proxy exists before the request, as its context.
+ * Create an object whose events name its proxy (CQ, listener, SRQ,
+ * shared endpoint): the proxy exists before the request, as its context.
  */
-static ndk_status_t
+ndk_status_t
 att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 		 enum ndk_object_type type, const void *ops, void *fn,
 		 void *ctx, struct att_obj **out)
@@ -165,6 +178,10 @@ att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 		return NDK_STATUS_NO_MEMORY;
 	if (rq->hdr.op == NDK_ATT_CREATE_CQ)
 		rq->create_cq.proxy = (uintptr_t)o;
+	else if (rq->hdr.op == NDK_ATT_CREATE_SRQ)
+		rq->create_srq.proxy = (uintptr_t)o;
+	else if (rq->hdr.op == NDK_ATT_CREATE_SEP)
+		rq->create_sep.proxy = (uintptr_t)o;
 	else
 		rq->create_listener.proxy = (uintptr_t)o;
 	st = att_call(aa, rq, &rp);
@@ -256,22 +273,31 @@ att_cb_of(ndk_request_completion_fn done, void *ctx)
 	return cb;
 }
 
+/*
+ * CONNECT from @p sep (NdkConnectWithSharedEndpoint) or, NULL, from
+ * @p src (NdkConnect).
+ */
 static ndk_status_t
-att_connect(struct ndk_connector *c, struct ndk_qp *qp,
-	    const union ndk_sockaddr *src, const union ndk_sockaddr *dst,
-	    uint32_t ird, uint32_t ord, const void *pdata, uint32_t pdata_len,
-	    ndk_request_completion_fn done, void *ctx)
+att_connect_from(struct ndk_connector *c, struct ndk_qp *qp,
+		 struct ndk_shared_endpoint *sep,
+		 const union ndk_sockaddr *src, const union ndk_sockaddr *dst,
+		 uint32_t ird, uint32_t ord, const void *pdata,
+		 uint32_t pdata_len, ndk_request_completion_fn done, void *ctx)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CONNECT };
 
-	if (qp->dispatch != &att_qp_ops)
+	if (qp->dispatch != &att_qp_ops ||
+	    (sep != NULL && sep->dispatch != &att_sep_ops))
 		return NDK_STATUS_INVALID_HANDLE;
 	if (pdata_len > NDK_ATTACH_PDATA_MAX)
 		return NDK_STATUS_INVALID_BUFFER_SIZE;
 	rq.connect.conn = att_obj(c)->h;
 	rq.connect.qp = att_obj(qp)->h;
 	rq.connect.cb = att_cb_of(done, ctx);
-	ndk_attach_addr_put(&rq.connect.src, src);
+	if (sep != NULL)
+		rq.connect.sep = att_obj(sep)->h;
+	else
+		ndk_attach_addr_put(&rq.connect.src, src);
 	ndk_attach_addr_put(&rq.connect.dst, dst);
 	rq.connect.pdata_len = pdata_len;
 	if (pdata_len != 0)
@@ -279,6 +305,27 @@ att_connect(struct ndk_connector *c, struct ndk_qp *qp,
 	rq.connect.ird = ird;
 	rq.connect.ord = ord;
 	return att_conn_step(att_obj(c), &rq, done);
+}
+
+static ndk_status_t
+att_connect_shared(struct ndk_connector *c, struct ndk_qp *qp,
+		   struct ndk_shared_endpoint *sep,
+		   const union ndk_sockaddr *dst, uint32_t ird, uint32_t ord,
+		   const void *pdata, uint32_t pdata_len,
+		   ndk_request_completion_fn done, void *ctx)
+{
+	return att_connect_from(c, qp, sep, NULL, dst, ird, ord, pdata,
+				pdata_len, done, ctx);
+}
+
+static ndk_status_t
+att_connect(struct ndk_connector *c, struct ndk_qp *qp,
+	    const union ndk_sockaddr *src, const union ndk_sockaddr *dst,
+	    uint32_t ird, uint32_t ord, const void *pdata, uint32_t pdata_len,
+	    ndk_request_completion_fn done, void *ctx)
+{
+	return att_connect_from(c, qp, NULL, src, dst, ird, ord, pdata,
+				pdata_len, done, ctx);
 }
 
 /*
@@ -431,6 +478,7 @@ const struct ndk_connector_dispatch att_conn_ops = {
 	.get_connection_data = att_conn_data,
 	.get_addresses = att_conn_addresses,
 	.disconnect = att_disconnect,
+	.connect_shared = att_connect_shared,
 };
 
 /* ------------------------------------------------------------------ */
@@ -468,19 +516,26 @@ att_listen(struct ndk_listener *l, const union ndk_sockaddr *addr)
 	return att_call(att_obj(l)->aa, &rq, &rp);
 }
 
+/* The local address of listener or endpoint @p o (request @p op). */
 static ndk_status_t
-att_lis_addr(struct ndk_listener *l, union ndk_sockaddr *addr)
+att_local_addr(struct att_obj *o, uint16_t op, union ndk_sockaddr *addr)
 {
-	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_LISTENER_ADDR };
+	struct ndk_attach_req rq = { .hdr.op = op };
 	struct ndk_attach_rep rp;
 	ndk_status_t st;
 
-	rq.obj.h = att_obj(l)->h;
-	st = att_call(att_obj(l)->aa, &rq, &rp);
+	rq.obj.h = o->h;
+	st = att_call(o->aa, &rq, &rp);
 	if (!NDK_SUCCESS(st))
 		return st;
 	return ndk_attach_addr_get(&rp.listener_addr.addr, addr) != 0 ?
 		NDK_STATUS_SUCCESS : NDK_STATUS_INTERNAL_ERROR;
+}
+
+static ndk_status_t
+att_lis_addr(struct ndk_listener *l, union ndk_sockaddr *addr)
+{
+	return att_local_addr(att_obj(l), NDK_ATT_LISTENER_ADDR, addr);
 }
 
 static ndk_status_t
@@ -499,4 +554,39 @@ static const struct ndk_listener_dispatch att_lis_ops = {
 	.listen = att_listen,
 	.get_local_address = att_lis_addr,
 	.control_connect_events = att_lis_pause,
+};
+
+/* ------------------------------------------------------------------ */
+/* Shared endpoint                                                     */
+/* ------------------------------------------------------------------ */
+
+ndk_status_t
+att_create_sep(struct ndk_adapter *a, const union ndk_sockaddr *addr,
+	       struct ndk_shared_endpoint **sep)
+{
+	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_SEP };
+
+	ndk_attach_addr_put(&rq.create_sep.addr, addr);
+	return att_create_evobj(att_ad(a), &rq,
+				NDK_OBJECT_TYPE_SHARED_ENDPOINT, &att_sep_ops,
+				NULL, NULL, (struct att_obj **)sep);
+}
+
+/* STATUS_PENDING while connectors connected through it are open. */
+static ndk_status_t
+att_sep_close(struct ndk_shared_endpoint *sep, ndk_close_completion_fn done,
+	      void *ctx)
+{
+	return att_close(sep, done, ctx);
+}
+
+static ndk_status_t
+att_sep_addr(struct ndk_shared_endpoint *sep, union ndk_sockaddr *addr)
+{
+	return att_local_addr(att_obj(sep), NDK_ATT_SEP_ADDR, addr);
+}
+
+const struct ndk_shared_endpoint_dispatch att_sep_ops = {
+	.close = att_sep_close,
+	.get_local_address = att_sep_addr,
 };

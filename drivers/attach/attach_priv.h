@@ -55,6 +55,10 @@ struct att_adapter {
 	struct att_obj *grave;
 	/* Open proxies (cb_lock): ndk_adapter_close() frees them. */
 	struct att_obj *live;
+	/* Closed proxies whose close pends at the daemon (cb_lock): an
+	 * EV_CLOSED event completes each (listener, shared endpoint, SRQ). */
+	struct att_obj *pend;
+	uint32_t srqs_dead;       /* SRQs told of the daemon's end (atomic) */
 };
 
 /* A proxy of a daemon object: this process's dispatch table. */
@@ -69,6 +73,7 @@ struct att_obj {
 		struct ndk_srq srq;
 		struct ndk_connector conn;
 		struct ndk_listener lis;
+		struct ndk_shared_endpoint sep;
 	} pub;                    /* must be first */
 	struct att_adapter *aa;
 	uint64_t h;               /* the daemon's handle */
@@ -76,13 +81,16 @@ struct att_obj {
 				   * memory) */
 	uint32_t ltok, rtok;      /* MR tokens */
 	bool fast_register;       /* MR: a fast-register MR */
-	/* Callbacks events name this proxy for (connect event, CQ
+	/* Callbacks events name this proxy for (connect event, CQ or SRQ
 	 * notification, disconnect event). */
 	void *fn;
 	void *fn_ctx;
 	void *disc_fn;
 	void *disc_ctx;
-	struct att_obj *next;     /* grave list */
+	ndk_close_completion_fn close_done; /* a close pending at the daemon */
+	void *close_ctx;
+	bool dead_told;           /* SRQ: told STATUS_INTERNAL_ERROR */
+	struct att_obj *next;     /* grave list, pending-close list */
 	struct att_obj *lnext;    /* live list */
 	struct att_obj **lprev;
 };
@@ -91,6 +99,7 @@ extern const struct ndk_mr_dispatch att_mr_ops;
 extern const struct ndk_qp_dispatch att_qp_ops;
 extern const struct ndk_cq_dispatch att_cq_ops;
 extern const struct ndk_connector_dispatch att_conn_ops;
+extern const struct ndk_shared_endpoint_dispatch att_sep_ops;
 
 static inline struct att_adapter *
 att_ad(struct ndk_adapter *a)
@@ -146,6 +155,14 @@ unsigned int att_events(struct att_adapter *aa);
 /* Free the proxies in the grave list (adapter close). */
 void att_graves_free(struct att_adapter *aa);
 
+/* A close pending at the daemon is done (EV_CLOSED): its completion, and
+ * the proxy freed. NULL @p o: every pending one (adapter close). */
+void att_close_done(struct att_adapter *aa, struct att_obj *o);
+
+/* The SRQs die with the daemon or the adapter: each open one's callback
+ * is told STATUS_INTERNAL_ERROR once (as embedded: swr_srq_destroy). */
+void att_srqs_dead(struct att_adapter *aa);
+
 /* Put a new proxy on the adapter's live list. */
 void att_link(struct att_obj *o);
 
@@ -156,6 +173,13 @@ ndk_status_t att_create_listener(struct ndk_adapter *a,
 ndk_status_t att_create_cq(struct ndk_adapter *a, uint32_t depth,
 			   ndk_cq_notify_fn notify, void *ctx,
 			   struct ndk_cq **cq);
+ndk_status_t att_create_evobj(struct att_adapter *aa,
+			      struct ndk_attach_req *rq,
+			      enum ndk_object_type type, const void *ops,
+			      void *fn, void *ctx, struct att_obj **out);
+ndk_status_t att_create_sep(struct ndk_adapter *a,
+			    const union ndk_sockaddr *addr,
+			    struct ndk_shared_endpoint **sep);
 void att_cq_arm(struct ndk_cq *cq, uint32_t type);
 
 /* attach_mem.c */

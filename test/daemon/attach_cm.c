@@ -21,8 +21,12 @@
  * "done", then after the invalidation checks that a READ with the old
  * FRMR token fails, and disconnects. Both list their QPs and query one.
  * The client's connectors are created with a create completion (PENDING
- * embedded, inline attached), and attached it checks that a shared
- * endpoint is refused (STATUS_NOT_SUPPORTED).
+ * embedded, inline attached). The client's accepted connection goes
+ * through a shared endpoint (NdkConnectWithSharedEndpoint: its local end
+ * is the endpoint's address); at the end, embedded and attached alike,
+ * the endpoint's close and the server's listener's close are
+ * STATUS_PENDING while the connection's connector is open, and complete
+ * (their callbacks, attached at a poll) once it is closed.
  *
  *   prints "OPEN", (server) "LISTENING"; the client reads "connect"
  *   first; both print "DONE" when through; then they read "stop"
@@ -84,7 +88,8 @@ static struct {
 	bool fill;                 /* --fill: refuse a request (full ring) */
 	bool v6;                   /* --ip6/--peer6: over IPv6 */
 	uint8_t ip6[16], peer6[16];
-	int done, notified, disc;
+	struct ndk_shared_endpoint *sep; /* client: the connection's */
+	int done, notified, disc, closed;
 	uint32_t disc_reason, n_notify;
 	ndk_status_t st;
 	struct ndk_connector *incoming;
@@ -149,6 +154,14 @@ on_connect(void *ctx, struct ndk_connector *c)
 	if (g.incoming != NULL)
 		fail("a second connect event before the first was handled");
 	g.incoming = c;
+}
+
+/* A close completion. */
+static void
+on_closed(void *ctx)
+{
+	RTE_SET_USED(ctx);
+	__atomic_fetch_add(&g.closed, 1, __ATOMIC_RELEASE);
 }
 
 /* A connect event, within WAIT_S. */
@@ -360,8 +373,9 @@ misuse_posts(void)
 
 /*
  * --fill: started with NDK_ATTACH_EV_SLOTS=8, promise all 8 event slots
- * (4 CQs armed twice), so that the daemon must refuse the next connection
- * request (nothing would carry its event); on "free", close the CQs.
+ * (the listener its close's event, 4 CQs armed twice but the last once),
+ * so that the daemon must refuse the next connection request (nothing
+ * would carry its event); on "free", close the CQs.
  */
 static void
 fill_events(void)
@@ -373,7 +387,8 @@ fill_events(void)
 		post_ok(ndk_create_cq(g.ad, 4, on_notify, NULL, &cq[i]),
 			"fill CQ");
 		ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
-		ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
+		if (i != 3)
+			ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
 	}
 	printf("FULL\n");
 	fflush(stdout);
@@ -503,7 +518,10 @@ server(uint32_t ip, uint32_t peer, uint16_t port)
 		fail("no CQ notification");
 	ndk_close_mw(mw, NULL, NULL);
 	ndk_close_mr(fr, NULL, NULL);
-	ndk_close_listener(lis, NULL, NULL);
+	/* The connector it handed up is open: pending (NDK), completed
+	 * when that one is closed (main). */
+	expect_st(ndk_close_listener(lis, on_closed, NULL), NDK_STATUS_PENDING,
+		  "close of a listener whose connector is open");
 }
 
 /* A create's completion (ndk_create_connector_async()). */
@@ -526,13 +544,10 @@ on_created(void *ctx, ndk_status_t st, struct ndk_object_header *obj)
  * The client's connector, created with NDK's CreateCompletion (ndk_ext.h):
  * embedded, STATUS_PENDING and the completion (the adapter polled
  * meanwhile); attached, inline (STATUS_SUCCESS, and no completion ever).
- * Attached, a shared endpoint is STATUS_NOT_SUPPORTED (doc/attach.md).
  */
 static struct ndk_connector *
 client_connector(void)
 {
-	struct sockaddr_in any = { .sin_family = AF_INET };
-	struct ndk_shared_endpoint *sep = NULL;
 	struct ndk_connector *c = NULL;
 	ndk_status_t st;
 
@@ -541,10 +556,6 @@ client_connector(void)
 	if (rte_eal_process_type() == RTE_PROC_SECONDARY) {
 		if (st != NDK_STATUS_SUCCESS || c == NULL)
 			failst("attached async create: inline", st);
-		st = ndk_create_shared_endpoint(g.ad, (struct sockaddr *)&any,
-						sizeof(any), &sep);
-		if (st != NDK_STATUS_NOT_SUPPORTED)
-			failst("attached shared endpoint", st);
 		rte_delay_us_sleep(50 * 1000);
 		if (__atomic_load_n(&g_created.done, __ATOMIC_ACQUIRE))
 			fail("attached: a completion after an inline create");
@@ -574,6 +585,13 @@ client_connect(struct ndk_qp *qp, uint32_t ip, uint32_t peer,
 	memcpy(&dst6.sin6_addr, g.peer6, 16);
 	dst6.sin6_port = htons(port);
 	g.conn = client_connector();
+	/* From the shared endpoint, if any (NdkConnectWithSharedEndpoint). */
+	if (g.sep != NULL)
+		return wait_req(ndk_connect_with_shared_endpoint(g.conn, qp,
+				g.sep, g.v6 ? (struct sockaddr *)&dst6 :
+				(struct sockaddr *)&dst, g.v6 ? sizeof(dst6) :
+				sizeof(dst), 4, 4, pdata, CLI_PDATA, req_done,
+				NULL), "connect with shared endpoint");
 	if (g.v6)
 		return wait_req(ndk_connect(g.conn, qp,
 					    (struct sockaddr *)&src6,
@@ -629,6 +647,46 @@ refused_connect(uint32_t ip, uint32_t peer, uint16_t port, uint8_t mark,
 	fflush(stdout);
 }
 
+/* The shared endpoint the client connects from: the family's wildcard. */
+static void
+client_sep(void)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6 };
+
+	post_ok(g.v6 ? ndk_create_shared_endpoint(g.ad,
+			(struct sockaddr *)&any6, sizeof(any6), &g.sep) :
+		ndk_create_shared_endpoint(g.ad, (struct sockaddr *)&any,
+					   sizeof(any), &g.sep),
+		"create shared endpoint");
+}
+
+/* The connection's local end is the endpoint's address and port. */
+static void
+check_sep_end(void)
+{
+	union ndk_sockaddr e, l;
+	socklen_t el = sizeof(e), ll = sizeof(l);
+	bool v6;
+
+	memset(&e, 0, sizeof(e));
+	memset(&l, 0, sizeof(l));
+	post_ok(ndk_shared_endpoint_get_local_address(g.sep, &e.sa, &el),
+		"endpoint address");
+	post_ok(ndk_get_local_address(g.conn, &l.sa, &ll), "local address");
+	v6 = e.sa.sa_family == AF_INET6;
+	if (e.sa.sa_family != l.sa.sa_family ||
+	    (v6 ? memcmp(&e.sin6.sin6_addr, &l.sin6.sin6_addr, 16) != 0 ||
+	     e.sin6.sin6_port != l.sin6.sin6_port :
+	     e.sin.sin_addr.s_addr != l.sin.sin_addr.s_addr ||
+	     e.sin.sin_port != l.sin.sin_port) ||
+	    (v6 ? e.sin6.sin6_port : e.sin.sin_port) == 0)
+		fail("the connection's local end is not the endpoint's");
+	printf("SHARED-ENDPOINT port=%u\n",
+	       ntohs(v6 ? e.sin6.sin6_port : e.sin.sin_port));
+	fflush(stdout);
+}
+
 static void
 client(uint32_t ip, uint32_t peer, uint16_t port)
 {
@@ -653,9 +711,11 @@ client(uint32_t ip, uint32_t peer, uint16_t port)
 	/* Rejected by the server first ('R'). */
 	refused_connect(ip, peer, port, 'R', "REJECTED");
 	pattern(pdata, CLI_PDATA, 5);
+	client_sep();
 	st = client_connect(g.qp, ip, peer, port, pdata);
 	if (st != NDK_STATUS_SUCCESS)
 		failst("connect", st);
+	check_sep_end();
 	post_ok(ndk_get_connection_data(g.conn, &ird, &ord, pd, &len),
 		"connection data");
 	pattern(want, SRV_PDATA, 6);
@@ -784,7 +844,18 @@ main(int argc, char **argv)
 	printf("DONE\n");
 	fflush(stdout);
 	dapp_obey(g.ad);
+	/* Client: the endpoint's close pends while the connector is open
+	 * (server: the listener's, from server()). */
+	if (g.sep != NULL)
+		expect_st(ndk_close_shared_endpoint(g.sep, on_closed, NULL),
+			  NDK_STATUS_PENDING, "close of an endpoint in use");
+	for (int k = 0; k < 100; k++)
+		ndk_adapter_poll(g.ad);
+	if (__atomic_load_n(&g.closed, __ATOMIC_ACQUIRE) != 0)
+		fail("a close completed while the connector was open");
 	ndk_close_connector(g.conn, NULL, NULL);
+	/* Completed by the connector's close (attached: at a poll). */
+	poll_until(&g.closed, "pending close completion");
 	ndk_close_qp(g.qp, NULL, NULL);
 	ndk_deregister_mr(g.mr);
 	ndk_close_mr(g.mr, NULL, NULL);

@@ -328,7 +328,8 @@ used_of(const struct app *a)
 }
 
 /*
- * Z's event ring has 8 slots: 4 CQs armed twice promise them all, so a
+ * Z's event ring has 8 slots: its listener and SRQ promise their close's
+ * event (the close may pend), 3 CQs armed twice the other 6, so a
  * CONNECT (which must promise its completion) is refused inline; closing
  * a CQ gives its 2 back and the CONNECT is accepted.
  */
@@ -337,20 +338,22 @@ ring_full(const char *port)
 {
 	struct ndk_attach_req rq = req(NDK_ATT_CONNECT);
 	struct ndk_attach_rep rp;
-	uint64_t cq[4];
+	uint64_t cq[3];
 	struct app z;
 	ndk_status_t st;
 
 	hello(port, &z, NDK_ATTACH_EV_SLOTS_MIN);
 	if (z.evq->cap != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("HELLO did not size the event ring as asked");
-	for (int i = 0; i < 4; i++) {
+	if (used_of(&z) != 2)
+		fail("a listener and an SRQ did not promise their closes");
+	for (int i = 0; i < 3; i++) {
 		cq[i] = make(z.id, req_create_cq(16), &rp);
 		for (int k = 0; k < 2; k++)
 			make(z.id, req_cq_arm(cq[i]), &rp);
 	}
 	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
-		fail("8 arms did not promise 8 events");
+		fail("6 arms did not promise the 6 events left");
 	/* A ninth arm of an armed CQ promises nothing more. */
 	make(z.id, req_cq_arm(cq[0]), &rp);
 	rq.connect.conn = z.conn;
@@ -364,7 +367,7 @@ ring_full(const char *port)
 	if (st != NDK_STATUS_INSUFFICIENT_RESOURCES ||
 	    used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("CONNECT with a full event ring was not refused inline");
-	make(z.id, req_obj(NDK_ATT_CLOSE, cq[3]), &rp);
+	make(z.id, req_obj(NDK_ATT_CLOSE, cq[2]), &rp);
 	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN - 2)
 		fail("closing an armed CQ did not give its events back");
 	if (call(z.id, getpid(), &rq, &rp) != NDK_STATUS_PENDING)
@@ -382,6 +385,7 @@ main(int argc, char **argv)
 	struct ndk_attach_rep rp;
 	struct app x, y;
 	const char *port;
+	uint64_t sep;
 	int n = rte_eal_init(argc, argv);
 
 	if (n < 0)
@@ -448,6 +452,35 @@ main(int argc, char **argv)
 	rq.srq_modify.srq = x.srq;
 	rq.srq_modify.depth = 4;
 	both(&x, &y, &rq, "SRQ_MODIFY");
+	rq = req(NDK_ATT_CQ_RESIZE);
+	rq.cq_resize.cq = x.cq;
+	rq.cq_resize.depth = 128;
+	both(&x, &y, &rq, "CQ_RESIZE");
+	rq = req(NDK_ATT_CQ_MODERATE);
+	rq.cq_moderate.cq = x.cq;
+	rq.cq_moderate.interval_us = 100;
+	rq.cq_moderate.count = 4;
+	both(&x, &y, &rq, "CQ_MODERATE");
+	rq = req(NDK_ATT_CREATE_SEP);
+	rq.create_sep.proxy = 1;
+	rq.create_sep.addr.family = AF_INET;
+	sep = make(x.id, rq, &rp);
+	rq = req_obj(NDK_ATT_SEP_ADDR, sep);
+	both(&x, &y, &rq, "SEP_ADDR");
+	/* Y's connector connecting from X's endpoint. */
+	rq = req(NDK_ATT_CONNECT);
+	rq.connect.conn = y.conn;
+	rq.connect.qp = y.qp;
+	rq.connect.sep = sep;
+	rq.connect.dst.family = AF_INET;
+	put_ip4(rq.connect.dst.addr, inet_addr("10.255.255.1"));
+	rq.connect.dst.port = htons(7000);
+	rq.connect.cb = cb_1;
+	if (call(y.id, getpid(), &rq, &rp) != NDK_STATUS_INVALID_HANDLE)
+		fail("a connect from another application's endpoint");
+	checked++;
+	rq = req_obj(NDK_ATT_CLOSE, sep);
+	both(&x, &y, &rq, "CLOSE (endpoint)");
 	/* Y's QP on X's SRQ. */
 	rq = req(NDK_ATT_CREATE_QP);
 	rq.create_qp.pd = y.pd;

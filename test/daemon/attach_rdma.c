@@ -12,11 +12,19 @@
  * posts them to. With --late the passive side posts each round's receive
  * only once the round's SEND has been refused for the want of one (its
  * adapter's RNR NAK count grew), so every SEND meets an RNR NAK and is
- * taken at a retry. Before that, shared receive queues must be as the
- * adapter info says (max_srq_depth non-zero) and, attached, refuse a
- * notification callback with STATUS_NOT_SUPPORTED (doc/attach.md); CQ
- * resize and interrupt moderation must be as the adapter flags say:
- * embedded both, attached neither (STATUS_NOT_SUPPORTED).
+ * taken at a retry. Embedded and attached must behave alike
+ * (doc/attach.md):
+ *  - SRQ notification: before the traffic, an SRQ with a callback armed
+ *    by NdkModifySrq below its level notifies at once, once; with --srq
+ *    the QP's SRQ is armed at 1 before each round's SEND, which takes the
+ *    only receive: one notification per round, none more; an SRQ left
+ *    open dies with the adapter (STATUS_INTERNAL_ERROR, once); the QP's
+ *    SRQ closed before its QP pends and completes with the QP's close;
+ *  - CQ resize and interrupt moderation (both adapter flags set): the
+ *    QP's CQ is resized before the traffic and read through after it; on
+ *    the active side the first WRITE's notification is held by a count
+ *    of 8 (none comes while it is held) and released by turning the
+ *    moderation off.
  *
  *   prints "OPEN" once the adapter is open (a memif server's socket is
  *   then listening), "INFO qpn=N va=V token=T"; reads "PEER qpn=N va=V token=T"
@@ -50,6 +58,8 @@ static struct ndk_cq *cq;
 static struct ndk_qp *qp;
 static struct ndk_srq *srq;   /* --srq: the QP's receives */
 static bool late;             /* --late: post after an RNR NAK */
+static int cq_notes;          /* notifications of cq */
+static int srq_notes;         /* threshold notifications of srq */
 
 static void
 fail(const char *what)
@@ -85,10 +95,75 @@ pattern(uint8_t *p, uint32_t size, uint32_t round)
 		p[k] = (uint8_t)(round * 131 + k * 7 + (k >> 8));
 }
 
+/* Counts a notification (SUCCESS only) into the int @p ctx. */
+static void
+count_note(void *ctx, ndk_status_t st)
+{
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "attach-rdma: notification: %s\n",
+			ndk_status_str(st));
+		exit(1);
+	}
+	__atomic_fetch_add((int *)ctx, 1, __ATOMIC_RELEASE);
+}
+
+/* A close completion: counts into the int @p ctx. */
+static void
+count_closed(void *ctx)
+{
+	__atomic_fetch_add((int *)ctx, 1, __ATOMIC_RELEASE);
+}
+
+/* Poll until *@p n reaches @p want (attached: events come by polls). */
+static void
+wait_notes(const int *n, int want, const char *what)
+{
+	uint64_t t0 = rte_get_timer_cycles();
+
+	while (__atomic_load_n(n, __ATOMIC_ACQUIRE) < want) {
+		if (rte_get_timer_cycles() - t0 > WAIT_S * rte_get_timer_hz()) {
+			fprintf(stderr, "attach-rdma: %s: %d notification(s), "
+				"%d expected\n", what, *n, want);
+			exit(1);
+		}
+		ndk_adapter_poll(ad);
+	}
+}
+
+/*
+ * The first WRITE's notification, held by moderation: a count of 8 alone
+ * holds it (its completion comes, its notification does not); turning
+ * moderation off lets it go, from that call (NDK: one held under the old
+ * settings is delivered at once).
+ */
+static void
+check_moderation(struct ndk_sge *msg, uint64_t rva, uint32_t rtoken)
+{
+	if (ndk_control_cq_interrupt_moderation(cq, UINT32_MAX, 8) !=
+	    NDK_STATUS_SUCCESS)
+		fail("moderation on");
+	ndk_arm_cq(cq, NDK_CQ_NOTIFY_ANY);
+	if (ndk_write(qp, NULL, msg, 1, rva, rtoken, 0) != NDK_STATUS_SUCCESS)
+		fail("post write");
+	wait_cqe(NDK_OP_WRITE);
+	for (int k = 0; k < 100; k++)
+		ndk_adapter_poll(ad);
+	if (__atomic_load_n(&cq_notes, __ATOMIC_ACQUIRE) != 0)
+		fail("a notification moderation should hold came");
+	if (ndk_control_cq_interrupt_moderation(cq, 0, 0) !=
+	    NDK_STATUS_SUCCESS)
+		fail("moderation off");
+	wait_notes(&cq_notes, 1, "held CQ notification");
+}
+
 static void
 run_active(uint8_t *buf, uint32_t size, uint32_t token, uint64_t rva,
 	   uint32_t rtoken, uint32_t rounds, uint8_t *want)
 {
+	struct ndk_sge first = { buf + size, size, token };
+
+	pattern(buf + size, size, 0);
+	check_moderation(&first, rva, rtoken);
 	for (uint32_t i = 0; rounds == 0 || i < rounds; i++) {
 		struct ndk_sge mine = { buf, size, token };
 		struct ndk_sge msg = { buf + size, size, token };
@@ -169,8 +244,20 @@ run_passive(uint8_t *buf, uint32_t size, uint32_t token, uint32_t rounds,
 		if ((srq != NULL ? ndk_srq_receive(srq, NULL, &r, 1) :
 		     ndk_receive(qp, NULL, &r, 1)) != NDK_STATUS_SUCCESS)
 			fail("post receive");
+		/* One posted, level 1: armed, it fires when the SEND takes
+		 * the receive (the responder, on the daemon's lcore when
+		 * attached), once. Round 0: armed at creation. */
+		if (srq != NULL && i != 0 &&
+		    ndk_modify_srq(srq, 0, 1) != NDK_STATUS_SUCCESS)
+			fail("re-arm SRQ");
 		if (wait_cqe(NDK_OP_RECEIVE) != size)
 			fail("message of the wrong size");
+		if (srq != NULL) {
+			wait_notes(&srq_notes, (int)i + 1, "SRQ threshold");
+			if (__atomic_load_n(&srq_notes, __ATOMIC_ACQUIRE) !=
+			    (int)i + 1)
+				fail("more than one SRQ notification an arm");
+		}
 		/* This SEND is taken: a refusal from now on is the next's. */
 		if (late)
 			naks = rnr_naks_sent();
@@ -218,72 +305,93 @@ check_xstats(void)
 		fail("xstats: frames not counted");
 }
 
+/* The SRQ left open for the adapter's close: its death, once. */
+static int dead_notes;
+
 static void
-srq_notify(void *ctx, ndk_status_t st)
+dying_notify(void *ctx, ndk_status_t st)
 {
 	RTE_SET_USED(ctx);
-	RTE_SET_USED(st);
+	if (st != NDK_STATUS_INTERNAL_ERROR) {
+		fprintf(stderr, "attach-rdma: dying SRQ: %s\n",
+			ndk_status_str(st));
+		exit(1);
+	}
+	__atomic_fetch_add(&dead_notes, 1, __ATOMIC_RELEASE);
 }
 
 /*
- * Shared receive queues as the adapter info says; a notification callback
- * embedded only.
+ * Shared receive queues as the adapter info says, with a notification:
+ * NdkModifySrq arming an empty SRQ at 2 notifies at once (attached:
+ * through the event ring, at a poll), once. One more SRQ, with a callback,
+ * on a PD of its own, is left open for the adapter's close.
  */
 static void
-check_srq(struct ndk_pd *pd)
+check_srq(void)
 {
-	bool attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
+	static int notes;
 	struct ndk_adapter_info info;
 	uint32_t sz = sizeof(info);
-	struct ndk_srq *s = NULL;
+	struct ndk_srq *s = NULL, *dying = NULL;
+	struct ndk_pd *pd2 = NULL;
 	ndk_status_t st;
 
-	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS)
-		fail("adapter info");
-	st = ndk_create_srq(pd, 4, 1, 1, srq_notify, NULL, &s);
-	/* A notification callback embedded only (doc/attach.md). */
-	if (info.max_srq_depth == 0 || st != (attached ?
-	    NDK_STATUS_NOT_SUPPORTED : NDK_STATUS_SUCCESS)) {
-		fprintf(stderr, "attach-rdma: max_srq_depth %u, create SRQ "
-			"with a callback: %s\n", info.max_srq_depth,
-			ndk_status_str(st));
-		fail("SRQ support not as documented");
+	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS ||
+	    info.max_srq_depth == 0 || ndk_create_pd(ad, &pd2) !=
+	    NDK_STATUS_SUCCESS)
+		fail("adapter info, PD");
+	st = ndk_create_srq(pd2, 4, 1, 0, count_note, &notes, &s);
+	if (st != NDK_STATUS_SUCCESS) {
+		fprintf(stderr, "attach-rdma: create SRQ with a callback: "
+			"%s\n", ndk_status_str(st));
+		fail("SRQ with a notification callback");
 	}
-	if (s != NULL && ndk_close_srq(s, NULL, NULL) != NDK_STATUS_SUCCESS)
+	if (ndk_modify_srq(s, 0, 2) != NDK_STATUS_SUCCESS)
+		fail("arm SRQ");
+	wait_notes(&notes, 1, "SRQ armed below its level");
+	if (ndk_close_srq(s, NULL, NULL) != NDK_STATUS_SUCCESS)
 		fail("close SRQ");
+	for (int k = 0; k < 100; k++)
+		ndk_adapter_poll(ad);
+	if (__atomic_load_n(&notes, __ATOMIC_ACQUIRE) != 1)
+		fail("SRQ: more than one notification for one arm");
+	if (ndk_create_srq(pd2, 4, 1, 0, dying_notify, NULL, &dying) !=
+	    NDK_STATUS_SUCCESS)
+		fail("SRQ left open");
 }
 
 /*
- * NdkResizeCq and NdkControlCqInterruptModeration as the adapter flags
- * say: supported embedded, STATUS_NOT_SUPPORTED (flags clear) attached.
+ * NdkResizeCq and NdkControlCqInterruptModeration, both flags set: a
+ * resize keeps what the CQ holds and the QP's CQ is read through after
+ * its own resize (attached: the application reads the daemon's new ring).
  */
 static void
 check_cq_controls(void)
 {
 	const uint32_t both = NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |
 		NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED;
-	bool attached = rte_eal_process_type() == RTE_PROC_SECONDARY;
-	ndk_status_t want = attached ? NDK_STATUS_NOT_SUPPORTED :
-		NDK_STATUS_SUCCESS;
 	struct ndk_adapter_info info;
 	uint32_t sz = sizeof(info);
 	struct ndk_cq *c = NULL;
-	ndk_status_t rs, ms;
+	ndk_status_t rs, ms, bs;
 
 	if (ndk_query_adapter_info(ad, &info, &sz) != NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(ad, 16, NULL, NULL, &c) != NDK_STATUS_SUCCESS)
 		fail("adapter info, CQ");
 	rs = ndk_resize_cq(c, 32);
 	ms = ndk_control_cq_interrupt_moderation(c, 100, 8);
-	if ((info.adapter_flags & both) != (attached ? 0 : both) ||
-	    rs != want || ms != want) {
+	bs = ndk_resize_cq(c, 0);
+	if ((info.adapter_flags & both) != both || rs != NDK_STATUS_SUCCESS ||
+	    ms != NDK_STATUS_SUCCESS || bs != NDK_STATUS_INVALID_PARAMETER) {
 		fprintf(stderr, "attach-rdma: adapter flags 0x%x, resize CQ: "
-			"%s, moderation: %s\n", info.adapter_flags,
-			ndk_status_str(rs), ndk_status_str(ms));
+			"%s, moderation: %s, resize to 0: %s\n",
+			info.adapter_flags, ndk_status_str(rs),
+			ndk_status_str(ms), ndk_status_str(bs));
 		fail("CQ resize/moderation not as the adapter flags say");
 	}
-	if (ndk_close_cq(c, NULL, NULL) != NDK_STATUS_SUCCESS)
-		fail("close CQ");
+	if (ndk_close_cq(c, NULL, NULL) != NDK_STATUS_SUCCESS ||
+	    ndk_resize_cq(cq, 128) != NDK_STATUS_SUCCESS)
+		fail("close CQ, resize the QP's");
 }
 
 int
@@ -356,9 +464,10 @@ main(int argc, char **argv)
 				     (void **)&buf) != NDK_STATUS_SUCCESS ||
 	    want == NULL ||
 	    ndk_create_pd(ad, &pd) != NDK_STATUS_SUCCESS ||
-	    ndk_create_cq(ad, 64, NULL, NULL, &cq) != NDK_STATUS_SUCCESS ||
+	    ndk_create_cq(ad, 64, count_note, &cq_notes, &cq) !=
+	    NDK_STATUS_SUCCESS ||
 	    (use_srq &&
-	     ndk_create_srq(pd, 8, 1, 0, NULL, NULL, &srq) !=
+	     ndk_create_srq(pd, 8, 1, 1, count_note, &srq_notes, &srq) !=
 	     NDK_STATUS_SUCCESS) ||
 	    (srq != NULL ?
 	     ndk_create_qp_with_srq(pd, cq, cq, srq, NULL, 8, 1, 0, &qp) :
@@ -370,7 +479,7 @@ main(int argc, char **argv)
 			    NDK_MR_FLAG_ALLOW_REMOTE_READ |
 			    NDK_MR_FLAG_ALLOW_REMOTE_WRITE) != NDK_STATUS_SUCCESS)
 		fail("resources");
-	check_srq(pd);
+	check_srq();
 	check_cq_controls();
 	token = ndk_mr_local_token(mr);
 	printf("INFO qpn=%u va=%" PRIu64 " token=%u\n", ndk_qp_num(qp),
@@ -392,15 +501,27 @@ main(int argc, char **argv)
 	printf("DONE\n");
 	fflush(stdout);
 	dapp_obey(ad);
-	ndk_close_qp(qp, NULL, NULL);
-	if (srq != NULL && ndk_close_srq(srq, NULL, NULL) != NDK_STATUS_SUCCESS)
-		fail("close SRQ after its QP");
+	/* Closed before its QP: pending, completed by the QP's close. */
+	if (srq != NULL) {
+		static int srq_closed;
+
+		if (ndk_close_srq(srq, count_closed, &srq_closed) !=
+		    NDK_STATUS_PENDING)
+			fail("close of an SRQ a QP uses: not pending");
+		ndk_close_qp(qp, NULL, NULL);
+		wait_notes(&srq_closed, 1, "SRQ close completion");
+	} else {
+		ndk_close_qp(qp, NULL, NULL);
+	}
 	ndk_deregister_mr(mr);
 	ndk_close_mr(mr, NULL, NULL);
 	ndk_close_cq(cq, NULL, NULL);
 	ndk_close_pd(pd, NULL, NULL);
 	ndk_adapter_free_buffer(ad, buf);
 	ndk_adapter_close(ad);
+	/* The SRQ check_srq() left open died with the adapter, once. */
+	if (__atomic_load_n(&dead_notes, __ATOMIC_ACQUIRE) != 1)
+		fail("SRQ left open: not told STATUS_INTERNAL_ERROR once");
 	free(want);
 	rte_eal_cleanup();
 	printf("CLOSED\n");

@@ -166,7 +166,7 @@ def t_attach():
             [str(one.p.pid), str(two.p.pid)])
         e1, e2 = app_entry(tel, one.p.pid), app_entry(tel, two.p.pid)
         for e in (e1, e2):   # PD, CQ, QP, MR, connector; one buffer
-            assert e['port'] == 'm0' and e['objects'] == 5, e
+            assert e['port'] == 'm0' and e['objects'] == 6, e
             assert e['buffers'] == 1, e
         assert e1['heap'] != e2['heap'], (e1, e2)
         assert e1['doorbell_ring'] != e2['doorbell_ring'], (e1, e2)
@@ -255,10 +255,11 @@ def t_attach_restart():
         tel.close()
         out_a = stop_together([(a, alog), (b, blog)])[0]
         for app in first:
-            assert app.expect('REMOVED').split()[1] == \
-                'STATUS_DEVICE_REMOVED'
+            # Its SRQ died with the daemon: the callback was told.
+            assert app.expect('REMOVED').split()[1:] == \
+                ['STATUS_DEVICE_REMOVED', 'srq=STATUS_INTERNAL_ERROR']
             assert app.p.wait(timeout=WAIT_S) == 3
-            assert 'application pid %d cut off (daemon stopping): 5 ' \
+            assert 'application pid %d cut off (daemon stopping): 6 ' \
                 'object(s) closed' % app.p.pid in out_a, out_a[-1500:]
         # Restarted, fresh processes attach and move verified data.
         (a, alog), (b, blog) = daemons('2')
@@ -342,7 +343,8 @@ def t_attach_daemon_killed():
         time.sleep(0.5)   # echoing
         procs[1][0].kill()
         procs[1][0].wait()
-        assert app.expect('REMOVED').split()[1] == 'STATUS_DEVICE_REMOVED'
+        assert app.expect('REMOVED').split()[1:] == \
+            ['STATUS_DEVICE_REMOVED', 'srq=STATUS_INTERNAL_ERROR']
         assert app.p.wait(timeout=WAIT_S) == 3
         app.err.seek(0)
         err = app.err.read()
@@ -597,6 +599,8 @@ def cm_round(huge, tag, net, attached_role, net6=None):
         cli.order('connect')
         cli.expect('REJECTED')
         srv.expect('ACCEPTED')
+        # Connected from a shared endpoint: its address is the local end.
+        cli.expect('SHARED-ENDPOINT')
         cli.expect('CONNECTED')
         assert srv.expect('QPS').strip() == 'QPS n=1'
         assert cli.expect('QPS').strip() == 'QPS n=1'

@@ -20,8 +20,11 @@
  *           "close" / EOF -> closes the adapter and the port, exits 0
  *
  * Attached, once the daemon has stopped or died (ndk_adapter_health() or
- * a post says STATUS_DEVICE_REMOVED) it prints "REMOVED <status>", closes
- * everything and exits 3.
+ * a post says STATUS_DEVICE_REMOVED) it polls once more and prints
+ * "REMOVED <status> srq=<status>", the second what the callback of an SRQ
+ * it holds (unused otherwise) was told of the SRQ's death
+ * (STATUS_INTERNAL_ERROR, once; "none" if nothing), closes everything and
+ * exits 3.
  *
  *   roced-peer <EAL args> -- --ip A.B.C.D --daemon A.B.C.D [--port N]
  *                            [--count N] [--size N]
@@ -57,6 +60,9 @@ static struct {
 	struct ndk_qp *qp;
 	struct ndk_connector *conn;
 	struct ndk_mr *mr;
+	struct ndk_srq *srq;          /* told of its death (attached) */
+	int srq_notes;
+	ndk_status_t srq_st;
 	uint8_t *buf;                 /* [0, size): send; [size, 2size): recv */
 	uint32_t token;
 	int done;
@@ -73,11 +79,25 @@ fail(const char *what)
 
 static void close_all(void);
 
-/* The daemon is gone: every call says so; close what we hold, exit 3. */
+static void
+srq_note(void *ctx, ndk_status_t st)
+{
+	RTE_SET_USED(ctx);
+	g.srq_st = st;
+	g.srq_notes++;
+}
+
+/*
+ * The daemon is gone: every call says so; the SRQ died with it (the poll
+ * tells its callback); close what we hold, exit 3.
+ */
 static void
 removed(ndk_status_t st)
 {
-	printf("REMOVED %s\n", ndk_status_str(st));
+	ndk_adapter_poll(g.ad);
+	printf("REMOVED %s srq=%s\n", ndk_status_str(st),
+	       g.srq_notes == 0 ? "none" : g.srq_notes > 1 ? "twice" :
+	       ndk_status_str(g.srq_st));
 	fflush(stdout);
 	close_all();
 	exit(3);
@@ -192,6 +212,8 @@ open_all(uint32_t ip, uint32_t size)
 	if (ndk_adapter_alloc_buffer(g.ad, 2 * (size_t)size, 64,
 				     (void **)&g.buf) != NDK_STATUS_SUCCESS ||
 	    ndk_create_pd(g.ad, &g.pd) != NDK_STATUS_SUCCESS ||
+	    ndk_create_srq(g.pd, 4, 1, 0, srq_note, NULL, &g.srq) !=
+	    NDK_STATUS_SUCCESS ||
 	    ndk_create_cq(g.ad, 64, NULL, NULL, &g.cq) != NDK_STATUS_SUCCESS ||
 	    ndk_create_qp(g.pd, g.cq, g.cq, NULL, 8, 8, 1, 1, 0, &g.qp) !=
 	    NDK_STATUS_SUCCESS ||
@@ -380,6 +402,8 @@ close_all(void)
 		ndk_deregister_mr(g.mr);
 		ndk_close_mr(g.mr, NULL, NULL);
 	}
+	if (g.srq != NULL)
+		ndk_close_srq(g.srq, NULL, NULL);
 	if (g.cq != NULL)
 		ndk_close_cq(g.cq, NULL, NULL);
 	if (g.pd != NULL)

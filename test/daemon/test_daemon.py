@@ -25,23 +25,30 @@
    its own heap and doorbell ring (/ndk/apps), the killed one's heap goes;
    the others close in order.
 5. attach_restart: SIGTERM of A with two applications echoing: they get
-   STATUS_DEVICE_REMOVED and exit 3; A restarted, new ones echo.
+   STATUS_DEVICE_REMOVED (their SRQ's callback STATUS_INTERNAL_ERROR)
+   and exit 3; A restarted, new ones echo.
    attach_daemon_killed: SIGKILL of A; the application sees no heartbeat
-   and exits 3 with STATUS_DEVICE_REMOVED. attach_daemon_stopped: A
+   and exits 3 with STATUS_DEVICE_REMOVED (its SRQ told as well). attach_daemon_stopped: A
    SIGSTOPped for 7 s: no heartbeat, but its process lives, so the
    application waits and then disconnects and closes normally.
 6. dumpcap: dpdk-dumpcap captures A's traffic into pcapng that tshark
    decodes as RoCEv2; /ndk/port answers (skipped without the tools).
 7. attach-rdma: WRITE, READ and SEND from an attached application
    against the same program embedded on the far end; both then read
-   their adapter's extended counters (attached: the daemon's).
-   attach_rdma_srq: the attached one receives through its SRQ;
+   their adapter's extended counters (attached: the daemon's). Both
+   check, alike: SRQ notifications (armed below: at once; an SRQ left
+   open: STATUS_INTERNAL_ERROR at adapter close), CQ resize, and a CQ
+   notification held by moderation until it is turned off.
+   attach_rdma_srq: the attached one receives through its SRQ, notified
+   once per round by its threshold, its close pending until its QP's;
    attach_rdma_srq_late: posting each receive only after the daemon
    RNR-NAKed the round's SEND.
 8. attach_cm: attach-cm, an attached CM server against an embedded client
    and the other way round (listener, reject, accept with private data,
-   FRMR and window, CQ notification, disconnect event); attach-misuse:
-   foreign handles refused, a full event ring.
+   FRMR and window, CQ notification, disconnect event, the client's
+   connection from a shared endpoint, the listener's and the endpoint's
+   closes pending until the connector closes); attach-misuse: foreign
+   handles refused, a full event ring.
 9. perf_attached: ndk-perf attached to two daemons, --verify.
 10. good_forms: numbers in hex, a /31, a capital MAC, the connection
    manager keys (file and --port) are accepted (and the EAL gets

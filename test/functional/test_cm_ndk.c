@@ -15,7 +15,9 @@
  *    connect event and the request accepted from its completion;
  *  - the extended disconnect callback (NdkAcceptEx, NdkCompleteConnectEx):
  *    reason 0 for a graceful disconnect, NDK_DISCONNECT_REASON_QP_ERROR
- *    when the connection's QP fails (the peer vanished).
+ *    when the connection's QP fails (the peer vanished);
+ *  - the listener's close: no connect event from it on, pending while
+ *    connectors it handed up are open, completed by the last one's close.
  */
 
 #include <arpa/inet.h>
@@ -713,11 +715,94 @@ t_disconnect_reasons(void)
 	return 0;
 }
 
+/*
+ * NdkCloseListener: connect events stop at once, but the close pends
+ * while connectors the listener handed up are open (NDK's endpoint
+ * reference count: the listener is their antecedent) and completes from
+ * the last one's close; a listener that handed up nothing closes inline.
+ */
+static int
+t_listener_close(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_adapter *a = p->ad[NDK_PAIR_A];
+	struct ndk_pair_conn_opts o = { .no_connect = true };
+	/* static: callbacks of a failed case may still fire */
+	static struct incoming in, in2;
+	static struct disc da, db;
+	static struct req rd, r2, r3;
+	static int lis_closed, lis2_closed;
+	struct ndk_pair_conn *c = conn_new(p, &o), *c2 = conn_new(p, &o);
+	struct ndk_pair_conn *c3 = conn_new(p, &o);
+	struct ndk_connector *ca, *cb, *ca2, *cb2, *ca3;
+	struct ndk_listener *l, *l2;
+	ndk_status_t st;
+
+	in = in2 = (struct incoming){ 0 };
+	da = db = (struct disc){ 0 };
+	rd = r2 = r3 = (struct req){ 0 };
+	lis_closed = lis2_closed = 0;
+	l = listen_b(p, &in, PORT);
+	TEST_ASSERT(l != NULL && c != NULL && c2 != NULL && c3 != NULL,
+		    "set-up");
+	/* One connection accepted, one request handed up and unanswered. */
+	TEST_ASSERT(handshake(p, c, &in, &ca, &cb, &da, &db) == 0,
+		    "handshake");
+	TEST_ASSERT_EQ(ndk_create_connector(a, &ca2), NDK_STATUS_SUCCESS,
+		       "connector");
+	TEST_ASSERT_EQ(connect_a(p, ca2, c2->qp[0], PORT, "second", &r2),
+		       NDK_STATUS_PENDING, "second connect");
+	TEST_ASSERT(wait_int(&in.n, 2) == 0, "second connect event");
+	cb2 = in.c[1];
+
+	st = ndk_close_listener(l, closed_cb, &lis_closed);
+	TEST_ASSERT_EQ(st, NDK_STATUS_PENDING, "close with connectors it "
+		       "handed up open: %s", ndk_status_str(st));
+	/* It takes no request from the close on. */
+	TEST_ASSERT_EQ(ndk_create_connector(a, &ca3), NDK_STATUS_SUCCESS,
+		       "connector");
+	TEST_ASSERT_EQ(connect_a(p, ca3, c3->qp[0], PORT, NULL, &r3),
+		       NDK_STATUS_PENDING, "third connect");
+	WAIT_REQ(&r3, NDK_STATUS_CONNECTION_REFUSED, "request after close");
+	TEST_ASSERT_EQ(__atomic_load_n(&in.n, __ATOMIC_ACQUIRE), 2,
+		       "no connect event after the close");
+	/* The unanswered one, closed: refused; the close still pends. */
+	ndk_close_connector(cb2, NULL, NULL);
+	WAIT_REQ(&r2, NDK_STATUS_CONNECTION_REFUSED, "unanswered, closed");
+	TEST_ASSERT_EQ(__atomic_load_n(&lis_closed, __ATOMIC_ACQUIRE), 0,
+		       "pending while the accepted connector is open");
+	/* The accepted one's close is the last: it completes the close. */
+	TEST_ASSERT_EQ(ndk_disconnect(cb, req_done, &rd), NDK_STATUS_PENDING,
+		       "disconnect");
+	WAIT_REQ(&rd, NDK_STATUS_SUCCESS, "disconnect");
+	ndk_close_connector(cb, NULL, NULL);
+	TEST_ASSERT_EQ(__atomic_load_n(&lis_closed, __ATOMIC_ACQUIRE), 1,
+		       "completed by the last connector's close");
+	ndk_close_connector(ca, NULL, NULL);
+	ndk_close_connector(ca2, NULL, NULL);
+	ndk_close_connector(ca3, NULL, NULL);
+
+	/* Nothing handed up: closed inline, no completion (NDK). */
+	l2 = listen_b(p, &in2, PORT + 1);
+	TEST_ASSERT(l2 != NULL, "second listener");
+	TEST_ASSERT_EQ(ndk_close_listener(l2, closed_cb, &lis2_closed),
+		       NDK_STATUS_SUCCESS, "close of an unused listener");
+	TEST_ASSERT_EQ(__atomic_load_n(&lis2_closed, __ATOMIC_ACQUIRE), 0,
+		       "no completion for an inline close");
+	TEST_ASSERT_EQ(__atomic_load_n(&lis_closed, __ATOMIC_ACQUIRE), 1,
+		       "one completion");
+	ndk_pair_conn_destroy(c);
+	ndk_pair_conn_destroy(c2);
+	ndk_pair_conn_destroy(c3);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "shared_endpoint", t_shared_endpoint },
 	{ "shared_endpoint_errors", t_shared_endpoint_errors },
 	{ "async_create", t_async_create },
 	{ "disconnect_reasons", t_disconnect_reasons },
+	{ "listener_close", t_listener_close },
 };
 
 int

@@ -50,9 +50,14 @@ t_adapter_info(void)
 	       "path mtu %u\n", info.max_transfer_length,
 	       info.max_registration_size, info.max_qp, info.max_cq,
 	       info.max_mr, info.max_path_mtu);
-	TEST_ASSERT_EQ(info.version.major, NDK_VERSION_MAJOR, "major");
-	TEST_ASSERT(info.version.minor <= NDK_VERSION_MINOR, "minor %u",
+	/* NDKPI 2.1: the API's forms (AcceptEx, CompleteConnectEx, the
+	 * disconnect reason, ProviderErrorCode), in the info and in every
+	 * object header. */
+	TEST_ASSERT(info.version.major == 2 && info.version.minor == 1,
+		    "version %u.%u, 2.1 expected", info.version.major,
 		    info.version.minor);
+	TEST_ASSERT(p->ad[0]->header.version.major == 2 &&
+		    p->ad[0]->header.version.minor == 1, "header version");
 	TEST_ASSERT_EQ(info.rdma_technology, NDK_RDMA_ROCEV2, "technology");
 	TEST_ASSERT_EQ(info.max_path_mtu, 4096, "path MTU");
 	TEST_ASSERT_EQ(info.port_id, p->port[0], "port");

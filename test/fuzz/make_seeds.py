@@ -101,7 +101,8 @@ def seeds_attach():
     CONNECT, COMPLETE, DISC, LISTENER, LISTEN, LADDR, PAUSE = range(13, 20)
     ACCEPT, REJECT, CDATA, CADDR, ARM, INIT_FR, MW, QLIST, QINFO = \
         range(20, 29)
-    ALLOC, FREE = 29, 30
+    ALLOC, FREE, SRQ, SRQ_MODIFY, CQ_RESIZE, CQ_MODERATE = range(29, 35)
+    SEP, SEP_ADDR = 35, 36
 
     def h(i):        # handle of the i-th object made (fuzz_attach.c)
         return (0xA5 << 56) | i
@@ -129,7 +130,7 @@ def seeds_attach():
           rec(LISTENER, 'Q', 9) +
           rec(LISTEN, 'QIH', h(5), ip_a, 0x581b) + rec(LADDR, 'Q', h(5)) +
           rec(PAUSE, 'QI', h(5), 1) +
-          rec(CONNECT, 'QQQQIIIIHHI56s', h(4), h(3), 1, 2, 1, 1, ip_a,
+          rec(CONNECT, 'QQQQQIIIIHHI56s', h(4), h(3), 0, 1, 2, 1, 1, ip_a,
               ip_b, 0x1027, 0x581b, 4, b'abcd') +
           rec(CADDR, 'Q', h(4)) + rec(CDATA, 'QI', h(4), 16) +
           rec(COMPLETE, 'QQQQI', h(4), 1, 2, 3, 1) +
@@ -137,6 +138,15 @@ def seeds_attach():
               b'') +
           rec(REJECT, 'QI128s', h(4), 3, b'no!') +
           rec(DISC, 'QQQ', h(4), 1, 2) + rec(CLOSE, 'Q', h(4)))
+    # An SRQ armed with a callback, a CQ resized and moderated, a shared
+    # endpoint and its address; closes that may pend.
+    write('attach', 'srq-sep', bytes([4]) + objs +
+          rec(SRQ, 'QQIIII', h(0), 5, 8, 1, 2, 1) +
+          rec(SRQ_MODIFY, 'QII', h(4), 0, 1) +
+          rec(CQ_RESIZE, 'QI', h(1), 64) +
+          rec(CQ_MODERATE, 'QII', h(1), 100, 4) +
+          rec(SEP, 'QHH16s', 6, 2, 0, b'') + rec(SEP_ADDR, 'Q', h(5)) +
+          rec(CLOSE, 'Q', h(5)) + rec(CLOSE, 'Q', h(4)))
     write('attach', 'fr-mw', bytes([2]) + rec(PD) + rec(MR, 'QI', h(0), 1) +
           rec(INIT_FR, 'QII', h(1), 4, 1) + rec(MW, 'Q', h(0)) +
           rec(CLOSE, 'Q', h(2)) + rec(CLOSE, 'Q', h(1)))

@@ -50,7 +50,7 @@ struct rte_ring;
 #define NDK_ATTACH_TIMEOUT_S 40
 
 /** Protocol version (the daemon refuses another; checked at HELLO). */
-#define NDK_ATTACH_VERSION 5
+#define NDK_ATTACH_VERSION 6
 
 /** Request codes. */
 enum ndk_attach_op {
@@ -84,8 +84,12 @@ enum ndk_attach_op {
 	NDK_ATT_QP_INFO,
 	NDK_ATT_ALLOC,            /**< a buffer of the application's heap */
 	NDK_ATT_FREE,
-	NDK_ATT_CREATE_SRQ,       /**< a shared receive queue, no notification */
+	NDK_ATT_CREATE_SRQ,       /**< a shared receive queue */
 	NDK_ATT_SRQ_MODIFY,
+	NDK_ATT_CQ_RESIZE,
+	NDK_ATT_CQ_MODERATE,      /**< CQ interrupt moderation */
+	NDK_ATT_CREATE_SEP,       /**< a shared endpoint */
+	NDK_ATT_SEP_ADDR,         /**< a shared endpoint's local address */
 	NDK_ATT_OP_MAX            /**< not a request: one past the last */
 };
 
@@ -155,16 +159,33 @@ struct ndk_attach_create_qp {
 				   *  rq_depth and max_rsge are then unused) */
 } __rte_packed;
 
-/** CREATE_SRQ (attached SRQs have no notification callback). */
+/** CREATE_SRQ. */
 struct ndk_attach_create_srq {
 	uint64_t pd;
+	uint64_t proxy;           /**< the application's SRQ (events) */
 	uint32_t depth, max_sge;
+	uint32_t threshold;       /**< notification threshold (0: unarmed) */
+	uint32_t notify;          /**< 1: notifications (by events) */
 } __rte_packed;
 
-/** SRQ_MODIFY: the depth only (0 keeps it). */
+/** SRQ_MODIFY (0 keeps the depth; 0 keeps the threshold and arming). */
 struct ndk_attach_srq_modify {
 	uint64_t srq;
 	uint32_t depth;
+	uint32_t threshold;
+} __rte_packed;
+
+/** CQ_RESIZE. */
+struct ndk_attach_cq_resize {
+	uint64_t cq;
+	uint32_t depth;
+} __rte_packed;
+
+/** CQ_MODERATE. */
+struct ndk_attach_cq_moderate {
+	uint64_t cq;
+	uint32_t interval_us;
+	uint32_t count;
 } __rte_packed;
 
 /** CREATE_MR. */
@@ -182,7 +203,9 @@ struct ndk_attach_register_mr {
 
 /** Requests naming one object and nothing else: DEREGISTER_MR (an MR),
  *  CLOSE (any object), QP_QUERY (a QP), LISTENER_ADDR (a listener),
- *  CONN_ADDR (a connector), CREATE_MW (a PD). */
+ *  CONN_ADDR (a connector), CREATE_MW (a PD), SEP_ADDR (a shared
+ *  endpoint). CLOSE of a listener, a shared endpoint or an SRQ may answer
+ *  STATUS_PENDING (successors still open): an EV_CLOSED event follows. */
 struct ndk_attach_obj {
 	uint64_t h;               /**< the object's handle */
 } __rte_packed;
@@ -247,9 +270,11 @@ ndk_attach_addr_get(const struct ndk_attach_addr *a, union ndk_sockaddr *sa)
 	return sizeof(sa->sin);
 }
 
-/** CONNECT. */
+/** CONNECT (NdkConnect, or NdkConnectWithSharedEndpoint: @p sep). */
 struct ndk_attach_connect {
 	uint64_t conn, qp;
+	uint64_t sep;             /**< a shared endpoint's handle (0: none,
+				   *  @p src is the local address) */
 	struct ndk_attach_cb cb;
 	uint32_t ird, ord;
 	struct ndk_attach_addr src, dst;
@@ -312,6 +337,12 @@ struct ndk_attach_conn_data {
 	uint32_t want;            /**< bytes of private data wanted */
 } __rte_packed;
 
+/** CREATE_SEP. */
+struct ndk_attach_create_sep {
+	uint64_t proxy;           /**< the application's endpoint (events) */
+	struct ndk_attach_addr addr;
+} __rte_packed;
+
 /** CQ_ARM. */
 struct ndk_attach_cq_arm {
 	uint64_t cq;
@@ -355,6 +386,9 @@ struct ndk_attach_req {
 		struct ndk_attach_create_qp create_qp;
 		struct ndk_attach_create_srq create_srq;
 		struct ndk_attach_srq_modify srq_modify;
+		struct ndk_attach_cq_resize cq_resize;
+		struct ndk_attach_cq_moderate cq_moderate;
+		struct ndk_attach_create_sep create_sep;
 		struct ndk_attach_create_mr create_mr;
 		struct ndk_attach_register_mr register_mr;
 		struct ndk_attach_obj obj;
@@ -389,7 +423,7 @@ struct ndk_attach_hello_rep {
 } __rte_packed;
 
 /** A new object: CREATE_PD, CREATE_CQ, CREATE_MR, CREATE_CONNECTOR,
- *  CREATE_LISTENER, CREATE_MW. */
+ *  CREATE_LISTENER, CREATE_MW, CREATE_SRQ, CREATE_SEP. */
 struct ndk_attach_new_obj {
 	uint64_t handle;          /**< its handle */
 	uint64_t obj;             /**< its address in shared memory (0:
@@ -413,7 +447,7 @@ struct ndk_attach_qp_query_rep {
 	struct ndk_qp_attr attr;
 } __rte_packed;
 
-/** LISTENER_ADDR. */
+/** LISTENER_ADDR, SEP_ADDR. */
 struct ndk_attach_listener_addr_rep {
 	struct ndk_attach_addr addr;
 } __rte_packed;
@@ -499,11 +533,18 @@ ndk_attach_req_len(uint32_t op)
 	case NDK_ATT_QP_QUERY:
 	case NDK_ATT_LISTENER_ADDR:
 	case NDK_ATT_CONN_ADDR:
+	case NDK_ATT_SEP_ADDR:
 	case NDK_ATT_CREATE_MW: body = sizeof(struct ndk_attach_obj); break;
 	case NDK_ATT_CREATE_SRQ:
 		body = sizeof(struct ndk_attach_create_srq); break;
 	case NDK_ATT_SRQ_MODIFY:
 		body = sizeof(struct ndk_attach_srq_modify); break;
+	case NDK_ATT_CQ_RESIZE:
+		body = sizeof(struct ndk_attach_cq_resize); break;
+	case NDK_ATT_CQ_MODERATE:
+		body = sizeof(struct ndk_attach_cq_moderate); break;
+	case NDK_ATT_CREATE_SEP:
+		body = sizeof(struct ndk_attach_create_sep); break;
 	case NDK_ATT_QP_MODIFY:
 		body = sizeof(struct ndk_attach_qp_modify); break;
 	case NDK_ATT_CONNECT: body = sizeof(struct ndk_attach_connect); break;
@@ -546,6 +587,7 @@ ndk_attach_rep_len(uint32_t op)
 	case NDK_ATT_CREATE_LISTENER:
 	case NDK_ATT_CREATE_MW:
 	case NDK_ATT_CREATE_SRQ:
+	case NDK_ATT_CREATE_SEP:
 		body = sizeof(struct ndk_attach_new_obj); break;
 	case NDK_ATT_CREATE_QP:
 		body = sizeof(struct ndk_attach_create_qp_rep); break;
@@ -554,6 +596,7 @@ ndk_attach_rep_len(uint32_t op)
 	case NDK_ATT_QP_QUERY:
 		body = sizeof(struct ndk_attach_qp_query_rep); break;
 	case NDK_ATT_LISTENER_ADDR:
+	case NDK_ATT_SEP_ADDR:
 		body = sizeof(struct ndk_attach_listener_addr_rep); break;
 	case NDK_ATT_CONN_DATA:
 		body = sizeof(struct ndk_attach_conn_data_rep); break;
@@ -582,6 +625,8 @@ enum ndk_attach_ev_kind {
 	NDK_ATT_EV_CONNECT,       /**< a connection request on a listener */
 	NDK_ATT_EV_DISCONNECT,    /**< a connector's disconnect event */
 	NDK_ATT_EV_CQ,            /**< a CQ notification */
+	NDK_ATT_EV_SRQ,           /**< an SRQ notification */
+	NDK_ATT_EV_CLOSED,        /**< a close answered STATUS_PENDING is done */
 };
 
 /** EV_DONE: call the step's callback. */
@@ -608,6 +653,17 @@ struct ndk_attach_ev_cq {
 	ndk_status_t status;
 } __rte_packed;
 
+/** EV_SRQ. */
+struct ndk_attach_ev_srq {
+	uint64_t srq;             /**< the application's SRQ */
+	ndk_status_t status;      /**< SUCCESS (threshold), INTERNAL_ERROR */
+} __rte_packed;
+
+/** EV_CLOSED: the object's last event. */
+struct ndk_attach_ev_closed {
+	uint64_t obj;             /**< the application's proxy */
+} __rte_packed;
+
 /** One event (an element of the event ring). */
 struct ndk_attach_ev {
 	uint32_t kind;            /**< enum ndk_attach_ev_kind */
@@ -617,6 +673,8 @@ struct ndk_attach_ev {
 		struct ndk_attach_ev_connect connect;
 		struct ndk_attach_ev_disconnect disconnect;
 		struct ndk_attach_ev_cq cq;
+		struct ndk_attach_ev_srq srq;
+		struct ndk_attach_ev_closed closed;
 		uint8_t size_[24];     /**< the element's size: 32 bytes */
 	};
 } __rte_packed;

@@ -80,19 +80,7 @@ swr_cm_fini(struct swr_adapter *ad)
 		cm->dead_conns = c->next;
 		rte_mempool_put(cm->pool, c);
 	}
-	while (cm->listeners != NULL) {
-		struct swr_lis *l = cm->listeners;
-
-		cm->listeners = l->next;
-		l->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
-		rte_free(l);
-	}
-	while (cm->dead_lis != NULL) {
-		struct swr_lis *l = cm->dead_lis;
-
-		cm->dead_lis = l->next;
-		rte_free(l);
-	}
+	swr_lis_fini(ad);
 	swr_cm_tables_fini(cm);
 	rte_free(cm);
 	ad->cm = NULL;
@@ -912,6 +900,9 @@ cm_deliver_one(struct swr_conn *c)
 			swr_conn_bury(c);
 			return true;
 		}
+		/* Its listener's close pends until the consumer closes it. */
+		c->held_lis = l;
+		l->refs++;
 		l->event(l->event_ctx, &c->pub);
 		return true;
 	}

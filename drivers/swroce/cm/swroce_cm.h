@@ -200,6 +200,9 @@ struct swr_conn {
 
 	struct swr_qp *qp;         /**< bound QP (qp->conn points back) */
 	struct swr_lis *lis;       /**< passive: whose connect event */
+	/** passive: the listener that handed it up; holds a reference on
+	 *  it until closed (NDK: the listener's close pends until then) */
+	struct swr_lis *held_lis;
 	struct swr_sep *sep;       /**< active: the shared endpoint it
 				    *   connected from (holds a reference) */
 	struct swr_conn *sep_next; /**< that endpoint's connectors */
@@ -267,6 +270,12 @@ struct swr_lis {
 	/** Requests connect events are owed or delivered for and that the
 	 *  consumer has not answered (ndk_cm_params.listen_backlog). */
 	uint32_t unanswered;
+	/** References (lcore): its own until closed, and one per connector
+	 *  it handed up until that one is closed. A close that leaves some
+	 *  stays pending (NDK's endpoint reference count). */
+	uint32_t refs;
+	ndk_close_completion_fn done;  /**< pending close's completion */
+	void *done_ctx;
 };
 
 /**
@@ -341,6 +350,9 @@ struct swr_cm {
 	struct swr_sep *seps;      /**< shared endpoints holding a port */
 	struct swr_conn *dead_conns;  /**< closed on the lcore: free later */
 	struct swr_lis *dead_lis;
+	/** Closed listeners whose close pends: connectors they handed up
+	 *  are still open (swr_lis::refs). */
+	struct swr_lis *pend_lis;
 	uint32_t gsi_psn;
 	uint16_t next_port;
 	uint64_t tick;             /**< next timer run (TSC) */
@@ -741,6 +753,15 @@ void swr_sep_attach(struct swr_sep *s, struct swr_conn *c);
 struct swr_sep *swr_sep_detach(struct swr_conn *c);
 /** Free @p s and call its pending close completion (its last act). */
 void swr_sep_finish(struct swr_sep *s);
+/**
+ * Drop a reference on listener @p l (lcore): a connector it handed up is
+ * closed, or its own close. @return true if that was the last (the
+ * listener, closed, goes to the dead list; the caller then calls its
+ * pending close completion, if any, off the lcore).
+ */
+bool swr_lis_unref(struct swr_adapter *ad, struct swr_lis *l);
+/** Free every listener (adapter close); pending closes complete. */
+void swr_lis_fini(struct swr_adapter *ad);
 /** Adapter close: free every endpoint left (nobody polls any more). */
 void swr_sep_fini(struct swr_adapter *ad);
 

@@ -106,6 +106,9 @@ struct conn_arg {
 	uint32_t *o_len;
 	union ndk_sockaddr *o_local, *o_peer;
 	struct swr_sep *o_dead_sep; /* close: an endpoint to finish */
+	/* close: a listener whose pending close this one completed */
+	ndk_close_completion_fn o_lis_done;
+	void *o_lis_ctx;
 };
 
 /*
@@ -188,7 +191,6 @@ swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
 	struct conn_arg *a = arg;
 	struct swr_conn *c = a->c;
 
-	RTE_SET_USED(ad);
 	/* A request still pending completes (cancelled) on the caller. */
 	a->done = c->done;
 	a->ctx = c->done_ctx;
@@ -197,6 +199,16 @@ swr_conn_close_ctl(struct swr_adapter *ad, void *arg)
 	swr_conn_bury(c);
 	/* Its shared endpoint's reference goes with it (port last). */
 	a->o_dead_sep = swr_sep_detach(c);
+	/* And its listener's: the last one completes a pending close. */
+	if (c->held_lis != NULL) {
+		struct swr_lis *l = c->held_lis;
+
+		c->held_lis = NULL;
+		if (swr_lis_unref(ad, l)) {
+			a->o_lis_done = l->done;
+			a->o_lis_ctx = l->done_ctx;
+		}
+	}
 	return NDK_STATUS_SUCCESS;
 }
 
@@ -216,6 +228,9 @@ swr_conn_close(struct ndk_connector *pub, ndk_close_completion_fn done,
 	/* The endpoint's pending close completes (after the port went). */
 	if (a.o_dead_sep != NULL)
 		swr_sep_finish(a.o_dead_sep);
+	/* So does the listener's whose last connector this was. */
+	if (a.o_lis_done != NULL)
+		a.o_lis_done(a.o_lis_ctx);
 	/* Closed inline: no close completion (NDK). */
 	return NDK_STATUS_SUCCESS;
 }
@@ -623,30 +638,85 @@ swr_listener_create(struct ndk_adapter *adapter, ndk_connect_event_fn event,
 	l->ad = ad;
 	l->event = event;
 	l->event_ctx = ctx;
+	l->refs = 1;          /* its own; connectors it hands up add theirs */
 	swr_ctl_exec(ad, swr_lis_link_ctl, l);
 	*out = &l->pub;
 	return NDK_STATUS_SUCCESS;
 }
 
-static ndk_status_t
-swr_lis_close_ctl(struct swr_adapter *ad, void *arg)
+/* Unlink @p l from the list at @p head (lcore). */
+static void
+lis_unlink(struct swr_lis **head, struct swr_lis *l)
 {
-	struct swr_lis *l = arg, **pp;
-
-	l->closed = true;
-	for (pp = &ad->cm->listeners; *pp != NULL; pp = &(*pp)->next) {
+	for (struct swr_lis **pp = head; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == l) {
 			*pp = l->next;
 			break;
 		}
 	}
-	/* Requests not yet handed out are refused at delivery. */
+}
+
+bool
+swr_lis_unref(struct swr_adapter *ad, struct swr_lis *l)
+{
+	if (--l->refs != 0)
+		return false;
+	/* Closed (only its close drops its own reference): freed at the
+	 * end of the poll, when no callback can be running on it. */
+	lis_unlink(&ad->cm->pend_lis, l);
+	l->next = ad->cm->dead_lis;
+	ad->cm->dead_lis = l;
+	return true;
+}
+
+void
+swr_lis_fini(struct swr_adapter *ad)
+{
+	struct swr_cm *cm = ad->cm;
+
+	while (cm->listeners != NULL) {
+		struct swr_lis *l = cm->listeners;
+
+		cm->listeners = l->next;
+		l->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
+		rte_free(l);
+	}
+	while (cm->dead_lis != NULL) {
+		struct swr_lis *l = cm->dead_lis;
+
+		cm->dead_lis = l->next;
+		rte_free(l);
+	}
+	/* Closes pending on connectors left open: those die with the
+	 * adapter, and the completion is the listener's last callback. */
+	while (cm->pend_lis != NULL) {
+		struct swr_lis *l = cm->pend_lis;
+
+		cm->pend_lis = l->next;
+		if (l->done != NULL)
+			l->done(l->done_ctx);
+		rte_free(l);
+	}
+}
+
+/*
+ * No more connect events: off the list, and requests not yet handed out
+ * are refused at delivery. Its own reference goes; connectors it handed
+ * up keep theirs (STATUS_PENDING: the last one's close completes it).
+ */
+static ndk_status_t
+swr_lis_close_ctl(struct swr_adapter *ad, void *arg)
+{
+	struct swr_lis *l = arg;
+
+	l->closed = true;
+	lis_unlink(&ad->cm->listeners, l);
 	for (struct swr_conn *c = ad->cm->conns; c != NULL; c = c->next)
 		if (c->lis == l)
 			c->lis = NULL;
-	l->next = ad->cm->dead_lis;
-	ad->cm->dead_lis = l;
-	return NDK_STATUS_SUCCESS;
+	l->next = ad->cm->pend_lis;
+	ad->cm->pend_lis = l;
+	return swr_lis_unref(ad, l) ? NDK_STATUS_SUCCESS : NDK_STATUS_PENDING;
 }
 
 static ndk_status_t
@@ -654,12 +724,18 @@ swr_lis_close(struct ndk_listener *pub, ndk_close_completion_fn done,
 	      void *ctx)
 {
 	struct swr_lis *l = swr_lis_of(pub);
+	ndk_status_t st;
 
-	RTE_SET_USED(done);
-	RTE_SET_USED(ctx);
+	/* Set before the last connector's close can complete it. */
+	l->done = done;
+	l->done_ctx = ctx;
 	l->pub.header.type = NDK_OBJECT_TYPE_UNDEFINED;
-	swr_ctl_exec(l->ad, swr_lis_close_ctl, l);
-	return NDK_STATUS_SUCCESS;
+	st = swr_ctl_exec(l->ad, swr_lis_close_ctl, l);
+	if (st == NDK_STATUS_PENDING)
+		NDK_LOG(DEBUG, "%s: listener close pending: connectors it "
+			"handed up are open", l->ad->name);
+	/* Inline: no completion (NDK). */
+	return st;
 }
 
 static ndk_status_t

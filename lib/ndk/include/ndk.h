@@ -54,9 +54,19 @@ struct ndk_version {
 	uint16_t minor;
 };
 
-/** Highest NDK interface version this library implements. */
-#define NDK_VERSION_MAJOR 1
-#define NDK_VERSION_MINOR 2
+/**
+ * Highest NDK interface version this library implements: NDKPI 2.1, whose
+ * forms the API has (NdkAcceptEx and NdkCompleteConnectEx with the
+ * disconnect callback's provider reason, NDK_RESULT_EX's
+ * ProviderErrorCode: ndk_accept(), ndk_complete_connect(),
+ * ndk_get_cq_results_ex()). Reported, as NDK wants the provider's highest
+ * version, in ndk_adapter_info.version and in every object header. Higher
+ * versions are supersets: a consumer of the 1.x forms uses the same calls
+ * (a disconnect callback may ignore the reason). NDK's pages do not state
+ * the numbers 2.x writes into headers; 2.1 is the interface's own name.
+ */
+#define NDK_VERSION_MAJOR 2
+#define NDK_VERSION_MINOR 1
 
 /** Object types (NDK_OBJECT_TYPE). */
 enum ndk_object_type {

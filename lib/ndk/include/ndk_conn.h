@@ -265,8 +265,8 @@ ndk_status_t ndk_disconnect(struct ndk_connector *connector,
  *   short, or not an address of the adapter); STATUS_SHARING_VIOLATION
  *   (the port is in use); STATUS_TOO_MANY_ADDRESSES (port 0, no
  *   ephemeral port free); STATUS_INSUFFICIENT_RESOURCES;
- *   STATUS_NOT_SUPPORTED (the provider has no shared endpoints: an
- *   attached application, doc/attach.md).
+ *   STATUS_NOT_SUPPORTED (the provider has no shared endpoints; both
+ *   of this project's have them, attached ones at the daemon).
  */
 ndk_status_t ndk_create_shared_endpoint(struct ndk_adapter *adapter,
 					const struct sockaddr *addr,
@@ -279,7 +279,8 @@ ndk_status_t ndk_create_shared_endpoint(struct ndk_adapter *adapter,
  * any of them is open the close stays pending (STATUS_PENDING) and the
  * port stays in use; @p done (if not NULL) is called once the last of
  * them is closed, on the thread closing it, after the port was given
- * back. @return STATUS_SUCCESS (closed inline, @p done not called) or
+ * back (attached: by the ndk_adapter_poll() after it, doc/attach.md).
+ * @return STATUS_SUCCESS (closed inline, @p done not called) or
  * STATUS_PENDING; STATUS_INVALID_HANDLE.
  */
 ndk_status_t ndk_close_shared_endpoint(struct ndk_shared_endpoint *sep,
@@ -415,10 +416,17 @@ ndk_status_t ndk_create_listener(struct ndk_adapter *adapter,
 				 void *context, struct ndk_listener **listener);
 
 /**
- * Close a listener: no more connect events (requests not yet handed out
- * are refused). Connectors it handed out are the consumer's and stay open,
- * and keep the listener's port in use until they are closed (NDK's
- * endpoint reference count). Completes inline (STATUS_SUCCESS).
+ * Close a listener (NdkCloseListener): no more connect events from this
+ * call on (requests not yet handed out are refused). Connectors it handed
+ * up (through the connect event, accepted or not) are the consumer's and
+ * stay open; they keep the listener's port in use and its close pending
+ * until they are closed (NDK's endpoint reference count: the listener is
+ * their antecedent).
+ * @return STATUS_SUCCESS (no connector it handed up is open: closed, no
+ *   completion) or STATUS_PENDING (@p done, if not NULL, is called with
+ *   @p context when the last of them is closed, from that close, or at
+ *   ndk_adapter_close(); attached, by the ndk_adapter_poll() after that
+ *   close; it is the listener's last callback).
  */
 ndk_status_t ndk_close_listener(struct ndk_listener *listener,
 				ndk_close_completion_fn done, void *context);

@@ -189,8 +189,9 @@ ndk_status_t ndk_create_shared_endpoint_async(struct ndk_adapter *adapter,
  *   holds now: nothing lost, the depth unchanged);
  *   STATUS_INSUFFICIENT_RESOURCES; STATUS_INVALID_DEVICE_STATE (the CQ
  *   overran and is dead); STATUS_INVALID_HANDLE; STATUS_NOT_SUPPORTED
- *   when the adapter lacks NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED (an
- *   attached application: doc/attach.md).
+ *   when the adapter lacks NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED (both of
+ *   this project's providers have it; attached, the daemon resizes the
+ *   CQ whose ring the application reads, doc/attach.md).
  */
 ndk_status_t ndk_resize_cq(struct ndk_cq *cq, uint32_t depth);
 
@@ -207,8 +208,9 @@ ndk_status_t ndk_resize_cq(struct ndk_cq *cq, uint32_t depth);
  *   0 or 1: every completion notifies (off).
  * @return STATUS_SUCCESS; STATUS_INVALID_PARAMETER_MIX (both UINT32_MAX
  *   or the like); STATUS_INVALID_HANDLE; STATUS_NOT_SUPPORTED when the
- *   adapter lacks NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED (an
- *   attached application: doc/attach.md).
+ *   adapter lacks NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED
+ *   (both of this project's providers have it; attached, the daemon's
+ *   CQ holds the notification back, doc/attach.md).
  */
 ndk_status_t ndk_control_cq_interrupt_moderation(struct ndk_cq *cq,
 						 uint32_t interval_us,

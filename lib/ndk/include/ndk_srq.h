@@ -17,7 +17,10 @@
  * queue, and the sender retries. Adapter info max_srq_depth is the
  * largest depth (0: the provider has no SRQs, and the calls below return
  * STATUS_NOT_SUPPORTED). An attached application's SRQs (doc/attach.md)
- * have no notification: a callback or threshold is STATUS_NOT_SUPPORTED.
+ * behave alike: the notification comes from the daemon's polling lcore
+ * through the application's event ring, so its callback runs in the
+ * application's ndk_adapter_poll(); they die (STATUS_INTERNAL_ERROR) when
+ * the daemon stops or dies, or at ndk_adapter_close().
  */
 
 #ifndef NDK_H
@@ -30,8 +33,9 @@
  *   completed); 1 to adapter info max_srq_depth.
  * @param max_sges SGEs per receive, at most max_receive_request_sge.
  * @param notify_threshold non-zero: arms the notification, which fires
- *   once, on the polling thread, when an incoming SEND takes a receive
- *   and leaves fewer than this many posted. 0: not armed.
+ *   once, on the polling thread (attached: in ndk_adapter_poll()), when
+ *   an incoming SEND takes a receive and leaves fewer than this many
+ *   posted. 0: not armed.
  * @param notify the callback (may be NULL); also told
  *   STATUS_INTERNAL_ERROR when the SRQ dies (its adapter closes under
  *   it): no completion comes from it after that.
@@ -52,8 +56,9 @@ ndk_status_t ndk_create_srq(struct ndk_pd *pd, uint32_t depth,
  *   creation depth rounded up to a power of two) or max_srq_depth:
  *   STATUS_INVALID_PARAMETER.
  * @param notify_threshold non-zero: (re-)arms the one-shot notification
- *   at this level, firing at once (from this call) if fewer are posted
- *   already; 0 keeps the threshold and its arming.
+ *   at this level, firing at once (from this call; attached: at the next
+ *   ndk_adapter_poll()) if fewer are posted already; 0 keeps the
+ *   threshold and its arming.
  * Not to be called concurrently with ndk_srq_receive() on the same SRQ.
  */
 ndk_status_t ndk_modify_srq(struct ndk_srq *srq, uint32_t depth,
@@ -62,7 +67,8 @@ ndk_status_t ndk_modify_srq(struct ndk_srq *srq, uint32_t depth,
 /**
  * NdkCloseSrq. @return STATUS_SUCCESS, or STATUS_PENDING while QPs still
  * use the SRQ: @p done is then called when the last of them is closed
- * (NDK's close rules; close cannot fail). Receives still posted when the
+ * (attached: by the ndk_adapter_poll() after that close; NDK's close
+ * rules; close cannot fail). Receives still posted when the
  * close completes are discarded without completions.
  */
 ndk_status_t ndk_close_srq(struct ndk_srq *srq, ndk_close_completion_fn done,
