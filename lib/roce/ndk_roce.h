@@ -453,6 +453,15 @@ uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
 uint32_t ndk_roce_icrc_buf(const void *l3, size_t len);
 
 /**
+ * ndk_roce_icrc_buf() for a packet with @p headroom readable bytes before
+ * @p l3 (a frame's Ethernet header: 14). A small IPv4 packet (40 to 128
+ * bytes, no IP options) is then read as whole 16-byte lanes that end at
+ * its end, the first starting up to 15 bytes before @p l3 (bytes that do
+ * not count): no masked copy, no tail step.
+ */
+uint32_t ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom);
+
+/**
  * ICRC of a RoCEv2 packet in a (possibly multi-segment) mbuf. Headers up to
  * the end of the BTH must lie in the first segment.
  *

@@ -42,6 +42,23 @@ static uint32_t crc_table[8][256];
 /* Register after 8 bytes of 0xFF from 0xFFFFFFFF (the masked pseudo-LRH). */
 static uint32_t icrc_seed;
 
+/*
+ * Small IPv4 packets read as whole lanes from before their start
+ * (icrc_aligned_pclmul()): from IPv4 + UDP + BTH (the masks in the first
+ * three lanes) to eight lanes, unrolled; per k = (-len) & 15, the bytes
+ * the loads read before the packet, its masks and register.
+ */
+#define ICRC_ALIGN_MIN 40
+#define ICRC_ALIGN_MAX 128
+
+struct icrc_align {
+	uint8_t zero[16];       /* AND: the k bytes before the packet */
+	uint8_t ones[3][16];    /* OR: the variant fields, k bytes on */
+	uint32_t seed;          /* register before k zero bytes */
+} __rte_aligned(16);
+
+static struct icrc_align icrc_align[16];
+
 typedef uint32_t (*crc32_fn)(uint32_t crc, const uint8_t *p, size_t len);
 typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst,
 				  const uint8_t *p, size_t len);
@@ -54,6 +71,8 @@ static crc32_copy_fn crc32_copy_impl = crc32_sw_copy;
 /* Small-packet ICRC with the masks in registers; NULL without PCLMULQDQ. */
 static uint32_t (*icrc_small_impl)(uint32_t seed, const uint8_t *p,
 				   size_t len);
+/* The same reading whole lanes from before the packet; NULL likewise. */
+static uint32_t (*icrc_aligned_impl)(const uint8_t *p, size_t len);
 static enum ndk_roce_crc_impl crc32_impl_id = NDK_ROCE_CRC_TABLE;
 /* CPU support, read once (CPUID traps to the hypervisor in a VM). */
 static bool crc32_impl_ok[NDK_ROCE_CRC_IMPL_MAX] = {
@@ -458,6 +477,58 @@ icrc_small_pclmul(uint32_t seed, const uint8_t *p, size_t len)
 	return crc32_pclmul_finish(x0, p + 48, len - 48, NULL);
 }
 
+/*
+ * The same for a frame whose headroom the loads may start in: the packet
+ * is read as whole 16-byte lanes that end at its end, the first starting
+ * k = (-len) & 15 bytes before the IP header. Those k bytes are zeroed and
+ * the register injected is the one that k zero bytes carry to the seed
+ * (icrc_align[k].seed), so the result is the packet's alone; the header
+ * masks sit k bytes further. No tail step, no masked copy, no loop for
+ * up to ICRC_ALIGN_MAX bytes.
+ */
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+icrc_aligned_pclmul(const uint8_t *p, size_t len)
+{
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	const struct icrc_align *a = &icrc_align[(-len) & 15];
+	const uint8_t *s = p - ((-len) & 15);
+	const uint8_t *e = p + len;
+	__m128i x0;
+
+	x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)s),
+			   _mm_load_si128((const __m128i *)a->zero));
+	x0 = _mm_or_si128(x0, _mm_load_si128((const __m128i *)a->ones[0]));
+	x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)a->seed));
+	x0 = fold128(x0, k1, _mm_or_si128(
+		_mm_loadu_si128((const __m128i *)(s + 16)),
+		_mm_load_si128((const __m128i *)a->ones[1])));
+	x0 = fold128(x0, k1, _mm_or_si128(
+		_mm_loadu_si128((const __m128i *)(s + 32)),
+		_mm_load_si128((const __m128i *)a->ones[2])));
+	/* The lanes after the third, counted back from the end. */
+	switch ((e - s) >> 4) {
+	case 8:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 80)));
+		/* fall through */
+	case 7:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 64)));
+		/* fall through */
+	case 6:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 48)));
+		/* fall through */
+	case 5:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 32)));
+		/* fall through */
+	case 4:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 16)));
+		/* fall through */
+	default:
+		break;
+	}
+	return crc32_pclmul_reduce(x0);
+}
+
 /* XOR this into the next 16 bytes to fold remainder @p v over them. */
 __attribute__((target("pclmul,sse4.1"), always_inline))
 static inline __m128i
@@ -541,6 +612,40 @@ static const crc32_copy_fn crc32_copy_fns[NDK_ROCE_CRC_IMPL_MAX] = {
 #endif
 };
 
+/*
+ * The register that one zero byte carries to @p r. A zero byte's step is
+ * r' = (r >> 8) ^ T[r & 0xFF], and the top bytes of T's 256 entries are
+ * all different, so r & 0xFF is the index whose entry has r's top byte.
+ */
+static uint32_t
+crc32_unstep_zero(uint32_t r)
+{
+	for (uint32_t i = 0; i < 256; i++)
+		if ((crc_table[0][i] >> 24) == (r >> 24))
+			return ((r ^ crc_table[0][i]) << 8) | i;
+	return 0;       /* not reached: T's top bytes are a permutation */
+}
+
+/* The masks and registers of icrc_aligned_pclmul(), per k. */
+static void
+icrc_align_init(void)
+{
+	/* The variant bytes of an IPv4 (IHL 5) + UDP + BTH header. */
+	static const uint8_t var[] = { 1, 8, 10, 11, 26, 27, 32 };
+	uint32_t r = icrc_seed;
+
+	for (unsigned int k = 0; k < 16; k++) {
+		struct icrc_align *a = &icrc_align[k];
+
+		memset(a, 0, sizeof(*a));
+		memset(a->zero + k, 0xFF, sizeof(a->zero) - k);
+		for (unsigned int i = 0; i < RTE_DIM(var); i++)
+			a->ones[(k + var[i]) / 16][(k + var[i]) % 16] = 0xFF;
+		a->seed = r;
+		r = crc32_unstep_zero(r);
+	}
+}
+
 RTE_INIT(ndk_roce_crc_init)
 {
 	static const uint8_t ones[8] = {
@@ -560,6 +665,7 @@ RTE_INIT(ndk_roce_crc_init)
 				crc_table[0][crc_table[k - 1][i] & 0xFF];
 
 	icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
+	icrc_align_init();
 
 #if defined(RTE_ARCH_X86_64)
 	crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] =
@@ -574,6 +680,7 @@ RTE_INIT(ndk_roce_crc_init)
 			crc32_impl = crc32_fns[i];
 			crc32_copy_impl = crc32_copy_fns[i];
 			icrc_small_impl = icrc_small_pclmul;
+			icrc_aligned_impl = icrc_aligned_pclmul;
 			crc32_impl_id = i;
 			break;
 		}
@@ -809,6 +916,18 @@ ndk_roce_icrc_buf(const void *l3, size_t len)
 }
 
 uint32_t
+ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom)
+{
+	const uint8_t *p = l3;
+
+	if (likely(icrc_aligned_impl != NULL && len >= ICRC_ALIGN_MIN &&
+		   len <= ICRC_ALIGN_MAX && ((-len) & 15) <= headroom &&
+		   p[0] == 0x45))
+		return ~icrc_aligned_impl(p, len);
+	return ~icrc_reg(p, len);
+}
+
+uint32_t
 ndk_roce_icrc_start(const void *l3, size_t len)
 {
 	return icrc_reg(l3, len);
@@ -827,8 +946,9 @@ ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
 		return ~icrc_seed;
 	/* All in the first segment (small frames, big buffers): flat. */
 	if ((uint64_t)l3_off + len <= m->data_len)
-		return ~icrc_reg(rte_pktmbuf_mtod_offset(m, const uint8_t *,
-							 l3_off), len);
+		return ndk_roce_icrc_frame(rte_pktmbuf_mtod_offset(m,
+			const uint8_t *, l3_off), len,
+			(size_t)rte_pktmbuf_headroom(m) + l3_off);
 	hp = rte_pktmbuf_read(m, l3_off, 1, h);
 	if (hp == NULL)
 		return ~icrc_seed;

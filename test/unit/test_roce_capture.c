@@ -387,6 +387,17 @@ test_icrc_lengths(void)
 				       "flat, ihl %u len %u off %u", ihl, len,
 				       off);
 			/*
+			 * In place with the bytes before it readable (random
+			 * bytes that must not count): small packets read
+			 * whole lanes from up to 15 bytes before.
+			 */
+			TEST_ASSERT_EQ(ndk_roce_icrc_frame(l3, len, off), ref,
+				       "frame, ihl %u len %u headroom %u", ihl,
+				       len, off);
+			TEST_ASSERT_EQ(ndk_roce_icrc_frame(l3, len, off % 16),
+				       ref, "frame, ihl %u len %u headroom %u",
+				       ihl, len, off % 16);
+			/*
 			 * Piecewise, as the transmit path builds it: the
 			 * headers and some payload, then the rest copied in
 			 * the CRC's pass.
