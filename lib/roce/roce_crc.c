@@ -43,10 +43,10 @@ static uint32_t crc_table[8][256];
 static uint32_t icrc_seed;
 
 /*
- * Small IPv4 packets read as whole lanes from before their start
+ * IPv4 packets in one buffer read as whole lanes from before their start
  * (icrc_aligned_pclmul()): from IPv4 + UDP + BTH (the masks in the first
- * three lanes) to eight lanes, unrolled; per k = (-len) & 15, the bytes
- * the loads read before the packet, its masks and register.
+ * three lanes) on; up to eight lanes unrolled; per k = (-len) & 15, the
+ * bytes the loads read before the packet, its masks and register.
  */
 #define ICRC_ALIGN_MIN 40
 #define ICRC_ALIGN_MAX 128
@@ -347,6 +347,9 @@ __attribute__((target("pclmul,ssse3,sse4.1")))
 static uint32_t
 crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
+	/* Callers give a destination: the loops then store without a test. */
+	if (unlikely(dst == NULL))
+		return crc32_pclmul_body(crc, p, len, NULL);
 	return crc32_pclmul_body(crc, p, len, dst);
 }
 
@@ -447,6 +450,8 @@ __attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
 static uint32_t
 crc32_vpclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
+	if (unlikely(dst == NULL))
+		return crc32_vpclmul_body(crc, p, len, NULL);
 	return crc32_vpclmul_body(crc, p, len, dst);
 }
 
@@ -477,23 +482,30 @@ icrc_small_pclmul(uint32_t seed, const uint8_t *p, size_t len)
 	return crc32_pclmul_finish(x0, p + 48, len - 48, NULL);
 }
 
+/* XOR this into the next 16 bytes to fold remainder @p v over them. */
+__attribute__((target("pclmul,sse4.1"), always_inline))
+static inline __m128i
+crc_carry(__m128i v)
+{
+	return fold128(v, _mm_set_epi64x(K_X96, K_X160), _mm_setzero_si128());
+}
+
 /*
  * The same for a frame whose headroom the loads may start in: the packet
  * is read as whole 16-byte lanes that end at its end, the first starting
  * k = (-len) & 15 bytes before the IP header. Those k bytes are zeroed and
  * the register injected is the one that k zero bytes carry to the seed
  * (icrc_align[k].seed), so the result is the packet's alone; the header
- * masks sit k bytes further. No tail step, no masked copy, no loop for
- * up to ICRC_ALIGN_MAX bytes.
+ * masks sit k bytes further. No tail step, no masked copy; up to
+ * ICRC_ALIGN_MAX bytes no loop either, longer packets go on through the
+ * folding loops from the fourth lane, reduced once.
+ * icrc_lanes3(): the first three lanes from @p s, the remainder.
  */
-__attribute__((target("pclmul,ssse3,sse4.1")))
-static uint32_t
-icrc_aligned_pclmul(const uint8_t *p, size_t len)
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline __m128i
+icrc_lanes3(const uint8_t *s, const struct icrc_align *a)
 {
 	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
-	const struct icrc_align *a = &icrc_align[(-len) & 15];
-	const uint8_t *s = p - ((-len) & 15);
-	const uint8_t *e = p + len;
 	__m128i x0;
 
 	x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)s),
@@ -503,9 +515,24 @@ icrc_aligned_pclmul(const uint8_t *p, size_t len)
 	x0 = fold128(x0, k1, _mm_or_si128(
 		_mm_loadu_si128((const __m128i *)(s + 16)),
 		_mm_load_si128((const __m128i *)a->ones[1])));
-	x0 = fold128(x0, k1, _mm_or_si128(
+	return fold128(x0, k1, _mm_or_si128(
 		_mm_loadu_si128((const __m128i *)(s + 32)),
 		_mm_load_si128((const __m128i *)a->ones[2])));
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+icrc_aligned_pclmul(const uint8_t *p, size_t len)
+{
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	const struct icrc_align *a = &icrc_align[(-len) & 15];
+	const uint8_t *s = p - ((-len) & 15);
+	const uint8_t *e = p + len;
+	__m128i x0 = icrc_lanes3(s, a);
+
+	if (e - s > ICRC_ALIGN_MAX)
+		return crc32_pclmul_reduce(crc32_pclmul_fold(crc_carry(x0),
+			s + 48, (size_t)(e - s) - 48, NULL));
 	/* The lanes after the third, counted back from the end. */
 	switch ((e - s) >> 4) {
 	case 8:
@@ -529,12 +556,19 @@ icrc_aligned_pclmul(const uint8_t *p, size_t len)
 	return crc32_pclmul_reduce(x0);
 }
 
-/* XOR this into the next 16 bytes to fold remainder @p v over them. */
-__attribute__((target("pclmul,sse4.1"), always_inline))
-static inline __m128i
-crc_carry(__m128i v)
+/* The same; long packets through the 256-bit loop. */
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
+static uint32_t
+icrc_aligned_vpclmul(const uint8_t *p, size_t len)
 {
-	return fold128(v, _mm_set_epi64x(K_X96, K_X160), _mm_setzero_si128());
+	const struct icrc_align *a = &icrc_align[(-len) & 15];
+	const uint8_t *s = p - ((-len) & 15);
+	size_t n = len + ((-len) & 15);
+
+	if (n <= ICRC_ALIGN_MAX)
+		return icrc_aligned_pclmul(p, len);
+	return crc32_pclmul_reduce(crc32_vpclmul_fold(crc_carry(icrc_lanes3(s,
+		a)), s + 48, n - 48, NULL));
 }
 
 /*
@@ -680,7 +714,8 @@ RTE_INIT(ndk_roce_crc_init)
 			crc32_impl = crc32_fns[i];
 			crc32_copy_impl = crc32_copy_fns[i];
 			icrc_small_impl = icrc_small_pclmul;
-			icrc_aligned_impl = icrc_aligned_pclmul;
+			icrc_aligned_impl = i == NDK_ROCE_CRC_VPCLMUL ?
+				icrc_aligned_vpclmul : icrc_aligned_pclmul;
 			crc32_impl_id = i;
 			break;
 		}
@@ -921,8 +956,7 @@ ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom)
 	const uint8_t *p = l3;
 
 	if (likely(icrc_aligned_impl != NULL && len >= ICRC_ALIGN_MIN &&
-		   len <= ICRC_ALIGN_MAX && ((-len) & 15) <= headroom &&
-		   p[0] == 0x45))
+		   ((-len) & 15) <= headroom && p[0] == 0x45))
 		return ~icrc_aligned_impl(p, len);
 	return ~icrc_reg(p, len);
 }
