@@ -444,6 +444,14 @@ uint32_t ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
 
 /**
+ * ndk_roce_icrc_start() with @p headroom readable bytes before @p l3, read
+ * as ndk_roce_icrc_frame() reads a packet: the headers of an IPv4 packet
+ * in whole lanes, without a masked copy.
+ */
+uint32_t ndk_roce_icrc_start_frame(const void *l3, size_t len,
+				   size_t headroom);
+
+/**
  * ICRC of a RoCEv2 packet held in a flat buffer.
  *
  * @param l3   IPv4 or IPv6 header start (the version nibble tells which).
@@ -454,10 +462,10 @@ uint32_t ndk_roce_icrc_buf(const void *l3, size_t len);
 
 /**
  * ndk_roce_icrc_buf() for a packet with @p headroom readable bytes before
- * @p l3 (a frame's Ethernet header: 14). A small IPv4 packet (40 to 128
- * bytes, no IP options) is then read as whole 16-byte lanes that end at
- * its end, the first starting up to 15 bytes before @p l3 (bytes that do
- * not count): no masked copy, no tail step.
+ * @p l3 (a frame's Ethernet header: 14). An IPv4 packet without options
+ * (from 40 bytes on) is then read as whole 16-byte lanes that end at its
+ * end, the first starting up to 15 bytes before @p l3 (bytes that do not
+ * count): no masked copy, no tail step, one final reduction.
  */
 uint32_t ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom);
 

@@ -950,15 +950,26 @@ ndk_roce_icrc_buf(const void *l3, size_t len)
 	return ~icrc_reg(l3, len);
 }
 
+/* The ICRC register over @p len bytes with @p headroom readable before. */
+static inline uint32_t
+icrc_frame_reg(const uint8_t *p, size_t len, size_t headroom)
+{
+	if (likely(icrc_aligned_impl != NULL && len >= ICRC_ALIGN_MIN &&
+		   ((-len) & 15) <= headroom && p[0] == 0x45))
+		return icrc_aligned_impl(p, len);
+	return icrc_reg(p, len);
+}
+
 uint32_t
 ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom)
 {
-	const uint8_t *p = l3;
+	return ~icrc_frame_reg(l3, len, headroom);
+}
 
-	if (likely(icrc_aligned_impl != NULL && len >= ICRC_ALIGN_MIN &&
-		   ((-len) & 15) <= headroom && p[0] == 0x45))
-		return ~icrc_aligned_impl(p, len);
-	return ~icrc_reg(p, len);
+uint32_t
+ndk_roce_icrc_start_frame(const void *l3, size_t len, size_t headroom)
+{
+	return icrc_frame_reg(l3, len, headroom);
 }
 
 uint32_t

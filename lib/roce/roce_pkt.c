@@ -416,8 +416,9 @@ ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p)
 uint32_t
 ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p)
 {
-	return ndk_roce_icrc_start(rte_pktmbuf_mtod_offset(p->m,
-		const uint8_t *, p->l3_off), p->payload_off - p->l3_off);
+	return ndk_roce_icrc_start_frame(rte_pktmbuf_mtod_offset(p->m,
+		const uint8_t *, p->l3_off), p->payload_off - p->l3_off,
+		(size_t)rte_pktmbuf_headroom(p->m) + p->l3_off);
 }
 
 bool

@@ -411,6 +411,12 @@ test_icrc_lengths(void)
 				       len - split);
 			TEST_ASSERT(memcmp(copy + split, l3 + split,
 					   len - split) == 0, "copied bytes");
+			/* The headers read in place, the headroom before. */
+			crc = ndk_roce_icrc_start_frame(l3, split, off);
+			crc = ndk_roce_crc32_copy(crc, copy + split, l3 + split,
+						  len - split);
+			TEST_ASSERT_EQ(~crc, ref, "start in place %u (headroom "
+				       "%u) + copy %u", split, off, len - split);
 			free(copy);
 			/* Headers in the first segment, the rest anywhere. */
 			first = hdr + (uint32_t)(rng() % (len - hdr + 1));

@@ -102,7 +102,9 @@ swr_frame_icrc_start(const struct rte_mbuf *m, const uint8_t *payload)
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *) +
 		RTE_ETHER_HDR_LEN;
 
-	return ndk_roce_icrc_start(l3, (size_t)(payload - l3));
+	return ndk_roce_icrc_start_frame(l3, (size_t)(payload - l3),
+					 rte_pktmbuf_headroom(m) +
+					 RTE_ETHER_HDR_LEN);
 }
 
 void
