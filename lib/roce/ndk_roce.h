@@ -400,6 +400,8 @@ uint32_t ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len);
 enum ndk_roce_crc_impl {
 	NDK_ROCE_CRC_TABLE,   /**< slice-by-8 tables, everywhere */
 	NDK_ROCE_CRC_PCLMUL,  /**< 4 x 128-bit PCLMULQDQ folding (x86-64) */
+	/** The same folding in AVX's three-operand encoding (no copies). */
+	NDK_ROCE_CRC_PCLMUL_AVX,
 	NDK_ROCE_CRC_VPCLMUL, /**< 4 x 256-bit VPCLMULQDQ folding (AVX2) */
 	NDK_ROCE_CRC_IMPL_MAX,
 };
