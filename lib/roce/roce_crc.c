@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) and the RoCEv2
- * invariant CRC.
+ * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), the register
+ * updates the RoCEv2 invariant CRC (roce_icrc.c) runs on.
  *
- * Three implementations of the same register update:
+ * Four implementations of the same register update:
  *  - slice-by-8 tables, built once by a constructor;
  *  - carry-less multiplication (PCLMULQDQ) folding on x86-64: the buffer is
  *    folded four 128-bit lanes at a time, then one lane at a time, and the
@@ -38,12 +38,12 @@
 #endif
 
 #include "ndk_roce.h"
+#include "roce_crc_priv.h"
 
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 
 static uint32_t crc_table[8][256];
-/* Register after 8 bytes of 0xFF from 0xFFFFFFFF (the masked pseudo-LRH). */
-static uint32_t icrc_seed;
+uint32_t roce_icrc_seed;
 
 /*
  * IPv4 packets in one buffer read as whole lanes from before their start
@@ -51,7 +51,6 @@ static uint32_t icrc_seed;
  * three lanes) on; up to eight lanes unrolled; per k = (-len) & 15, the
  * bytes the loads read before the packet, its masks and register.
  */
-#define ICRC_ALIGN_MIN 40
 #define ICRC_ALIGN_MAX 128
 
 struct icrc_align {
@@ -67,15 +66,13 @@ typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst,
 				  const uint8_t *p, size_t len);
 
 static uint32_t crc32_sw(uint32_t crc, const uint8_t *p, size_t len);
-static crc32_fn crc32_impl = crc32_sw;
+crc32_fn roce_crc32_impl = crc32_sw;
 static uint32_t crc32_sw_copy(uint32_t crc, uint8_t *dst, const uint8_t *p,
 			      size_t len);
 static crc32_copy_fn crc32_copy_impl = crc32_sw_copy;
-/* Small-packet ICRC with the masks in registers; NULL without PCLMULQDQ. */
-static uint32_t (*icrc_small_impl)(uint32_t seed, const uint8_t *p,
-				   size_t len);
-/* The same reading whole lanes from before the packet; NULL likewise. */
-static uint32_t (*icrc_aligned_impl)(const uint8_t *p, size_t len);
+uint32_t (*roce_icrc_small_impl)(uint32_t seed, const uint8_t *p,
+				 size_t len);
+uint32_t (*roce_icrc_aligned_impl)(const uint8_t *p, size_t len);
 static enum ndk_roce_crc_impl crc32_impl_id = NDK_ROCE_CRC_TABLE;
 /* CPU support, read once (CPUID traps to the hypervisor in a VM). */
 static bool crc32_impl_ok[NDK_ROCE_CRC_IMPL_MAX] = {
@@ -698,7 +695,7 @@ icrc_align_init(void)
 {
 	/* The variant bytes of an IPv4 (IHL 5) + UDP + BTH header. */
 	static const uint8_t var[] = { 1, 8, 10, 11, 26, 27, 32 };
-	uint32_t r = icrc_seed;
+	uint32_t r = roce_icrc_seed;
 
 	for (unsigned int k = 0; k < 16; k++) {
 		struct icrc_align *a = &icrc_align[k];
@@ -730,7 +727,7 @@ RTE_INIT(ndk_roce_crc_init)
 			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
 				crc_table[0][crc_table[k - 1][i] & 0xFF];
 
-	icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
+	roce_icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
 	icrc_align_init();
 
 #if defined(RTE_ARCH_X86_64)
@@ -746,10 +743,10 @@ RTE_INIT(ndk_roce_crc_init)
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
 	for (int i = NDK_ROCE_CRC_IMPL_MAX - 1; i > NDK_ROCE_CRC_TABLE; i--) {
 		if (crc32_impl_ok[i]) {
-			crc32_impl = crc32_fns[i];
+			roce_crc32_impl = crc32_fns[i];
 			crc32_copy_impl = crc32_copy_fns[i];
-			icrc_small_impl = icrc_small_pclmul;
-			icrc_aligned_impl =
+			roce_icrc_small_impl = icrc_small_pclmul;
+			roce_icrc_aligned_impl =
 				i == NDK_ROCE_CRC_VPCLMUL ? icrc_aligned_vpclmul :
 				i == NDK_ROCE_CRC_PCLMUL_AVX ?
 				icrc_aligned_pclmul_avx : icrc_aligned_pclmul;
@@ -858,210 +855,11 @@ ndk_roce_crc32_update_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 uint32_t
 ndk_roce_crc32_update(uint32_t crc, const void *buf, size_t len)
 {
-	return crc32_impl(crc, buf, len);
+	return roce_crc32_impl(crc, buf, len);
 }
 
 uint32_t
 ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len)
 {
 	return crc32_sw(crc, buf, len);
-}
-
-/* ------------------------------------------------------------------ */
-/* ICRC                                                                */
-/* ------------------------------------------------------------------ */
-
-/* IPv4 header (up to 60 bytes; IPv6: 40) + UDP + BTH. */
-#define ICRC_HDR_MAX (60 + 8 + NDK_ROCE_BTH_LEN)
-/* The fixed IPv6 header (RoCEv2 carries no extension headers). */
-#define ICRC_IP6_HLEN 40
-/*
- * The masked copy of the headers is extended to a multiple of 16 bytes
- * (with the bytes that follow them, when the packet has them), so that
- * the folding implementations take it without a table-driven tail: 40
- * bytes of IPv4 + UDP + BTH become 48.
- */
-#define ICRC_HDR_ALIGN 16
-#define ICRC_HDR_BUF RTE_ALIGN_CEIL(ICRC_HDR_MAX, ICRC_HDR_ALIGN)
-/*
- * Flat packets up to this length (a 64-byte WRITE is 120 bytes from the
- * IPv4 header to the ICRC) are copied whole and masked, so the CRC is
- * one pass and one final reduction instead of two.
- */
-#define ICRC_FLAT_MAX 128
-/* The register-masked variant reads the first 48 bytes as three lanes. */
-#define ICRC_SMALL_MIN 48
-
-static inline size_t
-icrc_hdr_chunk(size_t len, size_t ihl)
-{
-	return RTE_MIN(len, RTE_ALIGN_CEIL(ihl + 8 + NDK_ROCE_BTH_LEN,
-					   (size_t)ICRC_HDR_ALIGN));
-}
-
-/* IP header length from its first byte: 40 for IPv6, IHL for IPv4. */
-static inline size_t
-icrc_ip_hdr_len(uint8_t ver_ihl)
-{
-	size_t ihl = (size_t)(ver_ihl & 0x0F) << 2;
-
-	if ((ver_ihl >> 4) == 6)
-		return ICRC_IP6_HLEN;
-	return ihl < 20 ? 20 : ihl;
-}
-
-static inline void
-mask_byte(uint8_t *h, size_t hlen, size_t idx)
-{
-	if (idx < hlen)
-		h[idx] = 0xFF;
-}
-
-/*
- * Force the variant fields of the first @p hlen bytes (IP + UDP + BTH) to
- * ones: IPv4 TOS, TTL and checksum, or IPv6 traffic class, flow label and
- * hop limit; UDP checksum, BTH byte 4 (FECN, BECN, reserved). IPv4
- * options, if any, are covered as transmitted. @p ihl is 40 for IPv6.
- */
-static inline void
-icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
-{
-	if (ihl == ICRC_IP6_HLEN && hlen > 0 && (h[0] >> 4) == 6) {
-		h[0] |= 0x0F;                    /* traffic class, high */
-		mask_byte(h, hlen, 1);           /* TC low, flow label */
-		mask_byte(h, hlen, 2);
-		mask_byte(h, hlen, 3);
-		mask_byte(h, hlen, 7);           /* hop limit */
-		mask_byte(h, hlen, ihl + 6);     /* UDP checksum */
-		mask_byte(h, hlen, ihl + 7);
-		mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
-		return;
-	}
-	if (likely(hlen >= ihl + 8 + NDK_ROCE_BTH_LEN)) {
-		h[1] = 0xFF;
-		h[8] = 0xFF;
-		h[10] = 0xFF;
-		h[11] = 0xFF;
-		h[ihl + 6] = 0xFF;
-		h[ihl + 7] = 0xFF;
-		h[ihl + 8 + 4] = 0xFF;
-		return;
-	}
-	/* A truncated header: mask what is there. */
-	mask_byte(h, hlen, 1);           /* TOS */
-	mask_byte(h, hlen, 8);           /* TTL */
-	mask_byte(h, hlen, 10);          /* header checksum */
-	mask_byte(h, hlen, 11);
-	mask_byte(h, hlen, ihl + 6);     /* UDP checksum */
-	mask_byte(h, hlen, ihl + 7);
-	mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
-}
-
-/* The ICRC register (not complemented) over the first @p len bytes. */
-static uint32_t
-icrc_reg(const uint8_t *p, size_t len)
-{
-	uint8_t h[RTE_MAX(ICRC_HDR_BUF, ICRC_FLAT_MAX)];
-	size_t ihl, hlen;
-	uint32_t crc;
-
-	if (len == 0)
-		return icrc_seed;
-	ihl = icrc_ip_hdr_len(p[0]);
-	if (len <= ICRC_FLAT_MAX) {
-		/* Small frame: masked in registers, or one masked copy. */
-		if (icrc_small_impl != NULL && ihl == 20 &&
-		    len >= ICRC_SMALL_MIN)
-			return icrc_small_impl(icrc_seed, p, len);
-		memcpy(h, p, len);
-		icrc_mask_hdr(h, len, ihl);
-		return crc32_impl(icrc_seed, h, len);
-	}
-	hlen = icrc_hdr_chunk(len, ihl);
-	memcpy(h, p, hlen);
-	icrc_mask_hdr(h, hlen, ihl);
-	crc = crc32_impl(icrc_seed, h, hlen);
-	return crc32_impl(crc, p + hlen, len - hlen);
-}
-
-uint32_t
-ndk_roce_icrc_buf(const void *l3, size_t len)
-{
-	return ~icrc_reg(l3, len);
-}
-
-/* The ICRC register over @p len bytes with @p headroom readable before. */
-static inline uint32_t
-icrc_frame_reg(const uint8_t *p, size_t len, size_t headroom)
-{
-	if (likely(icrc_aligned_impl != NULL && len >= ICRC_ALIGN_MIN &&
-		   ((-len) & 15) <= headroom && p[0] == 0x45))
-		return icrc_aligned_impl(p, len);
-	return icrc_reg(p, len);
-}
-
-uint32_t
-ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom)
-{
-	return ~icrc_frame_reg(l3, len, headroom);
-}
-
-uint32_t
-ndk_roce_icrc_start_frame(const void *l3, size_t len, size_t headroom)
-{
-	return icrc_frame_reg(l3, len, headroom);
-}
-
-uint32_t
-ndk_roce_icrc_start(const void *l3, size_t len)
-{
-	return icrc_reg(l3, len);
-}
-
-uint32_t
-ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
-{
-	uint8_t h[ICRC_HDR_BUF];
-	const uint8_t *hp;
-	uint32_t off, hlen;
-	size_t ihl;
-	uint32_t crc;
-
-	if (len == 0)
-		return ~icrc_seed;
-	/* All in the first segment (small frames, big buffers): flat. */
-	if ((uint64_t)l3_off + len <= m->data_len)
-		return ndk_roce_icrc_frame(rte_pktmbuf_mtod_offset(m,
-			const uint8_t *, l3_off), len,
-			(size_t)rte_pktmbuf_headroom(m) + l3_off);
-	hp = rte_pktmbuf_read(m, l3_off, 1, h);
-	if (hp == NULL)
-		return ~icrc_seed;
-	ihl = icrc_ip_hdr_len(hp[0]);
-	hlen = (uint32_t)icrc_hdr_chunk(len, ihl);
-	hp = rte_pktmbuf_read(m, l3_off, hlen, h);
-	if (hp == NULL)
-		return ~icrc_seed;
-	if (hp != h)
-		memcpy(h, hp, hlen);
-	icrc_mask_hdr(h, hlen, ihl);
-	crc = crc32_impl(icrc_seed, h, hlen);
-
-	/* The rest straight from the segments. */
-	len -= hlen;
-	off = l3_off + hlen;
-	while (m != NULL && off >= m->data_len) {
-		off -= m->data_len;
-		m = m->next;
-	}
-	while (m != NULL && len > 0) {
-		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
-
-		crc = crc32_impl(crc, rte_pktmbuf_mtod_offset(m, const uint8_t *,
-							      off), n);
-		len -= n;
-		off = 0;
-		m = m->next;
-	}
-	return ~crc;
 }
