@@ -29,7 +29,8 @@
 # ZC=1 puts the client's memif in zero-copy mode (zero-copy=yes with
 # --single-file-segments), as bench.sh's memif-zc set-up.
 # The client runs on --no-huge memory under valgrind; valgrind's CPU has
-# no VPCLMULQDQ, so the CRC runs on its 128-bit PCLMULQDQ path there.
+# no VPCLMULQDQ, so the CRC runs on its 128-bit PCLMULQDQ path there (in
+# AVX's encoding: pclmul-avx-4x128).
 set -eu
 ARGS=$1
 OUT=${2:-/tmp/ndk-cg-$$}

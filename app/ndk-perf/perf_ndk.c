@@ -448,21 +448,41 @@ int
 perf_post_recvs(struct perf_ctx *c, struct perf_qp *q, uint64_t size,
 		uint64_t n)
 {
+	enum { LIST = 32 };
 	struct ndk_sge sge = {
 		.va = q->rbuf, .length = (uint32_t)size, .token = q->ltoken,
 	};
+	struct ndk_receive_request rq[LIST];
 
-	for (uint64_t i = 0; i < n; i++) {
-		ndk_status_t st = c->srq != NULL ?
-			ndk_srq_receive(c->srq, NULL, &sge, 1) :
-			ndk_receive(q->qp, NULL, &sge, 1);
+	if (c->srq != NULL) {
+		for (uint64_t i = 0; i < n; i++) {
+			ndk_status_t st = ndk_srq_receive(c->srq, NULL, &sge, 1);
 
+			if (st != NDK_STATUS_SUCCESS) {
+				fprintf(stderr, " Couldn't post recv: %s\n",
+					ndk_status_str(st));
+				return -1;
+			}
+			q->rposted++;
+		}
+		return 0;
+	}
+	/* The QP's own queue: up to LIST receives a call. */
+	for (unsigned int i = 0; i < LIST; i++)
+		rq[i] = (struct ndk_receive_request){
+			.request_context = NULL, .sgl = &sge, .nsge = 1,
+		};
+	while (n > 0) {
+		uint32_t k = (uint32_t)RTE_MIN(n, (uint64_t)LIST), done;
+		ndk_status_t st = ndk_receive_list(q->qp, rq, k, &done);
+
+		q->rposted += done;
 		if (st != NDK_STATUS_SUCCESS) {
 			fprintf(stderr, " Couldn't post recv: %s\n",
 				ndk_status_str(st));
 			return -1;
 		}
-		q->rposted++;
+		n -= k;
 	}
 	return 0;
 }

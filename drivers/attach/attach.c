@@ -815,6 +815,17 @@ att_receive(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 }
 
 static ndk_status_t
+att_receive_list(struct ndk_qp *qp, const struct ndk_receive_request *rq,
+		 uint32_t n, uint32_t *posted)
+{
+	if (unlikely(att_down(att_obj(qp)->aa))) {
+		*posted = 0;
+		return NDK_STATUS_DEVICE_REMOVED;
+	}
+	return swr_post_receive_list(att_sqp(qp), rq, n, posted);
+}
+
+static ndk_status_t
 att_read(struct ndk_qp *qp, void *ctx, const struct ndk_sge *sgl,
 	 uint32_t nsge, uint64_t raddr, uint32_t rtoken, uint32_t flags)
 {
@@ -895,6 +906,7 @@ const struct ndk_qp_dispatch att_qp_ops = {
 	.invalidate = att_invalidate,
 	.bind = att_bind,
 	.get_stats = att_qp_stats,
+	.receive_list = att_receive_list,
 };
 
 /* ------------------------------------------------------------------ */

@@ -211,6 +211,33 @@ ndk_control_cq_interrupt_moderation(struct ndk_cq *cq, uint32_t interval_us,
 }
 
 ndk_status_t
+ndk_receive_list(struct ndk_qp *qp, const struct ndk_receive_request *requests,
+		 uint32_t count, uint32_t *posted)
+{
+	ndk_status_t st = NDK_STATUS_SUCCESS;
+	uint32_t i;
+
+	if (posted != NULL)
+		*posted = 0;
+	if (!obj_ok(qp, NDK_OBJECT_TYPE_QP))
+		return NDK_STATUS_INVALID_HANDLE;
+	if (posted == NULL || (requests == NULL && count != 0))
+		return NDK_STATUS_INVALID_PARAMETER;
+	if (count == 0)
+		return NDK_STATUS_SUCCESS;
+	if (qp->dispatch->receive_list != NULL)
+		return qp->dispatch->receive_list(qp, requests, count, posted);
+	for (i = 0; i < count; i++) {
+		st = qp->dispatch->receive(qp, requests[i].request_context,
+					   requests[i].sgl, requests[i].nsge);
+		if (st != NDK_STATUS_SUCCESS)
+			break;
+	}
+	*posted = i;
+	return st;
+}
+
+ndk_status_t
 ndk_create_pd(struct ndk_adapter *adapter, struct ndk_pd **pd)
 {
 	if (!obj_ok(adapter, NDK_OBJECT_TYPE_ADAPTER) || pd == NULL)

@@ -400,6 +400,8 @@ uint32_t ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len);
 enum ndk_roce_crc_impl {
 	NDK_ROCE_CRC_TABLE,   /**< slice-by-8 tables, everywhere */
 	NDK_ROCE_CRC_PCLMUL,  /**< 4 x 128-bit PCLMULQDQ folding (x86-64) */
+	/** The same folding in AVX's three-operand encoding (no copies). */
+	NDK_ROCE_CRC_PCLMUL_AVX,
 	NDK_ROCE_CRC_VPCLMUL, /**< 4 x 256-bit VPCLMULQDQ folding (AVX2) */
 	NDK_ROCE_CRC_IMPL_MAX,
 };
@@ -444,6 +446,14 @@ uint32_t ndk_roce_crc32_copy_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
 
 /**
+ * ndk_roce_icrc_start() with @p headroom readable bytes before @p l3, read
+ * as ndk_roce_icrc_frame() reads a packet: the headers of an IPv4 packet
+ * in whole lanes, without a masked copy.
+ */
+uint32_t ndk_roce_icrc_start_frame(const void *l3, size_t len,
+				   size_t headroom);
+
+/**
  * ICRC of a RoCEv2 packet held in a flat buffer.
  *
  * @param l3   IPv4 or IPv6 header start (the version nibble tells which).
@@ -451,6 +461,15 @@ uint32_t ndk_roce_icrc_start(const void *l3, size_t len);
  * @return the ICRC value; its little-endian encoding is the 4 wire bytes.
  */
 uint32_t ndk_roce_icrc_buf(const void *l3, size_t len);
+
+/**
+ * ndk_roce_icrc_buf() for a packet with @p headroom readable bytes before
+ * @p l3 (a frame's Ethernet header: 14). An IPv4 packet without options
+ * (from 40 bytes on) is then read as whole 16-byte lanes that end at its
+ * end, the first starting up to 15 bytes before @p l3 (bytes that do not
+ * count): no masked copy, no tail step, one final reduction.
+ */
+uint32_t ndk_roce_icrc_frame(const void *l3, size_t len, size_t headroom);
 
 /**
  * ICRC of a RoCEv2 packet in a (possibly multi-segment) mbuf. Headers up to

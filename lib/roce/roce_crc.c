@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320) and the RoCEv2
- * invariant CRC.
+ * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), the register
+ * updates the RoCEv2 invariant CRC (roce_icrc.c) runs on.
  *
- * Three implementations of the same register update:
+ * Four implementations of the same register update:
  *  - slice-by-8 tables, built once by a constructor;
  *  - carry-less multiplication (PCLMULQDQ) folding on x86-64: the buffer is
  *    folded four 128-bit lanes at a time, then one lane at a time, and the
@@ -12,6 +12,9 @@
  *    Barrett reduction. A tail shorter than 16 bytes after the lanes is
  *    folded in with one byte-shuffle step; only whole buffers shorter than
  *    16 bytes go through the table;
+ *  - the same compiled for AVX, whose three-operand encoding needs no
+ *    register copy before each carry-less multiplication (fewer
+ *    instructions per step where the CPU has AVX but not VPCLMULQDQ);
  *  - the same folding on 256-bit registers (VPCLMULQDQ, AVX2): four
  *    256-bit lanes, 128 bytes per step, for buffers of 256 bytes and more,
  *    then folded down to one 128-bit lane and finished as above. 512-bit
@@ -35,25 +38,41 @@
 #endif
 
 #include "ndk_roce.h"
+#include "roce_crc_priv.h"
 
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 
 static uint32_t crc_table[8][256];
-/* Register after 8 bytes of 0xFF from 0xFFFFFFFF (the masked pseudo-LRH). */
-static uint32_t icrc_seed;
+uint32_t roce_icrc_seed;
+
+/*
+ * IPv4 packets in one buffer read as whole lanes from before their start
+ * (icrc_aligned_pclmul()): from IPv4 + UDP + BTH (the masks in the first
+ * three lanes) on; up to eight lanes unrolled; per k = (-len) & 15, the
+ * bytes the loads read before the packet, its masks and register.
+ */
+#define ICRC_ALIGN_MAX 128
+
+struct icrc_align {
+	uint8_t zero[16];       /* AND: the k bytes before the packet */
+	uint8_t ones[3][16];    /* OR: the variant fields, k bytes on */
+	uint32_t seed;          /* register before k zero bytes */
+} __rte_aligned(16);
+
+static struct icrc_align icrc_align[16];
 
 typedef uint32_t (*crc32_fn)(uint32_t crc, const uint8_t *p, size_t len);
 typedef uint32_t (*crc32_copy_fn)(uint32_t crc, uint8_t *dst,
 				  const uint8_t *p, size_t len);
 
 static uint32_t crc32_sw(uint32_t crc, const uint8_t *p, size_t len);
-static crc32_fn crc32_impl = crc32_sw;
+crc32_fn roce_crc32_impl = crc32_sw;
 static uint32_t crc32_sw_copy(uint32_t crc, uint8_t *dst, const uint8_t *p,
 			      size_t len);
 static crc32_copy_fn crc32_copy_impl = crc32_sw_copy;
-/* Small-packet ICRC with the masks in registers; NULL without PCLMULQDQ. */
-static uint32_t (*icrc_small_impl)(uint32_t seed, const uint8_t *p,
-				   size_t len);
+uint32_t (*roce_icrc_small_impl)(uint32_t seed, const uint8_t *p,
+				 size_t len);
+uint32_t (*roce_icrc_aligned_impl)(const uint8_t *p, size_t len);
 static enum ndk_roce_crc_impl crc32_impl_id = NDK_ROCE_CRC_TABLE;
 /* CPU support, read once (CPUID traps to the hypervisor in a VM). */
 static bool crc32_impl_ok[NDK_ROCE_CRC_IMPL_MAX] = {
@@ -317,19 +336,31 @@ crc32_pclmul_body(uint32_t crc, const uint8_t *p, size_t len, uint8_t *dst)
 		_mm_cvtsi32_si128((int)crc), p, len, dst));
 }
 
-__attribute__((target("pclmul,ssse3,sse4.1")))
-static uint32_t
-crc32_pclmul(uint32_t crc, const uint8_t *p, size_t len)
-{
-	return crc32_pclmul_body(crc, p, len, NULL);
+/*
+ * The 128-bit entries, CRC and copy with CRC, compiled for target TGT:
+ * SSE (crc32_pclmul*) and AVX's three-operand encoding, which needs no
+ * register copy before each multiplication (crc32_pclmul_avx*). Callers
+ * of the copy give a destination: its loops then store without a test.
+ */
+#define CRC_PCLMUL_ENTRIES(name, tgt) \
+__attribute__((target(tgt))) \
+static uint32_t \
+name(uint32_t crc, const uint8_t *p, size_t len) \
+{ \
+	return crc32_pclmul_body(crc, p, len, NULL); \
+} \
+\
+__attribute__((target(tgt))) \
+static uint32_t \
+name##_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len) \
+{ \
+	if (unlikely(dst == NULL)) \
+		return crc32_pclmul_body(crc, p, len, NULL); \
+	return crc32_pclmul_body(crc, p, len, dst); \
 }
 
-__attribute__((target("pclmul,ssse3,sse4.1")))
-static uint32_t
-crc32_pclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
-{
-	return crc32_pclmul_body(crc, p, len, dst);
-}
+CRC_PCLMUL_ENTRIES(crc32_pclmul, "pclmul,ssse3,sse4.1")
+CRC_PCLMUL_ENTRIES(crc32_pclmul_avx, "avx,pclmul,ssse3,sse4.1")
 
 /* The 256-bit variant: VPCLMULQDQ multiplies each 128-bit half on its own. */
 __attribute__((target("vpclmulqdq,avx2,pclmul,sse4.1")))
@@ -428,6 +459,8 @@ __attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
 static uint32_t
 crc32_vpclmul_copy(uint32_t crc, uint8_t *dst, const uint8_t *p, size_t len)
 {
+	if (unlikely(dst == NULL))
+		return crc32_vpclmul_body(crc, p, len, NULL);
 	return crc32_vpclmul_body(crc, p, len, dst);
 }
 
@@ -464,6 +497,101 @@ static inline __m128i
 crc_carry(__m128i v)
 {
 	return fold128(v, _mm_set_epi64x(K_X96, K_X160), _mm_setzero_si128());
+}
+
+/*
+ * The same for a frame whose headroom the loads may start in: the packet
+ * is read as whole 16-byte lanes that end at its end, the first starting
+ * k = (-len) & 15 bytes before the IP header. Those k bytes are zeroed and
+ * the register injected is the one that k zero bytes carry to the seed
+ * (icrc_align[k].seed), so the result is the packet's alone; the header
+ * masks sit k bytes further. No tail step, no masked copy; up to
+ * ICRC_ALIGN_MAX bytes no loop either, longer packets go on through the
+ * folding loops from the fourth lane, reduced once.
+ * icrc_lanes3(): the first three lanes from @p s, the remainder.
+ */
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline __m128i
+icrc_lanes3(const uint8_t *s, const struct icrc_align *a)
+{
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	__m128i x0;
+
+	x0 = _mm_and_si128(_mm_loadu_si128((const __m128i *)s),
+			   _mm_load_si128((const __m128i *)a->zero));
+	x0 = _mm_or_si128(x0, _mm_load_si128((const __m128i *)a->ones[0]));
+	x0 = _mm_xor_si128(x0, _mm_cvtsi32_si128((int)a->seed));
+	x0 = fold128(x0, k1, _mm_or_si128(
+		_mm_loadu_si128((const __m128i *)(s + 16)),
+		_mm_load_si128((const __m128i *)a->ones[1])));
+	return fold128(x0, k1, _mm_or_si128(
+		_mm_loadu_si128((const __m128i *)(s + 32)),
+		_mm_load_si128((const __m128i *)a->ones[2])));
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1"), always_inline))
+static inline uint32_t
+icrc_aligned_body(const uint8_t *p, size_t len)
+{
+	const __m128i k1 = _mm_set_epi64x(K_X96, K_X160);
+	const struct icrc_align *a = &icrc_align[(-len) & 15];
+	const uint8_t *s = p - ((-len) & 15);
+	const uint8_t *e = p + len;
+	__m128i x0 = icrc_lanes3(s, a);
+
+	if (e - s > ICRC_ALIGN_MAX)
+		return crc32_pclmul_reduce(crc32_pclmul_fold(crc_carry(x0),
+			s + 48, (size_t)(e - s) - 48, NULL));
+	/* The lanes after the third, counted back from the end. */
+	switch ((e - s) >> 4) {
+	case 8:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 80)));
+		/* fall through */
+	case 7:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 64)));
+		/* fall through */
+	case 6:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 48)));
+		/* fall through */
+	case 5:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 32)));
+		/* fall through */
+	case 4:
+		x0 = fold128(x0, k1, _mm_loadu_si128((const __m128i *)(e - 16)));
+		/* fall through */
+	default:
+		break;
+	}
+	return crc32_pclmul_reduce(x0);
+}
+
+__attribute__((target("pclmul,ssse3,sse4.1")))
+static uint32_t
+icrc_aligned_pclmul(const uint8_t *p, size_t len)
+{
+	return icrc_aligned_body(p, len);
+}
+
+__attribute__((target("avx,pclmul,ssse3,sse4.1")))
+static uint32_t
+icrc_aligned_pclmul_avx(const uint8_t *p, size_t len)
+{
+	return icrc_aligned_body(p, len);
+}
+
+/* The same; long packets through the 256-bit loop. */
+__attribute__((target("vpclmulqdq,avx2,pclmul,ssse3,sse4.1")))
+static uint32_t
+icrc_aligned_vpclmul(const uint8_t *p, size_t len)
+{
+	const struct icrc_align *a = &icrc_align[(-len) & 15];
+	const uint8_t *s = p - ((-len) & 15);
+	size_t n = len + ((-len) & 15);
+
+	if (n <= ICRC_ALIGN_MAX)
+		return icrc_aligned_body(p, len);
+	return crc32_pclmul_reduce(crc32_vpclmul_fold(crc_carry(icrc_lanes3(s,
+		a)), s + 48, n - 48, NULL));
 }
 
 /*
@@ -508,6 +636,8 @@ name(uint32_t crc, uint8_t *out, const struct rte_mbuf *m, uint32_t off, \
 
 CRC_COPY_SEGS(crc32_pclmul_copy_segs, "pclmul,ssse3,sse4.1",
 	      crc32_pclmul_fold)
+CRC_COPY_SEGS(crc32_pclmul_avx_copy_segs, "avx,pclmul,ssse3,sse4.1",
+	      crc32_pclmul_fold)
 CRC_COPY_SEGS(crc32_vpclmul_copy_segs, "vpclmulqdq,avx2,pclmul,ssse3,sse4.1",
 	      crc32_vpclmul_fold)
 #endif /* RTE_ARCH_X86_64 */
@@ -524,9 +654,11 @@ static const crc32_fn crc32_fns[NDK_ROCE_CRC_IMPL_MAX] = {
 	[NDK_ROCE_CRC_TABLE] = crc32_sw,
 #if defined(RTE_ARCH_X86_64)
 	[NDK_ROCE_CRC_PCLMUL] = crc32_pclmul,
+	[NDK_ROCE_CRC_PCLMUL_AVX] = crc32_pclmul_avx,
 	[NDK_ROCE_CRC_VPCLMUL] = crc32_vpclmul,
 #else
 	[NDK_ROCE_CRC_PCLMUL] = crc32_sw,
+	[NDK_ROCE_CRC_PCLMUL_AVX] = crc32_sw,
 	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw,
 #endif
 };
@@ -534,12 +666,48 @@ static const crc32_copy_fn crc32_copy_fns[NDK_ROCE_CRC_IMPL_MAX] = {
 	[NDK_ROCE_CRC_TABLE] = crc32_sw_copy,
 #if defined(RTE_ARCH_X86_64)
 	[NDK_ROCE_CRC_PCLMUL] = crc32_pclmul_copy,
+	[NDK_ROCE_CRC_PCLMUL_AVX] = crc32_pclmul_avx_copy,
 	[NDK_ROCE_CRC_VPCLMUL] = crc32_vpclmul_copy,
 #else
 	[NDK_ROCE_CRC_PCLMUL] = crc32_sw_copy,
+	[NDK_ROCE_CRC_PCLMUL_AVX] = crc32_sw_copy,
 	[NDK_ROCE_CRC_VPCLMUL] = crc32_sw_copy,
 #endif
 };
+
+/*
+ * The register that one zero byte carries to @p r. A zero byte's step is
+ * r' = (r >> 8) ^ T[r & 0xFF], and the top bytes of T's 256 entries are
+ * all different, so r & 0xFF is the index whose entry has r's top byte.
+ */
+static uint32_t
+crc32_unstep_zero(uint32_t r)
+{
+	for (uint32_t i = 0; i < 256; i++)
+		if ((crc_table[0][i] >> 24) == (r >> 24))
+			return ((r ^ crc_table[0][i]) << 8) | i;
+	return 0;       /* not reached: T's top bytes are a permutation */
+}
+
+/* The masks and registers of icrc_aligned_pclmul(), per k. */
+static void
+icrc_align_init(void)
+{
+	/* The variant bytes of an IPv4 (IHL 5) + UDP + BTH header. */
+	static const uint8_t var[] = { 1, 8, 10, 11, 26, 27, 32 };
+	uint32_t r = roce_icrc_seed;
+
+	for (unsigned int k = 0; k < 16; k++) {
+		struct icrc_align *a = &icrc_align[k];
+
+		memset(a, 0, sizeof(*a));
+		memset(a->zero + k, 0xFF, sizeof(a->zero) - k);
+		for (unsigned int i = 0; i < RTE_DIM(var); i++)
+			a->ones[(k + var[i]) / 16][(k + var[i]) % 16] = 0xFF;
+		a->seed = r;
+		r = crc32_unstep_zero(r);
+	}
+}
 
 RTE_INIT(ndk_roce_crc_init)
 {
@@ -559,21 +727,29 @@ RTE_INIT(ndk_roce_crc_init)
 			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
 				crc_table[0][crc_table[k - 1][i] & 0xFF];
 
-	icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
+	roce_icrc_seed = crc32_sw(0xFFFFFFFFu, ones, sizeof(ones));
+	icrc_align_init();
 
 #if defined(RTE_ARCH_X86_64)
 	crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] =
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_SSE4_1) > 0;
+	crc32_impl_ok[NDK_ROCE_CRC_PCLMUL_AVX] =
+		crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] &&
+		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX) > 0;
 	crc32_impl_ok[NDK_ROCE_CRC_VPCLMUL] =
 		crc32_impl_ok[NDK_ROCE_CRC_PCLMUL] &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0 &&
 		rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0;
 	for (int i = NDK_ROCE_CRC_IMPL_MAX - 1; i > NDK_ROCE_CRC_TABLE; i--) {
 		if (crc32_impl_ok[i]) {
-			crc32_impl = crc32_fns[i];
+			roce_crc32_impl = crc32_fns[i];
 			crc32_copy_impl = crc32_copy_fns[i];
-			icrc_small_impl = icrc_small_pclmul;
+			roce_icrc_small_impl = icrc_small_pclmul;
+			roce_icrc_aligned_impl =
+				i == NDK_ROCE_CRC_VPCLMUL ? icrc_aligned_vpclmul :
+				i == NDK_ROCE_CRC_PCLMUL_AVX ?
+				icrc_aligned_pclmul_avx : icrc_aligned_pclmul;
 			crc32_impl_id = i;
 			break;
 		}
@@ -593,6 +769,7 @@ ndk_roce_crc32_impl_name(enum ndk_roce_crc_impl impl)
 	static const char *const names[NDK_ROCE_CRC_IMPL_MAX] = {
 		[NDK_ROCE_CRC_TABLE] = "slice-by-8",
 		[NDK_ROCE_CRC_PCLMUL] = "pclmul-4x128",
+		[NDK_ROCE_CRC_PCLMUL_AVX] = "pclmul-avx-4x128",
 		[NDK_ROCE_CRC_VPCLMUL] = "vpclmul-4x256",
 	};
 
@@ -636,6 +813,8 @@ ndk_roce_crc32_copy_mbuf_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 #if defined(RTE_ARCH_X86_64)
 	if (impl == NDK_ROCE_CRC_VPCLMUL)
 		return crc32_vpclmul_copy_segs(crc, out, m, off, len);
+	if (impl == NDK_ROCE_CRC_PCLMUL_AVX)
+		return crc32_pclmul_avx_copy_segs(crc, out, m, off, len);
 	if (impl == NDK_ROCE_CRC_PCLMUL)
 		return crc32_pclmul_copy_segs(crc, out, m, off, len);
 #endif
@@ -676,187 +855,11 @@ ndk_roce_crc32_update_impl(enum ndk_roce_crc_impl impl, uint32_t crc,
 uint32_t
 ndk_roce_crc32_update(uint32_t crc, const void *buf, size_t len)
 {
-	return crc32_impl(crc, buf, len);
+	return roce_crc32_impl(crc, buf, len);
 }
 
 uint32_t
 ndk_roce_crc32_update_sw(uint32_t crc, const void *buf, size_t len)
 {
 	return crc32_sw(crc, buf, len);
-}
-
-/* ------------------------------------------------------------------ */
-/* ICRC                                                                */
-/* ------------------------------------------------------------------ */
-
-/* IPv4 header (up to 60 bytes; IPv6: 40) + UDP + BTH. */
-#define ICRC_HDR_MAX (60 + 8 + NDK_ROCE_BTH_LEN)
-/* The fixed IPv6 header (RoCEv2 carries no extension headers). */
-#define ICRC_IP6_HLEN 40
-/*
- * The masked copy of the headers is extended to a multiple of 16 bytes
- * (with the bytes that follow them, when the packet has them), so that
- * the folding implementations take it without a table-driven tail: 40
- * bytes of IPv4 + UDP + BTH become 48.
- */
-#define ICRC_HDR_ALIGN 16
-#define ICRC_HDR_BUF RTE_ALIGN_CEIL(ICRC_HDR_MAX, ICRC_HDR_ALIGN)
-/*
- * Flat packets up to this length (a 64-byte WRITE is 120 bytes from the
- * IPv4 header to the ICRC) are copied whole and masked, so the CRC is
- * one pass and one final reduction instead of two.
- */
-#define ICRC_FLAT_MAX 128
-/* The register-masked variant reads the first 48 bytes as three lanes. */
-#define ICRC_SMALL_MIN 48
-
-static inline size_t
-icrc_hdr_chunk(size_t len, size_t ihl)
-{
-	return RTE_MIN(len, RTE_ALIGN_CEIL(ihl + 8 + NDK_ROCE_BTH_LEN,
-					   (size_t)ICRC_HDR_ALIGN));
-}
-
-/* IP header length from its first byte: 40 for IPv6, IHL for IPv4. */
-static inline size_t
-icrc_ip_hdr_len(uint8_t ver_ihl)
-{
-	size_t ihl = (size_t)(ver_ihl & 0x0F) << 2;
-
-	if ((ver_ihl >> 4) == 6)
-		return ICRC_IP6_HLEN;
-	return ihl < 20 ? 20 : ihl;
-}
-
-static inline void
-mask_byte(uint8_t *h, size_t hlen, size_t idx)
-{
-	if (idx < hlen)
-		h[idx] = 0xFF;
-}
-
-/*
- * Force the variant fields of the first @p hlen bytes (IP + UDP + BTH) to
- * ones: IPv4 TOS, TTL and checksum, or IPv6 traffic class, flow label and
- * hop limit; UDP checksum, BTH byte 4 (FECN, BECN, reserved). IPv4
- * options, if any, are covered as transmitted. @p ihl is 40 for IPv6.
- */
-static inline void
-icrc_mask_hdr(uint8_t *h, size_t hlen, size_t ihl)
-{
-	if (ihl == ICRC_IP6_HLEN && hlen > 0 && (h[0] >> 4) == 6) {
-		h[0] |= 0x0F;                    /* traffic class, high */
-		mask_byte(h, hlen, 1);           /* TC low, flow label */
-		mask_byte(h, hlen, 2);
-		mask_byte(h, hlen, 3);
-		mask_byte(h, hlen, 7);           /* hop limit */
-		mask_byte(h, hlen, ihl + 6);     /* UDP checksum */
-		mask_byte(h, hlen, ihl + 7);
-		mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
-		return;
-	}
-	if (likely(hlen >= ihl + 8 + NDK_ROCE_BTH_LEN)) {
-		h[1] = 0xFF;
-		h[8] = 0xFF;
-		h[10] = 0xFF;
-		h[11] = 0xFF;
-		h[ihl + 6] = 0xFF;
-		h[ihl + 7] = 0xFF;
-		h[ihl + 8 + 4] = 0xFF;
-		return;
-	}
-	/* A truncated header: mask what is there. */
-	mask_byte(h, hlen, 1);           /* TOS */
-	mask_byte(h, hlen, 8);           /* TTL */
-	mask_byte(h, hlen, 10);          /* header checksum */
-	mask_byte(h, hlen, 11);
-	mask_byte(h, hlen, ihl + 6);     /* UDP checksum */
-	mask_byte(h, hlen, ihl + 7);
-	mask_byte(h, hlen, ihl + 8 + 4); /* BTH FECN/BECN/resv */
-}
-
-/* The ICRC register (not complemented) over the first @p len bytes. */
-static uint32_t
-icrc_reg(const uint8_t *p, size_t len)
-{
-	uint8_t h[RTE_MAX(ICRC_HDR_BUF, ICRC_FLAT_MAX)];
-	size_t ihl, hlen;
-	uint32_t crc;
-
-	if (len == 0)
-		return icrc_seed;
-	ihl = icrc_ip_hdr_len(p[0]);
-	if (len <= ICRC_FLAT_MAX) {
-		/* Small frame: masked in registers, or one masked copy. */
-		if (icrc_small_impl != NULL && ihl == 20 &&
-		    len >= ICRC_SMALL_MIN)
-			return icrc_small_impl(icrc_seed, p, len);
-		memcpy(h, p, len);
-		icrc_mask_hdr(h, len, ihl);
-		return crc32_impl(icrc_seed, h, len);
-	}
-	hlen = icrc_hdr_chunk(len, ihl);
-	memcpy(h, p, hlen);
-	icrc_mask_hdr(h, hlen, ihl);
-	crc = crc32_impl(icrc_seed, h, hlen);
-	return crc32_impl(crc, p + hlen, len - hlen);
-}
-
-uint32_t
-ndk_roce_icrc_buf(const void *l3, size_t len)
-{
-	return ~icrc_reg(l3, len);
-}
-
-uint32_t
-ndk_roce_icrc_start(const void *l3, size_t len)
-{
-	return icrc_reg(l3, len);
-}
-
-uint32_t
-ndk_roce_icrc_mbuf(const struct rte_mbuf *m, uint32_t l3_off, uint32_t len)
-{
-	uint8_t h[ICRC_HDR_BUF];
-	const uint8_t *hp;
-	uint32_t off, hlen;
-	size_t ihl;
-	uint32_t crc;
-
-	if (len == 0)
-		return ~icrc_seed;
-	/* All in the first segment (small frames, big buffers): flat. */
-	if ((uint64_t)l3_off + len <= m->data_len)
-		return ~icrc_reg(rte_pktmbuf_mtod_offset(m, const uint8_t *,
-							 l3_off), len);
-	hp = rte_pktmbuf_read(m, l3_off, 1, h);
-	if (hp == NULL)
-		return ~icrc_seed;
-	ihl = icrc_ip_hdr_len(hp[0]);
-	hlen = (uint32_t)icrc_hdr_chunk(len, ihl);
-	hp = rte_pktmbuf_read(m, l3_off, hlen, h);
-	if (hp == NULL)
-		return ~icrc_seed;
-	if (hp != h)
-		memcpy(h, hp, hlen);
-	icrc_mask_hdr(h, hlen, ihl);
-	crc = crc32_impl(icrc_seed, h, hlen);
-
-	/* The rest straight from the segments. */
-	len -= hlen;
-	off = l3_off + hlen;
-	while (m != NULL && off >= m->data_len) {
-		off -= m->data_len;
-		m = m->next;
-	}
-	while (m != NULL && len > 0) {
-		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len);
-
-		crc = crc32_impl(crc, rte_pktmbuf_mtod_offset(m, const uint8_t *,
-							      off), n);
-		len -= n;
-		off = 0;
-		m = m->next;
-	}
-	return ~crc;
 }

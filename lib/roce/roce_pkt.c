@@ -396,15 +396,29 @@ pkt_icrc_wire(const struct ndk_roce_pkt *p)
 bool
 ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p)
 {
-	return pkt_icrc_wire(p) == ndk_roce_icrc_mbuf(p->m, p->l3_off,
-		pkt_icrc_off(p) - p->l3_off);
+	const struct rte_mbuf *m = p->m;
+	uint32_t off = pkt_icrc_off(p);
+
+	/* A frame in one segment (every small one): read in place. */
+	if (likely(off + NDK_ROCE_ICRC_LEN <= m->data_len)) {
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t wire;
+
+		memcpy(&wire, f + off, sizeof(wire));
+		return rte_le_to_cpu_32(wire) == ndk_roce_icrc_frame(
+			f + p->l3_off, off - p->l3_off,
+			(size_t)rte_pktmbuf_headroom(m) + p->l3_off);
+	}
+	return pkt_icrc_wire(p) == ndk_roce_icrc_mbuf(m, p->l3_off,
+						      off - p->l3_off);
 }
 
 uint32_t
 ndk_roce_pkt_icrc_hdr(const struct ndk_roce_pkt *p)
 {
-	return ndk_roce_icrc_start(rte_pktmbuf_mtod_offset(p->m,
-		const uint8_t *, p->l3_off), p->payload_off - p->l3_off);
+	return ndk_roce_icrc_start_frame(rte_pktmbuf_mtod_offset(p->m,
+		const uint8_t *, p->l3_off), p->payload_off - p->l3_off,
+		(size_t)rte_pktmbuf_headroom(p->m) + p->l3_off);
 }
 
 bool

@@ -603,6 +603,123 @@ t_silent_success(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Receives in bulk (ndk_receive_list)                                 */
+/* ------------------------------------------------------------------ */
+
+#define RL_DEPTH 8
+#define RL_MSG 64
+
+/* Post @p n receives of @p s with contexts @p ctx0, ctx0 + 1, ... */
+static ndk_status_t
+rl_post(struct ndk_qp *qp, const struct ndk_sge *s, uint32_t n,
+	uintptr_t ctx0, uint32_t *posted)
+{
+	struct ndk_receive_request rq[RL_DEPTH + 2];
+
+	for (uint32_t i = 0; i < n; i++)
+		rq[i] = (struct ndk_receive_request){
+			.request_context = (void *)(ctx0 + i),
+			.sgl = &s[i], .nsge = 1,
+		};
+	return ndk_receive_list(qp, rq, n, posted);
+}
+
+static int
+t_receive_list(void)
+{
+	struct ndk_pair *p = pair_get(0);
+	struct ndk_pair_conn_opts o = {
+		.rq_depth = RL_DEPTH, .sq_depth = RL_DEPTH, .cq_depth = 64,
+		.max_rsge = 4,
+	};
+	struct ndk_receive_request one;
+	struct ndk_sge sg[RL_DEPTH + 2], s;
+	struct ndk_pair_buf *src, *dst;
+	struct ndk_pair_conn *c;
+	uint32_t n = 99;
+	ndk_status_t st;
+
+	TEST_ASSERT(p != NULL, "pair");
+	c = ndk_pair_conn_create(p, &o, NULL);
+	TEST_ASSERT(c != NULL, "connection");
+	src = ndk_pair_buf_alloc(p, c->pd[0], RL_DEPTH * RL_MSG, 0);
+	dst = ndk_pair_buf_alloc(p, c->pd[1], RL_DEPTH * RL_MSG,
+				 NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+	TEST_ASSERT(src != NULL && dst != NULL, "buffers");
+	for (uint32_t i = 0; i < RL_DEPTH; i++)
+		sg[i] = ndk_pair_sge(dst, i * RL_MSG, RL_MSG);
+
+	/* Misuse: nothing posted, *posted 0 wherever it can be written. */
+	one = (struct ndk_receive_request){ .sgl = &sg[0], .nsge = 1 };
+	st = ndk_receive_list(NULL, &one, 1, &n);
+	TEST_ASSERT(st == NDK_STATUS_INVALID_HANDLE && n == 0, "NULL QP: %s",
+		    ndk_status_str(st));
+	st = ndk_receive_list((struct ndk_qp *)c->rcq[1], &one, 1, &n);
+	TEST_ASSERT_EQ(st, NDK_STATUS_INVALID_HANDLE, "a CQ as QP: %s",
+		       ndk_status_str(st));
+	st = ndk_receive_list(c->qp[1], NULL, 1, &n);
+	TEST_ASSERT_EQ(st, NDK_STATUS_INVALID_PARAMETER, "no requests: %s",
+		       ndk_status_str(st));
+	st = ndk_receive_list(c->qp[1], &one, 1, NULL);
+	TEST_ASSERT_EQ(st, NDK_STATUS_INVALID_PARAMETER, "no count out: %s",
+		       ndk_status_str(st));
+	n = 99;
+	st = ndk_receive_list(c->qp[1], NULL, 0, &n);
+	TEST_ASSERT(st == NDK_STATUS_SUCCESS && n == 0, "empty list: %s",
+		    ndk_status_str(st));
+
+	/*
+	 * A bad receive stops the list there, those before it posted: past
+	 * the end of the region the one before was checked in, a token
+	 * that names no region, too many SGEs.
+	 */
+	sg[RL_DEPTH] = sg[0];
+	sg[RL_DEPTH + 1] = ndk_pair_sge(dst, RL_DEPTH * RL_MSG - 32, RL_MSG);
+	st = rl_post(c->qp[1], &sg[RL_DEPTH], 2, 1, &n);
+	TEST_ASSERT(st == NDK_STATUS_ACCESS_VIOLATION && n == 1,
+		    "receive past its region: %s, %u posted",
+		    ndk_status_str(st), n);
+	s = sg[1];
+	s.token ^= 0x00FFFF00u;
+	st = rl_post(c->qp[1], &s, 1, 50, &n);
+	TEST_ASSERT(st == NDK_STATUS_ACCESS_VIOLATION && n == 0,
+		    "unknown token: %s, %u posted", ndk_status_str(st), n);
+	one = (struct ndk_receive_request){ .sgl = sg, .nsge = o.max_rsge + 1 };
+	st = ndk_receive_list(c->qp[1], &one, 1, &n);
+	TEST_ASSERT(st == NDK_STATUS_DATA_OVERRUN && n == 0,
+		    "too many SGEs: %s, %u posted", ndk_status_str(st), n);
+
+	/* A full queue: the room is posted, the rest refused. */
+	sg[RL_DEPTH] = sg[0];
+	sg[RL_DEPTH + 1] = sg[0];
+	st = rl_post(c->qp[1], &sg[1], RL_DEPTH + 1, 2, &n);
+	TEST_ASSERT(st == NDK_STATUS_NO_MORE_ENTRIES && n == RL_DEPTH - 1,
+		    "full queue: %s, %u posted of %u room", ndk_status_str(st),
+		    n, RL_DEPTH - 1);
+
+	/* SENDs land in the list's order, each in its own buffer. */
+	for (uint32_t i = 0; i < RL_DEPTH; i++) {
+		ndk_pair_fill(src->data + i * RL_MSG, RL_MSG, 70 + i);
+		s = ndk_pair_sge(src, i * RL_MSG, RL_MSG);
+		st = ndk_send(c->qp[0], (void *)(uintptr_t)(300 + i), &s, 1,
+			      NDK_OP_FLAG_SILENT_SUCCESS);
+		TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "send %u: %s", i,
+			       ndk_status_str(st));
+	}
+	for (uint32_t i = 0; i < RL_DEPTH; i++)
+		if (expect_ok(c->rcq[1], NDK_OP_RECEIVE,
+			      (void *)(uintptr_t)(1 + i), "receive") != 0)
+			return -1;
+	for (uint32_t i = 0; i < RL_DEPTH; i++)
+		TEST_ASSERT(ndk_pair_check(dst->data + i * RL_MSG, RL_MSG,
+					   70 + i) < 0, "receive %u: data", i);
+	ndk_pair_buf_free(src);
+	ndk_pair_buf_free(dst);
+	ndk_pair_conn_destroy(c);
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "many_qps", t_many_qps },
 	{ "rnr", t_rnr },
@@ -610,6 +727,7 @@ static const struct ndk_test_case cases[] = {
 	{ "queue_depth", t_queue_depth },
 	{ "read_fence", t_read_fence },
 	{ "silent_success", t_silent_success },
+	{ "receive_list", t_receive_list },
 };
 
 int

@@ -387,6 +387,17 @@ test_icrc_lengths(void)
 				       "flat, ihl %u len %u off %u", ihl, len,
 				       off);
 			/*
+			 * In place with the bytes before it readable (random
+			 * bytes that must not count): small packets read
+			 * whole lanes from up to 15 bytes before.
+			 */
+			TEST_ASSERT_EQ(ndk_roce_icrc_frame(l3, len, off), ref,
+				       "frame, ihl %u len %u headroom %u", ihl,
+				       len, off);
+			TEST_ASSERT_EQ(ndk_roce_icrc_frame(l3, len, off % 16),
+				       ref, "frame, ihl %u len %u headroom %u",
+				       ihl, len, off % 16);
+			/*
 			 * Piecewise, as the transmit path builds it: the
 			 * headers and some payload, then the rest copied in
 			 * the CRC's pass.
@@ -400,6 +411,12 @@ test_icrc_lengths(void)
 				       len - split);
 			TEST_ASSERT(memcmp(copy + split, l3 + split,
 					   len - split) == 0, "copied bytes");
+			/* The headers read in place, the headroom before. */
+			crc = ndk_roce_icrc_start_frame(l3, split, off);
+			crc = ndk_roce_crc32_copy(crc, copy + split, l3 + split,
+						  len - split);
+			TEST_ASSERT_EQ(~crc, ref, "start in place %u (headroom "
+				       "%u) + copy %u", split, off, len - split);
 			free(copy);
 			/* Headers in the first segment, the rest anywhere. */
 			first = hdr + (uint32_t)(rng() % (len - hdr + 1));

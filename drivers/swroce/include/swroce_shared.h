@@ -50,6 +50,10 @@ ndk_status_t swr_post_read(struct ndk_qp *q, void *ctx,
 /** Post a receive on @p q. */
 ndk_status_t swr_post_receive(struct ndk_qp *q, void *ctx,
 			      const struct ndk_sge *sgl, uint32_t nsge);
+/** Post @p n receives on @p q (ndk_receive_list()). */
+ndk_status_t swr_post_receive_list(struct ndk_qp *q,
+				   const struct ndk_receive_request *rq,
+				   uint32_t n, uint32_t *posted);
 /** Post a receive to swroce SRQ @p srq (ndk_srq_receive()). */
 ndk_status_t swr_post_srq_receive(struct ndk_srq *srq, void *ctx,
 				  const struct ndk_sge *sgl, uint32_t nsge);

@@ -159,11 +159,23 @@ swr_mr_frmr_release(struct swr_mr *mr)
 	/* The caller unlinks again: harmless, the MR is no longer listed. */
 }
 
+/* Whether the page at @p a lies whole inside DPDK memory list @p msl. */
+static inline bool
+swr_page_in_msl(const struct rte_memseg_list *msl, uint64_t a)
+{
+	uint64_t base = (uintptr_t)msl->base_va;
+
+	return a >= base && msl->len >= NDK_PAGE_SIZE &&
+		a - base <= msl->len - NDK_PAGE_SIZE;
+}
+
 ndk_status_t
 swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
 		     uint32_t npages, const uint64_t *pages, uint32_t fbo,
 		     size_t length, uint64_t base_va)
 {
+	const struct rte_memseg_list *msl = NULL;
+
 	if (pages == NULL || npages == 0 || npages > mr->max_pages ||
 	    fbo >= NDK_PAGE_SIZE || length == 0 ||
 	    length > (size_t)npages * NDK_PAGE_SIZE - fbo ||
@@ -171,14 +183,19 @@ swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
 	    (base_va & PAGE_MASK) != fbo || base_va > UINT64_MAX - length)
 		return NDK_STATUS_INVALID_PARAMETER;
 	for (uint32_t i = 0; i < npages; i++) {
-		void *p = (void *)(uintptr_t)pages[i];
-
-		/* The engines copy to these pages: DPDK memory only. */
-		if (pages[i] == 0 || (pages[i] & PAGE_MASK) != 0 ||
-		    rte_mem_virt2memseg_list(p) == NULL ||
-		    rte_mem_virt2memseg_list(RTE_PTR_ADD(p, PAGE_MASK)) !=
-		    rte_mem_virt2memseg_list(p))
+		/*
+		 * The engines copy to these pages: DPDK memory only, each
+		 * page inside one memory list (the one the page before was
+		 * in, most often: no lookup then).
+		 */
+		if (pages[i] == 0 || (pages[i] & PAGE_MASK) != 0)
 			return NDK_STATUS_INVALID_PARAMETER;
+		if (msl == NULL || !swr_page_in_msl(msl, pages[i])) {
+			msl = rte_mem_virt2memseg_list(
+				(void *)(uintptr_t)pages[i]);
+			if (msl == NULL || !swr_page_in_msl(msl, pages[i]))
+				return NDK_STATUS_INVALID_PARAMETER;
+		}
 		/* An attached application's QP: its own heap only. */
 		if (qp->fr_hi != 0 &&
 		    (pages[i] < qp->fr_lo ||

@@ -89,8 +89,9 @@ swr_frame_seal(struct rte_mbuf *m)
 
 	if (pad != 0)
 		memset(frame + len - NDK_ROCE_ICRC_LEN - pad, 0, pad);
-	icrc = ndk_roce_icrc_buf(frame + RTE_ETHER_HDR_LEN,
-				 len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN);
+	icrc = ndk_roce_icrc_frame(frame + RTE_ETHER_HDR_LEN,
+				   len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN,
+				   rte_pktmbuf_headroom(m) + RTE_ETHER_HDR_LEN);
 	icrc = rte_cpu_to_le_32(icrc);
 	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
 }
@@ -101,7 +102,9 @@ swr_frame_icrc_start(const struct rte_mbuf *m, const uint8_t *payload)
 	const uint8_t *l3 = rte_pktmbuf_mtod(m, const uint8_t *) +
 		RTE_ETHER_HDR_LEN;
 
-	return ndk_roce_icrc_start(l3, (size_t)(payload - l3));
+	return ndk_roce_icrc_start_frame(l3, (size_t)(payload - l3),
+					 rte_pktmbuf_headroom(m) +
+					 RTE_ETHER_HDR_LEN);
 }
 
 void

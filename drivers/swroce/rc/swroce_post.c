@@ -132,6 +132,17 @@ swr_sge_list_copy(struct ndk_sge *dst, const struct ndk_sge *sgl,
 		memcpy(dst, sgl, nsge * sizeof(*sgl));
 }
 
+/* One SGE inside region @p mr, by token and bounds (overflow-safe). */
+static inline bool
+swr_sge_within(const struct swr_mr *mr, const struct ndk_sge *s)
+{
+	uint64_t va = (uintptr_t)s->va;
+
+	return s->token == mr->token && s->length <= SWR_MAX_TRANSFER &&
+		va >= mr->va && s->length <= mr->len &&
+		va - mr->va <= mr->len - s->length;
+}
+
 /* Check an SGE list: count, tokens, bounds, rights; sum the length. */
 static __rte_always_inline ndk_status_t
 swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
@@ -414,6 +425,72 @@ swr_post_receive(struct ndk_qp *q, void *ctx, const struct ndk_sge *sgl,
 	if (unlikely(state == NDK_QP_STATE_ERROR))
 		swr_doorbell(qp);
 	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+swr_post_receive_list(struct ndk_qp *q,
+		      const struct ndk_receive_request *rq, uint32_t n,
+		      uint32_t *posted)
+{
+	struct swr_qp *qp = swr_qp_of(q);
+	uint32_t state = swr_qp_state(qp);
+	uint32_t prod = qp->rq_prod_priv, room, i;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
+	/* The region the last one-SGE receive was checked in. */
+	const struct swr_mr *last = NULL;
+
+	*posted = 0;
+	if (unlikely(state == NDK_QP_STATE_RESET))
+		return NDK_STATUS_CONNECTION_INVALID;
+	/* The room once: the poller only frees more meanwhile. */
+	room = qp->rq_depth -
+		(prod - __atomic_load_n(&qp->rq_done, __ATOMIC_ACQUIRE));
+	for (i = 0; i < n; i++) {
+		struct swr_rwqe *wqe;
+		uint32_t total;
+
+		if (unlikely(i == room)) {
+			st = qp->srq != NULL ? NDK_STATUS_INVALID_DEVICE_REQUEST :
+				NDK_STATUS_NO_MORE_ENTRIES;
+			break;
+		}
+		/*
+		 * One SGE in the region the one before was found in (a
+		 * receiver re-posting its buffers): the bounds alone, the
+		 * region's state, rights and PD are those checked a moment
+		 * ago in this call. Otherwise the full check.
+		 */
+		if (likely(rq[i].nsge == 1 && last != NULL &&
+			   swr_sge_within(last, rq[i].sgl))) {
+			total = rq[i].sgl->length;
+		} else {
+			const struct ndk_sge *s = rq[i].sgl;
+
+			st = swr_check_sgl(qp, s, rq[i].nsge, qp->max_rsge,
+					   SWR_ACC_LOCAL_WRITE, &total);
+			if (unlikely(st != NDK_STATUS_SUCCESS))
+				break;
+			last = rq[i].nsge == 1 && total != 0 ?
+				swr_mr_lookup(qp->ad, qp->pd, s->token,
+					      (uintptr_t)s->va, s->length,
+					      SWR_ACC_LOCAL_WRITE) : NULL;
+		}
+		wqe = swr_rwqe(qp, prod);
+		wqe->ctx = rq[i].request_context;
+		wqe->nsge = rq[i].nsge;
+		wqe->length = total;
+		swr_sge_list_copy(wqe->sge, rq[i].sgl, rq[i].nsge);
+		prod++;
+	}
+	if (i != 0) {
+		/* One release for the list: the poller sees them together. */
+		qp->rq_prod_priv = prod;
+		__atomic_store_n(&qp->rq_prod, prod, __ATOMIC_RELEASE);
+		if (unlikely(state == NDK_QP_STATE_ERROR))
+			swr_doorbell(qp);
+	}
+	*posted = i;
+	return st;
 }
 
 void

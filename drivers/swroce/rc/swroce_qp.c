@@ -516,6 +516,7 @@ static const struct ndk_qp_dispatch swr_qp_dispatch = {
 	.invalidate = swr_post_invalidate,
 	.bind = swr_post_bind,
 	.get_stats = swr_post_get_stats,
+	.receive_list = swr_post_receive_list,
 	.modify = swr_qp_modify,
 	.query = swr_qp_query,
 };

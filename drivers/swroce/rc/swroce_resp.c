@@ -138,6 +138,26 @@ swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 }
 
 /*
+ * Place @p len payload bytes of @p p at @p va of region @p mr: into a
+ * plain region from the frame's first segment (every frame of a buffer's
+ * size) with the copy inline, else through swr_mr_copy_from_mbuf().
+ */
+static inline void
+swr_resp_place(const struct swr_mr *mr, uint64_t va,
+	       const struct ndk_roce_pkt *p, uint32_t len)
+{
+	const struct rte_mbuf *m = p->m;
+
+	if (likely(mr->kind == SWR_MR_PLAIN &&
+		   p->payload_off + len <= m->data_len)) {
+		memcpy((void *)(uintptr_t)va, rte_pktmbuf_mtod_offset(m,
+		       const uint8_t *, p->payload_off), len);
+		return;
+	}
+	swr_mr_copy_from_mbuf(mr, va, m, p->payload_off, len, NULL);
+}
+
+/*
  * Place a SEND's payload at offset @p off of the receive @p wqe: one SGE
  * holding all of it (the common case) is checked and copied here, any
  * other list takes the general walk. Same checks either way.
@@ -158,7 +178,7 @@ swr_resp_recv_copy(struct swr_qp *qp, const struct swr_rwqe *wqe,
 
 		if (unlikely(mr == NULL))
 			return -EACCES;
-		swr_mr_copy_from_mbuf(mr, va, p->m, p->payload_off, len, NULL);
+		swr_resp_place(mr, va, p, len);
 		return 0;
 	}
 	return swr_sge_copy_from_pkt(qp, wqe->sge, wqe->nsge, off, p, NULL);
@@ -291,8 +311,7 @@ swr_resp_write(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 				       NDK_STATUS_SUCCESS, 0);
 			return;
 		}
-		swr_mr_copy_from_mbuf(mr, qp->wr_va, p->m, p->payload_off,
-				      plen, NULL);
+		swr_resp_place(mr, qp->wr_va, p, plen);
 	}
 	qp->wr_va += plen;
 	qp->wr_left -= plen;

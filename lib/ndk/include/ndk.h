@@ -280,7 +280,8 @@ typedef void (*ndk_srq_notify_fn)(void *context, ndk_status_t srq_status);
 /* Shared receive queues. */
 #include "ndk_srq.h"
 
-/* NdkQueryExtension, NdkResizeCq, NdkControlCqInterruptModeration. */
+/* NdkQueryExtension, NdkResizeCq, NdkControlCqInterruptModeration,
+ * ndk_receive_list(). */
 #include "ndk_ext.h"
 
 /* ------------------------------------------------------------------ */

@@ -32,6 +32,7 @@ struct ndk_xstat;
 struct ndk_xstat_name;
 struct ndk_qp_info;
 struct ndk_shared_endpoint;
+struct ndk_receive_request;
 union ndk_sockaddr;
 
 /** NDK_ADAPTER_DISPATCH (user-space form). */
@@ -204,6 +205,10 @@ struct ndk_qp_dispatch {
 			     struct ndk_mw *mw, uint64_t va, size_t length,
 			     uint32_t flags);
 	void (*get_stats)(struct ndk_qp *qp, struct ndk_qp_stats *stats);
+	/** ndk_receive_list(); NULL: libndk posts them one by one. */
+	ndk_status_t (*receive_list)(struct ndk_qp *qp,
+				     const struct ndk_receive_request *requests,
+				     uint32_t count, uint32_t *posted);
 };
 
 /** NDK_CONNECTOR_DISPATCH. */

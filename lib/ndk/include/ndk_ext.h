@@ -10,7 +10,9 @@
  * NdkResizeCq and NdkControlCqInterruptModeration (a provider
  * announces the last two with NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED and
  * NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED, else they answer
- * STATUS_NOT_SUPPORTED). Part of ndk.h: include that, not this.
+ * STATUS_NOT_SUPPORTED), and ndk_receive_list(), receives posted in bulk
+ * (not in NDK, whose Receive has no deferral flag). Part of ndk.h:
+ * include that, not this.
  */
 
 #ifndef NDK_H
@@ -215,6 +217,51 @@ ndk_status_t ndk_resize_cq(struct ndk_cq *cq, uint32_t depth);
 ndk_status_t ndk_control_cq_interrupt_moderation(struct ndk_cq *cq,
 						 uint32_t interval_us,
 						 uint32_t count);
+
+/* ------------------------------------------------------------------ */
+/* Receives in bulk                                                    */
+/* ------------------------------------------------------------------ */
+
+/** One receive of ndk_receive_list(): the arguments of an ndk_receive(). */
+struct ndk_receive_request {
+	/** Returned in the receive's completion. */
+	void *request_context;
+	/** The buffers, as ndk_receive()'s @p sgl (read during the call). */
+	const struct ndk_sge *sgl;
+	/** SGEs in @p sgl. */
+	uint32_t nsge;
+};
+
+/**
+ * Post @p count receives to @p qp's receive queue in one call, in order:
+ * the same as @p count calls of ndk_receive() with the same arguments,
+ * each checked as ndk_receive() checks it, with the queue's state and
+ * room read once and the receives handed to the poller together (one
+ * release of the queue's producer index instead of @p count). The SGE
+ * lists are read during the call only. Not an NDK call: an extension of
+ * ndk-roce for receivers that re-post many buffers at once (every
+ * provider takes it; one without a bulk path posts them one by one).
+ *
+ * @param requests @p count receives.
+ * @param count receives to post; 0 posts nothing and succeeds.
+ * @param posted set to the receives posted (the first *posted of
+ *   @p requests; the rest were not posted and never complete), also on
+ *   failure.
+ * @return STATUS_SUCCESS when all were posted. Otherwise the status of
+ *   the first receive not posted, as ndk_receive() would have returned
+ *   it (STATUS_NO_MORE_ENTRIES: the queue is full; STATUS_DATA_OVERRUN,
+ *   STATUS_ACCESS_VIOLATION, STATUS_INVALID_PARAMETER: that receive's
+ *   SGEs; STATUS_CONNECTION_INVALID: a QP in RESET, nothing posted;
+ *   STATUS_INVALID_DEVICE_REQUEST: a QP on an SRQ, nothing posted;
+ *   STATUS_DEVICE_REMOVED: an attached application whose daemon is
+ *   gone).
+ *   STATUS_INVALID_HANDLE if @p qp is not a QP; STATUS_INVALID_PARAMETER
+ *   if @p posted is NULL or @p requests is NULL with @p count above 0
+ *   (nothing posted).
+ */
+ndk_status_t ndk_receive_list(struct ndk_qp *qp,
+			      const struct ndk_receive_request *requests,
+			      uint32_t count, uint32_t *posted);
 
 #ifdef __cplusplus
 }
