@@ -171,6 +171,27 @@ check_done(struct ndk_pair_conn *c, int ini, struct lop *op, int qi, int k)
 	return 0;
 }
 
+/* Stop the pair, then take lib/netem off both ports with its counts. */
+static void
+pair_stop(struct ndk_pair *p, struct ndk_netem *ne[2],
+	  struct ndk_netem_stats ns[2], bool print)
+{
+	ndk_pair_stop(p);
+	for (int s = 0; s < 2; s++) {
+		if (ne[s] == NULL)
+			continue;
+		ndk_netem_get_stats(ne[s], &ns[s]);
+		if (print)
+			printf("  netem %c: seen %" PRIu64 " dropped %" PRIu64
+			       " duplicated %" PRIu64 " reordered %" PRIu64
+			       " corrupted %" PRIu64 "\n",
+			       s == 0 ? 'A' : 'B', ns[s].seen, ns[s].dropped,
+			       ns[s].duplicated, ns[s].reordered,
+			       ns[s].corrupted);
+		ndk_netem_detach(ne[s]);
+	}
+}
+
 /*
  * One kind of operation (g_kind): frames sent again per frame lost, both
  * directions (requests and READ responses sent beyond those needed, over
@@ -322,18 +343,7 @@ run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 	       LOSS_QPS * LOSS_OPS_PER_QP, bytes, ndk_pair_now() - t0);
 	rc = 0;
 out:
-	ndk_pair_stop(p);
-	for (int s = 0; s < 2; s++) {
-		if (ne[s] == NULL)
-			continue;
-		ndk_netem_get_stats(ne[s], &ns[s]);
-		printf("  netem %c: seen %" PRIu64 " dropped %" PRIu64
-		       " duplicated %" PRIu64 " reordered %" PRIu64
-		       " corrupted %" PRIu64 "\n",
-		       s == 0 ? 'A' : 'B', ns[s].seen, ns[s].dropped,
-		       ns[s].duplicated, ns[s].reordered, ns[s].corrupted);
-		ndk_netem_detach(ne[s]);
-	}
+	pair_stop(p, ne, ns, true);
 	ndk_pair_stats(p, 0, &st[0]);
 	ndk_pair_stats(p, 1, &st[1]);
 	for (int s = 0; s < 2; s++)
@@ -442,6 +452,147 @@ kind_loss(int kind, uint32_t ppm, bool reorder, bool sr)
 	return rc;
 }
 
+/*
+ * READs alone at the ORD limit: 64 KiB READs, ORD and IRD 4, 16 posted at
+ * a time on one QP (refilled as they complete), 1 % of the frames dropped
+ * both ways. A READ waiting for a range asked again holds its place in
+ * the completion order; with selective repeat the READs after it that
+ * have all their responses free their ORD slots (read_ord_freed), and
+ * every re-read is still served from the responder's kept READs
+ * (read_dup_ignored 0: it keeps SWR_MAX_RD_ATOMIC); with go-back-N (a
+ * standard responder keeps only IRD READs) ORD holds as before. Data
+ * verified. The time ORD held READs back (rd_ord_*_us) is printed only.
+ */
+#define WND_OPS 400
+#define WND_OUT 16
+#define WND_LEN 65536
+
+static int
+read_window(uint8_t sr)
+{
+	struct ndk_pair_config pc = { .max_path_mtu = 4096, .no_pollers = true };
+	struct ndk_netem_config nc = {
+		.drop_ppm = 10000, .seed = 0x0bd00000u + sr,
+	};
+	struct ndk_pair_conn_opts o = {
+		.rq_depth = 16, .sq_depth = 32, .timeout = 12,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 4,
+		.max_dest_rd_atomic = 4, .selective_repeat = sr,
+	};
+	struct ndk_netem *ne[2] = { NULL, NULL };
+	struct ndk_pair_buf *src[WND_OUT] = { NULL }, *dst[WND_OUT] = { NULL };
+	uint32_t seed[WND_OUT];
+	struct ndk_test_xstats st[2];
+	struct ndk_netem_stats ns[2];
+	struct ndk_pair_conn *c = NULL;
+	struct ndk_pair *p;
+	uint64_t freed, ignored, lost;
+	int posted = 0, done = 0, rc = -1;
+
+	p = ndk_pair_create(&pc);
+	TEST_ASSERT(p != NULL, "pair");
+	for (int s = 0; s < 2; s++)
+		if ((ne[s] = ndk_netem_attach(p->port[s], 0, &nc)) == NULL)
+			goto out;
+	if (ndk_pair_start(p) != 0 || (c = ndk_pair_conn_create(p, &o,
+								NULL)) == NULL)
+		goto out;
+	for (int i = 0; i < WND_OUT; i++) {
+		src[i] = ndk_pair_buf_alloc(p, c->pd[1], WND_LEN,
+					    NDK_MR_FLAG_ALLOW_REMOTE_READ);
+		dst[i] = ndk_pair_buf_alloc(p, c->pd[0], WND_LEN,
+					    read_sink_flags(p));
+		if (src[i] == NULL || dst[i] == NULL)
+			goto out;
+	}
+	while (done < WND_OPS) {
+		struct ndk_result_ex r;
+		char d[200];
+		int i;
+
+		while (posted < WND_OPS && posted - done < WND_OUT) {
+			struct ndk_sge sg;
+
+			i = posted % WND_OUT;
+			seed[i] = 0x5eed0000u + (uint32_t)posted;
+			ndk_pair_fill(src[i]->data, WND_LEN, seed[i]);
+			memset(dst[i]->data, 0, WND_LEN);
+			sg = ndk_pair_sge(dst[i], 0, WND_LEN);
+			if (ndk_read(c->qp[0], dst[i], &sg, 1,
+				     ndk_pair_raddr(src[i], 0), src[i]->rtoken,
+				     0) != NDK_STATUS_SUCCESS) {
+				fprintf(stderr, "  FAIL: post\n");
+				goto out;
+			}
+			posted++;
+		}
+		if (ndk_pair_wait(c->icq[0], &r, 1, WAIT_S) != 1) {
+			fprintf(stderr, "  FAIL: READ %d: no completion\n", done);
+			goto out;
+		}
+		i = done % WND_OUT;
+		ndk_pair_result_str(&r, d, sizeof(d));
+		if (r.status != NDK_STATUS_SUCCESS || r.request_context != dst[i] ||
+		    ndk_pair_check(dst[i]->data, WND_LEN, seed[i]) >= 0) {
+			fprintf(stderr, "  FAIL: READ %d: %s or data wrong\n",
+				done, d);
+			goto out;
+		}
+		done++;
+	}
+	rc = 0;
+out:
+	pair_stop(p, ne, ns, false);
+	ndk_pair_stats(p, 0, &st[0]);
+	ndk_pair_stats(p, 1, &st[1]);
+	freed = XS(&st[0], "read_ord_freed");
+	ignored = XS(&st[1], "read_dup_ignored");
+	lost = ne[0] != NULL && ne[1] != NULL ? ns[0].dropped + ns[1].dropped
+		: 0;
+	printf("  %s, ORD 4, %d READs of 64 KiB, %d posted at a time: %d "
+	       "done, %" PRIu64 " frames lost; READs sent past ORD %" PRIu64
+	       ", re-reads not served %" PRIu64 ", ranges asked %" PRIu64
+	       " (lost asks found by later answers %" PRIu64 "), expiries "
+	       "%" PRIu64 " adaptive + %" PRIu64 " full; ORD held READs %"
+	       PRIu64 " us, %" PRIu64 " us of it behind a range asked again; "
+	       "RTT samples %" PRIu64 ", voided %" PRIu64 "\n",
+	       sr ? "selective repeat" : "go-back-N", WND_OPS, WND_OUT, done,
+	       lost, freed, ignored, XS(&st[0], "read_gap_retries"),
+	       XS(&st[0], "read_reread_lost"),
+	       XS(&st[0], "adaptive_retransmits"),
+	       XS(&st[0], "retransmit_timeouts"),
+	       XS(&st[0], "rd_ord_wait_us"), XS(&st[0], "rd_ord_loss_us"),
+	       XS(&st[0], "rtt_samples"), XS(&st[0], "rtt_voided"));
+	if (rc == 0 && XS(&st[0], "qp_errors") + XS(&st[1], "qp_errors")) {
+		fprintf(stderr, "  FAIL: QPs went to ERROR\n");
+		rc = -1;
+	}
+	if (rc == 0 && (lost == 0 || XS(&st[0], "read_gap_retries") == 0)) {
+		fprintf(stderr, "  FAIL: no response lost\n");
+		rc = -1;
+	}
+	if (rc == 0 && sr && freed == 0) {
+		fprintf(stderr, "  FAIL: a READ waiting for a range held ORD\n");
+		rc = -1;
+	}
+	if (rc == 0 && !sr && freed != 0) {
+		fprintf(stderr, "  FAIL: READs past ORD with go-back-N\n");
+		rc = -1;
+	}
+	if (rc == 0 && ignored != 0) {
+		fprintf(stderr, "  FAIL: %" PRIu64 " re-reads not served\n",
+			ignored);
+		rc = -1;
+	}
+	if (rc != 0)
+		ndk_pair_print_stats(p, "    ");
+	ndk_pair_destroy(p);     /* buffers and the connection too */
+	return rc;
+}
+
+static int t_sr_read_window(void) { return read_window(1); }
+static int t_gbn_read_window(void) { return read_window(0); }
+
 #define KIND_CASE(fn, kind, ppm, reo, sr) \
 	static int fn(void) { return kind_loss(kind, ppm, reo, sr); }
 KIND_CASE(t_sr_write_01, 1, 1000, false, true)
@@ -487,6 +638,8 @@ static const struct ndk_test_case cases[] = {
 	{ "sr_read_loss_5pct_reorder", t_sr_read_5_reo },
 	{ "gbn_write_loss_1pct", t_gbn_write_1 },
 	{ "gbn_read_loss_1pct", t_gbn_read_1 },
+	{ "sr_read_ord_window", t_sr_read_window },
+	{ "gbn_read_ord_window", t_gbn_read_window },
 };
 #define SUITE "rc_sr"
 #else
