@@ -54,6 +54,11 @@
 	X(sack_sent, "selective acknowledgements sent") \
 	X(sack_rcvd, "selective acknowledgements received") \
 	X(sr_resent, "request packets sent again alone after a SACK or an expiry") \
+	X(sack_spurious, "SACK rounds whose first resent request was " \
+		"acknowledged sooner than half a round trip after: the " \
+		"original was late, not lost (the reorder window grows)") \
+	X(sack_deferred, "SACKs whose holes waited for the reorder window " \
+		"(reordering seen)") \
 	X(nak_rnr_rcvd, "RNR NAKs received") \
 	X(nak_fatal_rcvd, "fatal NAKs received") \
 	X(acks_sent, "ACK packets sent") \

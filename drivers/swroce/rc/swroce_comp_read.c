@@ -177,12 +177,7 @@ swr_reo_spurious(struct swr_qp *qp, uint32_t psn, bool asked)
 	if (!asked)
 		return;
 	SWR_STAT(qp->q, read_spurious);
-	qp->reo_quiet = 0;
-	if (ndk_roce_psn_diff(qp->una_psn, qp->reo_psn) < 0)
-		return;
-	qp->reo_psn = qp->psn_max;
-	if (qp->reo_mult < 4)
-		qp->reo_mult++;
+	swr_reo_widen(qp);
 }
 
 /* True if the WQE at index @p idx has been transmitted (not rewound to). */
@@ -204,15 +199,7 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 	if (w->rd_pkts < w->rd_rr_end)
 		return;
 	SWR_STAT(qp->q, read_gap_retries);
-	/* 16 rounds with losses and no reordering: narrow the window. */
-	if (qp->reo_mult != 0 &&
-	    ndk_roce_psn_diff(qp->una_psn, qp->reo_qpsn) >= 0) {
-		qp->reo_qpsn = qp->psn_max;
-		if (++qp->reo_quiet >= 16) {
-			qp->reo_quiet = 0;
-			qp->reo_mult--;
-		}
-	}
+	swr_reo_round(qp);
 	k = w->rd_pkts;
 	if (swr_req_reread(qp, w, swr_rd_hole_end(qp, w))) {
 		/* READs held by ORD now wait for this range too. */
@@ -523,8 +510,12 @@ swr_comp_next_reads(struct swr_qp *qp)
 			if (wqe->rd_pkts != 0)
 				swr_comp_progress(qp, ndk_roce_psn_add(
 					wqe->first_psn, wqe->rd_pkts));
-			if (qp->req_idx != qp->sq_tail && !swr_comp_rack(qp) &&
-			    swr_rd_lost(qp, wqe))
+			/* Its ask lost (RACK), or its gap shown lost. */
+			if (qp->req_idx == qp->sq_tail)
+				break;
+			if (wqe->rd_pkts < wqe->rd_rr_end)
+				swr_comp_rack(qp);
+			else if (swr_rd_lost(qp, wqe))
 				swr_comp_ask(qp, wqe);
 			break;
 		}

@@ -242,6 +242,12 @@ struct swr_qp {
 	uint32_t rr_i;
 	/** Selective repeat negotiated (attr.selective_repeat at RTR) */
 	bool sr_on;
+	uint32_t sr_rs_psn;       /**< requester: the first request a SACK
+				   *  round sent again ... */
+	uint64_t sr_rs_t;         /**< ... at this TSC (0: none to judge) */
+	uint32_t sr_hole_psn;     /**< requester: the first missing PSN of
+				   *  the SACKs (reordering seen) ... */
+	uint64_t sr_hole_t;       /**< ... shown since this TSC */
 	uint32_t sr_hi;           /**< requester: holes a SACK showed below
 				   *  this PSN were sent again already */
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */

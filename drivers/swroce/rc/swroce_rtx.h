@@ -314,6 +314,8 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->nak_t = 0;
 	qp->nak_rew_t = 0;
 	qp->sr_hi = qp->una_psn;
+	qp->sr_rs_t = 0;
+	qp->sr_hole_t = 0;
 	memset(qp->rr_hi, 0, sizeof(qp->rr_hi));
 	memcpy(qp->rr_lo, qp->rr_hi, sizeof(qp->rr_lo));
 }
