@@ -233,6 +233,17 @@ sr_frames(struct ndk_test_xstats st[2], const struct ndk_netem_stats ns[2],
 	       XS(&st[0], "sr_resent") + XS(&st[1], "sr_resent"),
 	       XS(&st[0], "retransmit_timeouts") +
 	       XS(&st[1], "retransmit_timeouts"));
+	printf("  RTT samples %" PRIu64 " (%" PRIu64 " from sequence NAKs), "
+	       "voided %" PRIu64 "; expiries %" PRIu64 " adaptive + %" PRIu64
+	       " full, %" PRIu64 " of them without an RTT estimate\n",
+	       XS(&st[0], "rtt_samples") + XS(&st[1], "rtt_samples"),
+	       XS(&st[0], "rtt_nak_samples") + XS(&st[1], "rtt_nak_samples"),
+	       XS(&st[0], "rtt_voided") + XS(&st[1], "rtt_voided"),
+	       XS(&st[0], "adaptive_retransmits") +
+	       XS(&st[1], "adaptive_retransmits"),
+	       XS(&st[0], "retransmit_timeouts") +
+	       XS(&st[1], "retransmit_timeouts"),
+	       XS(&st[0], "rto_no_rtt") + XS(&st[1], "rto_no_rtt"));
 	/* Selective repeat: requests past a lost one kept, and SACKed. */
 	if (g_sr && ((ahead != 0 && held == 0) || (held != 0 && sacks == 0))) {
 		fprintf(stderr, "  FAIL: selective repeat not used\n");
@@ -488,11 +499,11 @@ kind_loss(int kind, uint32_t ppm, bool reorder, bool sr)
 #define WND_LEN 65536
 
 static int
-read_window(uint8_t sr)
+window_run(uint8_t sr, bool write, uint32_t ppm)
 {
 	struct ndk_pair_config pc = { .max_path_mtu = 4096, .no_pollers = true };
 	struct ndk_netem_config nc = {
-		.drop_ppm = 30000, .seed = 0x0bd00000u + sr,
+		.drop_ppm = ppm, .seed = 0x0bd00000u + sr + (write ? 2 : 0),
 	};
 	struct ndk_pair_conn_opts o = {
 		.rq_depth = 16, .sq_depth = 32, .timeout = 12,
@@ -518,9 +529,12 @@ read_window(uint8_t sr)
 								NULL)) == NULL)
 		goto out;
 	for (int i = 0; i < WND_OUT; i++) {
-		src[i] = ndk_pair_buf_alloc(p, c->pd[1], WND_LEN,
+		src[i] = ndk_pair_buf_alloc(p, c->pd[write ? 0 : 1], WND_LEN,
+					    write ? 0 :
 					    NDK_MR_FLAG_ALLOW_REMOTE_READ);
-		dst[i] = ndk_pair_buf_alloc(p, c->pd[0], WND_LEN,
+		dst[i] = ndk_pair_buf_alloc(p, c->pd[write ? 1 : 0], WND_LEN,
+					    write ?
+					    NDK_MR_FLAG_ALLOW_REMOTE_WRITE :
 					    read_sink_flags(p));
 		if (src[i] == NULL || dst[i] == NULL)
 			goto out;
@@ -537,24 +551,28 @@ read_window(uint8_t sr)
 			seed[i] = 0x5eed0000u + (uint32_t)posted;
 			ndk_pair_fill(src[i]->data, WND_LEN, seed[i]);
 			memset(dst[i]->data, 0, WND_LEN);
-			sg = ndk_pair_sge(dst[i], 0, WND_LEN);
-			if (ndk_read(c->qp[0], dst[i], &sg, 1,
-				     ndk_pair_raddr(src[i], 0), src[i]->rtoken,
-				     0) != NDK_STATUS_SUCCESS) {
+			sg = ndk_pair_sge(write ? src[i] : dst[i], 0, WND_LEN);
+			if ((write ? ndk_write(c->qp[0], dst[i], &sg, 1,
+					       ndk_pair_raddr(dst[i], 0),
+					       dst[i]->rtoken, 0) :
+			     ndk_read(c->qp[0], dst[i], &sg, 1,
+				      ndk_pair_raddr(src[i], 0),
+				      src[i]->rtoken, 0)) !=
+			    NDK_STATUS_SUCCESS) {
 				fprintf(stderr, "  FAIL: post\n");
 				goto out;
 			}
 			posted++;
 		}
 		if (ndk_pair_wait(c->icq[0], &r, 1, WAIT_S) != 1) {
-			fprintf(stderr, "  FAIL: READ %d: no completion\n", done);
+			fprintf(stderr, "  FAIL: op %d: no completion\n", done);
 			goto out;
 		}
 		i = done % WND_OUT;
 		ndk_pair_result_str(&r, d, sizeof(d));
 		if (r.status != NDK_STATUS_SUCCESS || r.request_context != dst[i] ||
 		    ndk_pair_check(dst[i]->data, WND_LEN, seed[i]) >= 0) {
-			fprintf(stderr, "  FAIL: READ %d: %s or data wrong\n",
+			fprintf(stderr, "  FAIL: op %d: %s or data wrong\n",
 				done, d);
 			goto out;
 		}
@@ -569,24 +587,32 @@ out:
 	ignored = XS(&st[1], "read_dup_ignored");
 	lost = ne[0] != NULL && ne[1] != NULL ? ns[0].dropped + ns[1].dropped
 		: 0;
-	printf("  %s, ORD 2, 3 %% lost, %d READs of 64 KiB, %d posted at a time: %d "
-	       "done, %" PRIu64 " frames lost; READs sent past ORD %" PRIu64
+	printf("  %s, ORD 2, %.1f %% lost, %d %ss of 64 KiB, %d posted at a "
+	       "time: %d done, %" PRIu64 " frames lost; READs sent past ORD %"
+	       PRIu64
 	       ", re-reads not served %" PRIu64 ", ranges asked %" PRIu64
 	       " (lost asks found by later answers %" PRIu64 "), expiries "
 	       "%" PRIu64 " adaptive + %" PRIu64 " full; ORD held READs %"
 	       PRIu64 " us, %" PRIu64 " us of it behind a range asked again; "
-	       "RTT samples %" PRIu64 ", voided %" PRIu64 "\n",
-	       sr ? "selective repeat" : "go-back-N", WND_OPS, WND_OUT, done,
+	       "RTT samples %" PRIu64 " (%" PRIu64 " from sequence NAKs), "
+	       "voided %" PRIu64 ", expiries without an estimate %" PRIu64
+	       ", sequence NAKs %" PRIu64 "\n",
+	       sr ? "selective repeat" : "go-back-N", ppm / 1e4, WND_OPS,
+	       write ? "WRITE" : "READ", WND_OUT, done,
 	       lost, freed, ignored, XS(&st[0], "read_gap_retries"),
 	       XS(&st[0], "read_reread_lost"),
 	       XS(&st[0], "adaptive_retransmits"),
 	       XS(&st[0], "retransmit_timeouts"),
 	       XS(&st[0], "rd_ord_wait_us"), XS(&st[0], "rd_ord_loss_us"),
-	       XS(&st[0], "rtt_samples"), XS(&st[0], "rtt_voided"));
+	       XS(&st[0], "rtt_samples"), XS(&st[0], "rtt_nak_samples"),
+	       XS(&st[0], "rtt_voided"), XS(&st[0], "rto_no_rtt"),
+	       XS(&st[0], "nak_seq_rcvd"));
 	if (rc == 0 && XS(&st[0], "qp_errors") + XS(&st[1], "qp_errors")) {
 		fprintf(stderr, "  FAIL: QPs went to ERROR\n");
 		rc = -1;
 	}
+	if (write)
+		goto write_checks;
 	if (rc == 0 && (lost == 0 || XS(&st[0], "read_gap_retries") == 0)) {
 		fprintf(stderr, "  FAIL: no response lost\n");
 		rc = -1;
@@ -604,14 +630,27 @@ out:
 			ignored);
 		rc = -1;
 	}
+write_checks:
+	/*
+	 * WRITE, go-back-N: every go-back voids the samples in flight; the
+	 * sequence NAKs give samples (the request after the one named was
+	 * sent once), so the adaptive timer never falls back to the full
+	 * timeout for want of an estimate (old code: 14 and 17 expiries).
+	 */
+	if (rc == 0 && write && (XS(&st[0], "rtt_nak_samples") == 0 ||
+				 XS(&st[0], "rto_no_rtt") > 2)) {
+		fprintf(stderr, "  FAIL: no RTT estimate under go-back-N\n");
+		rc = -1;
+	}
 	if (rc != 0)
 		ndk_pair_print_stats(p, "    ");
 	ndk_pair_destroy(p);     /* buffers and the connection too */
 	return rc;
 }
 
-static int t_sr_read_window(void) { return read_window(1); }
-static int t_gbn_read_window(void) { return read_window(0); }
+static int t_sr_read_window(void) { return window_run(1, false, 30000); }
+static int t_gbn_read_window(void) { return window_run(0, false, 30000); }
+static int t_gbn_write_window(void) { return window_run(0, true, 80000); }
 
 #define KIND_CASE(fn, kind, ppm, reo, sr) \
 	static int fn(void) { return kind_loss(kind, ppm, reo, sr); }
@@ -660,6 +699,7 @@ static const struct ndk_test_case cases[] = {
 	{ "gbn_read_loss_1pct", t_gbn_read_1 },
 	{ "sr_read_ord_window", t_sr_read_window },
 	{ "gbn_read_ord_window", t_gbn_read_window },
+	{ "gbn_write_rtt_8pct", t_gbn_write_window },
 };
 #define SUITE "rc_sr"
 #else

@@ -120,6 +120,9 @@
 	X(read_ord_freed, "READs sent beyond ORD READs not completed: " \
 		"the older ones had all their responses and only waited to " \
 		"complete in order (selective repeat peers)") \
+	X(rtt_nak_samples, "... of which from a sequence NAK: the time since " \
+		"the first transmission of the request after the one it " \
+		"names, which made the responder send it (go-back-N)") \
 	X(rtt_voided, "RTT samples given up: their request, or one before " \
 		"it that their answer waits for, was sent again (Karn)") \
 	X(rnr_waits, "RNR back-offs taken") \

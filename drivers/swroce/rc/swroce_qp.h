@@ -71,6 +71,8 @@ struct swr_swqe {
 			struct swr_mr *reg;    /**< local ops: FRMR or MW */
 			struct swr_mr *parent; /**< bind: the MR */
 		};
+		/** SEND, WRITE: TSC its first packet was first sent */
+		uint64_t wr_tx_t;
 		struct {
 			/** READ: qp->rd_seq when its request was last
 			 *  sent whole */
@@ -242,6 +244,8 @@ struct swr_qp {
 	uint32_t rr_i;
 	/** Selective repeat negotiated (attr.selective_repeat at RTR) */
 	bool sr_on;
+	uint32_t rew_max;         /**< psn_max at the last go-back: PSNs from
+				   *  it on were sent once */
 	uint32_t sr_rs_psn;       /**< requester: the first request a SACK
 				   *  round sent again ... */
 	uint64_t sr_rs_t;         /**< ... at this TSC (0: none to judge) */

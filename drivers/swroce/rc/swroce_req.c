@@ -386,6 +386,7 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 			wqe->npkts = swr_npkts(qp, wqe->length);
 			wqe->first_psn = qp->req_psn;
 			wqe->started = 1;
+			wqe->wr_tx_t = q->now;  /* a READ's fields follow */
 		}
 		if ((wqe->flags & NDK_OP_FLAG_READ_FENCE) &&
 		    qp->rd_outstanding != 0)
@@ -520,6 +521,7 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->q->stats.retransmit_packets += n;
 	qp->ev.retransmit_packets += n;
 	swr_rtt_void_from(qp, qp->una_psn);
+	qp->rew_max = qp->psn_max;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;
@@ -557,6 +559,7 @@ swr_req_rewind_to(struct swr_qp *qp, uint32_t psn)
 			qp->ev.retransmit_packets += (uint32_t)n;
 		}
 		swr_rtt_void_from(qp, psn);
+		qp->rew_max = qp->psn_max;
 		qp->req_idx = i;
 		qp->req_pkt = (uint32_t)k;
 		qp->req_psn = psn;

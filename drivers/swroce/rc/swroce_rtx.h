@@ -316,6 +316,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->sr_hi = qp->una_psn;
 	qp->sr_rs_t = 0;
 	qp->sr_hole_t = 0;
+	qp->rew_max = qp->una_psn;
 	memset(qp->rr_hi, 0, sizeof(qp->rr_hi));
 	memcpy(qp->rr_lo, qp->rr_hi, sizeof(qp->rr_lo));
 }
