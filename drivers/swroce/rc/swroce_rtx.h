@@ -155,7 +155,8 @@ swr_rd_meter(struct swr_qp *qp)
  * Left: the PSNs past both una_psn and the highest response received
  * (rd_hi): holes below rd_hi are ranges lost and asked again, whose
  * answers are due a round trip after the request, not after the stream
- * (counting them made a lost re-read wait for a whole window's stream).
+ * (counting them made a lost re-read wait for a whole window's stream);
+ * with selective repeat at most what the READ at the tail still misses.
  * 0 without a stream. At most @p cap (the caller caps the deadline at the
  * full timeout anyway).
  */
@@ -172,6 +173,19 @@ swr_rd_stream_time(const struct swr_qp *qp, uint64_t cap)
 	if (ndk_roce_psn_diff(qp->rd_hi, from) > 0)
 		from = qp->rd_hi;
 	left = ndk_roce_psn_diff(qp->psn_max, from);
+	/*
+	 * An ndk-roce responder (selective repeat) streams its oldest READ
+	 * first and replays a range ahead of the rest: what the READ at the
+	 * tail waits for comes before the later READs' streams. (rdma_rxe
+	 * answers a re-read after the streams queued before it.)
+	 */
+	if (qp->sr_on && swr_sq_tail_started(qp)) {
+		const struct swr_swqe *t = swr_swqe(qp, qp->sq_tail);
+
+		if (t->op == SWR_WR_READ &&
+		    (int32_t)(t->npkts - t->rd_pkts) < left)
+			left = (int32_t)(t->npkts - t->rd_pkts);
+	}
 	if (left <= 0)
 		return 0;
 	el = qp->q->now - qp->rd_meter_t0;

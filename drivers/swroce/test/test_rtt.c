@@ -305,7 +305,8 @@ t_karn_range(void)
  * The stream time counts only the responses still to stream (past the
  * highest received, rd_hi), not the holes below it that were asked again:
  * with everything up to psn_max in but one lost range, the deadline is a
- * round trip, not a window's stream.
+ * round trip, not a window's stream; with selective repeat at most the
+ * rest of the READ at the tail.
  */
 static int
 t_read_stream_holes(void)
@@ -335,6 +336,29 @@ t_read_stream_holes(void)
 	qp->rd_hi = 5;
 	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 244,
 		    "stream from rd_hi");
+	/*
+	 * Selective repeat (an ndk-roce responder streams its oldest READ
+	 * first): at most what the READ at the tail still misses, 4 of 16.
+	 */
+	static struct swr_swqe sq[1];
+
+	memset(sq, 0, sizeof(sq));
+	sq[0].op = SWR_WR_READ;
+	sq[0].started = 1;
+	sq[0].npkts = 16;
+	sq[0].rd_pkts = 12;
+	qp->sq = (uint8_t *)sq;
+	qp->sq_stride = sizeof(sq[0]);
+	qp->sq_mask = 0;
+	qp->sq_tail = 0;
+	qp->sq_prod = 1;
+	qp->sr_on = true;
+	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 4 &&
+		    swr_rd_stream_time(qp, cap) <= 4 * 7ull * 4,
+		    "tail READ's rest: %" PRIu64, swr_rd_stream_time(qp, cap));
+	qp->sr_on = false;
+	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 244,
+		    "go-back-N peer: the whole stream");
 	return 0;
 }
 
