@@ -675,6 +675,7 @@ KIND_CASE(t_sr_read_5_reo, 2, 50000, true, true)
 /* The same workloads with go-back-N, for comparison (figures). */
 KIND_CASE(t_gbn_write_1, 1, 10000, false, false)
 KIND_CASE(t_gbn_read_1, 2, 10000, false, false)
+KIND_CASE(t_gbn_write_1_reo, 1, 10000, true, false)
 
 static const struct ndk_test_case cases[] = {
 	{ "sr_write_loss_0.1pct", t_sr_write_01 },
@@ -697,6 +698,7 @@ static const struct ndk_test_case cases[] = {
 	{ "sr_read_loss_5pct_reorder", t_sr_read_5_reo },
 	{ "gbn_write_loss_1pct", t_gbn_write_1 },
 	{ "gbn_read_loss_1pct", t_gbn_read_1 },
+	{ "gbn_write_loss_1pct_reorder", t_gbn_write_1_reo },
 	{ "sr_read_ord_window", t_sr_read_window },
 	{ "gbn_read_ord_window", t_gbn_read_window },
 	{ "gbn_write_rtt_8pct", t_gbn_write_window },
