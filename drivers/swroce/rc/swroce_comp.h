@@ -39,6 +39,14 @@ void swr_sr_progress(struct swr_qp *qp);
 static inline void
 swr_comp_progress(struct swr_qp *qp, uint32_t una)
 {
+	/* A go-back-N window after go-backs: + MIN per window answered. */
+	if (unlikely(qp->gbn_wnd < SWR_MAX_UNACKED_PSN)) {
+		qp->gbn_acked += (uint32_t)ndk_roce_psn_diff(una, qp->una_psn);
+		if (qp->gbn_acked >= qp->gbn_wnd) {
+			qp->gbn_acked = 0;
+			qp->gbn_wnd += SWR_GBN_WND_MIN;
+		}
+	}
 	qp->una_psn = una;
 	/* Rewound to this WQE: skip what the peer confirmed meanwhile. */
 	if (qp->req_idx == qp->sq_tail && swr_sq_tail_started(qp) &&

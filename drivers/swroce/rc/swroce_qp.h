@@ -244,6 +244,10 @@ struct swr_qp {
 	uint32_t rr_i;
 	/** Selective repeat negotiated (attr.selective_repeat at RTR) */
 	bool sr_on;
+	uint32_t gbn_wnd;         /**< go-back-N: PSNs of SEND/WRITE data in
+				   *  flight at most (halved per go-back) */
+	uint32_t gbn_acked;       /**< ... PSNs acknowledged since it last
+				   *  grew */
 	uint32_t rew_max;         /**< psn_max at the last go-back: PSNs from
 				   *  it on were sent once */
 	uint32_t sr_rs_psn;       /**< requester: the first request a SACK

@@ -395,7 +395,7 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		 * half; requests with data: the peer's window. */
 		if (ndk_roce_psn_diff(qp->req_psn, qp->una_psn) >=
 		    (wqe->op == SWR_WR_READ ? SWR_MAX_UNACKED_RD_PSN :
-		     SWR_MAX_UNACKED_PSN))
+		     (int32_t)qp->gbn_wnd))
 			break;
 		if (wqe->op == SWR_WR_READ) {
 			if (qp->rd_outstanding >= qp->attr.max_rd_atomic &&
@@ -522,6 +522,10 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->ev.retransmit_packets += n;
 	swr_rtt_void_from(qp, qp->una_psn);
 	qp->rew_max = qp->psn_max;
+	/* Go-back-N: each go-back costs what is in flight; halve it. */
+	if (!qp->sr_on && qp->gbn_wnd > SWR_GBN_WND_MIN)
+		qp->gbn_wnd >>= 1;
+	qp->gbn_acked = 0;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;

@@ -25,6 +25,7 @@
 #include "ndk_roce_rtt.h"
 #include "swroce_adapter.h"
 #include "swroce_qp.h"
+#include "swroce_rc.h"
 #include "swroce_timer.h"
 
 /** Doublings of the retransmission timeout on timeouts in a row. */
@@ -331,6 +332,8 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->sr_rs_t = 0;
 	qp->sr_hole_t = 0;
 	qp->rew_max = qp->una_psn;
+	qp->gbn_wnd = SWR_MAX_UNACKED_PSN;
+	qp->gbn_acked = 0;
 	memset(qp->rr_hi, 0, sizeof(qp->rr_hi));
 	memcpy(qp->rr_lo, qp->rr_hi, sizeof(qp->rr_lo));
 }
