@@ -486,13 +486,15 @@ kind_loss(int kind, uint32_t ppm, bool reorder, bool sr)
  * READs alone at the ORD limit: 64 KiB READs, ORD and IRD 2, 16 posted at
  * a time on one QP (refilled as they complete), 3 % of the frames dropped
  * both ways (with ORD 4 and 1 % a re-read's answer often came back before
- * the READs behind it had finished: none went past ORD in some runs). A READ waiting for a range asked again holds its place in
- * the completion order; with selective repeat the READs after it that
+ * the READs behind it had finished: none went past ORD in some runs).
+ * A READ waiting for a range asked again holds its place in the
+ * completion order; with selective repeat the READs after it that
  * have all their responses free their ORD slots (read_ord_freed), and
  * every re-read is still served from the responder's kept READs
  * (read_dup_ignored 0: it keeps SWR_MAX_RD_ATOMIC); with go-back-N (a
  * standard responder keeps only IRD READs) ORD holds as before. Data
  * verified. The time ORD held READs back (rd_ord_*_us) is printed only.
+ * With @p write the same loop posts WRITEs (checks at write_checks).
  */
 #define WND_OPS 400
 #define WND_OUT 16
@@ -501,7 +503,9 @@ kind_loss(int kind, uint32_t ppm, bool reorder, bool sr)
 static int
 window_run(uint8_t sr, bool write, uint32_t ppm)
 {
-	struct ndk_pair_config pc = { .max_path_mtu = 4096, .no_pollers = true };
+	struct ndk_pair_config pc = {
+		.max_path_mtu = 4096, .no_pollers = true,
+	};
 	struct ndk_netem_config nc = {
 		.drop_ppm = ppm, .seed = 0x0bd00000u + sr + (write ? 2 : 0),
 	};
@@ -570,7 +574,8 @@ window_run(uint8_t sr, bool write, uint32_t ppm)
 		}
 		i = done % WND_OUT;
 		ndk_pair_result_str(&r, d, sizeof(d));
-		if (r.status != NDK_STATUS_SUCCESS || r.request_context != dst[i] ||
+		if (r.status != NDK_STATUS_SUCCESS ||
+		    r.request_context != dst[i] ||
 		    ndk_pair_check(dst[i]->data, WND_LEN, seed[i]) >= 0) {
 			fprintf(stderr, "  FAIL: op %d: %s or data wrong\n",
 				done, d);
@@ -619,7 +624,8 @@ out:
 		rc = -1;
 	}
 	if (rc == 0 && sr && freed == 0) {
-		fprintf(stderr, "  FAIL: a READ waiting for a range held ORD\n");
+		fprintf(stderr, "  FAIL: a READ waiting for a range held "
+			"ORD\n");
 		rc = -1;
 	}
 	if (rc == 0 && !sr && freed != 0) {

@@ -305,9 +305,10 @@ swr_req_ord_room(struct swr_qp *qp)
 		return false;
 	for (uint32_t i = qp->sq_tail; i != qp->req_idx; i++) {
 		const struct swr_swqe *w = swr_swqe(qp, i);
+		uint32_t end = ndk_roce_psn_add(w->first_psn, w->npkts);
 
-		if (w->op == SWR_WR_READ && ndk_roce_psn_diff(
-			ndk_roce_psn_add(w->first_psn, w->npkts), qp->rd_hi) > 0)
+		if (w->op == SWR_WR_READ &&
+		    ndk_roce_psn_diff(end, qp->rd_hi) > 0)
 			streaming++;
 	}
 	if (streaming < qp->attr.max_rd_atomic) {
