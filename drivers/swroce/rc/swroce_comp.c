@@ -188,6 +188,14 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 	qp->nak_rew_psn = psn;
 	qp->nak_rew_t = RTE_MAX(qp->q->now, UINT64_C(1));
 	swr_comp_nak_sample(qp, psn);
+	/*
+	 * Go-back-N: each go-back costs what is in flight; a NAK is loss
+	 * shown, so halve the window (a timer expiry is not: on a loaded
+	 * host most adaptive ones are spurious).
+	 */
+	if (!qp->sr_on && qp->gbn_wnd > SWR_GBN_WND_MIN)
+		qp->gbn_wnd >>= 1;
+	qp->gbn_acked = 0;
 	swr_req_rewind(qp);
 }
 

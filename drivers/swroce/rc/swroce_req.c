@@ -523,10 +523,6 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->ev.retransmit_packets += n;
 	swr_rtt_void_from(qp, qp->una_psn);
 	qp->rew_max = qp->psn_max;
-	/* Go-back-N: each go-back costs what is in flight; halve it. */
-	if (!qp->sr_on && qp->gbn_wnd > SWR_GBN_WND_MIN)
-		qp->gbn_wnd >>= 1;
-	qp->gbn_acked = 0;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;
