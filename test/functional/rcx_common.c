@@ -20,6 +20,8 @@ struct rte_mempool *g_chain_pool;
  * existed), on for the adaptive ones.
  */
 bool g_adaptive;
+/* Selective repeat on both QPs of the cases that follow (rcx_open). */
+bool g_sr;
 
 /* Case @p fn with adaptive retransmission on. */
 int
@@ -235,6 +237,7 @@ rcx_open(struct rcx *x, uint8_t timeout, uint8_t retry_cnt, filter_fn f)
 	struct ndk_pair_conn_opts o = {
 		.rq_depth = 64, .sq_depth = 64, .timeout = timeout,
 		.retry_cnt = retry_cnt, .rnr_retry = 7,
+		.selective_repeat = g_sr,
 	};
 
 	memset(x, 0, sizeof(*x));

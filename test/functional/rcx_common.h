@@ -68,6 +68,8 @@ extern struct rte_mempool *g_chain_pool;  /* 2 KB segments, as memif's */
  * existed), on for the adaptive ones.
  */
 extern bool g_adaptive;
+/* Selective repeat on both QPs in the cases that follow (rcx_open). */
+extern bool g_sr;
 
 /* Case @p fn with adaptive retransmission on. */
 int with_adaptive(int (*fn)(void));

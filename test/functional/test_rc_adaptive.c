@@ -14,13 +14,82 @@
  *   WRITE one probe packet, not the window); off, the QP's timeout;
  * - the RTT estimate and the armed timeout in ndk_qp_query_info();
  * - a long READ whose responses come slower than the round trip: never
- *   a timeout while they arrive; its tail lost, still recovered early.
+ *   a timeout while they arrive; its tail lost, still recovered early;
+ * - a lost re-read, with selective repeat: the READs after the one waiting
+ *   for it go out (ORD slots freed), and the first answer to a request
+ *   sent after the re-read shows it lost (RACK): asked again at once.
  */
 
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "rcx_common.h"
+
+/* ------------------------------------------------------------------ */
+/* A lost re-read found by a later request's answer (RACK)             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * B's response 5 of READ 0 lost, and A's re-read of it (a READ request at
+ * PSN offset 5) lost once; the second one goes: arg2 takes how many READ
+ * responses B had sent by then.
+ */
+static enum verdict
+f_rack(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+	bool rd_req = p->opcode == NDK_ROCE_OP_RC_READ_REQUEST;
+	uint32_t bit = from == B && !rd_req ? 1 : from == A && rd_req ? 2 : 0;
+
+	if (k != 5 || bit == 0)
+		return PASS;
+	if (!(x->seen & bit)) {
+		x->seen |= bit;
+		x->hits++;
+		return DROP;
+	}
+	if (bit == 2 && !(x->seen & 4)) {
+		x->seen |= 4;
+		x->arg2 = (uint32_t)DELTA(x, B, read_resp_sent);
+	}
+	return PASS;
+}
+
+/*
+ * 24 READs of 64 KiB, ORD 16, selective repeat, the strict timer: READ 0
+ * waits for its lost re-read while READs 1..15 have all their responses;
+ * they free their ORD slots, READs 16..23 go out after the re-read, and
+ * the first response to one of them shows the re-read lost: it is asked
+ * again then (read_reread_lost), long before the stream ends, and not by
+ * the timer (neither the QP's timeout nor the last-READ guess).
+ */
+static int
+t_rack_reread(void)
+{
+	struct rcx x;
+	int rc;
+
+	g_sr = true;
+	rc = rcx_open(&x, 16, 7, f_rack);       /* ~268 ms */
+	g_sr = false;
+	if (rc != 0)
+		return -1;
+	rc = transfer_checked(&x, 24, RD_LEN, false, NULL, 61);
+	if (rc == 0) {
+		TEST_ASSERT_EQ(x.hits, 2, "frames dropped");
+		TEST_ASSERT_EQ(DELTA(&x, A, retransmit_timeouts), 0,
+			       "timeouts");
+		TEST_ASSERT(DELTA(&x, A, read_ord_freed) >= 1,
+			    "READs after it held by ORD");
+		TEST_ASSERT_EQ(DELTA(&x, A, read_reread_lost), 1,
+			       "lost re-read found by later answers");
+		TEST_ASSERT((x.seen & 4) && x.arg2 < 24 * RD_PKTS,
+			    "asked again after %u of %u responses", x.arg2,
+			    24 * RD_PKTS);
+	}
+	rcx_close(&x);
+	return rc;
+}
 
 /* ------------------------------------------------------------------ */
 /* A sequence NAK while a gap re-read is pending                       */
@@ -327,6 +396,7 @@ static const struct ndk_test_case cases[] = {
 	{ "strict_read_tail", t_strict_read_tail },
 	{ "strict_write_ack", t_strict_write_ack },
 	{ "adaptive_info", t_adaptive_info },
+	{ "rack_reread_lost", t_rack_reread },
 };
 
 int

@@ -14,9 +14,10 @@
  * Built a second time as test_func_rc_sr (RC_SR defined): selective repeat
  * on both QPs, one operation kind at a time (WRITE, SEND, READ), 0.1, 1 and
  * 5 % of the frames dropped, with and without reordering: data verified,
- * SACKs seen, frames sent again per frame lost printed (and bounded
- * without reordering); the same workload with go-back-N beside it for
- * the figures.
+ * SACKs seen, frames sent again per frame lost printed and bounded
+ * (with reordering too: a SACK round found spurious widens the reorder
+ * window); the same workload with go-back-N beside it for the figures;
+ * READs at the ORD limit.
  */
 
 #include <inttypes.h>
@@ -171,6 +172,27 @@ check_done(struct ndk_pair_conn *c, int ini, struct lop *op, int qi, int k)
 	return 0;
 }
 
+/* Stop the pair, then take lib/netem off both ports with its counts. */
+static void
+pair_stop(struct ndk_pair *p, struct ndk_netem *ne[2],
+	  struct ndk_netem_stats ns[2], bool print)
+{
+	ndk_pair_stop(p);
+	for (int s = 0; s < 2; s++) {
+		if (ne[s] == NULL)
+			continue;
+		ndk_netem_get_stats(ne[s], &ns[s]);
+		if (print)
+			printf("  netem %c: seen %" PRIu64 " dropped %" PRIu64
+			       " duplicated %" PRIu64 " reordered %" PRIu64
+			       " corrupted %" PRIu64 "\n",
+			       s == 0 ? 'A' : 'B', ns[s].seen, ns[s].dropped,
+			       ns[s].duplicated, ns[s].reordered,
+			       ns[s].corrupted);
+		ndk_netem_detach(ne[s]);
+	}
+}
+
 /*
  * One kind of operation (g_kind): frames sent again per frame lost, both
  * directions (requests and READ responses sent beyond those needed, over
@@ -211,6 +233,17 @@ sr_frames(struct ndk_test_xstats st[2], const struct ndk_netem_stats ns[2],
 	       XS(&st[0], "sr_resent") + XS(&st[1], "sr_resent"),
 	       XS(&st[0], "retransmit_timeouts") +
 	       XS(&st[1], "retransmit_timeouts"));
+	printf("  RTT samples %" PRIu64 " (%" PRIu64 " from sequence NAKs), "
+	       "voided %" PRIu64 "; expiries %" PRIu64 " adaptive + %" PRIu64
+	       " full, %" PRIu64 " of them without an RTT estimate\n",
+	       XS(&st[0], "rtt_samples") + XS(&st[1], "rtt_samples"),
+	       XS(&st[0], "rtt_nak_samples") + XS(&st[1], "rtt_nak_samples"),
+	       XS(&st[0], "rtt_voided") + XS(&st[1], "rtt_voided"),
+	       XS(&st[0], "adaptive_retransmits") +
+	       XS(&st[1], "adaptive_retransmits"),
+	       XS(&st[0], "retransmit_timeouts") +
+	       XS(&st[1], "retransmit_timeouts"),
+	       XS(&st[0], "rto_no_rtt") + XS(&st[1], "rto_no_rtt"));
 	/* Selective repeat: requests past a lost one kept, and SACKed. */
 	if (g_sr && ((ahead != 0 && held == 0) || (held != 0 && sacks == 0))) {
 		fprintf(stderr, "  FAIL: selective repeat not used\n");
@@ -220,8 +253,26 @@ sr_frames(struct ndk_test_xstats st[2], const struct ndk_netem_stats ns[2],
 		fprintf(stderr, "  FAIL: SACKs with go-back-N\n");
 		return -1;
 	}
-	if (g_sr && g_drop_only && g_reorder_ppm == 0 && ppm != 0 &&
-	    again > 3 * lost + 64) {
+	/*
+	 * Reordered requests (WRITE, SEND): a SACK round whose resend was
+	 * not needed widens the reorder window (sack_spurious), after which
+	 * holes wait for it: a late request is not sent again each time.
+	 */
+	if (g_sr && g_reorder_ppm != 0 && g_kind != 2) {
+		uint64_t spur = XS(&st[0], "sack_spurious") +
+			XS(&st[1], "sack_spurious");
+
+		printf("  reordering: SACK rounds found spurious %" PRIu64
+		       ", SACKs that waited for the window %" PRIu64 "\n",
+		       spur, XS(&st[0], "sack_deferred") +
+		       XS(&st[1], "sack_deferred"));
+		if (spur == 0) {
+			fprintf(stderr, "  FAIL: reordering not learnt\n");
+			return -1;
+		}
+	}
+	if (g_sr && g_drop_only && ppm != 0 &&
+	    (g_reorder_ppm == 0 || g_kind != 2) && again > 3 * lost + 64) {
 		fprintf(stderr, "  FAIL: %" PRIu64 " frames sent again for %"
 			PRIu64 " lost\n", again, lost);
 		return -1;
@@ -322,18 +373,7 @@ run_loss(uint32_t ppm, uint32_t corrupt_ppm, uint32_t mtu, uint8_t timeout)
 	       LOSS_QPS * LOSS_OPS_PER_QP, bytes, ndk_pair_now() - t0);
 	rc = 0;
 out:
-	ndk_pair_stop(p);
-	for (int s = 0; s < 2; s++) {
-		if (ne[s] == NULL)
-			continue;
-		ndk_netem_get_stats(ne[s], &ns[s]);
-		printf("  netem %c: seen %" PRIu64 " dropped %" PRIu64
-		       " duplicated %" PRIu64 " reordered %" PRIu64
-		       " corrupted %" PRIu64 "\n",
-		       s == 0 ? 'A' : 'B', ns[s].seen, ns[s].dropped,
-		       ns[s].duplicated, ns[s].reordered, ns[s].corrupted);
-		ndk_netem_detach(ne[s]);
-	}
+	pair_stop(p, ne, ns, true);
 	ndk_pair_stats(p, 0, &st[0]);
 	ndk_pair_stats(p, 1, &st[1]);
 	for (int s = 0; s < 2; s++)
@@ -442,6 +482,191 @@ kind_loss(int kind, uint32_t ppm, bool reorder, bool sr)
 	return rc;
 }
 
+/*
+ * READs alone at the ORD limit: 64 KiB READs, ORD and IRD 2, 16 posted at
+ * a time on one QP (refilled as they complete), 3 % of the frames dropped
+ * both ways (with ORD 4 and 1 % a re-read's answer often came back before
+ * the READs behind it had finished: none went past ORD in some runs).
+ * A READ waiting for a range asked again holds its place in the
+ * completion order; with selective repeat the READs after it that
+ * have all their responses free their ORD slots (read_ord_freed), and
+ * every re-read is still served from the responder's kept READs
+ * (read_dup_ignored 0: it keeps SWR_MAX_RD_ATOMIC); with go-back-N (a
+ * standard responder keeps only IRD READs) ORD holds as before. Data
+ * verified. The time ORD held READs back (rd_ord_*_us) is printed only.
+ * With @p write the same loop posts WRITEs (checks at write_checks).
+ */
+#define WND_OPS 400
+#define WND_OUT 16
+#define WND_LEN 65536
+
+static int
+window_run(uint8_t sr, bool write, uint32_t ppm)
+{
+	struct ndk_pair_config pc = {
+		.max_path_mtu = 4096, .no_pollers = true,
+	};
+	struct ndk_netem_config nc = {
+		.drop_ppm = ppm, .seed = 0x0bd00000u + sr + (write ? 2 : 0),
+	};
+	struct ndk_pair_conn_opts o = {
+		.rq_depth = 16, .sq_depth = 32, .timeout = 12,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 2,
+		.max_dest_rd_atomic = 2, .selective_repeat = sr,
+	};
+	struct ndk_netem *ne[2] = { NULL, NULL };
+	struct ndk_pair_buf *src[WND_OUT] = { NULL }, *dst[WND_OUT] = { NULL };
+	uint32_t seed[WND_OUT];
+	struct ndk_test_xstats st[2];
+	struct ndk_netem_stats ns[2];
+	struct ndk_pair_conn *c = NULL;
+	struct ndk_pair *p;
+	uint64_t freed, ignored, lost;
+	int posted = 0, done = 0, rc = -1;
+
+	p = ndk_pair_create(&pc);
+	TEST_ASSERT(p != NULL, "pair");
+	for (int s = 0; s < 2; s++)
+		if ((ne[s] = ndk_netem_attach(p->port[s], 0, &nc)) == NULL)
+			goto out;
+	if (ndk_pair_start(p) != 0 || (c = ndk_pair_conn_create(p, &o,
+								NULL)) == NULL)
+		goto out;
+	for (int i = 0; i < WND_OUT; i++) {
+		src[i] = ndk_pair_buf_alloc(p, c->pd[write ? 0 : 1], WND_LEN,
+					    write ? 0 :
+					    NDK_MR_FLAG_ALLOW_REMOTE_READ);
+		dst[i] = ndk_pair_buf_alloc(p, c->pd[write ? 1 : 0], WND_LEN,
+					    write ?
+					    NDK_MR_FLAG_ALLOW_REMOTE_WRITE :
+					    read_sink_flags(p));
+		if (src[i] == NULL || dst[i] == NULL)
+			goto out;
+	}
+	while (done < WND_OPS) {
+		struct ndk_result_ex r;
+		char d[200];
+		int i;
+
+		while (posted < WND_OPS && posted - done < WND_OUT) {
+			struct ndk_sge sg;
+
+			i = posted % WND_OUT;
+			seed[i] = 0x5eed0000u + (uint32_t)posted;
+			ndk_pair_fill(src[i]->data, WND_LEN, seed[i]);
+			memset(dst[i]->data, 0, WND_LEN);
+			sg = ndk_pair_sge(write ? src[i] : dst[i], 0, WND_LEN);
+			if ((write ? ndk_write(c->qp[0], dst[i], &sg, 1,
+					       ndk_pair_raddr(dst[i], 0),
+					       dst[i]->rtoken, 0) :
+			     ndk_read(c->qp[0], dst[i], &sg, 1,
+				      ndk_pair_raddr(src[i], 0),
+				      src[i]->rtoken, 0)) !=
+			    NDK_STATUS_SUCCESS) {
+				fprintf(stderr, "  FAIL: post\n");
+				goto out;
+			}
+			posted++;
+		}
+		if (ndk_pair_wait(c->icq[0], &r, 1, WAIT_S) != 1) {
+			fprintf(stderr, "  FAIL: op %d: no completion\n", done);
+			goto out;
+		}
+		i = done % WND_OUT;
+		ndk_pair_result_str(&r, d, sizeof(d));
+		if (r.status != NDK_STATUS_SUCCESS ||
+		    r.request_context != dst[i] ||
+		    ndk_pair_check(dst[i]->data, WND_LEN, seed[i]) >= 0) {
+			fprintf(stderr, "  FAIL: op %d: %s or data wrong\n",
+				done, d);
+			goto out;
+		}
+		done++;
+	}
+	rc = 0;
+out:
+	pair_stop(p, ne, ns, false);
+	ndk_pair_stats(p, 0, &st[0]);
+	ndk_pair_stats(p, 1, &st[1]);
+	freed = XS(&st[0], "read_ord_freed");
+	ignored = XS(&st[1], "read_dup_ignored");
+	lost = ne[0] != NULL && ne[1] != NULL ? ns[0].dropped + ns[1].dropped
+		: 0;
+	printf("  %s, ORD 2, %.1f %% lost, %d %ss of 64 KiB, %d posted at a "
+	       "time: %d done, %" PRIu64 " frames lost; READs sent past ORD %"
+	       PRIu64
+	       ", re-reads not served %" PRIu64 ", ranges asked %" PRIu64
+	       " (lost asks found by later answers %" PRIu64 "), expiries "
+	       "%" PRIu64 " adaptive + %" PRIu64 " full; ORD held READs %"
+	       PRIu64 " us, %" PRIu64 " us of it behind a range asked again; "
+	       "RTT samples %" PRIu64 " (%" PRIu64 " from sequence NAKs), "
+	       "voided %" PRIu64 ", expiries without an estimate %" PRIu64
+	       ", sequence NAKs %" PRIu64 ", packets sent again %" PRIu64
+	       "\n",
+	       sr ? "selective repeat" : "go-back-N", ppm / 1e4, WND_OPS,
+	       write ? "WRITE" : "READ", WND_OUT, done,
+	       lost, freed, ignored, XS(&st[0], "read_gap_retries"),
+	       XS(&st[0], "read_reread_lost"),
+	       XS(&st[0], "adaptive_retransmits"),
+	       XS(&st[0], "retransmit_timeouts"),
+	       XS(&st[0], "rd_ord_wait_us"), XS(&st[0], "rd_ord_loss_us"),
+	       XS(&st[0], "rtt_samples"), XS(&st[0], "rtt_nak_samples"),
+	       XS(&st[0], "rtt_voided"), XS(&st[0], "rto_no_rtt"),
+	       XS(&st[0], "nak_seq_rcvd"), XS(&st[0], "retransmit_packets"));
+	if (rc == 0 && XS(&st[0], "qp_errors") + XS(&st[1], "qp_errors")) {
+		fprintf(stderr, "  FAIL: QPs went to ERROR\n");
+		rc = -1;
+	}
+	if (write)
+		goto write_checks;
+	if (rc == 0 && (lost == 0 || XS(&st[0], "read_gap_retries") == 0)) {
+		fprintf(stderr, "  FAIL: no response lost\n");
+		rc = -1;
+	}
+	if (rc == 0 && sr && freed == 0) {
+		fprintf(stderr, "  FAIL: a READ waiting for a range held "
+			"ORD\n");
+		rc = -1;
+	}
+	if (rc == 0 && !sr && freed != 0) {
+		fprintf(stderr, "  FAIL: READs past ORD with go-back-N\n");
+		rc = -1;
+	}
+	if (rc == 0 && ignored != 0) {
+		fprintf(stderr, "  FAIL: %" PRIu64 " re-reads not served\n",
+			ignored);
+		rc = -1;
+	}
+write_checks:
+	/*
+	 * WRITE, go-back-N: every go-back voids the samples in flight; the
+	 * sequence NAKs give samples (the request after the one named was
+	 * sent once), so the adaptive timer never falls back to the full
+	 * timeout for want of an estimate (old code: 14 and 17 expiries).
+	 * Each go-back costs what is in flight: the window halves per
+	 * go-back (gbn_wnd), so the packets sent again stay within twice
+	 * those needed (6,400; with the full 256-PSN window 21,560 to 29,276).
+	 */
+	if (rc == 0 && write && (XS(&st[0], "rtt_nak_samples") == 0 ||
+				 XS(&st[0], "rto_no_rtt") > 2)) {
+		fprintf(stderr, "  FAIL: no RTT estimate under go-back-N\n");
+		rc = -1;
+	}
+	if (rc == 0 && write && XS(&st[0], "retransmit_packets") >
+	    2ull * WND_OPS * (WND_LEN / 4096)) {
+		fprintf(stderr, "  FAIL: a window sent again per loss\n");
+		rc = -1;
+	}
+	if (rc != 0)
+		ndk_pair_print_stats(p, "    ");
+	ndk_pair_destroy(p);     /* buffers and the connection too */
+	return rc;
+}
+
+static int t_sr_read_window(void) { return window_run(1, false, 30000); }
+static int t_gbn_read_window(void) { return window_run(0, false, 30000); }
+static int t_gbn_write_window(void) { return window_run(0, true, 80000); }
+
 #define KIND_CASE(fn, kind, ppm, reo, sr) \
 	static int fn(void) { return kind_loss(kind, ppm, reo, sr); }
 KIND_CASE(t_sr_write_01, 1, 1000, false, true)
@@ -465,6 +690,7 @@ KIND_CASE(t_sr_read_5_reo, 2, 50000, true, true)
 /* The same workloads with go-back-N, for comparison (figures). */
 KIND_CASE(t_gbn_write_1, 1, 10000, false, false)
 KIND_CASE(t_gbn_read_1, 2, 10000, false, false)
+KIND_CASE(t_gbn_write_1_reo, 1, 10000, true, false)
 
 static const struct ndk_test_case cases[] = {
 	{ "sr_write_loss_0.1pct", t_sr_write_01 },
@@ -487,6 +713,10 @@ static const struct ndk_test_case cases[] = {
 	{ "sr_read_loss_5pct_reorder", t_sr_read_5_reo },
 	{ "gbn_write_loss_1pct", t_gbn_write_1 },
 	{ "gbn_read_loss_1pct", t_gbn_read_1 },
+	{ "gbn_write_loss_1pct_reorder", t_gbn_write_1_reo },
+	{ "sr_read_ord_window", t_sr_read_window },
+	{ "gbn_read_ord_window", t_gbn_read_window },
+	{ "gbn_write_loss_8pct", t_gbn_write_window },
 };
 #define SUITE "rc_sr"
 #else

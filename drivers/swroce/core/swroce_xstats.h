@@ -54,6 +54,11 @@
 	X(sack_sent, "selective acknowledgements sent") \
 	X(sack_rcvd, "selective acknowledgements received") \
 	X(sr_resent, "request packets sent again alone after a SACK or an expiry") \
+	X(sack_spurious, "SACK rounds whose first resent request was " \
+		"acknowledged sooner than half a round trip after: the " \
+		"original was late, not lost (the reorder window grows)") \
+	X(sack_deferred, "SACKs whose holes waited for the reorder window " \
+		"(reordering seen)") \
 	X(nak_rnr_rcvd, "RNR NAKs received") \
 	X(nak_fatal_rcvd, "fatal NAKs received") \
 	X(acks_sent, "ACK packets sent") \
@@ -98,6 +103,28 @@
 		"the oldest READ") \
 	X(rto_ack_missing, "timer expiries with the oldest SEND or WRITE " \
 		"unacknowledged") \
+	X(rto_no_rtt, "timer expiries (adaptive or not) of a QP without an " \
+		"RTT estimate: it waited for the full local ACK timeout") \
+	X(rto_wait_us, "microseconds from the last progress to each timer " \
+		"expiry (adaptive or not), summed: time spent waiting for " \
+		"the timer") \
+	X(rtt_samples, "round-trip time samples taken (adaptive " \
+		"retransmission's estimator)") \
+	X(rd_ord_wait_us, "microseconds requesters had a READ to send and " \
+		"were held by the READs still outstanding (ORD), summed") \
+	X(rd_ord_loss_us, "... of which the oldest READ was waiting for a " \
+		"range it had asked again (a loss held the READs out)") \
+	X(read_reread_lost, "READ ranges asked again because a READ " \
+		"request sent after the last ask was answered first (RACK): " \
+		"the ask or its answer was lost") \
+	X(read_ord_freed, "READs sent beyond ORD READs not completed: " \
+		"the older ones had all their responses and only waited to " \
+		"complete in order (selective repeat peers)") \
+	X(rtt_nak_samples, "... of which from a sequence NAK: the time since " \
+		"the first transmission of the request after the one it " \
+		"names, which made the responder send it (go-back-N)") \
+	X(rtt_voided, "RTT samples given up: their request, or one before " \
+		"it that their answer waits for, was sent again (Karn)") \
 	X(rnr_waits, "RNR back-offs taken") \
 	X(qp_timer_fires, "QP timers (RTO, RNR) taken off a queue's timer " \
 		"wheel: expiries, ones moved later and ones disarmed since") \

@@ -105,6 +105,46 @@ swr_comp_nak_stale(struct swr_qp *qp, uint32_t psn)
 }
 
 /*
+ * Go-back-N resends everything from the lost request on, so Karn's rule
+ * voids every sample in flight, and under steady loss no request is
+ * answered before the next go-back: the estimate stayed empty and every
+ * adaptive timeout was the full one. The NAK itself is an answer: a
+ * responder sends it when the first request past the gap arrives, which
+ * is the one after @p psn unless that was lost too (then a later one, and
+ * the sample only errs long). If that request was sent once (at or past
+ * the last go-back's psn_max), the time since its WQE's first packet was
+ * sent is a sample (long by at most that WQE's own transmission). SEND and
+ * WRITE WQEs only: a READ's request is timed by its responses.
+ */
+static void
+swr_comp_nak_sample(struct swr_qp *qp, uint32_t psn)
+{
+	uint32_t next = ndk_roce_psn_add(psn, 1);
+
+	if (ndk_roce_psn_diff(next, qp->rew_max) < 0 ||
+	    ndk_roce_psn_diff(next, qp->psn_max) >= 0)
+		return;
+	for (uint32_t i = qp->sq_tail; i != qp->req_idx; i++) {
+		const struct swr_swqe *w = swr_swqe(qp, i);
+		int32_t d;
+
+		if (swr_wr_is_local(w->op))
+			continue;
+		d = ndk_roce_psn_diff(next, w->first_psn);
+		if (d < 0)
+			return;
+		if ((uint32_t)d >= w->npkts)
+			continue;
+		if (w->op == SWR_WR_READ || qp->q->now <= w->wr_tx_t)
+			return;
+		ndk_roce_rtt_sample(&qp->rtt, qp->q->now - w->wr_tx_t);
+		SWR_STAT(qp->q, rtt_samples);
+		SWR_STAT(qp->q, rtt_nak_samples);
+		return;
+	}
+}
+
+/*
  * A PSN sequence NAK at @p psn: requests were lost from there on.
  */
 static void
@@ -147,6 +187,15 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 	}
 	qp->nak_rew_psn = psn;
 	qp->nak_rew_t = RTE_MAX(qp->q->now, UINT64_C(1));
+	swr_comp_nak_sample(qp, psn);
+	/*
+	 * Go-back-N: each go-back costs what is in flight; a NAK is loss
+	 * shown, so halve the window (a timer expiry is not: on a loaded
+	 * host most adaptive ones are spurious).
+	 */
+	if (!qp->sr_on && qp->gbn_wnd > SWR_GBN_WND_MIN)
+		qp->gbn_wnd >>= 1;
+	qp->gbn_acked = 0;
 	swr_req_rewind(qp);
 }
 

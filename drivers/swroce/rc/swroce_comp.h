@@ -26,12 +26,27 @@ swr_psn_prev(uint32_t psn)
 }
 
 /**
+ * Requester (swroce_sr.c): una_psn passed the first request a SACK round
+ * sent again (sr_rs_t set): if that came sooner than half a round trip
+ * after the resend, the original arrived, late: widen the reorder window.
+ */
+void swr_sr_progress(struct swr_qp *qp);
+
+/**
  * The oldest unacknowledged PSN moved: skip what a rewind would resend
  * needlessly; retries and the timer: swr_rtx_progress().
  */
 static inline void
 swr_comp_progress(struct swr_qp *qp, uint32_t una)
 {
+	/* A go-back-N window after go-backs: + MIN per window answered. */
+	if (unlikely(qp->gbn_wnd < SWR_MAX_UNACKED_PSN)) {
+		qp->gbn_acked += (uint32_t)ndk_roce_psn_diff(una, qp->una_psn);
+		if (qp->gbn_acked >= qp->gbn_wnd) {
+			qp->gbn_acked = 0;
+			qp->gbn_wnd += SWR_GBN_WND_MIN;
+		}
+	}
 	qp->una_psn = una;
 	/* Rewound to this WQE: skip what the peer confirmed meanwhile. */
 	if (qp->req_idx == qp->sq_tail && swr_sq_tail_started(qp) &&
@@ -44,7 +59,45 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 			qp->req_psn = una;
 		}
 	}
+	/* Selective repeat: was the last SACK round's resend needed? */
+	if (unlikely(qp->sr_rs_t != 0) &&
+	    ndk_roce_psn_diff(una, qp->sr_rs_psn) > 0)
+		swr_sr_progress(qp);
 	swr_rtx_progress(qp, una);
+}
+
+/**
+ * Reordering shown (a range or request sent again whose original then
+ * arrived): widen the reorder window (reo_mult, at most 4), once until
+ * what was out then is answered.
+ */
+static inline void
+swr_reo_widen(struct swr_qp *qp)
+{
+	qp->reo_quiet = 0;
+	if (ndk_roce_psn_diff(qp->una_psn, qp->reo_psn) < 0)
+		return;
+	qp->reo_psn = qp->psn_max;
+	if (qp->reo_mult < 4)
+		qp->reo_mult++;
+}
+
+/**
+ * A round that took gaps for losses (ranges or requests sent again): after
+ * 16 such rounds (una_psn passing what was out) with no reordering shown,
+ * narrow the reorder window again.
+ */
+static inline void
+swr_reo_round(struct swr_qp *qp)
+{
+	if (qp->reo_mult != 0 &&
+	    ndk_roce_psn_diff(qp->una_psn, qp->reo_qpsn) >= 0) {
+		qp->reo_qpsn = qp->psn_max;
+		if (++qp->reo_quiet >= 16) {
+			qp->reo_quiet = 0;
+			qp->reo_mult--;
+		}
+	}
 }
 
 /**

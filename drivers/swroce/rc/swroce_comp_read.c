@@ -177,12 +177,7 @@ swr_reo_spurious(struct swr_qp *qp, uint32_t psn, bool asked)
 	if (!asked)
 		return;
 	SWR_STAT(qp->q, read_spurious);
-	qp->reo_quiet = 0;
-	if (ndk_roce_psn_diff(qp->una_psn, qp->reo_psn) < 0)
-		return;
-	qp->reo_psn = qp->psn_max;
-	if (qp->reo_mult < 4)
-		qp->reo_mult++;
+	swr_reo_widen(qp);
 }
 
 /* True if the WQE at index @p idx has been transmitted (not rewound to). */
@@ -204,17 +199,12 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 	if (w->rd_pkts < w->rd_rr_end)
 		return;
 	SWR_STAT(qp->q, read_gap_retries);
-	/* 16 rounds with losses and no reordering: narrow the window. */
-	if (qp->reo_mult != 0 &&
-	    ndk_roce_psn_diff(qp->una_psn, qp->reo_qpsn) >= 0) {
-		qp->reo_qpsn = qp->psn_max;
-		if (++qp->reo_quiet >= 16) {
-			qp->reo_quiet = 0;
-			qp->reo_mult--;
-		}
-	}
+	swr_reo_round(qp);
 	k = w->rd_pkts;
 	if (swr_req_reread(qp, w, swr_rd_hole_end(qp, w))) {
+		/* READs held by ORD now wait for this range too. */
+		if (qp->rd_ord_t0 != 0 && w == swr_swqe(qp, qp->sq_tail))
+			qp->rd_ord_loss = true;
 		w->rd_rr_gap = 1;
 		uint32_t i = qp->rr_i++ % SWR_RR_RANGES;
 
@@ -246,6 +236,38 @@ bool
 swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe)
 {
 	return swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe));
+}
+
+/*
+ * RACK for a range asked again (a re-read, or a READ sent again whole by
+ * a rewind): the responder serves READ requests in the order they arrive
+ * (ours replays a range ahead of later READs' streams, rdma_rxe after the
+ * stream it is sending), so once a response to a READ request sent after
+ * that ask has arrived (rack_seq, counted from responses only their
+ * first request can have caused), the ask or its answer was lost. Past
+ * the reorder window (reordering seen: SRTT << (reo_mult - 1) more than a
+ * round trip since the ask) it is asked again at once, instead of after
+ * the timer. The READ at the tail only; a READ reaching the tail is
+ * checked then. @return true if asked again.
+ */
+static bool
+swr_comp_rack(struct swr_qp *qp)
+{
+	struct swr_swqe *t = swr_swqe(qp, qp->sq_tail);
+	uint64_t srtt = qp->rtt.srtt;
+
+	if ((int32_t)(qp->rack_seq - t->rd_rr_seq) <= 0 ||
+	    !swr_sq_tail_started(qp) || t->op != SWR_WR_READ ||
+	    t->rd_pkts >= t->rd_rr_end || qp->req_idx == qp->sq_tail)
+		return false;
+	if (qp->reo_mult != 0 &&
+	    (srtt == 0 || qp->q->now - t->rd_rr_t <
+	     srtt + (srtt << (qp->reo_mult - 1))))
+		return false;
+	SWR_STAT(qp->q, read_reread_lost);
+	t->rd_rr_end = t->rd_pkts;
+	swr_comp_ask(qp, t);
+	return true;
 }
 
 /*
@@ -488,7 +510,12 @@ swr_comp_next_reads(struct swr_qp *qp)
 			if (wqe->rd_pkts != 0)
 				swr_comp_progress(qp, ndk_roce_psn_add(
 					wqe->first_psn, wqe->rd_pkts));
-			if (qp->req_idx != qp->sq_tail && swr_rd_lost(qp, wqe))
+			/* Its ask lost (RACK), or its gap shown lost. */
+			if (qp->req_idx == qp->sq_tail)
+				break;
+			if (wqe->rd_pkts < wqe->rd_rr_end)
+				swr_comp_rack(qp);
+			else if (swr_rd_lost(qp, wqe))
 				swr_comp_ask(qp, wqe);
 			break;
 		}
@@ -570,6 +597,10 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 			return;
 		}
 		swr_rd_meter(qp);
+		/* Beyond what was asked again: the answer to its request. */
+		if (k >= w->rd_rr_end &&
+		    (int32_t)(w->rd_tx_seq - qp->rack_seq) > 0)
+			qp->rack_seq = w->rd_tx_seq;
 		if (idx != qp->sq_tail)
 			SWR_STAT(qp->q, read_resp_ahead);
 		if (k == w->rd_pkts) {
@@ -601,6 +632,8 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 		/* Its first missing range is in: the next one is known lost. */
 		swr_comp_ask(qp, w);
 	}
+	/* A request sent after the tail's ask answered first? */
+	swr_comp_rack(qp);
 }
 
 void

@@ -402,10 +402,13 @@ swr_qp_modify_ctl(struct swr_adapter *ad, void *arg)
 		/*
 		 * READs kept for replay: as many as the IRD granted, a power
 		 * of two (the ring holds SWR_MAX_RD_ATOMIC); a later READ
-		 * takes the oldest slot.
+		 * takes the oldest slot. With selective repeat (an ndk-roce
+		 * requester) the whole ring: that requester lets READs not
+		 * completed exceed ORD up to it (swr_req_ord_room()).
 		 */
-		qp->rd_mask = rte_align32pow2(RTE_MAX(
-			qp->attr.max_dest_rd_atomic, 1u)) - 1;
+		qp->rd_mask = qp->sr_on ? SWR_MAX_RD_ATOMIC - 1 :
+			rte_align32pow2(RTE_MAX(qp->attr.max_dest_rd_atomic,
+						1u)) - 1;
 	} else if (from == NDK_QP_STATE_RTR && to == NDK_QP_STATE_RTS) {
 		qp->req_psn = qp->una_psn = qp->attr.sq_psn;
 		qp->psn_max = qp->attr.sq_psn;

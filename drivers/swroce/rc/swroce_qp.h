@@ -66,8 +66,23 @@ struct swr_swqe {
 	uint32_t rd_pkts;         /**< READ: responses placed in order (a
 				   *  prefix; later ones: qp->ooo_map) */
 	uint32_t acc;             /**< local ops: SWR_ACC_* granted */
-	struct swr_mr *reg;       /**< local ops: the FRMR or MW */
-	struct swr_mr *parent;    /**< bind: the MR */
+	union {
+		struct {
+			struct swr_mr *reg;    /**< local ops: FRMR or MW */
+			struct swr_mr *parent; /**< bind: the MR */
+		};
+		/** SEND, WRITE: TSC its first packet was first sent */
+		uint64_t wr_tx_t;
+		struct {
+			/** READ: qp->rd_seq when its request was last
+			 *  sent whole */
+			uint32_t rd_tx_seq;
+			/** READ: qp->rd_seq, and the TSC, when the range
+			 *  up to rd_rr_end was asked */
+			uint32_t rd_rr_seq;
+			uint64_t rd_rr_t;
+		};
+	};
 	ndk_status_t lstatus;     /**< local ops: result once executed */
 	uint32_t npages;          /**< fast register: pages */
 	uint32_t fbo;             /**< fast register: first byte offset */
@@ -229,6 +244,18 @@ struct swr_qp {
 	uint32_t rr_i;
 	/** Selective repeat negotiated (attr.selective_repeat at RTR) */
 	bool sr_on;
+	uint32_t gbn_wnd;         /**< go-back-N: PSNs of SEND/WRITE data in
+				   *  flight at most (halved per go-back) */
+	uint32_t gbn_acked;       /**< ... PSNs acknowledged since it last
+				   *  grew */
+	uint32_t rew_max;         /**< psn_max at the last go-back: PSNs from
+				   *  it on were sent once */
+	uint32_t sr_rs_psn;       /**< requester: the first request a SACK
+				   *  round sent again ... */
+	uint64_t sr_rs_t;         /**< ... at this TSC (0: none to judge) */
+	uint32_t sr_hole_psn;     /**< requester: the first missing PSN of
+				   *  the SACKs (reordering seen) ... */
+	uint64_t sr_hole_t;       /**< ... shown since this TSC */
 	uint32_t sr_hi;           /**< requester: holes a SACK showed below
 				   *  this PSN were sent again already */
 	uint32_t nak_psn;         /**< a sequence NAK waiting (reordering) */
@@ -257,6 +284,18 @@ struct swr_qp {
 	 *  placed since the stream began at rd_meter_t0; 0 = no stream */
 	uint32_t rd_meter_n;
 	uint64_t rd_meter_t0;
+	uint64_t rd_ord_t0;       /**< TSC a READ to send was first held by
+				   *  ORD (0: not held; rd_ord_wait_us) */
+	bool rd_ord_loss;         /**< ... while the tail READ waited for a
+				   *  range asked again (rd_ord_loss_us) */
+	/** READ requests sent (whole or for a range), numbered: their
+	 *  order (RACK: WQE rd_tx_seq, rd_rr_seq) */
+	uint32_t rd_seq;
+	/** RACK: the number (rd_seq) of the latest READ request one of
+	 *  whose responses, answering it alone, arrived */
+	uint32_t rack_seq;
+	uint32_t rd_ord_hi;       /**< rd_hi when swr_req_ord_room() last
+				   *  found no room (no change: none still) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
 
 	/* --- the poller's per-operation bookkeeping (lcore-private): one

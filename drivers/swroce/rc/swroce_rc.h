@@ -24,6 +24,11 @@
 /** Unacknowledged PSNs a requester may have in flight. */
 #define SWR_MAX_UNACKED_PSN 256
 /**
+ * Go-back-N peers: the SEND/WRITE window after go-backs, at least (it
+ * halves per go-back and grows back by this much per window acknowledged).
+ */
+#define SWR_GBN_WND_MIN 16
+/**
  * ... counting a READ's responses, before a READ is sent: what a selective
  * repeat responder keeps (SWR_SR_WND, a quarter of the PSNs whose
  * responses may be placed out of order), so that more than 16 READs of 16

@@ -174,6 +174,8 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 				       qp->psn_max) < 0)) {
 		wqe->rd_rr_end = wqe->npkts;
 		wqe->rd_rr_gap = 0;
+		wqe->rd_rr_seq = qp->rd_seq + 1;        /* this request */
+		wqe->rd_rr_t = qp->q->now;
 	}
 	/* No READ out before it: no response seen counts (PSNs wrap). */
 	if (qp->rd_outstanding == 0)
@@ -182,6 +184,17 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 	qp->req_pkt = 0;
 	qp->req_idx++;
 	qp->rd_outstanding++;
+	wqe->rd_tx_seq = ++qp->rd_seq;
+	if (unlikely(qp->rd_ord_t0 != 0)) {
+		/* It waited for ORD: count how long (rd_ord_wait_us). */
+		uint64_t us = (qp->q->now - qp->rd_ord_t0) * 1000000 /
+			qp->ad->tsc_hz;
+
+		qp->q->stats.rd_ord_wait_us += us;
+		if (qp->rd_ord_loss)
+			qp->q->stats.rd_ord_loss_us += us;
+		qp->rd_ord_t0 = 0;
+	}
 	swr_frame_seal(m);
 	return m;
 }
@@ -268,6 +281,58 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	return m;
 }
 
+/*
+ * ORD counts the READs the responder may still be streaming for the
+ * first time (its IRD limit, swr_resp_rd_over()); it answers in PSN
+ * order, so those are the READs sent whose last response PSN lies at or
+ * past the highest response received (rd_hi). A READ not completed only
+ * because an older one waits for a range asked again frees its slot. But
+ * a re-read is served from the resource the responder keeps for that
+ * READ, and a standard responder keeps only its IRD latest (rdma_rxe; IB
+ * requires no more): so only with selective repeat, between two ndk-roce
+ * peers whose responders keep SWR_MAX_RD_ATOMIC (doc/recovery.md), may
+ * the READs not completed exceed ORD, up to that many. Called at the ORD
+ * limit only; the walk is skipped while rd_hi has not moved since it
+ * last found no room.
+ */
+static __rte_noinline bool
+swr_req_ord_room(struct swr_qp *qp)
+{
+	uint32_t streaming = 0;
+
+	if (!qp->sr_on || qp->rd_outstanding >= SWR_MAX_RD_ATOMIC ||
+	    (qp->rd_ord_t0 != 0 && qp->rd_ord_hi == qp->rd_hi))
+		return false;
+	for (uint32_t i = qp->sq_tail; i != qp->req_idx; i++) {
+		const struct swr_swqe *w = swr_swqe(qp, i);
+		uint32_t end = ndk_roce_psn_add(w->first_psn, w->npkts);
+
+		if (w->op == SWR_WR_READ &&
+		    ndk_roce_psn_diff(end, qp->rd_hi) > 0)
+			streaming++;
+	}
+	if (streaming < qp->attr.max_rd_atomic) {
+		SWR_STAT(qp->q, read_ord_freed);
+		return true;
+	}
+	qp->rd_ord_hi = qp->rd_hi;
+	return false;
+}
+
+/*
+ * A READ to send is held by ORD: note since when, and whether a loss
+ * holds the READs out (the tail READ waits for a range asked again).
+ */
+static __rte_noinline void
+swr_req_ord_held(struct swr_qp *qp)
+{
+	const struct swr_swqe *t = swr_swqe(qp, qp->sq_tail);
+
+	qp->rd_ord_t0 = RTE_MAX(qp->q->now, UINT64_C(1));
+	qp->rd_ord_loss = swr_sq_tail_started(qp) && t->op == SWR_WR_READ &&
+		t->rd_pkts < t->rd_rr_end;
+}
+
 /* True if swr_comp_tail() has something to retire at sq_tail. */
 static inline bool
 swr_comp_tail_due(const struct swr_qp *qp)
@@ -322,6 +387,7 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 			wqe->npkts = swr_npkts(qp, wqe->length);
 			wqe->first_psn = qp->req_psn;
 			wqe->started = 1;
+			wqe->wr_tx_t = q->now;  /* a READ's fields follow */
 		}
 		if ((wqe->flags & NDK_OP_FLAG_READ_FENCE) &&
 		    qp->rd_outstanding != 0)
@@ -330,11 +396,15 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		 * half; requests with data: the peer's window. */
 		if (ndk_roce_psn_diff(qp->req_psn, qp->una_psn) >=
 		    (wqe->op == SWR_WR_READ ? SWR_MAX_UNACKED_RD_PSN :
-		     SWR_MAX_UNACKED_PSN))
+		     (int32_t)qp->gbn_wnd))
 			break;
 		if (wqe->op == SWR_WR_READ) {
-			if (qp->rd_outstanding >= qp->attr.max_rd_atomic)
+			if (qp->rd_outstanding >= qp->attr.max_rd_atomic &&
+			    !swr_req_ord_room(qp)) {
+				if (qp->rd_ord_t0 == 0)
+					swr_req_ord_held(qp);
 				break;
+			}
 			m = swr_req_read_pkt(qp, wqe);
 		} else {
 			m = swr_req_data_pkt(qp, wqe, &bad);
@@ -415,9 +485,20 @@ swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end)
 		return false;
 	wqe->rd_rr_end = end;
 	wqe->rd_rr_gap = 0;             /* swr_comp_ask() sets it */
+	wqe->rd_rr_seq = ++qp->rd_seq;
+	wqe->rd_rr_t = qp->q->now;
 	qp->q->stats.retransmit_packets += end - k;
 	qp->ev.retransmit_packets += end - k;
-	swr_rtt_void_from(qp, ndk_roce_psn_add(wqe->first_psn, k));
+	/*
+	 * From its first response: the request itself may be what was lost,
+	 * and the responder answers later requests only after it. Past it,
+	 * the request arrived: only the range is asked again.
+	 */
+	if (k == 0)
+		swr_rtt_void_from(qp, wqe->first_psn);
+	else
+		swr_rtt_void_range(qp, ndk_roce_psn_add(wqe->first_psn, k),
+				   ndk_roce_psn_add(wqe->first_psn, end));
 	swr_pkt_send(qp, m);
 	return true;
 }
@@ -441,6 +522,7 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->q->stats.retransmit_packets += n;
 	qp->ev.retransmit_packets += n;
 	swr_rtt_void_from(qp, qp->una_psn);
+	qp->rew_max = qp->psn_max;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
 	qp->req_pkt = (uint32_t)k;
@@ -478,6 +560,7 @@ swr_req_rewind_to(struct swr_qp *qp, uint32_t psn)
 			qp->ev.retransmit_packets += (uint32_t)n;
 		}
 		swr_rtt_void_from(qp, psn);
+		qp->rew_max = qp->psn_max;
 		qp->req_idx = i;
 		qp->req_pkt = (uint32_t)k;
 		qp->req_psn = psn;

@@ -13,6 +13,8 @@
  * counters. Timer values, sampling, arming: swroce_rtx.h.
  */
 
+#include <inttypes.h>
+
 #include <rte_common.h>
 
 #include "swroce_adapter.h"
@@ -39,6 +41,12 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
 	const struct swr_swqe *wqe;
 	const char *what;
 
+	/* How long it waited, and whether it knew the round trip. */
+	if (qp->rtt.srtt == 0)
+		SWR_STAT(qp->q, rto_no_rtt);
+	if (qp->rto_start != 0 && qp->q->now > qp->rto_start)
+		qp->q->stats.rto_wait_us += (qp->q->now - qp->rto_start) *
+			1000000 / qp->ad->tsc_hz;
 	if (!swr_sq_tail_started(qp))
 		return;
 	wqe = swr_swqe(qp, qp->sq_tail);
@@ -55,10 +63,15 @@ swr_rto_classify(struct swr_qp *qp, bool adaptive)
 		SWR_STAT(qp->q, rto_read_tail);
 		what = "READ tail responses lost";
 	}
-	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u (READ %u/%u, asked up "
-		"to %u, %u placed out of order, %u READs out, %u WQEs sent, "
-		"%d PSNs past it, next %u/%u): %s", qp->pub.qpn,
-		adaptive ? "adaptive" : "timeout", qp->una_psn, wqe->rd_pkts,
+	NDK_LOG(DEBUG, "QP %u: %s expiry at PSN %u after %" PRIu64 " us "
+		"(srtt %" PRIu64 " us, shift %u, backoff %u; READ %u/%u, "
+		"asked up to %u, %u placed out of order, %u READs out, %u WQEs "
+		"sent, %d PSNs past it, next %u/%u): %s", qp->pub.qpn,
+		adaptive ? "adaptive" : "timeout", qp->una_psn,
+		qp->rto_start == 0 ? 0 : (qp->q->now - qp->rto_start) *
+		1000000 / qp->ad->tsc_hz,
+		qp->rtt.srtt * 1000000 / qp->ad->tsc_hz, qp->rto_adapt_shift,
+		qp->rto_backoff, wqe->rd_pkts,
 		wqe->npkts, wqe->rd_rr_end, qp->ooo_cnt, qp->rd_outstanding,
 		qp->req_idx - qp->sq_tail,
 		ndk_roce_psn_diff(qp->psn_max, qp->una_psn),

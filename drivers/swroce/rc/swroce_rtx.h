@@ -25,6 +25,7 @@
 #include "ndk_roce_rtt.h"
 #include "swroce_adapter.h"
 #include "swroce_qp.h"
+#include "swroce_rc.h"
 #include "swroce_timer.h"
 
 /** Doublings of the retransmission timeout on timeouts in a row. */
@@ -82,12 +83,34 @@ swr_rtt_start(struct swr_qp *qp, uint32_t psn)
 	qp->rtt_t0 = qp->q->now;
 }
 
-/** The requests from @p psn on are sent again: a sample there is void. */
+/**
+ * The requests from @p psn on are sent again, or one at @p psn is whose
+ * answer the later ones wait for (the responder executes in PSN order): a
+ * sample there is void (Karn).
+ */
 static inline void
 swr_rtt_void_from(struct swr_qp *qp, uint32_t psn)
 {
-	if (qp->rtt_active && ndk_roce_psn_diff(qp->rtt_psn, psn) >= 0)
+	if (qp->rtt_active && ndk_roce_psn_diff(qp->rtt_psn, psn) >= 0) {
 		qp->rtt_active = false;
+		SWR_STAT(qp->q, rtt_voided);
+	}
+}
+
+/**
+ * READ responses [@p lo, @p hi) are asked again, their request having
+ * arrived (a range past the first response of its READ): only a sample
+ * timed inside that range is ambiguous. Later requests were executed
+ * already: their answers neither wait for it nor can be taken for it.
+ */
+static inline void
+swr_rtt_void_range(struct swr_qp *qp, uint32_t lo, uint32_t hi)
+{
+	if (qp->rtt_active && ndk_roce_psn_diff(qp->rtt_psn, lo) >= 0 &&
+	    ndk_roce_psn_diff(qp->rtt_psn, hi) < 0) {
+		qp->rtt_active = false;
+		SWR_STAT(qp->q, rtt_voided);
+	}
 }
 
 /**
@@ -104,6 +127,7 @@ swr_rtt_progress(struct swr_qp *qp, uint32_t una)
 		qp->rtt_active = false;
 		qp->rto_adapt_shift = 0;
 		ndk_roce_rtt_sample(&qp->rtt, qp->q->now - qp->rtt_t0);
+		SWR_STAT(qp->q, rtt_samples);
 		/* Delay-based congestion control (doc/cc.md) takes it too. */
 		if (unlikely(qp->cc_on) && qp->ad->cc_mode == NDK_CC_DELAY)
 			swr_delay_sample(&qp->dcqcn, &qp->ad->dcqcn,
@@ -126,22 +150,43 @@ swr_rd_meter(struct swr_qp *qp)
 }
 
 /**
- * The time the READ responses still expected (psn_max - una_psn) take at
- * the rate the stream came in so far: elapsed x left / responses, the
- * ratio rounded up to a power of two (shifts only; at most 4x too long,
- * never too short). 0 without a stream. At most @p cap (the caller caps
- * the deadline at the full timeout anyway).
+ * The time the READ responses still to stream take at the rate the
+ * stream came in so far: elapsed x left / responses, the ratio rounded up
+ * to a power of two (shifts only; at most 4x too long, never too short).
+ * Left: the PSNs past both una_psn and the highest response received
+ * (rd_hi): holes below rd_hi are ranges lost and asked again, whose
+ * answers are due a round trip after the request, not after the stream
+ * (counting them made a lost re-read wait for a whole window's stream);
+ * with selective repeat at most what the READ at the tail still misses.
+ * 0 without a stream. At most @p cap (the caller caps the deadline at the
+ * full timeout anyway).
  */
 static inline uint64_t
 swr_rd_stream_time(const struct swr_qp *qp, uint64_t cap)
 {
+	uint32_t from = qp->una_psn;
 	uint64_t el;
 	int32_t left;
 	int sh;
 
 	if (qp->rd_meter_n == 0)
 		return 0;
-	left = ndk_roce_psn_diff(qp->psn_max, qp->una_psn);
+	if (ndk_roce_psn_diff(qp->rd_hi, from) > 0)
+		from = qp->rd_hi;
+	left = ndk_roce_psn_diff(qp->psn_max, from);
+	/*
+	 * An ndk-roce responder (selective repeat) streams its oldest READ
+	 * first and replays a range ahead of the rest: what the READ at the
+	 * tail waits for comes before the later READs' streams. (rdma_rxe
+	 * answers a re-read after the streams queued before it.)
+	 */
+	if (qp->sr_on && swr_sq_tail_started(qp)) {
+		const struct swr_swqe *t = swr_swqe(qp, qp->sq_tail);
+
+		if (t->op == SWR_WR_READ &&
+		    (int32_t)(t->npkts - t->rd_pkts) < left)
+			left = (int32_t)(t->npkts - t->rd_pkts);
+	}
 	if (left <= 0)
 		return 0;
 	el = qp->q->now - qp->rd_meter_t0;
@@ -269,6 +314,8 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->rto_probe = 0;
 	qp->rtt_active = false;
 	qp->rd_meter_n = 0;
+	qp->rd_ord_t0 = 0;
+	qp->rack_seq = qp->rd_seq;
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
 	/* No READ response placed out of order is left from before. */
 	if (qp->ooo_cnt != 0)
@@ -282,6 +329,11 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->nak_t = 0;
 	qp->nak_rew_t = 0;
 	qp->sr_hi = qp->una_psn;
+	qp->sr_rs_t = 0;
+	qp->sr_hole_t = 0;
+	qp->rew_max = qp->una_psn;
+	qp->gbn_wnd = SWR_MAX_UNACKED_PSN;
+	qp->gbn_acked = 0;
 	memset(qp->rr_hi, 0, sizeof(qp->rr_hi));
 	memcpy(qp->rr_lo, qp->rr_hi, sizeof(qp->rr_lo));
 }

@@ -265,12 +265,39 @@ swr_sr_resend_holes(struct swr_qp *qp, uint32_t psn, const uint8_t *map,
 	}
 }
 
+/*
+ * The reorder window of a SACK whose first missing PSN is @p psn, in PSNs
+ * that must be shown kept past a hole before it counts as lost (RACK, as
+ * for READ responses): 0 until reordering was seen (reo_mult, grown by
+ * late READ responses and by SACK rounds found spurious), then 4 <<
+ * reo_mult; 0 again once the same first hole has been shown for
+ * SRTT << (reo_mult - 1) (a window of time), so a hole with few requests
+ * after it is not left to the timer.
+ */
+static uint32_t
+swr_sr_reorder(struct swr_qp *qp, uint32_t psn)
+{
+	uint64_t srtt = qp->rtt.srtt;
+
+	if (likely(qp->reo_mult == 0))
+		return 0;
+	if (qp->sr_hole_t == 0 || qp->sr_hole_psn != psn) {
+		qp->sr_hole_psn = psn;
+		qp->sr_hole_t = RTE_MAX(qp->q->now, UINT64_C(1));
+	} else if (srtt != 0 && qp->q->now - qp->sr_hole_t >=
+		   (srtt << (qp->reo_mult - 1))) {
+		return 0;
+	}
+	return UINT32_C(4) << qp->reo_mult;
+}
+
 void
 swr_sr_sack_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	const uint8_t *map = (const uint8_t *)ndk_roce_pkt_ext(p,
 		p->op->offset[NDK_ROCE_AETH]) + NDK_ROCE_AETH_LEN;
 	uint32_t psn = p->psn, top, from, thr;
+	uint64_t resent;
 	int32_t d;
 
 	SWR_STAT(qp->q, sack_rcvd);
@@ -298,18 +325,38 @@ swr_sr_sack_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	top = swr_sack_top(map);
 	if (top == 0)
 		return;
-	/* Reordering seen (READ responses): a hole waits for more after it. */
-	thr = qp->reo_mult == 0 ? 0 : UINT32_C(4) << qp->reo_mult;
-	if (top <= thr + 1)
+	thr = swr_sr_reorder(qp, psn);
+	if (top <= thr + 1) {
+		SWR_STAT(qp->q, sack_deferred);
 		return;
+	}
 	top -= thr;
 	d = ndk_roce_psn_diff(qp->sr_hi, psn);
 	from = d > 0 ? (uint32_t)d : 0;
 	if (from >= top)
 		return;
+	resent = qp->q->stats.sr_resent;
 	swr_sr_resend_holes(qp, psn, map, from, top);
+	if (qp->q->stats.sr_resent != resent) {
+		/* Judged when una_psn passes it (swr_sr_progress()). */
+		swr_reo_round(qp);
+		qp->sr_rs_psn = ndk_roce_psn_add(psn, from);
+		qp->sr_rs_t = RTE_MAX(qp->q->now, UINT64_C(1));
+	}
 	qp->sr_hi = ndk_roce_psn_add(psn, top);
 	swr_rto_arm(qp);
+}
+
+void
+swr_sr_progress(struct swr_qp *qp)
+{
+	uint64_t srtt = qp->rtt.srtt;
+
+	if (srtt != 0 && qp->q->now - qp->sr_rs_t < (srtt >> 1)) {
+		SWR_STAT(qp->q, sack_spurious);
+		swr_reo_widen(qp);
+	}
+	qp->sr_rs_t = 0;
 }
 
 bool

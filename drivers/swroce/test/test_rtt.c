@@ -4,7 +4,8 @@
  * Unit tests of adaptive retransmission's arithmetic: the RTT estimator
  * (lib/roce/ndk_roce_rtt.h: RFC 6298 with shifts, clamping) against a
  * floating-point reference, and swroce's sampling rules (Karn: no sample
- * from a retransmitted PSN; a retransmission voids the sample it covers)
+ * from a retransmitted PSN; a retransmission voids the sample it covers,
+ * a READ range asked again only a sample inside it)
  * and timer value (adaptive, doubling, capped by the full timeout; the
  * QP's timeout alone when off) on a QP set up by hand. No NIC.
  */
@@ -271,6 +272,96 @@ t_read_stream(void)
 	return 0;
 }
 
+/*
+ * A READ range asked again after its request arrived (past the READ's
+ * first response) voids only a sample timed inside that range: a later
+ * READ's sample survives, and ends at its first response.
+ */
+static int
+t_karn_range(void)
+{
+	struct swr_qp *qp = qp_init(true);
+
+	qp->psn_max = 100;
+	swr_rtt_start(qp, 100);             /* a later READ, timed */
+	swr_rtt_void_range(qp, 20, 36);     /* an older READ's range */
+	TEST_ASSERT(qp->rtt_active, "voided by another READ's range");
+	swr_rtt_void_range(qp, 101, 116);   /* its own, past the first */
+	TEST_ASSERT(qp->rtt_active, "voided by a range after it");
+	qp->q->now += 4000;
+	swr_rtt_progress(qp, 101);
+	TEST_ASSERT_EQ(qp->rtt.srtt, 4000, "sample");
+	TEST_ASSERT_EQ(qp->q->stats.rtt_samples, 1, "samples counted");
+	/* A range holding the timed PSN voids it, and is counted. */
+	qp->psn_max = 200;
+	swr_rtt_start(qp, 200);
+	swr_rtt_void_range(qp, 190, 201);
+	TEST_ASSERT(!qp->rtt_active, "not voided by its own range");
+	TEST_ASSERT_EQ(qp->q->stats.rtt_voided, 1, "voids counted");
+	return 0;
+}
+
+/*
+ * The stream time counts only the responses still to stream (past the
+ * highest received, rd_hi), not the holes below it that were asked again:
+ * with everything up to psn_max in but one lost range, the deadline is a
+ * round trip, not a window's stream; with selective repeat at most the
+ * rest of the READ at the tail.
+ */
+static int
+t_read_stream_holes(void)
+{
+	struct swr_qp *qp = qp_init(true);
+	uint64_t t0 = qp->q->now, cap = 100000;
+
+	ndk_roce_rtt_sample(&qp->rtt, 1000);        /* timeout 3000 */
+	qp->rto_start = t0;
+	qp->una_psn = 0;
+	qp->req_psn = qp->psn_max = 256;
+	for (uint32_t n = 1; n <= 255; n++) {       /* all but PSN 12 */
+		qp->q->now = t0 + 7ull * n;
+		swr_rd_meter(qp);
+	}
+	qp->una_psn = 12;
+	qp->rd_hi = 256;
+	TEST_ASSERT_EQ(swr_rd_stream_time(qp, cap), 0, "holes streamed");
+	swr_rto_arm(qp);
+	TEST_ASSERT_EQ(qp->rto_deadline, qp->q->now + 3000, "deadline");
+	/* Half of it still to come: about half the stream's time. */
+	qp->rd_hi = 128;
+	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 128 &&
+		    swr_rd_stream_time(qp, cap) <= 4 * 7ull * 128,
+		    "stream %" PRIu64, swr_rd_stream_time(qp, cap));
+	/* rd_hi behind una_psn (a SEND or WRITE between): from una_psn. */
+	qp->rd_hi = 5;
+	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 244,
+		    "stream from rd_hi");
+	/*
+	 * Selective repeat (an ndk-roce responder streams its oldest READ
+	 * first): at most what the READ at the tail still misses, 4 of 16.
+	 */
+	static struct swr_swqe sq[1];
+
+	memset(sq, 0, sizeof(sq));
+	sq[0].op = SWR_WR_READ;
+	sq[0].started = 1;
+	sq[0].npkts = 16;
+	sq[0].rd_pkts = 12;
+	qp->sq = (uint8_t *)sq;
+	qp->sq_stride = sizeof(sq[0]);
+	qp->sq_mask = 0;
+	qp->sq_tail = 0;
+	qp->sq_prod = 1;
+	qp->sr_on = true;
+	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 4 &&
+		    swr_rd_stream_time(qp, cap) <= 4 * 7ull * 4,
+		    "tail READ's rest: %" PRIu64, swr_rd_stream_time(qp, cap));
+	qp->sr_on = false;
+	TEST_ASSERT(swr_rd_stream_time(qp, cap) >= 7ull * 244,
+		    "go-back-N peer: the whole stream");
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "first_sample", t_first_sample },
 	{ "clamp", t_clamp },
@@ -279,6 +370,8 @@ static const struct ndk_test_case cases[] = {
 	{ "karn", t_karn },
 	{ "timer_value", t_timer_value },
 	{ "read_stream", t_read_stream },
+	{ "karn_range", t_karn_range },
+	{ "read_stream_holes", t_read_stream_holes },
 };
 
 int
