@@ -295,7 +295,8 @@ att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 		st = NDK_STATUS_SUCCESS;
 	if (st == NDK_STATUS_PENDING) {
 		/* Successors still open at the daemon (a listener's
-		 * connectors, an endpoint's, an SRQ's QPs): EV_CLOSED
+		 * connectors, an endpoint's, the QPs on an SRQ, CQ or PD,
+		 * a PD's MRs) or frames sent from an MR still out: EV_CLOSED
 		 * completes it (NDK: done, if any, is its last callback). */
 		rte_spinlock_lock(&o->aa->cb_lock);
 		o->pub.header.type = 0;
@@ -407,8 +408,10 @@ att_create_pd(struct ndk_adapter *a, struct ndk_pd **pd)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_PD };
 
-	return att_create(att_ad(a), &rq, NDK_OBJECT_TYPE_PD, &att_pd_ops,
-			  (struct att_obj **)pd);
+	/* Its close may pend (QPs, MRs, SRQs on it): EV_CLOSED names it. */
+	return att_create_evobj(att_ad(a), &rq, NDK_OBJECT_TYPE_PD,
+				&att_pd_ops, NULL, NULL,
+				(struct att_obj **)pd);
 }
 
 static ndk_status_t

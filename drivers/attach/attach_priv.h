@@ -56,7 +56,8 @@ struct att_adapter {
 	/* Open proxies (cb_lock): ndk_adapter_close() frees them. */
 	struct att_obj *live;
 	/* Closed proxies whose close pends at the daemon (cb_lock): an
-	 * EV_CLOSED event completes each (listener, shared endpoint, SRQ). */
+	 * EV_CLOSED event completes each (listener, shared endpoint, SRQ,
+	 * CQ, PD, MR). */
 	struct att_obj *pend;
 	uint32_t srqs_dead;       /* SRQs told of the daemon's end (atomic) */
 };
