@@ -123,6 +123,9 @@ ent_closed(void *ctx)
 			  "closing (ignored)");
 		return;
 	}
+	/* Notifications a CQ or SRQ still had promised: none come now. */
+	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->notify_owed, 0,
+							   __ATOMIC_ACQ_REL));
 	if (__atomic_exchange_n(&e->close_owed, 0, __ATOMIC_ACQ_REL) != 0)
 		roced_att_ev_put(e->owner, &ev);
 	roced_att_ent_free(e->owner->srv, e);
@@ -163,16 +166,16 @@ ent_close_pending(struct roced_attach *s, struct att_ent *e)
 	uint16_t type = e->type;
 	ndk_status_t st;
 
-	/* No notification owed after the close (a CQ's, an SRQ's); given
-	 * back first: the completion may free the entry on another thread
-	 * before the close returns. */
-	roced_att_ev_release(a, __atomic_exchange_n(&e->notify_owed, 0,
-						    __ATOMIC_ACQ_REL));
 	__atomic_store_n(&e->type, ATT_TYPE_CLOSING, __ATOMIC_RELEASE);
 	st = ent_close_start(e, type);
+	/* Pending: @p e may be gone already (the completion, on another
+	 * thread, gives back what it promised: a closing CQ or SRQ
+	 * notifies no more, but one running may still take its slot). */
 	if (st == NDK_STATUS_PENDING)
-		return st;         /* @p e may be gone already */
-	/* Closed inline: no completion (NDK), its event slot back. */
+		return st;
+	/* Closed inline: no completion (NDK), its event slots back. */
+	roced_att_ev_release(a, __atomic_exchange_n(&e->notify_owed, 0,
+						    __ATOMIC_ACQ_REL));
 	roced_att_ev_release(a, __atomic_exchange_n(&e->close_owed, 0,
 						    __ATOMIC_ACQ_REL));
 	roced_att_ent_free(s, e);
@@ -292,7 +295,8 @@ app_find(struct roced_attach *s, const struct ndk_attach_req *rq,
 	unsigned int ai = (unsigned int)(rq->hdr.app & 0xff);
 
 	if (ai >= ATT_MAX_APPS || s->apps[ai].id == 0 ||
-	    s->apps[ai].draining || s->apps[ai].id != rq->hdr.app || s->apps[ai].pid != rq->hdr.pid ||
+	    s->apps[ai].draining || s->apps[ai].id != rq->hdr.app ||
+	    s->apps[ai].pid != rq->hdr.pid ||
 	    strcmp(s->apps[ai].peer, peer) != 0)
 		return -1;
 	return (int)ai;
@@ -508,8 +512,8 @@ roced_attach_start(const struct roced_config *cfg, struct roced_ports *p,
 		return -rte_errno;
 	}
 	if (rte_telemetry_register_cmd("/ndk/apps", cmd_apps,
-			"Attached applications by pid: port, objects, draining, heap, "
-			"buffers, doorbell_ring") != 0)
+			"Attached applications by pid: port, objects, draining, "
+			"heap, buffers, doorbell_ring") != 0)
 		ROCED_LOG(WARNING, "cannot register /ndk/apps");
 	*out = s;
 	return 0;

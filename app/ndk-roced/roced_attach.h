@@ -14,7 +14,11 @@
  * new connector's entry with a CAS on the entry's type (ent_add does the
  * same), and queues events with the application's event-queue
  * reservations (atomic). Teardown closes listeners first, so no connect
- * event can add an entry for an application being torn down.
+ * event can add an entry for an application being torn down. Pending
+ * closes complete on any thread (ent_closed(), no lock): their entries
+ * count in the application's n_obj until freed, and a torn-down
+ * application's event ring and heap are freed only once n_obj is 0
+ * (draining, roced_attach_run()).
  */
 
 #include <pthread.h>

@@ -10,7 +10,7 @@
  *   - an SRQ with a callback reserves its death notification
  *     (STATUS_INTERNAL_ERROR) at creation, and each arm (a threshold at
  *     creation or modify) one firing: at most three owed (the death, one
- *     pending arm, one firing); given back at its close;
+ *     pending arm, one firing); given back when its close completes;
  *   - an SRQ, a shared endpoint, a CQ, a PD, an MR (and a listener,
  *     roced_attach_ops.c) reserve their EV_CLOSED at creation: their
  *     close may pend (NDK: QPs on the CQ, PD or SRQ, MRs on the PD, frames

@@ -18,7 +18,8 @@
  *   - CompleteConnect / Accept with a disconnect event reserve it; the
  *     connector's close gives it back if it never fired;
  *   - each arm of a CQ reserves its notification (at most two owed per
- *     CQ: one pending arm, one firing); the CQ's close gives them back;
+ *     CQ: one pending arm, one firing); given back when the CQ's close
+ *     completes;
  *   - a listener reserves its EV_CLOSED at creation (its close may pend
  *     while connectors it handed up are open; roced_att_ent_close());
  *     SRQs, shared endpoints, CQs, PDs and MRs likewise
