@@ -90,6 +90,8 @@ struct att_obj {
 	void *disc_ctx;
 	ndk_close_completion_fn close_done; /* a close pending at the daemon */
 	void *close_ctx;
+	bool closed_early;        /* its EV_CLOSED polled before its close
+				   * read the PENDING reply (cb_lock) */
 	bool dead_told;           /* SRQ: told STATUS_INTERNAL_ERROR */
 	struct att_obj *next;     /* grave list, pending-close list */
 	struct att_obj *lnext;    /* live list */
