@@ -91,16 +91,23 @@ roced_att_ent_add(struct roced_attach *s, unsigned int ai, uint16_t type,
 void
 roced_att_ent_free(struct roced_attach *s, struct att_ent *e)
 {
-	__atomic_fetch_sub(&s->apps[e->app].n_obj, 1, __ATOMIC_RELAXED);
+	struct att_app *a = &s->apps[e->app];
+
 	e->obj = NULL;
 	__atomic_store_n(&e->type, 0, __ATOMIC_RELEASE);
+	/* Last: a draining application's ring may be freed after this. */
+	__atomic_fetch_sub(&a->n_obj, 1, __ATOMIC_RELEASE);
 }
 
 /*
- * A close that answered STATUS_PENDING is done (from the close of the
- * object's last successor: a connector, a QP; on the thread of that
- * close, an lcore's for a connector closed from a connect event): tell
- * the application (the slot was reserved at creation) and forget it.
+ * A close that answered STATUS_PENDING is done, on the thread that
+ * dropped the object's last reference: the rte_mp or main thread (a QP's
+ * or MR's close), a polling lcore (a connector closed from a connect
+ * event; a CQ whose notification was running), the EAL interrupt thread
+ * (an MR whose last frame came back, and its PD). Tell the application
+ * (the slot was reserved at creation) and forget the entry. No lock: the
+ * application's event ring outlives the entry, which counts in its n_obj
+ * until roced_att_ent_free() (a dead application drains, app_teardown()).
  */
 static void
 ent_closed(void *ctx)
@@ -111,40 +118,66 @@ ent_closed(void *ctx)
 		.closed = { .obj = e->pctx },
 	};
 
-	/* Its application's teardown forgot it already: nobody to tell. */
-	if (__atomic_load_n(&e->type, __ATOMIC_ACQUIRE) != ATT_TYPE_CLOSING)
+	if (__atomic_load_n(&e->type, __ATOMIC_ACQUIRE) != ATT_TYPE_CLOSING) {
+		ROCED_LOG(ERR, "attach: a close completion for an entry not "
+			  "closing (ignored)");
 		return;
+	}
+	/* Notifications a CQ or SRQ still had promised: none come now. */
+	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->notify_owed, 0,
+							   __ATOMIC_ACQ_REL));
 	if (__atomic_exchange_n(&e->close_owed, 0, __ATOMIC_ACQ_REL) != 0)
 		roced_att_ev_put(e->owner, &ev);
 	roced_att_ent_free(e->owner->srv, e);
 }
 
+/* Start the close of @p e's object (of type @p type), ent_closed() as its
+ * completion. */
+static ndk_status_t
+ent_close_start(struct att_ent *e, uint16_t type)
+{
+	switch (type) {
+	case NDK_OBJECT_TYPE_LISTENER:
+		return ndk_close_listener(e->obj, ent_closed, e);
+	case NDK_OBJECT_TYPE_SHARED_ENDPOINT:
+		return ndk_close_shared_endpoint(e->obj, ent_closed, e);
+	case NDK_OBJECT_TYPE_SRQ:
+		return ndk_close_srq(e->obj, ent_closed, e);
+	case NDK_OBJECT_TYPE_CQ:
+		return ndk_close_cq(e->obj, ent_closed, e);
+	case NDK_OBJECT_TYPE_PD:
+		return ndk_close_pd(e->obj, ent_closed, e);
+	default:
+		ndk_deregister_mr(e->obj);          /* its token dies */
+		return ndk_close_mr(e->obj, ent_closed, e);
+	}
+}
+
 /*
- * Close a listener, shared endpoint or SRQ: pending while connectors it
- * handed up / connected / QPs on it are open (NDK); the entry stays,
- * its handle dead, until ent_closed().
+ * Close an object whose close may pend (NDK): a listener, shared
+ * endpoint, SRQ, CQ or PD while successors (connectors it handed up /
+ * connected, QPs, MRs on it) are open, an MR while frames sent from it
+ * are out. The entry stays, its handle dead, until ent_closed().
  */
 static ndk_status_t
 ent_close_pending(struct roced_attach *s, struct att_ent *e)
 {
+	struct att_app *a = e->owner;
 	uint16_t type = e->type;
 	ndk_status_t st;
 
 	__atomic_store_n(&e->type, ATT_TYPE_CLOSING, __ATOMIC_RELEASE);
-	if (type == NDK_OBJECT_TYPE_LISTENER)
-		st = ndk_close_listener(e->obj, ent_closed, e);
-	else if (type == NDK_OBJECT_TYPE_SHARED_ENDPOINT)
-		st = ndk_close_shared_endpoint(e->obj, ent_closed, e);
-	else
-		st = ndk_close_srq(e->obj, ent_closed, e);
-	/* No notification after the close (an SRQ's). */
-	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->notify_owed, 0,
-							   __ATOMIC_ACQ_REL));
+	st = ent_close_start(e, type);
+	/* Pending: @p e may be gone already (the completion, on another
+	 * thread, gives back what it promised: a closing CQ or SRQ
+	 * notifies no more, but one running may still take its slot). */
 	if (st == NDK_STATUS_PENDING)
 		return st;
-	/* Closed inline: no completion (NDK), its event slot back. */
-	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->close_owed, 0,
-							   __ATOMIC_ACQ_REL));
+	/* Closed inline: no completion (NDK), its event slots back. */
+	roced_att_ev_release(a, __atomic_exchange_n(&e->notify_owed, 0,
+						    __ATOMIC_ACQ_REL));
+	roced_att_ev_release(a, __atomic_exchange_n(&e->close_owed, 0,
+						    __ATOMIC_ACQ_REL));
 	roced_att_ent_free(s, e);
 	return NDK_STATUS_SUCCESS;
 }
@@ -156,6 +189,9 @@ roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 	case NDK_OBJECT_TYPE_LISTENER:
 	case NDK_OBJECT_TYPE_SHARED_ENDPOINT:
 	case NDK_OBJECT_TYPE_SRQ:
+	case NDK_OBJECT_TYPE_CQ:
+	case NDK_OBJECT_TYPE_PD:
+	case NDK_OBJECT_TYPE_MR:
 		return ent_close_pending(s, e);
 	case NDK_OBJECT_TYPE_CONNECTOR:
 		/* Pending CM steps complete (cancelled) into the queue. */
@@ -167,16 +203,6 @@ roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 	case NDK_OBJECT_TYPE_QP:
 		ndk_close_qp(e->obj, NULL, NULL);   /* flushed: ERROR */
 		break;
-	case NDK_OBJECT_TYPE_MR:
-		ndk_deregister_mr(e->obj);          /* its token dies */
-		ndk_close_mr(e->obj, NULL, NULL);
-		break;
-	case NDK_OBJECT_TYPE_CQ:
-		ndk_close_cq(e->obj, NULL, NULL);
-		break;
-	case NDK_OBJECT_TYPE_PD:
-		ndk_close_pd(e->obj, NULL, NULL);
-		break;
 	default:
 		break;
 	}
@@ -185,7 +211,26 @@ roced_att_ent_close(struct roced_attach *s, struct att_ent *e)
 	return NDK_STATUS_SUCCESS;
 }
 
-/* Close everything of application @p ai, users before what they use. */
+/* Free what application @p ai held besides its objects: its slot. */
+static void
+app_release(struct roced_attach *s, unsigned int ai)
+{
+	struct att_app *a = &s->apps[ai];
+
+	roced_app_res_fini(&a->res);
+	roced_att_evq_free(a);
+	a->draining = false;
+	a->id = 0;
+}
+
+/*
+ * Close everything of application @p ai, users before what they use.
+ * Closes still pending after that (an MR's frames still out, a CQ's
+ * notification still running) complete on other threads, into its event
+ * ring, and the MR's memory is its heap's: the application drains, its
+ * slot kept (refusing requests), until roced_attach_run() sees its last
+ * entry gone.
+ */
 static void
 app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 {
@@ -204,19 +249,42 @@ app_teardown(struct roced_attach *s, unsigned int ai, const char *why)
 		for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
 			if (s->ent[i].type == order[k] && s->ent[i].app == ai)
 				roced_att_ent_close(s, &s->ent[i]);
-	/* Every successor is closed: no close is pending any more. */
-	for (uint32_t i = 0; i < ATT_MAX_OBJS && a->n_obj != 0; i++)
-		if (s->ent[i].type == ATT_TYPE_CLOSING &&
-		    s->ent[i].app == ai) {
-			ROCED_LOG(ERR, "attach: pid %d: a close still pending "
-				  "after its successors closed", a->pid);
-			roced_att_ent_free(s, &s->ent[i]);
-		}
-	roced_app_res_fini(&a->res);
 	ROCED_LOG(NOTICE, "attach: application pid %d %s: %u object(s) "
 		  "closed", a->pid, why, n);
-	roced_att_evq_free(a);
-	a->id = 0;
+	if (__atomic_load_n(&a->n_obj, __ATOMIC_ACQUIRE) == 0) {
+		app_release(s, ai);
+		return;
+	}
+	ROCED_LOG(NOTICE, "attach: application pid %d: %u close(s) still "
+		  "pending (frames out, a notification running): its event "
+		  "ring and heap are kept until they complete", a->pid,
+		  __atomic_load_n(&a->n_obj, __ATOMIC_RELAXED));
+	a->draining = true;
+}
+
+/* Release the drained applications; the number still draining into
+ * @p left. @return how many were released. */
+static unsigned int
+apps_drained(struct roced_attach *s, unsigned int *left)
+{
+	unsigned int n = 0;
+
+	*left = 0;
+	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++) {
+		struct att_app *a = &s->apps[ai];
+
+		if (a->id == 0 || !a->draining)
+			continue;
+		if (__atomic_load_n(&a->n_obj, __ATOMIC_ACQUIRE) != 0) {
+			(*left)++;
+			continue;
+		}
+		ROCED_LOG(NOTICE, "attach: application pid %d: its last "
+			  "close completed, its heap freed", a->pid);
+		app_release(s, ai);
+		n++;
+	}
+	return n;
 }
 
 /* The application a request comes from, or -1. */
@@ -227,7 +295,8 @@ app_find(struct roced_attach *s, const struct ndk_attach_req *rq,
 	unsigned int ai = (unsigned int)(rq->hdr.app & 0xff);
 
 	if (ai >= ATT_MAX_APPS || s->apps[ai].id == 0 ||
-	    s->apps[ai].id != rq->hdr.app || s->apps[ai].pid != rq->hdr.pid ||
+	    s->apps[ai].draining || s->apps[ai].id != rq->hdr.app ||
+	    s->apps[ai].pid != rq->hdr.pid ||
 	    strcmp(s->apps[ai].peer, peer) != 0)
 		return -1;
 	return (int)ai;
@@ -266,6 +335,7 @@ op_hello(struct roced_attach *s, const struct ndk_attach_req *rq,
 		a->port = port;
 		a->n_obj = 0;
 		a->ev_refused = 0;
+		a->draining = false;
 		a->srv = s;
 		if (roced_att_evq_create(a, ai, rq->hello.ev_slots) != 0) {
 			roced_app_res_fini(&a->res);
@@ -395,6 +465,7 @@ cmd_apps(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_start_dict(o);
 		rte_tel_data_add_dict_string(o, "port", a->port->cfg->name);
 		rte_tel_data_add_dict_u64(o, "objects", a->n_obj);
+		rte_tel_data_add_dict_u64(o, "draining", a->draining);
 		rte_tel_data_add_dict_string(o, "heap", a->res.heap);
 		rte_tel_data_add_dict_u64(o, "buffers", a->res.n_blk);
 		rte_tel_data_add_dict_string(o, "doorbell_ring",
@@ -441,8 +512,8 @@ roced_attach_start(const struct roced_config *cfg, struct roced_ports *p,
 		return -rte_errno;
 	}
 	if (rte_telemetry_register_cmd("/ndk/apps", cmd_apps,
-			"Attached applications by pid: port, objects, heap, buffers, "
-			"doorbell_ring") != 0)
+			"Attached applications by pid: port, objects, draining, "
+			"heap, buffers, doorbell_ring") != 0)
 		ROCED_LOG(WARNING, "cannot register /ndk/apps");
 	*out = s;
 	return 0;
@@ -452,7 +523,7 @@ unsigned int
 roced_attach_run(struct roced_attach *s)
 {
 	uint64_t now = rte_get_timer_cycles();
-	unsigned int dead = 0;
+	unsigned int dead = 0, left;
 
 	if (s == NULL || now < s->next_check)
 		return 0;
@@ -465,11 +536,13 @@ roced_attach_run(struct roced_attach *s)
 	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++) {
 		struct att_app *a = &s->apps[ai];
 
-		if (a->id != 0 && kill(a->pid, 0) != 0 && errno == ESRCH) {
+		if (a->id != 0 && !a->draining && kill(a->pid, 0) != 0 &&
+		    errno == ESRCH) {
 			app_teardown(s, ai, "is gone");
 			dead++;
 		}
 	}
+	dead += apps_drained(s, &left);
 	pthread_mutex_unlock(&s->lock);
 	return dead;
 }
@@ -477,6 +550,9 @@ roced_attach_run(struct roced_attach *s)
 void
 roced_attach_stop(struct roced_attach *s)
 {
+	unsigned int left;
+	uint64_t end;
+
 	if (s == NULL)
 		return;
 	/*
@@ -492,8 +568,19 @@ roced_attach_stop(struct roced_attach *s)
 	rte_mp_action_unregister(NDK_ATTACH_MP_NAME);
 	pthread_mutex_lock(&s->lock);
 	for (unsigned int ai = 0; ai < ATT_MAX_APPS; ai++)
-		if (s->apps[ai].id != 0)
+		if (s->apps[ai].id != 0 && !s->apps[ai].draining)
 			app_teardown(s, ai, "cut off (daemon stopping)");
+	/* Pending closes get the grace period; what is left then completes
+	 * at the adapters' close, into rings kept to the process's end. */
+	end = rte_get_timer_cycles() + rte_get_timer_hz() *
+		ROCED_ATTACH_GRACE_MS / 1000;
+	while (apps_drained(s, &left), left != 0 &&
+	       rte_get_timer_cycles() < end)
+		rte_delay_us_sleep(1000);
+	if (left != 0)
+		ROCED_LOG(NOTICE, "attach: %u application(s) with closes "
+			  "still pending: the adapters' close completes them",
+			  left);
 	pthread_mutex_unlock(&s->lock);
 	__atomic_store_n(&s->shm->state, NDK_ATTACH_GONE, __ATOMIC_SEQ_CST);
 	att_srv = NULL;

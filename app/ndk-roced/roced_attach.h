@@ -14,7 +14,11 @@
  * new connector's entry with a CAS on the entry's type (ent_add does the
  * same), and queues events with the application's event-queue
  * reservations (atomic). Teardown closes listeners first, so no connect
- * event can add an entry for an application being torn down.
+ * event can add an entry for an application being torn down. Pending
+ * closes complete on any thread (ent_closed(), no lock): their entries
+ * count in the application's n_obj until freed, and a torn-down
+ * application's event ring and heap are freed only once n_obj is 0
+ * (draining, roced_attach_run()).
  */
 
 #include <pthread.h>
@@ -42,6 +46,9 @@ struct att_app {
 	uint64_t ev_refused;         /* connect requests refused: no slot */
 	struct roced_attach *srv;    /* back to the server (callbacks) */
 	struct roced_app_res res;    /* doorbell ring, buffer heap */
+	bool draining;               /* gone, closes of its objects still
+				      * pending: its event ring and heap
+				      * kept until n_obj is 0 */
 };
 
 struct att_ent;
@@ -64,7 +71,7 @@ struct att_ent {
 	uint32_t notify_owed;        /* CQ / SRQ notifications reserved
 				      * (atomic) */
 	uint32_t close_owed;         /* EV_CLOSED reserved: listener, shared
-				      * endpoint, SRQ (atomic) */
+				      * endpoint, SRQ, CQ, PD, MR (atomic) */
 };
 
 struct roced_attach {
@@ -86,15 +93,18 @@ struct att_ent *roced_att_ent_get(struct roced_attach *s, unsigned int ai,
 ndk_status_t roced_att_ent_add(struct roced_attach *s, unsigned int ai,
 			       uint16_t type, void *obj, uint64_t *h);
 
-/* Forget an entry (the object is closed). */
+/* Forget an entry (the object is closed); its application's n_obj is
+ * the last thing it touches (a draining application may go then). */
 void roced_att_ent_free(struct roced_attach *s, struct att_ent *e);
 
 /*
  * Close an entry's object the way its owner would have, and forget it.
- * @return STATUS_SUCCESS, or STATUS_PENDING: a listener, shared endpoint
- * or SRQ whose successors are still open; the entry stays (type
- * ATT_TYPE_CLOSING, its handle dead) until the close completes, which
- * queues EV_CLOSED naming the application's proxy and frees it.
+ * @return STATUS_SUCCESS, or STATUS_PENDING: a listener, shared endpoint,
+ * SRQ, CQ or PD whose successors are still open, an MR with frames sent
+ * from it still out; the entry stays (type ATT_TYPE_CLOSING, its handle
+ * dead, counted in its application's n_obj) until the close completes
+ * (on any thread), which queues EV_CLOSED naming the application's proxy
+ * and frees it.
  */
 ndk_status_t roced_att_ent_close(struct roced_attach *s, struct att_ent *e);
 
@@ -119,9 +129,19 @@ void roced_att_notify_put(struct att_ent *e, const struct ndk_attach_ev *ev,
 void roced_att_ent_unreserve(struct roced_attach *s, struct att_ent *e);
 
 /*
- * Handlers of roced_attach_ext.c (SRQs with notifications, CQ resize and
- * moderation, shared endpoints, pending closes), in att_ops's table.
+ * Handlers of roced_attach_ext.c (PDs, CQs, MRs and SRQs, whose closes
+ * may pend, SRQ notifications, CQ resize and moderation, shared
+ * endpoints), in att_ops's table.
  */
+ndk_status_t roced_att_op_create_pd(struct roced_attach *s, unsigned int ai,
+				    const struct ndk_attach_req *rq,
+				    struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_create_cq(struct roced_attach *s, unsigned int ai,
+				    const struct ndk_attach_req *rq,
+				    struct ndk_attach_rep *rp);
+ndk_status_t roced_att_op_create_mr(struct roced_attach *s, unsigned int ai,
+				    const struct ndk_attach_req *rq,
+				    struct ndk_attach_rep *rp);
 ndk_status_t roced_att_op_create_srq(struct roced_attach *s, unsigned int ai,
 				     const struct ndk_attach_req *rq,
 				     struct ndk_attach_rep *rp);

@@ -10,11 +10,14 @@
  *   - an SRQ with a callback reserves its death notification
  *     (STATUS_INTERNAL_ERROR) at creation, and each arm (a threshold at
  *     creation or modify) one firing: at most three owed (the death, one
- *     pending arm, one firing); given back at its close;
- *   - an SRQ, a shared endpoint (and a listener, roced_attach_ops.c)
- *     reserve their EV_CLOSED at creation: their close may pend (NDK),
- *     and the close completion tells the application
- *     (roced_att_ent_close()).
+ *     pending arm, one firing); given back when its close completes;
+ *   - an SRQ, a shared endpoint, a CQ, a PD, an MR (and a listener,
+ *     roced_attach_ops.c) reserve their EV_CLOSED at creation: their
+ *     close may pend (NDK: QPs on the CQ, PD or SRQ, MRs on the PD, frames
+ *     sent from the MR still out), and the close completion tells the
+ *     application (roced_att_ent_close()), from whichever thread drops
+ *     the last reference: the application's event ring and heap stay
+ *     until every such close of it completed (roced_attach.c).
  * CQ moderation needs nothing of its own: the daemon's CQ holds the
  * armed notification back, and cq_notify queues it when swroce lets it
  * go, from the lcore's moderation clock or from the moderate call.
@@ -27,6 +30,142 @@
 /* Notifications an SRQ may owe at once: its death, a pending arm, one
  * firing. */
 #define SRQ_OWED_MAX 3
+
+/*
+ * A new entry of application @p ai for an object whose close may pend:
+ * its EV_CLOSED, naming the application's @p proxy, promised first.
+ * @return the entry (object still NULL), or NULL with the status in
+ * @p st (event ring or handle table full).
+ */
+static struct att_ent *
+closable_add(struct roced_attach *s, unsigned int ai, uint16_t type,
+	     uint64_t proxy, ndk_status_t *st)
+{
+	struct att_app *a = &s->apps[ai];
+	struct att_ent *e;
+	uint64_t h;
+
+	if (!roced_att_ev_reserve(a, 1)) {
+		*st = NDK_STATUS_INSUFFICIENT_RESOURCES;
+		return NULL;
+	}
+	*st = roced_att_ent_add(s, ai, type, NULL, &h);
+	if (!NDK_SUCCESS(*st)) {
+		roced_att_ev_release(a, 1);
+		return NULL;
+	}
+	e = &s->ent[(uint32_t)h];
+	e->pctx = proxy;
+	e->close_owed = 1;
+	return e;
+}
+
+/* The object could not be made: its promise back, its entry free. */
+static void
+closable_drop(struct roced_attach *s, struct att_ent *e)
+{
+	roced_att_ev_release(e->owner, __atomic_exchange_n(&e->close_owed, 0,
+							   __ATOMIC_ACQ_REL));
+	roced_att_ent_free(s, e);
+}
+
+/* The object made: into its entry, its handle and address into @p rp. */
+static void
+closable_set(struct roced_attach *s, struct att_ent *e, void *obj,
+	     struct ndk_attach_rep *rp)
+{
+	e->obj = obj;
+	rp->new_obj.handle = ((uint64_t)e->gen << 32) |
+		(uint32_t)(e - s->ent);
+	rp->new_obj.obj = (uintptr_t)obj;
+}
+
+/* A CQ's notification (polling lcore; or the rte_mp thread in an arm). */
+static void
+cq_notify(void *ctx, ndk_status_t st)
+{
+	struct att_ent *e = ctx;
+	struct ndk_attach_ev ev = {
+		.kind = NDK_ATT_EV_CQ,
+		.cq = { .cq = e->pctx, .status = st },
+	};
+
+	roced_att_notify_put(e, &ev, "CQ");
+}
+
+ndk_status_t
+roced_att_op_create_pd(struct roced_attach *s, unsigned int ai,
+		       const struct ndk_attach_req *rq,
+		       struct ndk_attach_rep *rp)
+{
+	struct att_ent *e;
+	ndk_status_t st;
+	struct ndk_pd *pd;
+
+	/* Its close pends while QPs, MRs or SRQs use it. */
+	e = closable_add(s, ai, NDK_OBJECT_TYPE_PD, rq->create_pd.proxy, &st);
+	if (e == NULL)
+		return st;
+	st = ndk_create_pd(s->apps[ai].port->ad, &pd);
+	if (!NDK_SUCCESS(st)) {
+		closable_drop(s, e);
+		return st;
+	}
+	closable_set(s, e, pd, rp);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+roced_att_op_create_cq(struct roced_attach *s, unsigned int ai,
+		       const struct ndk_attach_req *rq,
+		       struct ndk_attach_rep *rp)
+{
+	const struct ndk_attach_create_cq *b = &rq->create_cq;
+	struct att_ent *e;
+	ndk_status_t st;
+	struct ndk_cq *cq;
+
+	/* The entry first: it is the notification's context. Its close
+	 * pends while QPs use it, or while a notification is running. */
+	e = closable_add(s, ai, NDK_OBJECT_TYPE_CQ, b->proxy, &st);
+	if (e == NULL)
+		return st;
+	st = ndk_create_cq(s->apps[ai].port->ad, b->depth,
+			   b->notify != 0 ? cq_notify : NULL, e, &cq);
+	if (!NDK_SUCCESS(st)) {
+		closable_drop(s, e);
+		return st;
+	}
+	closable_set(s, e, cq, rp);
+	return NDK_STATUS_SUCCESS;
+}
+
+ndk_status_t
+roced_att_op_create_mr(struct roced_attach *s, unsigned int ai,
+		       const struct ndk_attach_req *rq,
+		       struct ndk_attach_rep *rp)
+{
+	const struct ndk_attach_create_mr *b = &rq->create_mr;
+	struct att_ent *pd = roced_att_ent_get(s, ai, b->pd,
+					       NDK_OBJECT_TYPE_PD);
+	struct att_ent *e;
+	ndk_status_t st;
+	struct ndk_mr *mr;
+
+	if (pd == NULL)
+		return NDK_STATUS_INVALID_HANDLE;
+	/* Its close pends while frames sent from it are out. */
+	e = closable_add(s, ai, NDK_OBJECT_TYPE_MR, b->proxy, &st);
+	if (e == NULL)
+		return st;
+	st = ndk_create_mr(pd->obj, b->fast_register != 0, &mr);
+	if (!NDK_SUCCESS(st)) {
+		closable_drop(s, e);
+		return st;
+	}
+	closable_set(s, e, mr, rp);
+	return NDK_STATUS_SUCCESS;
+}
 
 /* An SRQ's notification (polling lcore; or the rte_mp thread inside a
  * modify that finds it below its threshold already). */

@@ -18,10 +18,12 @@
  *   - CompleteConnect / Accept with a disconnect event reserve it; the
  *     connector's close gives it back if it never fired;
  *   - each arm of a CQ reserves its notification (at most two owed per
- *     CQ: one pending arm, one firing); the CQ's close gives them back;
+ *     CQ: one pending arm, one firing); given back when the CQ's close
+ *     completes;
  *   - a listener reserves its EV_CLOSED at creation (its close may pend
  *     while connectors it handed up are open; roced_att_ent_close());
- *     SRQs and shared endpoints likewise (roced_attach_ext.c);
+ *     SRQs, shared endpoints, CQs, PDs and MRs likewise
+ *     (roced_attach_ext.c);
  *   - a connection request reserves its event on arrival on the lcore;
  *     with the ring full it is refused (REJ), counted and logged.
  */
@@ -184,18 +186,6 @@ roced_att_notify_put(struct att_ent *e, const struct ndk_attach_ev *ev,
 	roced_att_ev_put(e->owner, ev);
 }
 
-static void
-cq_notify(void *ctx, ndk_status_t st)
-{
-	struct att_ent *e = ctx;
-	struct ndk_attach_ev ev = {
-		.kind = NDK_ATT_EV_CQ,
-		.cq = { .cq = e->pctx, .status = st },
-	};
-
-	roced_att_notify_put(e, &ev, "CQ");
-}
-
 /* A connection request on an application's listener (lcore). */
 static void
 connect_event(void *ctx, struct ndk_connector *c)
@@ -252,48 +242,6 @@ new_obj(struct roced_attach *s, unsigned int ai, uint16_t type, void *o,
 }
 
 static ndk_status_t
-op_create_pd(struct roced_attach *s, unsigned int ai,
-	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
-{
-	struct ndk_pd *pd;
-	ndk_status_t st = ndk_create_pd(app_ad(s, ai), &pd);
-
-	RTE_SET_USED(rq);
-	if (NDK_SUCCESS(st) &&
-	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_PD, pd, rp)))
-		ndk_close_pd(pd, NULL, NULL);
-	return st;
-}
-
-static ndk_status_t
-op_create_cq(struct roced_attach *s, unsigned int ai,
-	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
-{
-	const struct ndk_attach_create_cq *b = &rq->create_cq;
-	struct att_ent *e;
-	ndk_status_t st;
-	struct ndk_cq *cq;
-	uint64_t h;
-
-	/* The entry first: it is the notification's context. */
-	st = roced_att_ent_add(s, ai, NDK_OBJECT_TYPE_CQ, NULL, &h);
-	if (!NDK_SUCCESS(st))
-		return st;
-	e = &s->ent[(uint32_t)h];
-	e->pctx = b->proxy;
-	st = ndk_create_cq(app_ad(s, ai), b->depth,
-			   b->notify != 0 ? cq_notify : NULL, e, &cq);
-	if (!NDK_SUCCESS(st)) {
-		roced_att_ent_free(s, e);
-		return st;
-	}
-	e->obj = cq;
-	rp->new_obj.handle = h;
-	rp->new_obj.obj = (uintptr_t)cq;
-	return NDK_STATUS_SUCCESS;
-}
-
-static ndk_status_t
 op_create_qp(struct roced_attach *s, unsigned int ai,
 	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
 {
@@ -339,24 +287,6 @@ op_create_qp(struct roced_attach *s, unsigned int ai,
 	rp->create_qp.handle = h;
 	rp->create_qp.obj = (uintptr_t)qp;
 	rp->create_qp.qpn = ndk_qp_num(qp);
-	return st;
-}
-
-static ndk_status_t
-op_create_mr(struct roced_attach *s, unsigned int ai,
-	     const struct ndk_attach_req *rq, struct ndk_attach_rep *rp)
-{
-	struct att_ent *pd = roced_att_ent_get(s, ai, rq->create_mr.pd,
-					       NDK_OBJECT_TYPE_PD);
-	struct ndk_mr *mr;
-	ndk_status_t st;
-
-	if (pd == NULL)
-		return NDK_STATUS_INVALID_HANDLE;
-	st = ndk_create_mr(pd->obj, rq->create_mr.fast_register != 0, &mr);
-	if (NDK_SUCCESS(st) &&
-	    !NDK_SUCCESS(st = new_obj(s, ai, NDK_OBJECT_TYPE_MR, mr, rp)))
-		ndk_close_mr(mr, NULL, NULL);
 	return st;
 }
 
@@ -884,10 +814,10 @@ typedef ndk_status_t (*att_op_fn)(struct roced_attach *s, unsigned int ai,
 
 /* Every request of an attached application but HELLO and BYE. */
 static const att_op_fn att_ops[NDK_ATT_OP_MAX] = {
-	[NDK_ATT_CREATE_PD] = op_create_pd,
-	[NDK_ATT_CREATE_CQ] = op_create_cq,
+	[NDK_ATT_CREATE_PD] = roced_att_op_create_pd,
+	[NDK_ATT_CREATE_CQ] = roced_att_op_create_cq,
 	[NDK_ATT_CREATE_QP] = op_create_qp,
-	[NDK_ATT_CREATE_MR] = op_create_mr,
+	[NDK_ATT_CREATE_MR] = roced_att_op_create_mr,
 	[NDK_ATT_REGISTER_MR] = op_register_mr,
 	[NDK_ATT_DEREGISTER_MR] = op_deregister_mr,
 	[NDK_ATT_CLOSE] = op_close,

@@ -295,19 +295,27 @@ att_close(void *obj, ndk_close_completion_fn done, void *ctx)
 		st = NDK_STATUS_SUCCESS;
 	if (st == NDK_STATUS_PENDING) {
 		/* Successors still open at the daemon (a listener's
-		 * connectors, an endpoint's, an SRQ's QPs): EV_CLOSED
+		 * connectors, an endpoint's, the QPs on an SRQ, CQ or PD,
+		 * a PD's MRs) or frames sent from an MR still out: EV_CLOSED
 		 * completes it (NDK: done, if any, is its last callback). */
 		rte_spinlock_lock(&o->aa->cb_lock);
-		o->pub.header.type = 0;
-		o->close_done = done;
-		o->close_ctx = ctx;
-		*o->lprev = o->lnext;             /* off the live list */
-		if (o->lnext != NULL)
-			o->lnext->lprev = o->lprev;
-		o->next = o->aa->pend;
-		o->aa->pend = o;
+		if (!o->closed_early) {
+			o->pub.header.type = 0;
+			o->close_done = done;
+			o->close_ctx = ctx;
+			*o->lprev = o->lnext;     /* off the live list */
+			if (o->lnext != NULL)
+				o->lnext->lprev = o->lprev;
+			o->next = o->aa->pend;
+			o->aa->pend = o;
+			rte_spinlock_unlock(&o->aa->cb_lock);
+			return NDK_STATUS_PENDING;
+		}
 		rte_spinlock_unlock(&o->aa->cb_lock);
-		return NDK_STATUS_PENDING;
+		/* Another thread's poll took its EV_CLOSED already (the
+		 * daemon's close completed before this reply was read):
+		 * done, completed from the next poll as below. */
+		st = NDK_STATUS_SUCCESS;
 	}
 	if (!NDK_SUCCESS(st))
 		return st;
@@ -345,8 +353,10 @@ att_close_done(struct att_adapter *aa, struct att_obj *o)
 	for (pp = &aa->pend; *pp != NULL && *pp != o; pp = &(*pp)->next)
 		;
 	if (*pp == NULL) {
+		/* Its close has not seen its reply yet (another thread):
+		 * att_close() completes it. */
+		o->closed_early = true;
 		rte_spinlock_unlock(&aa->cb_lock);
-		NDK_LOG(ERR, "attach: a close completion for no pending close");
 		return;
 	}
 	*pp = o->next;
@@ -407,8 +417,10 @@ att_create_pd(struct ndk_adapter *a, struct ndk_pd **pd)
 {
 	struct ndk_attach_req rq = { .hdr.op = NDK_ATT_CREATE_PD };
 
-	return att_create(att_ad(a), &rq, NDK_OBJECT_TYPE_PD, &att_pd_ops,
-			  (struct att_obj **)pd);
+	/* Its close may pend (QPs, MRs, SRQs on it): EV_CLOSED names it. */
+	return att_create_evobj(att_ad(a), &rq, NDK_OBJECT_TYPE_PD,
+				&att_pd_ops, NULL, NULL,
+				(struct att_obj **)pd);
 }
 
 static ndk_status_t

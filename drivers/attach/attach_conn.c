@@ -163,7 +163,8 @@ att_graves_free(struct att_adapter *aa)
 
 /*
  * Create an object whose events name its proxy (CQ, listener, SRQ,
- * shared endpoint): the proxy exists before the request, as its context.
+ * shared endpoint; PD and MR, whose close may pend: EV_CLOSED): the
+ * proxy exists before the request, as its context.
  */
 ndk_status_t
 att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
@@ -182,6 +183,10 @@ att_create_evobj(struct att_adapter *aa, struct ndk_attach_req *rq,
 		rq->create_srq.proxy = (uintptr_t)o;
 	else if (rq->hdr.op == NDK_ATT_CREATE_SEP)
 		rq->create_sep.proxy = (uintptr_t)o;
+	else if (rq->hdr.op == NDK_ATT_CREATE_PD)
+		rq->create_pd.proxy = (uintptr_t)o;
+	else if (rq->hdr.op == NDK_ATT_CREATE_MR)
+		rq->create_mr.proxy = (uintptr_t)o;
 	else
 		rq->create_listener.proxy = (uintptr_t)o;
 	st = att_call(aa, rq, &rp);

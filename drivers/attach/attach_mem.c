@@ -29,8 +29,9 @@ att_create_mr(struct ndk_pd *pd, bool fast_register, struct ndk_mr **mr)
 
 	rq.create_mr.pd = att_obj(pd)->h;
 	rq.create_mr.fast_register = fast_register;
-	st = att_create(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_MR, &att_mr_ops,
-			(struct att_obj **)mr);
+	/* Its close may pend (frames sent from it out): EV_CLOSED. */
+	st = att_create_evobj(att_obj(pd)->aa, &rq, NDK_OBJECT_TYPE_MR,
+			      &att_mr_ops, NULL, NULL, (struct att_obj **)mr);
 	if (NDK_SUCCESS(st))
 		att_obj(*mr)->fast_register = fast_register;
 	return st;

@@ -56,7 +56,8 @@ struct att_adapter {
 	/* Open proxies (cb_lock): ndk_adapter_close() frees them. */
 	struct att_obj *live;
 	/* Closed proxies whose close pends at the daemon (cb_lock): an
-	 * EV_CLOSED event completes each (listener, shared endpoint, SRQ). */
+	 * EV_CLOSED event completes each (listener, shared endpoint, SRQ,
+	 * CQ, PD, MR). */
 	struct att_obj *pend;
 	uint32_t srqs_dead;       /* SRQs told of the daemon's end (atomic) */
 };
@@ -89,6 +90,8 @@ struct att_obj {
 	void *disc_ctx;
 	ndk_close_completion_fn close_done; /* a close pending at the daemon */
 	void *close_ctx;
+	bool closed_early;        /* its EV_CLOSED polled before its close
+				   * read the PENDING reply (cb_lock) */
 	bool dead_told;           /* SRQ: told STATUS_INTERNAL_ERROR */
 	struct att_obj *next;     /* grave list, pending-close list */
 	struct att_obj *lnext;    /* live list */

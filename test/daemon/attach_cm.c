@@ -373,29 +373,28 @@ misuse_posts(void)
 
 /*
  * --fill: started with NDK_ATTACH_EV_SLOTS=8, promise all 8 event slots
- * (the listener its close's event, 4 CQs armed twice but the last once),
- * so that the daemon must refuse the next connection request (nothing
- * would carry its event); on "free", close the CQs.
+ * (the PD, CQ, MR and listener their closes' events; 2 more CQs theirs,
+ * the first armed twice), so that the daemon must refuse the next
+ * connection request (nothing would carry its event); on "free", close
+ * the CQs.
  */
 static void
 fill_events(void)
 {
-	struct ndk_cq *cq[4];
+	struct ndk_cq *cq[2];
 	char line[32];
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 2; i++)
 		post_ok(ndk_create_cq(g.ad, 4, on_notify, NULL, &cq[i]),
 			"fill CQ");
-		ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
-		if (i != 3)
-			ndk_arm_cq(cq[i], NDK_CQ_NOTIFY_ANY);
-	}
+	ndk_arm_cq(cq[0], NDK_CQ_NOTIFY_ANY);
+	ndk_arm_cq(cq[0], NDK_CQ_NOTIFY_ANY);
 	printf("FULL\n");
 	fflush(stdout);
 	if (fgets(line, sizeof(line), stdin) == NULL ||
 	    strncmp(line, "free", 4) != 0)
 		fail("no 'free' order");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 2; i++)
 		ndk_close_cq(cq[i], NULL, NULL);
 	if (g.incoming != NULL)
 		fail("a connect event arrived while the event ring was full");

@@ -328,34 +328,34 @@ used_of(const struct app *a)
 }
 
 /*
- * Z's event ring has 8 slots: its listener and SRQ promise their close's
- * event (the close may pend), 3 CQs armed twice the other 6, so a
- * CONNECT (which must promise its completion) is refused inline; closing
- * a CQ gives its 2 back and the CONNECT is accepted.
+ * Z's event ring has 8 slots: its PD, CQ, listener, MR and SRQ promise
+ * their close's event (the close may pend), one more CQ its close and two
+ * arms the other 3, so a CONNECT (which must promise its completion) is
+ * refused inline; closing that CQ gives its 3 back and the CONNECT is
+ * accepted.
  */
 static void
 ring_full(const char *port)
 {
 	struct ndk_attach_req rq = req(NDK_ATT_CONNECT);
 	struct ndk_attach_rep rp;
-	uint64_t cq[3];
+	uint64_t cq;
 	struct app z;
 	ndk_status_t st;
 
 	hello(port, &z, NDK_ATTACH_EV_SLOTS_MIN);
 	if (z.evq->cap != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("HELLO did not size the event ring as asked");
-	if (used_of(&z) != 2)
-		fail("a listener and an SRQ did not promise their closes");
-	for (int i = 0; i < 3; i++) {
-		cq[i] = make(z.id, req_create_cq(16), &rp);
-		for (int k = 0; k < 2; k++)
-			make(z.id, req_cq_arm(cq[i]), &rp);
-	}
+	if (used_of(&z) != 5)
+		fail("a PD, CQ, listener, MR and SRQ did not promise their "
+		     "closes");
+	cq = make(z.id, req_create_cq(16), &rp);
+	for (int k = 0; k < 2; k++)
+		make(z.id, req_cq_arm(cq), &rp);
 	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
-		fail("6 arms did not promise the 6 events left");
-	/* A ninth arm of an armed CQ promises nothing more. */
-	make(z.id, req_cq_arm(cq[0]), &rp);
+		fail("a CQ and 2 arms did not promise the 3 events left");
+	/* A third arm of an armed CQ promises nothing more. */
+	make(z.id, req_cq_arm(cq), &rp);
 	rq.connect.conn = z.conn;
 	rq.connect.qp = z.qp;
 	rq.connect.src.family = AF_INET;
@@ -367,8 +367,8 @@ ring_full(const char *port)
 	if (st != NDK_STATUS_INSUFFICIENT_RESOURCES ||
 	    used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN)
 		fail("CONNECT with a full event ring was not refused inline");
-	make(z.id, req_obj(NDK_ATT_CLOSE, cq[2]), &rp);
-	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN - 2)
+	make(z.id, req_obj(NDK_ATT_CLOSE, cq), &rp);
+	if (used_of(&z) != NDK_ATTACH_EV_SLOTS_MIN - 3)
 		fail("closing an armed CQ did not give its events back");
 	if (call(z.id, getpid(), &rq, &rp) != NDK_STATUS_PENDING)
 		fail("CONNECT refused with room in the event ring");

@@ -18,8 +18,11 @@
  *    by NdkModifySrq below its level notifies at once, once; with --srq
  *    the QP's SRQ is armed at 1 before each round's SEND, which takes the
  *    only receive: one notification per round, none more; an SRQ left
- *    open dies with the adapter (STATUS_INTERNAL_ERROR, once); the QP's
- *    SRQ closed before its QP pends and completes with the QP's close;
+ *    open dies with the adapter (STATUS_INTERNAL_ERROR, once);
+ *  - closes that pend: the QP's SRQ, CQ and PD closed before the QP
+ *    answer STATUS_PENDING and complete (each once) only with the QP's
+ *    close; the MR's close completes before its buffer is freed (pending
+ *    while frames sent from it are out);
  *  - CQ resize and interrupt moderation (both adapter flags set): the
  *    QP's CQ is resized before the traffic and read through after it; on
  *    the active side the first WRITE's notification is held by a count
@@ -32,8 +35,13 @@
  *   "stop" (stops polling, prints STOPPED) and "close" / EOF (closes,
  *   prints CLOSED).
  *
+ *   With --die-pending, "close" closes the MR, then the CQ and PD the
+ *   open QP still uses (both must pend), prints "PENDING HELD" and waits
+ *   to be killed: the daemon must clean up after it.
+ *
  *   attach-rdma <EAL args> -- --ip A.B.C.D --peer A.B.C.D [--active]
  *                             [--rounds N] [--size N] [--srq] [--late]
+ *                             [--die-pending]
  */
 
 #include <arpa/inet.h>
@@ -394,6 +402,65 @@ check_cq_controls(void)
 		fail("close CQ, resize the QP's");
 }
 
+/*
+ * The MR's close first (pending while frames sent from it are out), then
+ * the QP's SRQ, CQ and PD before the QP: pending, none completing while
+ * the QP is open, each completed once by the QP's close.
+ */
+static void
+close_all(struct ndk_pd *pd, struct ndk_mr *mr)
+{
+	static int closed, mr_closed;
+	ndk_status_t mst;
+	int want = 2;
+
+	ndk_deregister_mr(mr);
+	mst = ndk_close_mr(mr, count_closed, &mr_closed);
+	if (mst != NDK_STATUS_PENDING && mst != NDK_STATUS_SUCCESS)
+		fail("close MR");
+	if (srq != NULL) {
+		if (ndk_close_srq(srq, count_closed, &closed) !=
+		    NDK_STATUS_PENDING)
+			fail("close of an SRQ a QP uses: not pending");
+		want++;
+	}
+	if (ndk_close_cq(cq, count_closed, &closed) != NDK_STATUS_PENDING ||
+	    ndk_close_pd(pd, count_closed, &closed) != NDK_STATUS_PENDING)
+		fail("close of a CQ or PD a QP uses: not pending");
+	for (int i = 0; i < 1000; i++)
+		ndk_adapter_poll(ad);
+	if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE) != 0)
+		fail("a close completed while the QP using it is open");
+	ndk_close_qp(qp, NULL, NULL);
+	wait_notes(&closed, want, "SRQ, CQ and PD close completions");
+	wait_notes(&mr_closed, mst == NDK_STATUS_PENDING, "MR close");
+	/* Each once: nothing more comes. */
+	for (int i = 0; i < 1000; i++)
+		ndk_adapter_poll(ad);
+	if (__atomic_load_n(&closed, __ATOMIC_ACQUIRE) != want ||
+	    __atomic_load_n(&mr_closed, __ATOMIC_ACQUIRE) !=
+	    (mst == NDK_STATUS_PENDING))
+		fail("a close completed more than once, or an inline one");
+	printf("PENDING CLOSES OK mr=%s\n",
+	       mst == NDK_STATUS_PENDING ? "pending" : "inline");
+	fflush(stdout);
+}
+
+/* --die-pending: closes left pending, then killed (never returns). */
+static void
+hold_pending(struct ndk_pd *pd, struct ndk_mr *mr)
+{
+	ndk_deregister_mr(mr);
+	ndk_close_mr(mr, NULL, NULL);
+	if (ndk_close_cq(cq, NULL, NULL) != NDK_STATUS_PENDING ||
+	    ndk_close_pd(pd, NULL, NULL) != NDK_STATUS_PENDING)
+		fail("close of a CQ or PD a QP uses: not pending");
+	printf("PENDING HELD\n");
+	fflush(stdout);
+	for (;;)
+		ndk_adapter_poll(ad);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -406,6 +473,7 @@ main(int argc, char **argv)
 		{ "queues", required_argument, NULL, 'q' },
 		{ "srq", no_argument, NULL, 'S' },
 		{ "late", no_argument, NULL, 'L' },
+		{ "die-pending", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ndk_adapter_config ac = {
@@ -421,7 +489,7 @@ main(int argc, char **argv)
 	struct ndk_mr *mr;
 	uint8_t *buf, *want;
 	char line[128];
-	bool active = false, use_srq = false;
+	bool active = false, use_srq = false, die_pending = false;
 	int n, c;
 
 	n = rte_eal_init(argc, argv);
@@ -446,6 +514,8 @@ main(int argc, char **argv)
 			use_srq = true;
 		else if (c == 'L')
 			late = true;
+		else if (c == 'D')
+			die_pending = true;
 		else
 			fail("usage: attach-rdma <EAL> -- --ip A --peer B");
 	}
@@ -501,22 +571,9 @@ main(int argc, char **argv)
 	printf("DONE\n");
 	fflush(stdout);
 	dapp_obey(ad);
-	/* Closed before its QP: pending, completed by the QP's close. */
-	if (srq != NULL) {
-		static int srq_closed;
-
-		if (ndk_close_srq(srq, count_closed, &srq_closed) !=
-		    NDK_STATUS_PENDING)
-			fail("close of an SRQ a QP uses: not pending");
-		ndk_close_qp(qp, NULL, NULL);
-		wait_notes(&srq_closed, 1, "SRQ close completion");
-	} else {
-		ndk_close_qp(qp, NULL, NULL);
-	}
-	ndk_deregister_mr(mr);
-	ndk_close_mr(mr, NULL, NULL);
-	ndk_close_cq(cq, NULL, NULL);
-	ndk_close_pd(pd, NULL, NULL);
+	if (die_pending)
+		hold_pending(pd, mr);
+	close_all(pd, mr);
 	ndk_adapter_free_buffer(ad, buf);
 	ndk_adapter_close(ad);
 	/* The SRQ check_srq() left open died with the adapter, once. */

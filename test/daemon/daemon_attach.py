@@ -441,13 +441,16 @@ def t_dumpcap():
 RDMA = os.path.join(os.path.dirname(PEER), 'attach-rdma')
 
 
-def stop_in_order(emb, a, alog):
+def stop_in_order(emb, a, alog, closes=False):
     """The memif-safe order: the embedded side stops polling, daemon A
-    stops, then the embedded side closes (platform notes)."""
+    stops, then the embedded side closes (platform notes); closes: it
+    checks its pending closes first (attach-rdma)."""
     emb.order('stop')
     emb.expect('STOPPED')
     stop(a, alog)
     emb.order('close')
+    if closes:
+        emb.expect('PENDING CLOSES OK')
     emb.expect('CLOSED')
     assert emb.p.wait(timeout=WAIT_S) == 0
 
@@ -474,7 +477,29 @@ class Rdma(Peer):
                                   text=True)
 
 
-def t_attach_rdma(queues=1, srq=False, late=False):
+def app_killed(app, prefix, alog):
+    """attach-rdma --die-pending: its CQ and PD closes pend, it is killed;
+    the daemon must forget it, its pending closes completed cleanly."""
+    app.expect('PENDING HELD')
+    tel = Telemetry(prefix)
+    try:
+        assert app_entry(tel, app.p.pid)['draining'] == 0
+        app.p.kill()
+        app.p.wait(timeout=WAIT_S)
+        wait_for(lambda: tel.query('/ndk/apps') == {},
+                 "the killed application's objects and slot to go")
+        assert tel.query('/ndk/qps') == {'m0': []}, tel.query('/ndk/qps')
+    finally:
+        tel.close()
+    alog.seek(0)
+    log = alog.read()
+    assert 'application pid %d is gone' % app.p.pid in log, log[-1500:]
+    for bad in ('not closing', 'despite its reservations',
+                'without a slot'):
+        assert bad not in log, log[-1500:]
+
+
+def t_attach_rdma(queues=1, srq=False, late=False, killed=False):
     """WRITE, READ and SEND from an attached application, every byte
     checked, against the same program embedded on the far end; with
     queues > 1 both adapters have that many queues (the daemon's main
@@ -482,7 +507,11 @@ def t_attach_rdma(queues=1, srq=False, late=False):
     and the attached application receives through a shared receive queue
     it posts to (the daemon's responder takes from it); with late too, it
     posts each receive only after the daemon refused the round's SEND
-    (an RNR NAK), so every SEND goes through an RNR wait."""
+    (an RNR NAK), so every SEND goes through an RNR wait. With killed,
+    the attached application closes its CQ and PD while its QP is open
+    (both pend) and is SIGKILLed: the daemon closes the rest, the pending
+    closes complete into the dead application's ring, and nothing of it
+    is left."""
     huge = attach_env()
     if huge.startswith('skip'):
         return huge
@@ -513,7 +542,8 @@ def t_attach_rdma(queues=1, srq=False, late=False):
                    ['--ip', '10.6.0.2', '--peer', '10.6.0.1',
                     '--rounds', '200'] +
                    (['--srq'] if srq else ['--active']) +
-                   (['--late'] if late else []))
+                   (['--late'] if late else []) +
+                   (['--die-pending'] if killed else []))
         app.expect('OPEN')
         i_emb = emb.expect('INFO').replace('INFO', 'PEER', 1)
         i_app = app.expect('INFO').replace('INFO', 'PEER', 1)
@@ -522,9 +552,13 @@ def t_attach_rdma(queues=1, srq=False, late=False):
         app.expect('DONE')
         emb.expect('DONE')
         app.order('close')
-        app.expect('CLOSED')
-        assert app.p.wait(timeout=WAIT_S) == 0
-        stop_in_order(emb, a, alog)
+        if killed:
+            app_killed(app, pa, alog)
+        else:
+            app.expect('PENDING CLOSES OK')
+            app.expect('CLOSED')
+            assert app.p.wait(timeout=WAIT_S) == 0
+        stop_in_order(emb, a, alog, closes=True)
     finally:
         reap((app, emb), a)
         subprocess.call(['umount', huge])

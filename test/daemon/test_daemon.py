@@ -42,7 +42,13 @@
    attach_rdma_srq: the attached one receives through its SRQ, notified
    once per round by its threshold, its close pending until its QP's;
    attach_rdma_srq_late: posting each receive only after the daemon
-   RNR-NAKed the round's SEND.
+   RNR-NAKed the round's SEND. Both close the QP's CQ and PD (and SRQ)
+   before the QP: pending, completed only by the QP's close, each once;
+   the MR's close completed before its buffer goes.
+   attach_rdma_killed: the attached one closes its CQ and PD while its QP
+   is open (both pend) and is SIGKILLed: A closes the rest, nothing of it
+   is left (/ndk/apps, /ndk/qps) and A's log shows no lost or stray
+   close event.
 8. attach_cm: attach-cm, an attached CM server against an embedded client
    and the other way round (listener, reject, accept with private data,
    FRMR and window, CQ notification, disconnect event, the client's
@@ -563,6 +569,7 @@ CASES = [
     ('attach_rdma_2q', lambda: t_attach_rdma(2)),
     ('attach_rdma_srq', lambda: t_attach_rdma(1, True)),
     ('attach_rdma_srq_late', lambda: t_attach_rdma(1, True, True)),
+    ('attach_rdma_killed', lambda: t_attach_rdma(killed=True)),
     ('attach_cm', t_attach_cm),
     ('perf_attached', t_perf_attached),
 ]

@@ -113,12 +113,13 @@ def seeds_attach():
     def rec(op, fmt='', *vals):
         return bytes([op]) + struct.pack('<' + fmt, *vals)
 
-    objs = (rec(PD) + rec(CQ, 'QII', 1, 16, 1) + rec(CQ, 'QII', 2, 16, 0) +
+    objs = (rec(PD, 'Q', 3) + rec(CQ, 'QII', 1, 16, 1) +
+            rec(CQ, 'QII', 2, 16, 0) +
             rec(QP, 'QQQQIIIII', h(0), h(1), h(2), 7, 8, 8, 1, 1, 0))
     ip_a = struct.unpack('<I', bytes([10, 2, 0, 1]))[0]
     ip_b = struct.unpack('<I', bytes([10, 2, 0, 2]))[0]
     write('attach', 'objects', bytes([0]) + objs +
-          rec(ALLOC, 'QI', 4096, 64) + rec(MR, 'QI', h(0), 0) +
+          rec(ALLOC, 'QI', 4096, 64) + rec(MR, 'QQI', h(0), 4, 0) +
           rec(REG, 'QQQI', h(4), buf(0), 4096, 1) +
           rec(QUERY, 'Q', h(3)) + rec(QLIST, 'I', 0) + rec(QINFO, 'I', 0) +
           rec(MODIFY, 'QI' + 'IIBBBBBBHIIIIBBBBBBBB', h(3), 0xffff,
@@ -147,7 +148,8 @@ def seeds_attach():
           rec(CQ_MODERATE, 'QII', h(1), 100, 4) +
           rec(SEP, 'QHH16s', 6, 2, 0, b'') + rec(SEP_ADDR, 'Q', h(5)) +
           rec(CLOSE, 'Q', h(5)) + rec(CLOSE, 'Q', h(4)))
-    write('attach', 'fr-mw', bytes([2]) + rec(PD) + rec(MR, 'QI', h(0), 1) +
+    write('attach', 'fr-mw', bytes([2]) + rec(PD, 'Q', 3) +
+          rec(MR, 'QQI', h(0), 4, 1) +
           rec(INIT_FR, 'QII', h(1), 4, 1) + rec(MW, 'Q', h(0)) +
           rec(CLOSE, 'Q', h(2)) + rec(CLOSE, 'Q', h(1)))
     # A header from the input: wrong version, lying lengths.

@@ -50,7 +50,7 @@ struct rte_ring;
 #define NDK_ATTACH_TIMEOUT_S 40
 
 /** Protocol version (the daemon refuses another; checked at HELLO). */
-#define NDK_ATTACH_VERSION 6
+#define NDK_ATTACH_VERSION 7
 
 /** Request codes. */
 enum ndk_attach_op {
@@ -141,6 +141,11 @@ struct ndk_attach_hello {
 	uint32_t ev_slots;        /**< event ring size (0: the default) */
 } __rte_packed;
 
+/** CREATE_PD. */
+struct ndk_attach_create_pd {
+	uint64_t proxy;           /**< the application's PD (EV_CLOSED) */
+} __rte_packed;
+
 /** CREATE_CQ. */
 struct ndk_attach_create_cq {
 	uint64_t proxy;           /**< the application's CQ (events) */
@@ -191,6 +196,7 @@ struct ndk_attach_cq_moderate {
 /** CREATE_MR. */
 struct ndk_attach_create_mr {
 	uint64_t pd;
+	uint64_t proxy;           /**< the application's MR (EV_CLOSED) */
 	uint32_t fast_register;   /**< 1: a fast-register MR */
 } __rte_packed;
 
@@ -204,8 +210,10 @@ struct ndk_attach_register_mr {
 /** Requests naming one object and nothing else: DEREGISTER_MR (an MR),
  *  CLOSE (any object), QP_QUERY (a QP), LISTENER_ADDR (a listener),
  *  CONN_ADDR (a connector), CREATE_MW (a PD), SEP_ADDR (a shared
- *  endpoint). CLOSE of a listener, a shared endpoint or an SRQ may answer
- *  STATUS_PENDING (successors still open): an EV_CLOSED event follows. */
+ *  endpoint). CLOSE of a listener, a shared endpoint, an SRQ, a CQ, a PD
+ *  or an MR may answer STATUS_PENDING (successors still open, frames sent
+ *  from the MR still out): an EV_CLOSED event follows when the daemon's
+ *  close completes. */
 struct ndk_attach_obj {
 	uint64_t h;               /**< the object's handle */
 } __rte_packed;
@@ -382,6 +390,7 @@ struct ndk_attach_req {
 	struct ndk_attach_req_hdr hdr;
 	union {
 		struct ndk_attach_hello hello;
+		struct ndk_attach_create_pd create_pd;
 		struct ndk_attach_create_cq create_cq;
 		struct ndk_attach_create_qp create_qp;
 		struct ndk_attach_create_srq create_srq;
@@ -518,8 +527,9 @@ ndk_attach_req_len(uint32_t op)
 	switch (op) {
 	case NDK_ATT_HELLO: body = sizeof(struct ndk_attach_hello); break;
 	case NDK_ATT_BYE:
-	case NDK_ATT_CREATE_PD:
 	case NDK_ATT_CREATE_CONNECTOR: body = 0; break;
+	case NDK_ATT_CREATE_PD:
+		body = sizeof(struct ndk_attach_create_pd); break;
 	case NDK_ATT_CREATE_CQ:
 		body = sizeof(struct ndk_attach_create_cq); break;
 	case NDK_ATT_CREATE_QP:
