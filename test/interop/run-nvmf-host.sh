@@ -207,19 +207,27 @@ discover() {
 	iop_case_end "$(sed -n 's/^discovery log at [^:]*:[0-9]*: //p' "$L.ndk.log")"
 }
 
-# after_new_ctrlr SECS: guest shell text that waits (at most 120 s) until
-# nvmet has created one more controller than now, then SECS seconds
+# ctrlr_count: how many controllers nvmet has created so far (a guest
+# command run to its end: a background job started before the load may
+# begin only after our host connected, so it cannot take the count itself)
+ctrlr_count() {
+	iop_gx -t 60 "dmesg | grep -c 'creating nvm controller'" 2>/dev/null |
+		tr -dc '0-9'
+}
+
+# after_new_ctrlr N0 SECS: guest shell text that waits (at most 120 s)
+# until nvmet has created more than N0 controllers, then SECS seconds
 after_new_ctrlr() {
 	local c="dmesg | grep -c 'creating nvm controller'"
-	printf '%s' "n0=\$($c); i=0; while [ \$($c) -le \$n0 ] &&" \
+	printf '%s' "i=0; while [ \$($c) -le $1 ] &&" \
 		" [ \$i -lt 240 ]; do sleep 0.5; i=\$((i + 1)); done;" \
-		" sleep $1;"
+		" sleep $2;"
 }
 
 # aen MTU RDMA_MTU: nvmet gains namespace 2 while our host runs: the
 # asynchronous event arrives and the changed namespace list names it
 aen() {
-	local mtu=$1 rmtu=$2 name="mtu$1-aen" L=$W/logs/mtu$1-aen nrc=0 job
+	local mtu=$1 rmtu=$2 name="mtu$1-aen" L=$W/logs/mtu$1-aen nrc=0 job n0
 	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
 	iop_case_begin "$name"
 	echo "interop: case $name: nvmet adds namespace 2 while" \
@@ -234,7 +242,9 @@ echo 1 > $S/namespaces/2/buffered_io" >/dev/null 2>&1 ||
 	# The enable from a guest job started before the load (under I/O
 	# the TCG guest starts a command tens of seconds late), 5 s after
 	# nvmet has created ndk-nvmf-perf's controller.
-	job=$(iop_gxb "$(after_new_ctrlr 5) echo 1 > $S/namespaces/2/enable
+	n0=$(ctrlr_count)
+	[ -n "$n0" ] || iop_why "nvmet: cannot count its controllers"
+	job=$(iop_gxb "$(after_new_ctrlr "${n0:-0}" 5) echo 1 > $S/namespaces/2/enable
 dmesg | grep nvmet | tail -n 2")
 	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
 		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
@@ -260,14 +270,16 @@ rm -f /tmp/nvmf-ns2.img" >/dev/null 2>&1 || true
 # runs verified I/O: it reconnects by itself and carries on
 reconnect() {
 	local mtu=$1 rmtu=$2 name="mtu$1-reconnect" L=$W/logs/mtu$1-reconnect
-	local P=/sys/kernel/config/nvmet/ports/1 nrc=0 job mism verified
+	local P=/sys/kernel/config/nvmet/ports/1 nrc=0 job mism verified n0
 	local S=/sys/kernel/config/nvmet/subsystems/$NVMF_NQN
 	iop_case_begin "$name"
 	echo "interop: case $name: nvmet drops the controller while" \
 		"ndk-nvmf-perf runs, ctrl-loss-tmo 30 s"
 	# Started in the guest before the load: under I/O the TCG guest
 	# takes tens of seconds to start a command.
-	job=$(iop_gxb "$(after_new_ctrlr 5) rm $P/subsystems/$NVMF_NQN; sleep 3
+	n0=$(ctrlr_count)
+	[ -n "$n0" ] || iop_why "nvmet: cannot count its controllers"
+	job=$(iop_gxb "$(after_new_ctrlr "${n0:-0}" 5) rm $P/subsystems/$NVMF_NQN; sleep 3
 ln -s $S $P/subsystems/$NVMF_NQN
 dmesg | grep -E 'nvmet' | tail -n 4")
 	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
