@@ -12,6 +12,11 @@
  * or by us (ndk_invalidate() posted on the response, completed). Until
  * then the slot and the caller's buffer stay the command's.
  *
+ * A response's receive is posted again before its command completes: a
+ * burst's receives in one list, before any of its callbacks runs
+ * (qp_repost_burst()), so that the controller always finds the receive
+ * the response to the next command needs.
+ *
  * A queue that fails (an error completion, the peer's disconnect, an I/O
  * past the timeout) is flushed: every posted request comes back, and
  * each command completes with a path status once nothing of it is
@@ -200,11 +205,47 @@ stray_invalidation(struct ndk_nvmf_qpair *qp, uint32_t token, bool counted)
 	}
 }
 
-static int
-on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+/*
+ * A burst's receives go back to the receive queue in one list
+ * (ndk_receive_list()) before any of its responses is handled: the
+ * response capsules are copied out first (into @p cpls, by result), and
+ * no callback, hence no new command, runs before the receives its
+ * responses need are posted.
+ */
+static void
+qp_repost_burst(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
+		uint32_t n, struct nvme_cpl *cpls)
 {
-	struct nvmf_recv *rv = res->request_context;
-	const struct nvme_cpl *cpl = rv->buf;
+	struct ndk_receive_request rr[QP_POLL_BURST];
+	struct ndk_sge sg[QP_POLL_BURST];
+	uint32_t k = 0, posted;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvmf_recv *rv = res[i].request_context;
+
+		if ((res[i].type != NDK_OP_RECEIVE &&
+		     res[i].type != NDK_OP_RECEIVE_AND_INVALIDATE) ||
+		    res[i].status != NDK_STATUS_SUCCESS)
+			continue;
+		cpls[i] = *rv->buf;
+		sg[k].va = rv->buf;
+		sg[k].length = sizeof(struct nvme_cpl);
+		sg[k].token = qp->rcv_ltoken;
+		rr[k].request_context = rv;
+		rr[k].sgl = &sg[k];
+		rr[k].nsge = 1;
+		k++;
+	}
+	if (k == 0 || qp->failed)
+		return;
+	if (ndk_receive_list(qp->ndkqp, rr, k, &posted) != NDK_STATUS_SUCCESS)
+		nvmf_qpair_fail(qp, "cannot post a receive");
+}
+
+static int
+on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
+	    const struct nvme_cpl *cpl)
+{
 	bool inv = res->type == NDK_OP_RECEIVE_AND_INVALIDATE, stray;
 	uint32_t token = (uint32_t)res->type_specific;
 	struct nvmf_req *r;
@@ -224,7 +265,6 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 				      cpl->cid : 0, res->bytes_transferred);
 		if (stray)
 			stray_invalidation(qp, token, true);
-		recv_post(qp, rv);
 		return 0;
 	case NVMF_RESP_REMOTE_INV:
 		r->mr_valid = false;
@@ -246,19 +286,20 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 		stray_invalidation(qp, token, false);
 	r->cpl = *cpl;
 	r->resp = true;
-	recv_post(qp, rv);
 	return req_try_complete(qp, r);
 }
 
+/* @p cpl: the response capsule of a receive (qp_repost_burst()). */
 static int
-on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
+	  const struct nvme_cpl *cpl)
 {
 	struct nvmf_req *r;
 
 	if (res->type == NDK_OP_RECEIVE ||
 	    res->type == NDK_OP_RECEIVE_AND_INVALIDATE) {
 		if (res->status == NDK_STATUS_SUCCESS)
-			return on_response(qp, res);
+			return on_response(qp, res, cpl);
 		nvmf_qpair_fail(qp, res->status == NDK_STATUS_CANCELLED ?
 				"receive flushed" : "receive failed");
 		return 0;
@@ -312,6 +353,7 @@ int
 ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 {
 	struct ndk_result_ex res[QP_POLL_BURST];
+	struct nvme_cpl cpls[QP_POLL_BURST];
 	uint64_t now;
 	int done = 0;
 	uint32_t n;
@@ -322,8 +364,10 @@ ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 		nvmf_qpair_fail(qp, "the controller disconnected");
 	do {
 		n = ndk_get_cq_results_ex(qp->cq, res, QP_POLL_BURST);
+		if (n != 0)
+			qp_repost_burst(qp, res, n, cpls);
 		for (uint32_t i = 0; i < n; i++)
-			done += on_result(qp, &res[i]);
+			done += on_result(qp, &res[i], &cpls[i]);
 	} while (n == QP_POLL_BURST && (max == 0 || (uint32_t)done < max));
 	now = rte_get_timer_cycles();
 	if (now >= qp->next_check_tsc)
