@@ -221,10 +221,20 @@ struct ndk_nvmf_qpair {
 	struct ndk_nvmf_qpair_stats stats;
 };
 
+/** A registered data buffer region (ndk_nvmf_ctrlr_register_buffers()). */
+struct nvmf_buf_region {
+	uint64_t va;
+	uint64_t len;
+	uint32_t ltoken;
+	struct ndk_mr *mr;
+};
+
 /** What a queue needs of its controller (host_ctrlr.c fills it). */
 struct nvmf_ctrlr_base {
 	struct ndk_adapter *ad;
 	struct ndk_pd *pd;
+	uint32_t nregions;
+	struct nvmf_buf_region regions[NDK_NVMF_BUF_REGIONS_MAX];
 	struct ndk_nvmf_host_opts opts;
 	uint32_t frmr_pages;          /**< adapter frmr_page_count */
 	const struct ndk_nvmf_ctrlr_info *info; /**< namespaces, limits */

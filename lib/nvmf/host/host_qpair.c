@@ -434,6 +434,27 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 	return 0;
 }
 
+/* The local token of a registered region holding [buf, buf + len), or
+ * false. */
+static bool
+qp_buf_token(const struct ndk_nvmf_qpair *qp, const void *buf, uint32_t len,
+	     uint32_t *token)
+{
+	const struct nvmf_ctrlr_base *c = qp->ctrlr;
+	uint64_t va = (uint64_t)(uintptr_t)buf;
+
+	for (uint32_t i = 0; i < c->nregions; i++) {
+		const struct nvmf_buf_region *g = &c->regions[i];
+
+		if (va >= g->va && len <= g->len &&
+		    va - g->va <= g->len - len) {
+			*token = g->ltoken;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* How qp_submit() may carry host-to-controller data. */
 enum {
 	QP_ICD = 1u << 0,       /* in the capsule if it fits */
@@ -448,8 +469,8 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	  void *arg, struct nvmf_req **out)
 {
 	struct nvmf_req *r = qp->free_list;
-	uint32_t send_len = sizeof(struct nvme_cmd);
-	struct ndk_sge s;
+	uint32_t send_len = sizeof(struct nvme_cmd), nsge = 1;
+	struct ndk_sge s[2];
 	ndk_status_t st;
 	int rc;
 
@@ -466,9 +487,18 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 		nvmf_sgl_none(r->capsule);
 	} else if (xfer == NVMF_XFER_TO_CTRLR && (how & QP_ICD) &&
 		   len <= qp->icd_max) {
-		memcpy(r->capsule + 1, buf, len);
+		/* From a registered buffer: its own SGE, no copy. */
+		if (!(how & QP_STAGE) &&
+		    qp_buf_token(qp, buf, len, &s[1].token)) {
+			s[1].va = buf;
+			s[1].length = len;
+			nsge = 2;
+			qp->stats.in_capsule_direct++;
+		} else {
+			memcpy(r->capsule + 1, buf, len);
+			send_len += len;
+		}
 		nvmf_sgl_in_capsule(r->capsule, len);
-		send_len += len;
 		qp->stats.in_capsule++;
 	} else {
 		if (how & QP_STAGE) {
@@ -482,10 +512,10 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 			return rc;
 		qp->stats.keyed++;
 	}
-	s.va = r->capsule;
-	s.length = send_len;
-	s.token = qp->cap_ltoken;
-	st = ndk_send(qp->ndkqp, r, &s, 1, 0);
+	s[0].va = r->capsule;
+	s[0].length = send_len;
+	s[0].token = qp->cap_ltoken;
+	st = ndk_send(qp->ndkqp, r, s, nsge, 0);
 	if (st != NDK_STATUS_SUCCESS) {
 		/* Room was reserved for every slot: the QP is gone. */
 		nvmf_qpair_fail(qp, ndk_status_str(st));
@@ -644,7 +674,7 @@ qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
 	st = ndk_create_cq(c->ad, qp->qsize + isize, NULL, NULL, &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_qp(c->pd, qp->cq, qp->cq, qp, qp->qsize, isize,
-				   1, 1, 0, &qp->ndkqp);
+				   1, 2, 0, &qp->ndkqp);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_mr(c->pd, false, &qp->cap_mr);
 	if (st == NDK_STATUS_SUCCESS)

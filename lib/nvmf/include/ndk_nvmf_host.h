@@ -15,7 +15,9 @@
  * SGL asking for remote invalidation; when the controller's response does
  * not invalidate the token (SEND with Invalidate), the host invalidates it
  * locally before the I/O completes. Small writes travel as in-capsule
- * data, up to the controller's IOCCSZ.
+ * data, up to the controller's IOCCSZ: copied into the command's capsule,
+ * or sent from the buffer itself when it lies in a region registered
+ * with ndk_nvmf_ctrlr_register_buffers().
  *
  * Threads: connect and close are control calls (they block, bounded by
  * the options' timeout). The data path (submit, ndk_nvmf_qpair_poll(),
@@ -202,6 +204,28 @@ ndk_nvmf_ctrlr_get_info(const struct ndk_nvmf_ctrlr *ctrlr);
 struct ndk_nvmf_qpair *ndk_nvmf_ctrlr_get_qpair(struct ndk_nvmf_ctrlr *ctrlr,
 						uint16_t i);
 
+/** Data buffer regions a controller registers at most
+ *  (ndk_nvmf_ctrlr_register_buffers()). */
+#define NDK_NVMF_BUF_REGIONS_MAX 4
+
+/**
+ * Register the data buffers in [@p addr, @p addr + @p len) (DPDK memory
+ * the caller keeps until ndk_nvmf_ctrlr_close()) with the controller's
+ * protection domain, for local access only (no remote token is made). A
+ * write whose buffer lies in such a region and that travels as in-capsule
+ * data is sent from the buffer itself (one SEND of two SGEs: the command,
+ * then the data) instead of being copied into its capsule first; every
+ * other command is unchanged. The regions stay registered until the
+ * controller is closed (they survive ndk_nvmf_ctrlr_reconnect()).
+ * Control path.
+ * @return 0, -EINVAL (NULL controller or address, zero length, or a
+ *   region overlapping one already registered), -ENOSPC
+ *   (NDK_NVMF_BUF_REGIONS_MAX regions already), -ENOMEM (the adapter
+ *   would not register it).
+ */
+int ndk_nvmf_ctrlr_register_buffers(struct ndk_nvmf_ctrlr *ctrlr,
+				    void *addr, size_t len);
+
 /**
  * Admin queue upkeep on the lcore that owns the controller: its
  * completions and a Keep Alive every KATO/2. Call it at least every few
@@ -297,6 +321,9 @@ struct ndk_nvmf_qpair_stats {
 	uint64_t completed;      /**< callbacks called */
 	uint64_t errors;         /**< completions with a non-zero status */
 	uint64_t in_capsule;     /**< writes sent as in-capsule data */
+	/** Of those, sent from a registered buffer without a copy
+	 *  (ndk_nvmf_ctrlr_register_buffers()). */
+	uint64_t in_capsule_direct;
 	uint64_t keyed;          /**< commands with a keyed SGL */
 	uint64_t remote_invalidations; /**< tokens the peer invalidated */
 	uint64_t local_invalidations;  /**< tokens we invalidated */
