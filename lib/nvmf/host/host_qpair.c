@@ -289,6 +289,19 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 	return req_try_complete(qp, r);
 }
 
+/* A work request failed: fail the queue, saying which. Out of line: its
+ * message buffer would cost on_result() a stack guard per completion. */
+static void __rte_noinline
+wr_failed(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "work request type %d: %s, "
+		 "provider error %u", (int)res->type,
+		 ndk_status_str(res->status), res->provider_error);
+	nvmf_qpair_fail(qp, why);
+}
+
 /* @p cpl: the response capsule of a receive (qp_repost_burst()). */
 static int
 on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
@@ -309,14 +322,8 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 		qp->stats.bad_responses++;
 		return 0;
 	}
-	if (res->status != NDK_STATUS_SUCCESS && !qp->failed) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "work request type %d: %s, "
-			 "provider error %u", (int)res->type,
-			 ndk_status_str(res->status), res->provider_error);
-		nvmf_qpair_fail(qp, why);
-	}
+	if (res->status != NDK_STATUS_SUCCESS && !qp->failed)
+		wr_failed(qp, res);
 	switch (res->type) {
 	case NDK_OP_SEND:
 	case NDK_OP_INVALIDATE:
