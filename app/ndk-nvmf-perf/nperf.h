@@ -44,6 +44,7 @@ struct np_opts {
 	bool verify;             /* --verify */
 	bool no_icd;             /* --no-in-capsule */
 	bool no_register;        /* --copy-in-capsule: buffers not registered */
+	bool region_key;         /* --region-key: NDK_NVMF_BUF_REMOTE */
 	bool json;               /* --json */
 	bool stats;              /* --stats: the adapter's counters */
 	bool strict_rto;         /* --strict-timeout */

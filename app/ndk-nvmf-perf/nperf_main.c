@@ -407,6 +407,7 @@ run(struct np_ctx *c)
 		c->r.qs.errors += s.errors;
 		c->r.qs.in_capsule += s.in_capsule;
 		c->r.qs.in_capsule_direct += s.in_capsule_direct;
+		c->r.qs.keyed_region += s.keyed_region;
 		c->r.qs.keyed += s.keyed;
 		c->r.qs.remote_invalidations += s.remote_invalidations;
 		c->r.qs.local_invalidations += s.local_invalidations;
@@ -534,7 +535,8 @@ np_setup(struct np_ctx *c)
 	/* Registered: in-capsule writes go out of the buffers themselves. */
 	if (!c->o.no_register) {
 		int rc = ndk_nvmf_ctrlr_register_buffers(c->ctrlr, c->bufs,
-			(size_t)c->ntasks * stride);
+			(size_t)c->ntasks * stride, c->o.region_key ?
+			NDK_NVMF_BUF_REMOTE : 0);
 
 		if (rc != 0)
 			fprintf(stderr, "register buffers: %s (in-capsule "

@@ -20,6 +20,7 @@ enum {
 	NP_OPT_RANGE,
 	NP_OPT_NO_ICD,
 	NP_OPT_COPY_ICD,
+	NP_OPT_REGION_KEY,
 	NP_OPT_KATO,
 	NP_OPT_STATS,
 	NP_OPT_STRICT_RTO,
@@ -79,6 +80,9 @@ np_usage(const char *prog)
 	       "data copied\n"
 	       "                into the capsule (default: sent from the "
 	       "buffer)\n");
+	printf("  --region-key  the buffers' region gets one remote token: "
+	       "keyed I/O\n"
+	       "                without fast register or invalidation\n");
 	printf("  --json[=FILE] also the results as JSON (stdout or FILE)\n");
 	printf("  --stats       the adapter's non-zero counters at the end, and\n"
 	       "                the polls that found nothing\n");
@@ -148,6 +152,7 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "range", required_argument, NULL, NP_OPT_RANGE },
 		{ "no-in-capsule", no_argument, NULL, NP_OPT_NO_ICD },
 		{ "copy-in-capsule", no_argument, NULL, NP_OPT_COPY_ICD },
+		{ "region-key", no_argument, NULL, NP_OPT_REGION_KEY },
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
 		{ "stats", no_argument, NULL, NP_OPT_STATS },
 		{ "strict-timeout", no_argument, NULL, NP_OPT_STRICT_RTO },
@@ -280,6 +285,9 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			break;
 		case NP_OPT_COPY_ICD:
 			o->no_register = true;
+			break;
+		case NP_OPT_REGION_KEY:
+			o->region_key = true;
 			break;
 		case NP_OPT_JSON:
 			o->json = true;

@@ -14,7 +14,9 @@
 # - no CM MAD beyond the connections' own, no frame for an unknown QP;
 # - ndk-nvmf-perf registers its buffers: in-capsule writes go out of them
 #   without a copy (its "not copied" count), except with
-#   --copy-in-capsule (the copy path, also verified) or --no-in-capsule.
+#   --copy-in-capsule (the copy path, also verified) or --no-in-capsule;
+#   with --region-key keyed I/O uses the region's one remote token (and
+#   only then).
 #
 #   nvmf_memif.sh <ndk-nvmf-tgt> <ndk-nvmf-perf>
 #
@@ -59,6 +61,10 @@ run_case() {
 	local eal=(--no-pci --no-huge -m 512)
 	local to=$TMP/$name.t.out ho=$TMP/$name.h.out
 	local h_rx t_rx h_tx t_tx h_cm t_cm h_unk t_unk direct want_direct=any
+	local region want_region=no
+	case " $* " in
+	*" --region-key "*) want_region=yes ;;
+	esac
 	case " $* " in
 	*" --copy-in-capsule "* | *" --no-in-capsule "*) want_direct=no ;;
 	*" -w randrw "* | *" -w randwrite "*) want_direct=yes ;;
@@ -94,12 +100,17 @@ run_case() {
 	t_unk=$(counter "$to" rx_unknown_qpn)
 	ios=$(sed -n 's/^I\/Os: \([0-9]*\) .*/\1/p' "$ho")
 	direct=$(sed -n 's/^queues: .*in-capsule [0-9]* (\([0-9]*\) not copied).*/\1/p' "$ho")
+	region=$(sed -n 's/^queues: .*keyed [0-9]* (\([0-9]*\) with the region.s key).*/\1/p' "$ho")
 	if [ "$h_rc" != 0 ] || [ "$t_rc" != 0 ]; then
 		why="exit status: host $h_rc, target $t_rc"
 	elif [ "$want_direct" = yes ] && [ "${direct:-0}" = 0 ]; then
 		why="no in-capsule write sent from the registered buffers"
 	elif [ "$want_direct" = no ] && [ "${direct:-0}" != 0 ]; then
 		why="$direct in-capsule writes not copied with --copy-in-capsule"
+	elif [ "$want_region" = yes ] && [ "${region:-0}" = 0 ]; then
+		why="no keyed I/O with the region's key (--region-key)"
+	elif [ "$want_region" = no ] && [ "${region:-0}" != 0 ]; then
+		why="$region keyed I/Os with the region's key without --region-key"
 	elif [ "${ios:-0}" -lt "$IOS" ]; then
 		why="host did ${ios:-no} I/Os of $IOS"
 	elif [ "$h_rx" -gt "$t_tx" ] || [ "$t_rx" -gt "$h_tx" ]; then
@@ -128,6 +139,7 @@ run_case() {
 run_case randrw -w randrw -M 50 --verify
 run_case randrw_copied -w randrw -M 50 --verify --copy-in-capsule
 run_case write_keyed -w randwrite --no-in-capsule
+run_case randrw_region -w randrw -M 50 --verify --region-key
 
 echo "nvmf_memif: $PASSED passed, $FAILED failed, 0 skipped"
 [ "$FAILED" = 0 ]

@@ -33,6 +33,10 @@
  *    outside it or straddling its end is copied, a 16 KiB one stays keyed;
  *    each reads back identical; overlapping, NULL and empty regions are
  *    refused, and a fifth region (-ENOSPC);
+ *  - region_key: a region registered with NDK_NVMF_BUF_REMOTE: keyed reads
+ *    and writes from it carry its long-lived token (no fast register, no
+ *    invalidation), data read back identical; a buffer outside it still
+ *    takes the fast-register path and its invalidation;
  *  - io_errors: file namespaces whose I/O fails in io_uring for real: a
  *    file truncated under the target (a read past its new end is short:
  *    Unrecovered Read Error at the host) and a sparse file on a 1 MiB
@@ -674,14 +678,16 @@ icd_direct_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
 
 	TEST_ASSERT(ndk_nvmf_ctrlr_get_info(c)->in_capsule_max >= T_BS,
 		    "4 KiB of in-capsule data");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024), 0,
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 0),
+		       0,
 		       "register 64 KiB");
 	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg + 60 * 1024,
-						       8192), -EINVAL,
+						       8192, 0), -EINVAL,
 		       "an overlapping region");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, NULL, 4096), -EINVAL,
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, NULL, 4096, 0),
+		       -EINVAL,
 		       "no address");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain, 0), -EINVAL,
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain, 0, 0), -EINVAL,
 		       "no length");
 	ndk_nvmf_qpair_get_stats(qp, &s);
 	/* Each h_rw() is a write, then a keyed read. */
@@ -698,17 +704,53 @@ icd_direct_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
 	/* Three more regions, then none. */
 	for (uint32_t i = 0; i < 3; i++)
 		TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c,
-				plain + i * 8192, 4096), 0, "region %u", i + 2);
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain + 32768, 4096),
-		       -ENOSPC, "a fifth region");
+				plain + i * 8192, 4096, 0), 0, "region %u",
+			       i + 2);
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain + 32768, 4096,
+						       0), -ENOSPC,
+		       "a fifth region");
 	TEST_ASSERT(h_rw(c, qp, plain + 8192, 24, 1, 25) == 0,
 		    "4 KiB from the third region");
 	TEST_ASSERT(icd_moved(qp, &s, 1, 1, 1, "third region") == 0, "");
 	return 0;
 }
 
+/* A region with its own remote token: keyed I/O from it needs no fast
+ * register and no invalidation; elsewhere the usual keyed path. */
 static int
-test_icd_direct(void)
+region_key_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
+{
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 1);
+	struct ndk_nvmf_qpair_stats s0, s1;
+
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 2),
+		       -EINVAL, "an unknown flag");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024,
+						       NDK_NVMF_BUF_REMOTE), 0,
+		       "register with a remote token");
+	ndk_nvmf_qpair_get_stats(qp, &s0);
+	TEST_ASSERT(h_rw(c, qp, reg + 4096, 30, 4, 31) == 0,
+		    "16 KiB from the region");
+	TEST_ASSERT(h_rw(c, qp, reg + 8192, 40, 1, 32) == 0,
+		    "4 KiB from the region");
+	TEST_ASSERT(h_rw(c, qp, plain, 50, 4, 33) == 0, "16 KiB from outside");
+	ndk_nvmf_qpair_get_stats(qp, &s1);
+	/* Region: 16 KiB write and read, the 4 KiB read; outside: 2. */
+	TEST_ASSERT_EQ(s1.keyed - s0.keyed, 5, "keyed commands");
+	TEST_ASSERT_EQ(s1.keyed_region - s0.keyed_region, 3,
+		       "with the region's token");
+	TEST_ASSERT_EQ(s1.in_capsule_direct - s0.in_capsule_direct, 1,
+		       "the 4 KiB write, not copied");
+	TEST_ASSERT_EQ(s1.remote_invalidations - s0.remote_invalidations +
+		       s1.local_invalidations - s0.local_invalidations, 2,
+		       "only the fast-registered ones invalidated");
+	return 0;
+}
+
+/* Connect, run @p body with a 128 KiB and a 64 KiB buffer, close. */
+static int
+run_with_bufs(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *reg,
+			  uint8_t *plain))
 {
 	struct ndk_nvmf_ctrlr *c = NULL;
 	uint8_t *reg, *plain;
@@ -718,13 +760,25 @@ test_icd_direct(void)
 	plain = rte_zmalloc("e2e_plain", 64 * 1024, 4096);
 	if (reg != NULL && plain != NULL && t_start() == 0 &&
 	    h_connect(&c, T_NQN) == 0)
-		rc = icd_direct_body(c, reg, plain);
+		rc = body(c, reg, plain);
 	else
 		fprintf(stderr, "  FAIL target start or host connect\n");
 	rc = h_finish(c, rc);
 	rte_free(reg);
 	rte_free(plain);
 	return rc;
+}
+
+static int
+test_region_key(void)
+{
+	return run_with_bufs(region_key_body);
+}
+
+static int
+test_icd_direct(void)
+{
+	return run_with_bufs(icd_direct_body);
 }
 
 static int
@@ -791,6 +845,7 @@ main(int argc, char **argv)
 		{ "discovery", test_discovery },
 		{ "reconnect", test_reconnect },
 		{ "icd_direct", test_icd_direct },
+		{ "region_key", test_region_key },
 		{ "io_errors", test_io_errors },
 	};
 	int rc;

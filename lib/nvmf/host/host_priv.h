@@ -117,6 +117,10 @@ void nvmf_sgl_in_capsule(struct nvme_cmd *cmd, uint32_t len);
 void nvmf_sgl_keyed_inv(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
 			uint32_t key);
 
+/** SGL 1: keyed data block, no invalidation (a long-lived key). */
+void nvmf_sgl_keyed(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
+		    uint32_t key);
+
 /** SGL 1: no data (a keyed data block of length 0). */
 void nvmf_sgl_none(struct nvme_cmd *cmd);
 
@@ -226,6 +230,8 @@ struct nvmf_buf_region {
 	uint64_t va;
 	uint64_t len;
 	uint32_t ltoken;
+	uint32_t rtoken;        /**< with NDK_NVMF_BUF_REMOTE */
+	bool remote;            /**< NDK_NVMF_BUF_REMOTE */
 	struct ndk_mr *mr;
 };
 

@@ -441,11 +441,9 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 	return 0;
 }
 
-/* The local token of a registered region holding [buf, buf + len), or
- * false. */
-static bool
-qp_buf_token(const struct ndk_nvmf_qpair *qp, const void *buf, uint32_t len,
-	     uint32_t *token)
+/* The registered region holding [buf, buf + len), or NULL. */
+static const struct nvmf_buf_region *
+qp_buf_region(const struct ndk_nvmf_qpair *qp, const void *buf, uint32_t len)
 {
 	const struct nvmf_ctrlr_base *c = qp->ctrlr;
 	uint64_t va = (uint64_t)(uintptr_t)buf;
@@ -454,12 +452,10 @@ qp_buf_token(const struct ndk_nvmf_qpair *qp, const void *buf, uint32_t len,
 		const struct nvmf_buf_region *g = &c->regions[i];
 
 		if (va >= g->va && len <= g->len &&
-		    va - g->va <= g->len - len) {
-			*token = g->ltoken;
-			return true;
-		}
+		    va - g->va <= g->len - len)
+			return g;
 	}
-	return false;
+	return NULL;
 }
 
 /* How qp_submit() may carry host-to-controller data. */
@@ -477,6 +473,7 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 {
 	struct nvmf_req *r = qp->free_list;
 	uint32_t send_len = sizeof(struct nvme_cmd), nsge = 1;
+	const struct nvmf_buf_region *g = NULL;
 	struct ndk_sge s[2];
 	ndk_status_t st;
 	int rc;
@@ -490,13 +487,15 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	memcpy(r->capsule, cmd, sizeof(*cmd));
 	r->capsule->cid = r->cid;
 	r->keyed = false;
+	if (xfer != NVMF_XFER_NONE && !(how & QP_STAGE))
+		g = qp_buf_region(qp, buf, len);
 	if (xfer == NVMF_XFER_NONE) {
 		nvmf_sgl_none(r->capsule);
 	} else if (xfer == NVMF_XFER_TO_CTRLR && (how & QP_ICD) &&
 		   len <= qp->icd_max) {
 		/* From a registered buffer: its own SGE, no copy. */
-		if (!(how & QP_STAGE) &&
-		    qp_buf_token(qp, buf, len, &s[1].token)) {
+		if (g != NULL) {
+			s[1].token = g->ltoken;
 			s[1].va = buf;
 			s[1].length = len;
 			nsge = 2;
@@ -507,6 +506,13 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 		}
 		nvmf_sgl_in_capsule(r->capsule, len);
 		qp->stats.in_capsule++;
+	} else if (g != NULL && g->remote && len <= NVME_SGL_KEYED_MAX_LEN) {
+		/* The region's long-lived token: nothing to register, nothing
+		 * to invalidate (r->keyed stays false). */
+		nvmf_sgl_keyed(r->capsule, (uint64_t)(uintptr_t)buf, len,
+			       g->rtoken);
+		qp->stats.keyed++;
+		qp->stats.keyed_region++;
 	} else {
 		if (how & QP_STAGE) {
 			if (len > qp->capsule_len - sizeof(*cmd))
