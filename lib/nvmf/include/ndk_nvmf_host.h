@@ -16,10 +16,10 @@
  * not invalidate the token (SEND with Invalidate), the host invalidates it
  * locally before the I/O completes; unless the buffer lies in a region
  * registered with NDK_NVMF_BUF_REMOTE, whose one long-lived token it
- * carries instead (ndk_nvmf_ctrlr_register_buffers()). Small writes travel as in-capsule
- * data, up to the controller's IOCCSZ: copied into the command's capsule,
- * or sent from the buffer itself when it lies in a region registered
- * with ndk_nvmf_ctrlr_register_buffers().
+ * carries instead (ndk_nvmf_ctrlr_register_buffers()). Small writes
+ * travel as in-capsule data, up to the controller's IOCCSZ: copied into
+ * the command's capsule, or sent from the buffer itself when it lies in a
+ * registered region.
  *
  * Threads: connect and close are control calls (they block, bounded by
  * the options' timeout). The data path (submit, ndk_nvmf_qpair_poll(),
