@@ -43,6 +43,8 @@ struct np_opts {
 	uint64_t range;          /* --range: bytes of the namespace used */
 	bool verify;             /* --verify */
 	bool no_icd;             /* --no-in-capsule */
+	bool no_register;        /* --copy-in-capsule: buffers not registered */
+	bool region_key;         /* --region-key: NDK_NVMF_BUF_REMOTE */
 	bool json;               /* --json */
 	bool stats;              /* --stats: the adapter's counters */
 	bool strict_rto;         /* --strict-timeout */

@@ -54,6 +54,7 @@ struct np_ctx {
 	struct ndk_nvmf_ns_info ns;
 	struct np_task *tasks;
 	uint32_t ntasks;
+	uint8_t *bufs;           /* the tasks' buffers, one region */
 	uint8_t *busy;           /* --verify: chunk in use */
 	uint64_t nchunks;
 	uint32_t blocks;         /* per I/O */
@@ -405,6 +406,8 @@ run(struct np_ctx *c)
 		c->r.qs.completed += s.completed;
 		c->r.qs.errors += s.errors;
 		c->r.qs.in_capsule += s.in_capsule;
+		c->r.qs.in_capsule_direct += s.in_capsule_direct;
+		c->r.qs.keyed_region += s.keyed_region;
 		c->r.qs.keyed += s.keyed;
 		c->r.qs.remote_invalidations += s.remote_invalidations;
 		c->r.qs.local_invalidations += s.local_invalidations;
@@ -499,7 +502,7 @@ static int
 np_setup(struct np_ctx *c)
 {
 	uint64_t bytes = c->ns.nsze * c->ns.block_size;
-	uint32_t qd;
+	uint32_t qd, stride;
 
 	if (c->o.io_size % c->ns.block_size != 0 ||
 	    c->o.io_size > c->ci->max_io_size) {
@@ -524,14 +527,27 @@ np_setup(struct np_ctx *c)
 	c->busy = c->o.verify ? calloc(c->nchunks, 1) : NULL;
 	if (c->tasks == NULL || (c->o.verify && c->busy == NULL))
 		return -1;
+	stride = RTE_ALIGN_CEIL(c->o.io_size, (uint32_t)NDK_PAGE_SIZE);
+	c->bufs = rte_malloc("np_bufs", (size_t)c->ntasks * stride,
+			     NDK_PAGE_SIZE);
+	if (c->bufs == NULL)
+		return -1;
+	/* Registered: in-capsule writes go out of the buffers themselves. */
+	if (!c->o.no_register) {
+		int rc = ndk_nvmf_ctrlr_register_buffers(c->ctrlr, c->bufs,
+			(size_t)c->ntasks * stride, c->o.region_key ?
+			NDK_NVMF_BUF_REMOTE : 0);
+
+		if (rc != 0)
+			fprintf(stderr, "register buffers: %s (in-capsule "
+				"data copied)\n", strerror(-rc));
+	}
 	for (uint32_t i = 0; i < c->ntasks; i++) {
 		struct np_task *t = &c->tasks[i];
 
 		t->c = c;
 		t->qp = ndk_nvmf_ctrlr_get_qpair(c->ctrlr, (uint16_t)(i / qd));
-		t->buf = rte_malloc("np_buf", c->o.io_size, NDK_PAGE_SIZE);
-		if (t->buf == NULL)
-			return -1;
+		t->buf = c->bufs + (size_t)i * stride;
 		pat_fill(t->buf, c->o.io_size, i, 0);
 	}
 	printf("workload: %s%s, %u B, queue depth %u x %u queues, %s, "
@@ -606,11 +622,8 @@ np_teardown(struct np_ctx *c)
 			printf("disconnected (controller shut down)\n");
 	}
 	np_events_stop();
-	if (c->tasks != NULL) {
-		for (uint32_t i = 0; i < c->ntasks; i++)
-			rte_free(c->tasks[i].buf);
-		rte_free(c->tasks);
-	}
+	rte_free(c->tasks);
+	rte_free(c->bufs);
 	free(c->busy);
 	if (c->ad != NULL && c->o.stats)
 		ndk_app_print_xstats(stdout, c->ad, "adapter counters "

@@ -19,6 +19,8 @@ enum {
 	NP_OPT_NSID,
 	NP_OPT_RANGE,
 	NP_OPT_NO_ICD,
+	NP_OPT_COPY_ICD,
+	NP_OPT_REGION_KEY,
 	NP_OPT_KATO,
 	NP_OPT_STATS,
 	NP_OPT_STRICT_RTO,
@@ -74,6 +76,13 @@ np_usage(const char *prog)
 	printf("  --verify      each I/O writes a pattern, reads it back and "
 	       "checks it\n");
 	printf("  --no-in-capsule  every write by keyed SGL\n");
+	printf("  --copy-in-capsule  I/O buffers not registered: in-capsule "
+	       "data copied\n"
+	       "                into the capsule (default: sent from the "
+	       "buffer)\n");
+	printf("  --region-key  the buffers' region gets one remote token: "
+	       "keyed I/O\n"
+	       "                without fast register or invalidation\n");
 	printf("  --json[=FILE] also the results as JSON (stdout or FILE)\n");
 	printf("  --stats       the adapter's non-zero counters at the end, and\n"
 	       "                the polls that found nothing\n");
@@ -142,6 +151,8 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 		{ "nsid", required_argument, NULL, NP_OPT_NSID },
 		{ "range", required_argument, NULL, NP_OPT_RANGE },
 		{ "no-in-capsule", no_argument, NULL, NP_OPT_NO_ICD },
+		{ "copy-in-capsule", no_argument, NULL, NP_OPT_COPY_ICD },
+		{ "region-key", no_argument, NULL, NP_OPT_REGION_KEY },
 		{ "kato", required_argument, NULL, NP_OPT_KATO },
 		{ "stats", no_argument, NULL, NP_OPT_STATS },
 		{ "strict-timeout", no_argument, NULL, NP_OPT_STRICT_RTO },
@@ -271,6 +282,12 @@ np_parse_args(int argc, char **argv, struct np_opts *o)
 			break;
 		case NP_OPT_NO_ICD:
 			o->no_icd = true;
+			break;
+		case NP_OPT_COPY_ICD:
+			o->no_register = true;
+			break;
+		case NP_OPT_REGION_KEY:
+			o->region_key = true;
 			break;
 		case NP_OPT_JSON:
 			o->json = true;

@@ -129,10 +129,13 @@ json_report(FILE *f, const struct np_opts *o,
 		", \"mismatches\": %" PRIu64 ",\n", r->errors, r->verified,
 		r->mismatches);
 	fprintf(f, "  \"queues\": {\"submitted\": %" PRIu64 ", \"in_capsule\": "
-		"%" PRIu64 ", \"keyed\": %" PRIu64 ", \"remote_invalidations\": "
+		"%" PRIu64 ", \"in_capsule_direct\": %" PRIu64 ", \"keyed\": %"
+		PRIu64 ", \"keyed_region\": %" PRIu64
+		", \"remote_invalidations\": "
 		"%" PRIu64 ", \"local_invalidations\": %" PRIu64
 		", \"bad_responses\": %" PRIu64 ", \"timeouts\": %" PRIu64
-		"}\n}\n", r->qs.submitted, r->qs.in_capsule, r->qs.keyed,
+		"}\n}\n", r->qs.submitted, r->qs.in_capsule,
+		r->qs.in_capsule_direct, r->qs.keyed, r->qs.keyed_region,
 		r->qs.remote_invalidations, r->qs.local_invalidations,
 		r->qs.bad_responses, r->qs.timeouts);
 }
@@ -168,10 +171,13 @@ np_report(const struct np_opts *o, const struct ndk_nvmf_ctrlr_info *ci,
 		printf("verify: %" PRIu64 " reads checked, %" PRIu64
 		       " mismatches\n", r->verified, r->mismatches);
 	printf("queues: submitted %" PRIu64 ", in-capsule %" PRIu64
-	       ", keyed %" PRIu64 ", remote invalidations %" PRIu64
+	       " (%" PRIu64 " not copied), keyed %" PRIu64
+	       " (%" PRIu64 " with the region's key)"
+	       ", remote invalidations %" PRIu64
 	       ", local invalidations %" PRIu64 ", bad responses %" PRIu64
 	       ", timeouts %" PRIu64 "\n", r->qs.submitted, r->qs.in_capsule,
-	       r->qs.keyed, r->qs.remote_invalidations,
+	       r->qs.in_capsule_direct, r->qs.keyed, r->qs.keyed_region,
+	       r->qs.remote_invalidations,
 	       r->qs.local_invalidations, r->qs.bad_responses,
 	       r->qs.timeouts);
 	if (o->json) {

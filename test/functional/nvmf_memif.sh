@@ -11,7 +11,12 @@
 #   that loses nothing may deliver fewer frames, never more);
 # - frames received per I/O stay below 8 on each end (a 4 KiB I/O is a
 #   few frames: capsule, data, response, ACKs);
-# - no CM MAD beyond the connections' own, no frame for an unknown QP.
+# - no CM MAD beyond the connections' own, no frame for an unknown QP;
+# - ndk-nvmf-perf registers its buffers: in-capsule writes go out of them
+#   without a copy (its "not copied" count), except with
+#   --copy-in-capsule (the copy path, also verified) or --no-in-capsule;
+#   with --region-key keyed I/O uses the region's one remote token (and
+#   only then).
 #
 #   nvmf_memif.sh <ndk-nvmf-tgt> <ndk-nvmf-perf>
 #
@@ -55,7 +60,15 @@ run_case() {
 	local sock=$TMP/$name.sock why="" t_pid h_rc t_rc ios
 	local eal=(--no-pci --no-huge -m 512)
 	local to=$TMP/$name.t.out ho=$TMP/$name.h.out
-	local h_rx t_rx h_tx t_tx h_cm t_cm h_unk t_unk
+	local h_rx t_rx h_tx t_tx h_cm t_cm h_unk t_unk direct want_direct=any
+	local region want_region=no
+	case " $* " in
+	*" --region-key "*) want_region=yes ;;
+	esac
+	case " $* " in
+	*" --copy-in-capsule "* | *" --no-in-capsule "*) want_direct=no ;;
+	*" -w randrw "* | *" -w randwrite "*) want_direct=yes ;;
+	esac
 
 	timeout 300 "$TGT" -l 0 "${eal[@]}" --file-prefix="ndknm-$$-$name-t" \
 		--vdev="net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=$BSIZE" \
@@ -86,8 +99,18 @@ run_case() {
 	h_unk=$(counter "$ho" rx_unknown_qpn)
 	t_unk=$(counter "$to" rx_unknown_qpn)
 	ios=$(sed -n 's/^I\/Os: \([0-9]*\) .*/\1/p' "$ho")
+	direct=$(sed -n 's/^queues: .*in-capsule [0-9]* (\([0-9]*\) not copied).*/\1/p' "$ho")
+	region=$(sed -n 's/^queues: .*keyed [0-9]* (\([0-9]*\) with the region.s key).*/\1/p' "$ho")
 	if [ "$h_rc" != 0 ] || [ "$t_rc" != 0 ]; then
 		why="exit status: host $h_rc, target $t_rc"
+	elif [ "$want_direct" = yes ] && [ "${direct:-0}" = 0 ]; then
+		why="no in-capsule write sent from the registered buffers"
+	elif [ "$want_direct" = no ] && [ "${direct:-0}" != 0 ]; then
+		why="$direct in-capsule writes not copied with --copy-in-capsule"
+	elif [ "$want_region" = yes ] && [ "${region:-0}" = 0 ]; then
+		why="no keyed I/O with the region's key (--region-key)"
+	elif [ "$want_region" = no ] && [ "${region:-0}" != 0 ]; then
+		why="$region keyed I/Os with the region's key without --region-key"
 	elif [ "${ios:-0}" -lt "$IOS" ]; then
 		why="host did ${ios:-no} I/Os of $IOS"
 	elif [ "$h_rx" -gt "$t_tx" ] || [ "$t_rx" -gt "$h_tx" ]; then
@@ -114,7 +137,9 @@ run_case() {
 }
 
 run_case randrw -w randrw -M 50 --verify
+run_case randrw_copied -w randrw -M 50 --verify --copy-in-capsule
 run_case write_keyed -w randwrite --no-in-capsule
+run_case randrw_region -w randrw -M 50 --verify --region-key
 
 echo "nvmf_memif: $PASSED passed, $FAILED failed, 0 skipped"
 [ "$FAILED" = 0 ]

@@ -27,6 +27,16 @@
  *    every 200 ms until it is back, then both I/O queues carry verified
  *    data; destroyed for good: reconnect gives up after ctrl_loss_tmo
  *    (4 s) and the controller closes without queues;
+ *  - icd_direct: data buffers registered with
+ *    ndk_nvmf_ctrlr_register_buffers(): a 4 KiB write from inside the
+ *    region travels in the capsule without a copy (two SGEs), one from
+ *    outside it or straddling its end is copied, a 16 KiB one stays keyed;
+ *    each reads back identical; overlapping, NULL and empty regions are
+ *    refused, and a fifth region (-ENOSPC);
+ *  - region_key: a region registered with NDK_NVMF_BUF_REMOTE: keyed reads
+ *    and writes from it carry its long-lived token (no fast register, no
+ *    invalidation), data read back identical; a buffer outside it still
+ *    takes the fast-register path and its invalidation;
  *  - io_errors: file namespaces whose I/O fails in io_uring for real: a
  *    file truncated under the target (a read past its new end is short:
  *    Unrecovered Read Error at the host) and a sparse file on a 1 MiB
@@ -254,6 +264,19 @@ h_connect(struct ndk_nvmf_ctrlr **c, const char *nqn)
 	return ndk_nvmf_ctrlr_connect(g_p->ad[0], &o, c);
 }
 
+/* Close the host's controller (if any) and stop the target: @return
+ * @p rc, or -1 if the close failed. */
+static int
+h_finish(struct ndk_nvmf_ctrlr *c, int rc)
+{
+	if (c != NULL && ndk_nvmf_ctrlr_close(c) != 0 && rc == 0) {
+		fprintf(stderr, "  FAIL close\n");
+		rc = -1;
+	}
+	t_stop();
+	return rc;
+}
+
 /* Get Log Page into @p buf, waited for. @return its status, or -1. */
 static int
 h_log(struct ndk_nvmf_ctrlr *c, uint8_t lid, void *buf, uint32_t len,
@@ -398,11 +421,7 @@ test_events(void)
 		rc = events_body(c, buf);
 	else
 		fprintf(stderr, "  FAIL target start or host connect\n");
-	if (c != NULL && ndk_nvmf_ctrlr_close(c) != 0 && rc == 0) {
-		fprintf(stderr, "  FAIL close\n");
-		rc = -1;
-	}
-	t_stop();
+	rc = h_finish(c, rc);
 	rte_free(buf);
 	return rc;
 }
@@ -631,6 +650,137 @@ io_errors_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf, const char *shrink,
 	return 0;
 }
 
+/* In-capsule and keyed counts of @p qp since @p s0: @return 0 if they
+ * moved by @p icd, @p direct and @p keyed. */
+static int
+icd_moved(struct ndk_nvmf_qpair *qp, struct ndk_nvmf_qpair_stats *s0,
+	  uint64_t icd, uint64_t direct, uint64_t keyed, const char *what)
+{
+	struct ndk_nvmf_qpair_stats s1;
+
+	ndk_nvmf_qpair_get_stats(qp, &s1);
+	TEST_ASSERT(s1.in_capsule - s0->in_capsule == icd &&
+		    s1.in_capsule_direct - s0->in_capsule_direct == direct &&
+		    s1.keyed - s0->keyed == keyed,
+		    "%s: in capsule %" PRIu64 " (not copied %" PRIu64
+		    "), keyed %" PRIu64, what, s1.in_capsule - s0->in_capsule,
+		    s1.in_capsule_direct - s0->in_capsule_direct,
+		    s1.keyed - s0->keyed);
+	*s0 = s1;
+	return 0;
+}
+
+static int
+icd_direct_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
+{
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
+	struct ndk_nvmf_qpair_stats s;
+
+	TEST_ASSERT(ndk_nvmf_ctrlr_get_info(c)->in_capsule_max >= T_BS,
+		    "4 KiB of in-capsule data");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 0),
+		       0,
+		       "register 64 KiB");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg + 60 * 1024,
+						       8192, 0), -EINVAL,
+		       "an overlapping region");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, NULL, 4096, 0),
+		       -EINVAL,
+		       "no address");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain, 0, 0), -EINVAL,
+		       "no length");
+	ndk_nvmf_qpair_get_stats(qp, &s);
+	/* Each h_rw() is a write, then a keyed read. */
+	TEST_ASSERT(h_rw(c, qp, reg + 60 * 1024, 16, 1, 21) == 0,
+		    "4 KiB from the region's last page");
+	TEST_ASSERT(icd_moved(qp, &s, 1, 1, 1, "from the region") == 0, "");
+	TEST_ASSERT(h_rw(c, qp, reg + 62 * 1024, 17, 1, 22) == 0,
+		    "4 KiB across the region's end");
+	TEST_ASSERT(icd_moved(qp, &s, 1, 0, 1, "across its end") == 0, "");
+	TEST_ASSERT(h_rw(c, qp, plain, 18, 1, 23) == 0, "4 KiB from outside");
+	TEST_ASSERT(icd_moved(qp, &s, 1, 0, 1, "from outside") == 0, "");
+	TEST_ASSERT(h_rw(c, qp, reg, 20, 4, 24) == 0, "16 KiB from the region");
+	TEST_ASSERT(icd_moved(qp, &s, 0, 0, 2, "16 KiB") == 0, "");
+	/* Three more regions, then none. */
+	for (uint32_t i = 0; i < 3; i++)
+		TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c,
+				plain + i * 8192, 4096, 0), 0, "region %u",
+			       i + 2);
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain + 32768, 4096,
+						       0), -ENOSPC,
+		       "a fifth region");
+	TEST_ASSERT(h_rw(c, qp, plain + 8192, 24, 1, 25) == 0,
+		    "4 KiB from the third region");
+	TEST_ASSERT(icd_moved(qp, &s, 1, 1, 1, "third region") == 0, "");
+	return 0;
+}
+
+/* A region with its own remote token: keyed I/O from it needs no fast
+ * register and no invalidation; elsewhere the usual keyed path. */
+static int
+region_key_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
+{
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 1);
+	struct ndk_nvmf_qpair_stats s0, s1;
+
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 2),
+		       -EINVAL, "an unknown flag");
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024,
+						       NDK_NVMF_BUF_REMOTE), 0,
+		       "register with a remote token");
+	ndk_nvmf_qpair_get_stats(qp, &s0);
+	TEST_ASSERT(h_rw(c, qp, reg + 4096, 30, 4, 31) == 0,
+		    "16 KiB from the region");
+	TEST_ASSERT(h_rw(c, qp, reg + 8192, 40, 1, 32) == 0,
+		    "4 KiB from the region");
+	TEST_ASSERT(h_rw(c, qp, plain, 50, 4, 33) == 0, "16 KiB from outside");
+	ndk_nvmf_qpair_get_stats(qp, &s1);
+	/* Region: 16 KiB write and read, the 4 KiB read; outside: 2. */
+	TEST_ASSERT_EQ(s1.keyed - s0.keyed, 5, "keyed commands");
+	TEST_ASSERT_EQ(s1.keyed_region - s0.keyed_region, 3,
+		       "with the region's token");
+	TEST_ASSERT_EQ(s1.in_capsule_direct - s0.in_capsule_direct, 1,
+		       "the 4 KiB write, not copied");
+	TEST_ASSERT_EQ(s1.remote_invalidations - s0.remote_invalidations +
+		       s1.local_invalidations - s0.local_invalidations, 2,
+		       "only the fast-registered ones invalidated");
+	return 0;
+}
+
+/* Connect, run @p body with a 128 KiB and a 64 KiB buffer, close. */
+static int
+run_with_bufs(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *reg,
+			  uint8_t *plain))
+{
+	struct ndk_nvmf_ctrlr *c = NULL;
+	uint8_t *reg, *plain;
+	int rc = -1;
+
+	reg = rte_zmalloc("e2e_reg", 128 * 1024, 4096);
+	plain = rte_zmalloc("e2e_plain", 64 * 1024, 4096);
+	if (reg != NULL && plain != NULL && t_start() == 0 &&
+	    h_connect(&c, T_NQN) == 0)
+		rc = body(c, reg, plain);
+	else
+		fprintf(stderr, "  FAIL target start or host connect\n");
+	rc = h_finish(c, rc);
+	rte_free(reg);
+	rte_free(plain);
+	return rc;
+}
+
+static int
+test_region_key(void)
+{
+	return run_with_bufs(region_key_body);
+}
+
+static int
+test_icd_direct(void)
+{
+	return run_with_bufs(icd_direct_body);
+}
+
 static int
 test_io_errors(void)
 {
@@ -694,6 +844,8 @@ main(int argc, char **argv)
 		{ "events", test_events },
 		{ "discovery", test_discovery },
 		{ "reconnect", test_reconnect },
+		{ "icd_direct", test_icd_direct },
+		{ "region_key", test_region_key },
 		{ "io_errors", test_io_errors },
 	};
 	int rc;

@@ -293,6 +293,11 @@ test_sgl(void)
 		       "24-bit length");
 	TEST_ASSERT_EQ(le32_at(&cmd, 35), 0xA1B2C3D4, "key at 35..38");
 	TEST_ASSERT_EQ(b[39], 0x4F, "keyed data block, invalidate key");
+	nvmf_sgl_keyed(&cmd, 0x7F0012345000ull, 4096, 0x11223344);
+	TEST_ASSERT_EQ(le64_at(&cmd, 24), 0x7F0012345000ull, "address");
+	TEST_ASSERT_EQ(b[32] | b[33] << 8 | b[34] << 16, 4096, "length");
+	TEST_ASSERT_EQ(le32_at(&cmd, 35), 0x11223344, "key");
+	TEST_ASSERT_EQ(b[39], 0x40, "keyed data block, address");
 
 	nvmf_build_rw(&cmd, NVME_OPC_WRITE, 1, 0, 1);
 	nvmf_sgl_in_capsule(&cmd, 4096);

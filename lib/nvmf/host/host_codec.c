@@ -354,6 +354,14 @@ nvmf_sgl_keyed_inv(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
 }
 
 void
+nvmf_sgl_keyed(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
+	       uint32_t key)
+{
+	sgl_psdt(cmd);
+	nvme_sgl_set_keyed(&cmd->dptr, addr, len, key, false);
+}
+
+void
 nvmf_sgl_none(struct nvme_cmd *cmd)
 {
 	sgl_psdt(cmd);

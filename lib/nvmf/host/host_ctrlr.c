@@ -571,6 +571,50 @@ ctrlr_release_queues(struct ndk_nvmf_ctrlr *c, bool shutdown)
 }
 
 int
+ndk_nvmf_ctrlr_register_buffers(struct ndk_nvmf_ctrlr *c, void *addr,
+				size_t len, uint32_t flags)
+{
+	bool remote = (flags & NDK_NVMF_BUF_REMOTE) != 0;
+	uint64_t va = (uint64_t)(uintptr_t)addr;
+	struct nvmf_buf_region *g;
+	struct ndk_mr *mr = NULL;
+	ndk_status_t st;
+
+	if (c == NULL || addr == NULL || len == 0 || va + len < va ||
+	    (flags & ~NDK_NVMF_BUF_REMOTE) != 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < c->base.nregions; i++) {
+		g = &c->base.regions[i];
+		if (va < g->va + g->len && g->va < va + len)
+			return -EINVAL;
+	}
+	if (c->base.nregions == NDK_NVMF_BUF_REGIONS_MAX)
+		return -ENOSPC;
+	st = ndk_create_mr(c->base.pd, false, &mr);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_register_mr(mr, addr, len, remote ?
+				     NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+				     NDK_MR_FLAG_ALLOW_REMOTE_READ |
+				     NDK_MR_FLAG_ALLOW_REMOTE_WRITE : 0);
+	if (st != NDK_STATUS_SUCCESS) {
+		NVMF_HOST_LOG(ERR, "register buffers %p+%zu: %s", addr, len,
+			      ndk_status_str(st));
+		if (mr != NULL)
+			ndk_close_mr(mr, NULL, NULL);
+		return -ENOMEM;
+	}
+	g = &c->base.regions[c->base.nregions];
+	g->va = va;
+	g->len = len;
+	g->mr = mr;
+	g->ltoken = ndk_mr_local_token(mr);
+	g->remote = remote;
+	g->rtoken = remote ? ndk_mr_remote_token(mr) : 0;
+	c->base.nregions++;
+	return 0;
+}
+
+int
 ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
 {
 	int rc;
@@ -578,6 +622,8 @@ ndk_nvmf_ctrlr_close(struct ndk_nvmf_ctrlr *c)
 	if (c == NULL)
 		return -EINVAL;
 	rc = ctrlr_release_queues(c, true);
+	for (uint32_t i = 0; i < c->base.nregions; i++)
+		ndk_close_mr(c->base.regions[i].mr, NULL, NULL);
 	if (c->base.pd != NULL)
 		ndk_close_pd(c->base.pd, NULL, NULL);
 	rte_free(c->dma);

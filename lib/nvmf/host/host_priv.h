@@ -117,6 +117,10 @@ void nvmf_sgl_in_capsule(struct nvme_cmd *cmd, uint32_t len);
 void nvmf_sgl_keyed_inv(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
 			uint32_t key);
 
+/** SGL 1: keyed data block, no invalidation (a long-lived key). */
+void nvmf_sgl_keyed(struct nvme_cmd *cmd, uint64_t addr, uint32_t len,
+		    uint32_t key);
+
 /** SGL 1: no data (a keyed data block of length 0). */
 void nvmf_sgl_none(struct nvme_cmd *cmd);
 
@@ -221,10 +225,22 @@ struct ndk_nvmf_qpair {
 	struct ndk_nvmf_qpair_stats stats;
 };
 
+/** A registered data buffer region (ndk_nvmf_ctrlr_register_buffers()). */
+struct nvmf_buf_region {
+	uint64_t va;
+	uint64_t len;
+	uint32_t ltoken;
+	uint32_t rtoken;        /**< with NDK_NVMF_BUF_REMOTE */
+	bool remote;            /**< NDK_NVMF_BUF_REMOTE */
+	struct ndk_mr *mr;
+};
+
 /** What a queue needs of its controller (host_ctrlr.c fills it). */
 struct nvmf_ctrlr_base {
 	struct ndk_adapter *ad;
 	struct ndk_pd *pd;
+	uint32_t nregions;
+	struct nvmf_buf_region regions[NDK_NVMF_BUF_REGIONS_MAX];
 	struct ndk_nvmf_host_opts opts;
 	uint32_t frmr_pages;          /**< adapter frmr_page_count */
 	const struct ndk_nvmf_ctrlr_info *info; /**< namespaces, limits */

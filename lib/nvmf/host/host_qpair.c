@@ -12,6 +12,11 @@
  * or by us (ndk_invalidate() posted on the response, completed). Until
  * then the slot and the caller's buffer stay the command's.
  *
+ * A response's receive is posted again before its command completes: a
+ * burst's receives in one list, before any of its callbacks runs
+ * (qp_repost_burst()), so that the controller always finds the receive
+ * the response to the next command needs.
+ *
  * A queue that fails (an error completion, the peer's disconnect, an I/O
  * past the timeout) is flushed: every posted request comes back, and
  * each command completes with a path status once nothing of it is
@@ -200,11 +205,47 @@ stray_invalidation(struct ndk_nvmf_qpair *qp, uint32_t token, bool counted)
 	}
 }
 
-static int
-on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+/*
+ * A burst's receives go back to the receive queue in one list
+ * (ndk_receive_list()) before any of its responses is handled: the
+ * response capsules are copied out first (into @p cpls, by result), and
+ * no callback, hence no new command, runs before the receives its
+ * responses need are posted.
+ */
+static void
+qp_repost_burst(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
+		uint32_t n, struct nvme_cpl *cpls)
 {
-	struct nvmf_recv *rv = res->request_context;
-	const struct nvme_cpl *cpl = rv->buf;
+	struct ndk_receive_request rr[QP_POLL_BURST];
+	struct ndk_sge sg[QP_POLL_BURST];
+	uint32_t k = 0, posted;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvmf_recv *rv = res[i].request_context;
+
+		if ((res[i].type != NDK_OP_RECEIVE &&
+		     res[i].type != NDK_OP_RECEIVE_AND_INVALIDATE) ||
+		    res[i].status != NDK_STATUS_SUCCESS)
+			continue;
+		cpls[i] = *rv->buf;
+		sg[k].va = rv->buf;
+		sg[k].length = sizeof(struct nvme_cpl);
+		sg[k].token = qp->rcv_ltoken;
+		rr[k].request_context = rv;
+		rr[k].sgl = &sg[k];
+		rr[k].nsge = 1;
+		k++;
+	}
+	if (k == 0 || qp->failed)
+		return;
+	if (ndk_receive_list(qp->ndkqp, rr, k, &posted) != NDK_STATUS_SUCCESS)
+		nvmf_qpair_fail(qp, "cannot post a receive");
+}
+
+static int
+on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
+	    const struct nvme_cpl *cpl)
+{
 	bool inv = res->type == NDK_OP_RECEIVE_AND_INVALIDATE, stray;
 	uint32_t token = (uint32_t)res->type_specific;
 	struct nvmf_req *r;
@@ -224,7 +265,6 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 				      cpl->cid : 0, res->bytes_transferred);
 		if (stray)
 			stray_invalidation(qp, token, true);
-		recv_post(qp, rv);
 		return 0;
 	case NVMF_RESP_REMOTE_INV:
 		r->mr_valid = false;
@@ -246,19 +286,33 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 		stray_invalidation(qp, token, false);
 	r->cpl = *cpl;
 	r->resp = true;
-	recv_post(qp, rv);
 	return req_try_complete(qp, r);
 }
 
+/* A work request failed: fail the queue, saying which. Out of line: its
+ * message buffer would cost on_result() a stack guard per completion. */
+static void __rte_noinline
+wr_failed(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "work request type %d: %s, "
+		 "provider error %u", (int)res->type,
+		 ndk_status_str(res->status), res->provider_error);
+	nvmf_qpair_fail(qp, why);
+}
+
+/* @p cpl: the response capsule of a receive (qp_repost_burst()). */
 static int
-on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
+on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
+	  const struct nvme_cpl *cpl)
 {
 	struct nvmf_req *r;
 
 	if (res->type == NDK_OP_RECEIVE ||
 	    res->type == NDK_OP_RECEIVE_AND_INVALIDATE) {
 		if (res->status == NDK_STATUS_SUCCESS)
-			return on_response(qp, res);
+			return on_response(qp, res, cpl);
 		nvmf_qpair_fail(qp, res->status == NDK_STATUS_CANCELLED ?
 				"receive flushed" : "receive failed");
 		return 0;
@@ -268,14 +322,8 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 		qp->stats.bad_responses++;
 		return 0;
 	}
-	if (res->status != NDK_STATUS_SUCCESS && !qp->failed) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "work request type %d: %s, "
-			 "provider error %u", (int)res->type,
-			 ndk_status_str(res->status), res->provider_error);
-		nvmf_qpair_fail(qp, why);
-	}
+	if (res->status != NDK_STATUS_SUCCESS && !qp->failed)
+		wr_failed(qp, res);
 	switch (res->type) {
 	case NDK_OP_SEND:
 	case NDK_OP_INVALIDATE:
@@ -312,6 +360,7 @@ int
 ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 {
 	struct ndk_result_ex res[QP_POLL_BURST];
+	struct nvme_cpl cpls[QP_POLL_BURST];
 	uint64_t now;
 	int done = 0;
 	uint32_t n;
@@ -322,8 +371,10 @@ ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 		nvmf_qpair_fail(qp, "the controller disconnected");
 	do {
 		n = ndk_get_cq_results_ex(qp->cq, res, QP_POLL_BURST);
+		if (n != 0)
+			qp_repost_burst(qp, res, n, cpls);
 		for (uint32_t i = 0; i < n; i++)
-			done += on_result(qp, &res[i]);
+			done += on_result(qp, &res[i], &cpls[i]);
 	} while (n == QP_POLL_BURST && (max == 0 || (uint32_t)done < max));
 	now = rte_get_timer_cycles();
 	if (now >= qp->next_check_tsc)
@@ -390,6 +441,23 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 	return 0;
 }
 
+/* The registered region holding [buf, buf + len), or NULL. */
+static const struct nvmf_buf_region *
+qp_buf_region(const struct ndk_nvmf_qpair *qp, const void *buf, uint32_t len)
+{
+	const struct nvmf_ctrlr_base *c = qp->ctrlr;
+	uint64_t va = (uint64_t)(uintptr_t)buf;
+
+	for (uint32_t i = 0; i < c->nregions; i++) {
+		const struct nvmf_buf_region *g = &c->regions[i];
+
+		if (va >= g->va && len <= g->len &&
+		    va - g->va <= g->len - len)
+			return g;
+	}
+	return NULL;
+}
+
 /* How qp_submit() may carry host-to-controller data. */
 enum {
 	QP_ICD = 1u << 0,       /* in the capsule if it fits */
@@ -404,8 +472,9 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	  void *arg, struct nvmf_req **out)
 {
 	struct nvmf_req *r = qp->free_list;
-	uint32_t send_len = sizeof(struct nvme_cmd);
-	struct ndk_sge s;
+	uint32_t send_len = sizeof(struct nvme_cmd), nsge = 1;
+	const struct nvmf_buf_region *g = NULL;
+	struct ndk_sge s[2];
 	ndk_status_t st;
 	int rc;
 
@@ -418,14 +487,32 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	memcpy(r->capsule, cmd, sizeof(*cmd));
 	r->capsule->cid = r->cid;
 	r->keyed = false;
+	if (xfer != NVMF_XFER_NONE && !(how & QP_STAGE))
+		g = qp_buf_region(qp, buf, len);
 	if (xfer == NVMF_XFER_NONE) {
 		nvmf_sgl_none(r->capsule);
 	} else if (xfer == NVMF_XFER_TO_CTRLR && (how & QP_ICD) &&
 		   len <= qp->icd_max) {
-		memcpy(r->capsule + 1, buf, len);
+		/* From a registered buffer: its own SGE, no copy. */
+		if (g != NULL) {
+			s[1].token = g->ltoken;
+			s[1].va = buf;
+			s[1].length = len;
+			nsge = 2;
+			qp->stats.in_capsule_direct++;
+		} else {
+			memcpy(r->capsule + 1, buf, len);
+			send_len += len;
+		}
 		nvmf_sgl_in_capsule(r->capsule, len);
-		send_len += len;
 		qp->stats.in_capsule++;
+	} else if (g != NULL && g->remote && len <= NVME_SGL_KEYED_MAX_LEN) {
+		/* The region's long-lived token: nothing to register, nothing
+		 * to invalidate (r->keyed stays false). */
+		nvmf_sgl_keyed(r->capsule, (uint64_t)(uintptr_t)buf, len,
+			       g->rtoken);
+		qp->stats.keyed++;
+		qp->stats.keyed_region++;
 	} else {
 		if (how & QP_STAGE) {
 			if (len > qp->capsule_len - sizeof(*cmd))
@@ -438,10 +525,10 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 			return rc;
 		qp->stats.keyed++;
 	}
-	s.va = r->capsule;
-	s.length = send_len;
-	s.token = qp->cap_ltoken;
-	st = ndk_send(qp->ndkqp, r, &s, 1, 0);
+	s[0].va = r->capsule;
+	s[0].length = send_len;
+	s[0].token = qp->cap_ltoken;
+	st = ndk_send(qp->ndkqp, r, s, nsge, 0);
 	if (st != NDK_STATUS_SUCCESS) {
 		/* Room was reserved for every slot: the QP is gone. */
 		nvmf_qpair_fail(qp, ndk_status_str(st));
@@ -600,7 +687,7 @@ qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
 	st = ndk_create_cq(c->ad, qp->qsize + isize, NULL, NULL, &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_qp(c->pd, qp->cq, qp->cq, qp, qp->qsize, isize,
-				   1, 1, 0, &qp->ndkqp);
+				   1, 2, 0, &qp->ndkqp);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_mr(c->pd, false, &qp->cap_mr);
 	if (st == NDK_STATUS_SUCCESS)

@@ -14,8 +14,12 @@
  * is fast-registered on an FR MR of its queue and described by a keyed
  * SGL asking for remote invalidation; when the controller's response does
  * not invalidate the token (SEND with Invalidate), the host invalidates it
- * locally before the I/O completes. Small writes travel as in-capsule
- * data, up to the controller's IOCCSZ.
+ * locally before the I/O completes; unless the buffer lies in a region
+ * registered with NDK_NVMF_BUF_REMOTE, whose one long-lived token it
+ * carries instead (ndk_nvmf_ctrlr_register_buffers()). Small writes
+ * travel as in-capsule data, up to the controller's IOCCSZ: copied into
+ * the command's capsule, or sent from the buffer itself when it lies in a
+ * registered region.
  *
  * Threads: connect and close are control calls (they block, bounded by
  * the options' timeout). The data path (submit, ndk_nvmf_qpair_poll(),
@@ -202,6 +206,41 @@ ndk_nvmf_ctrlr_get_info(const struct ndk_nvmf_ctrlr *ctrlr);
 struct ndk_nvmf_qpair *ndk_nvmf_ctrlr_get_qpair(struct ndk_nvmf_ctrlr *ctrlr,
 						uint16_t i);
 
+/** Data buffer regions a controller registers at most
+ *  (ndk_nvmf_ctrlr_register_buffers()). */
+#define NDK_NVMF_BUF_REGIONS_MAX 4
+
+/**
+ * ndk_nvmf_ctrlr_register_buffers() flag: the region also gets one
+ * long-lived remote token, which every keyed command whose buffer lies in
+ * it carries (keyed SGL sub-type 0): no fast register and no
+ * invalidation per I/O, but the controller can read and write the whole
+ * region for as long as the controller is open (the trade SPDK's host
+ * makes, or the Linux host with register_always=N). Without it every
+ * keyed command fast-registers its buffer and asks for its token's
+ * invalidation.
+ */
+#define NDK_NVMF_BUF_REMOTE (1u << 0)
+
+/**
+ * Register the data buffers in [@p addr, @p addr + @p len) (DPDK memory
+ * the caller keeps until ndk_nvmf_ctrlr_close()) with the controller's
+ * protection domain. A write whose buffer lies in such a region and that
+ * travels as in-capsule data is sent from the buffer itself (one SEND of
+ * two SGEs: the command, then the data) instead of being copied into its
+ * capsule first. With NDK_NVMF_BUF_REMOTE, keyed commands from the region
+ * use its remote token (see there); without, no remote token is made and
+ * they are unchanged. The regions stay registered until the controller is
+ * closed (they survive ndk_nvmf_ctrlr_reconnect()). Control path.
+ * @param flags 0 or NDK_NVMF_BUF_REMOTE.
+ * @return 0, -EINVAL (NULL controller or address, zero length, an unknown
+ *   flag, or a region overlapping one already registered), -ENOSPC
+ *   (NDK_NVMF_BUF_REGIONS_MAX regions already), -ENOMEM (the adapter
+ *   would not register it).
+ */
+int ndk_nvmf_ctrlr_register_buffers(struct ndk_nvmf_ctrlr *ctrlr,
+				    void *addr, size_t len, uint32_t flags);
+
 /**
  * Admin queue upkeep on the lcore that owns the controller: its
  * completions and a Keep Alive every KATO/2. Call it at least every few
@@ -297,6 +336,12 @@ struct ndk_nvmf_qpair_stats {
 	uint64_t completed;      /**< callbacks called */
 	uint64_t errors;         /**< completions with a non-zero status */
 	uint64_t in_capsule;     /**< writes sent as in-capsule data */
+	/** Of those, sent from a registered buffer without a copy
+	 *  (ndk_nvmf_ctrlr_register_buffers()). */
+	uint64_t in_capsule_direct;
+	/** Keyed commands that used a region's long-lived token
+	 *  (NDK_NVMF_BUF_REMOTE; counted in @p keyed too). */
+	uint64_t keyed_region;
 	uint64_t keyed;          /**< commands with a keyed SGL */
 	uint64_t remote_invalidations; /**< tokens the peer invalidated */
 	uint64_t local_invalidations;  /**< tokens we invalidated */

@@ -16,7 +16,10 @@
  * WRITEs complete only when they fail (silent success: the SEND behind
  * them completes after them); its capsule's receive
  * buffer is posted again just before the response is sent, so the host
- * always finds the receive its next command needs.
+ * always finds the receive its next command needs. The responses of the
+ * requests that complete while a batch of completions is handled are
+ * held back until the batch's receives have been posted again in one
+ * list (nvmf_rdma_flush_held()).
  *
  * Queue pair teardown (the host disconnects, the connection fails, a
  * keep-alive expires, the target ends): the QP is flushed, then (from the
@@ -247,17 +250,25 @@ nvmf_qp_alive(const struct nvmf_qpair *qp)
 	return qp->state == NVMF_QP_ACTIVE || qp->state == NVMF_QP_ACCEPTING;
 }
 
+/* The receive of @p recv: a command and the in-capsule data. */
+static void
+nvmf_rdma_recv_sge(const struct nvmf_qpair *qp, struct nvmf_recv *recv,
+		   struct ndk_sge *s)
+{
+	s->va = recv->buf;
+	s->length = (uint32_t)sizeof(struct nvme_cmd) +
+		qp->tgt->cfg.in_capsule_data_size;
+	s->token = qp->tgt->arena_ltoken;
+}
+
 static int
 nvmf_rdma_post_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv)
 {
-	struct ndk_sge s = {
-		.va = recv->buf,
-		.length = (uint32_t)sizeof(struct nvme_cmd) +
-			qp->tgt->cfg.in_capsule_data_size,
-		.token = qp->tgt->arena_ltoken,
-	};
-	ndk_status_t st = ndk_receive(qp->ndkqp, recv, &s, 1);
+	struct ndk_sge s;
+	ndk_status_t st;
 
+	nvmf_rdma_recv_sge(qp, recv, &s);
+	st = ndk_receive(qp->ndkqp, recv, &s, 1);
 	if (st != NDK_STATUS_SUCCESS) {
 		NVMF_LOG(ERR, "qpair %u: post receive: %s\n", qp->idx,
 			 ndk_status_str(st));
@@ -433,11 +444,12 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_rdma_need_buf(req);
 }
 
+/* Post the data (C2H: RDMA WRITEs) and the response of @p req, whose
+ * receive is posted again already. */
 static void
-nvmf_rdma_complete(struct nvmf_req *req)
+nvmf_rdma_respond(struct nvmf_req *req)
 {
 	struct nvmf_qpair *qp = req->qp;
-	struct ndk_nvmf_tgt *tgt = qp->tgt;
 	struct nvme_cpl *cpl = req->cpl;
 	struct ndk_sge s;
 	ndk_status_t st;
@@ -446,15 +458,6 @@ nvmf_rdma_complete(struct nvmf_req *req)
 		nvmf_req_release(req);
 		return;
 	}
-	cpl->sqhd = qp->sqhd;
-	cpl->sqid = qp->qid;
-	cpl->cid = req->cmd.cid;
-	cpl->status &= (uint16_t)~NVME_STATUS_P;
-	if (cpl->status != 0)
-		tgt->stats.errors++;
-	if (nvmf_rdma_post_recv(qp, req->recv) != 0)
-		goto fail;
-	req->recv = NULL;
 	if (req->xfer == NVMF_XFER_C2H && req->loc == NVMF_DATA_KEYED &&
 	    cpl->status == 0 && req->xfer_len > 0) {
 		uint32_t left = RTE_MIN(req->xfer_len, req->length), at = 0;
@@ -480,11 +483,11 @@ nvmf_rdma_complete(struct nvmf_req *req)
 	}
 	s.va = cpl;
 	s.length = sizeof(*cpl);
-	s.token = tgt->arena_ltoken;
+	s.token = qp->tgt->arena_ltoken;
 	if (req->invalidate) {
 		st = ndk_send_and_invalidate(qp->ndkqp, req, &s, 1, 0,
 					     req->inv_key);
-		tgt->stats.remote_invalidates++;
+		qp->tgt->stats.remote_invalidates++;
 	} else {
 		st = ndk_send(qp->ndkqp, req, &s, 1, 0);
 	}
@@ -499,6 +502,89 @@ fail:
 		 qp->idx);
 	nvmf_req_release(req);
 	nvmf_qpair_close(qp);
+}
+
+/*
+ * The responses held back during a batch of completions: their receives
+ * go back to the receive queue first, in one list (ndk_receive_list()),
+ * then the responses, each after its own receive as the binding wants
+ * (the host never meets a missing receive: it sends a command only into
+ * a slot a response freed).
+ */
+static void
+nvmf_rdma_flush_held(struct nvmf_qpair *qp)
+{
+	struct ndk_receive_request rr[NVMF_HELD_MAX];
+	struct ndk_sge sg[NVMF_HELD_MAX];
+	uint32_t n = qp->nheld, posted = 0;
+	bool holding = qp->holding;
+	ndk_status_t st = NDK_STATUS_SUCCESS;
+
+	if (n == 0)
+		return;
+	qp->nheld = 0;
+	/* What completes while these go out (a freed request lets a waiting
+	 * one run) is answered at once. */
+	qp->holding = false;
+	if (nvmf_qp_alive(qp)) {
+		for (uint32_t i = 0; i < n; i++) {
+			nvmf_rdma_recv_sge(qp, qp->held[i]->recv, &sg[i]);
+			rr[i].request_context = qp->held[i]->recv;
+			rr[i].sgl = &sg[i];
+			rr[i].nsge = 1;
+		}
+		st = ndk_receive_list(qp->ndkqp, rr, n, &posted);
+		qp->wr_outstanding += posted;
+		if (st != NDK_STATUS_SUCCESS) {
+			NVMF_LOG(ERR, "qpair %u: post receives: %s: closing\n",
+				 qp->idx, ndk_status_str(st));
+			nvmf_qpair_close(qp);
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct nvmf_req *req = qp->held[i];
+
+		if (i >= posted) {
+			nvmf_req_release(req);
+			continue;
+		}
+		req->recv = NULL;
+		nvmf_rdma_respond(req);
+	}
+	qp->holding = holding;
+}
+
+static void
+nvmf_rdma_complete(struct nvmf_req *req)
+{
+	struct nvmf_qpair *qp = req->qp;
+	struct nvme_cpl *cpl = req->cpl;
+
+	if (!nvmf_qp_alive(qp)) {
+		nvmf_req_release(req);
+		return;
+	}
+	cpl->sqhd = qp->sqhd;
+	cpl->sqid = qp->qid;
+	cpl->cid = req->cmd.cid;
+	cpl->status &= (uint16_t)~NVME_STATUS_P;
+	if (cpl->status != 0)
+		qp->tgt->stats.errors++;
+	if (qp->holding) {
+		if (qp->nheld == NVMF_HELD_MAX)
+			nvmf_rdma_flush_held(qp);
+		qp->held[qp->nheld++] = req;
+		return;
+	}
+	if (nvmf_rdma_post_recv(qp, req->recv) != 0) {
+		NVMF_LOG(ERR, "qpair %u: cannot post the response: closing\n",
+			 qp->idx);
+		nvmf_req_release(req);
+		nvmf_qpair_close(qp);
+		return;
+	}
+	req->recv = NULL;
+	nvmf_rdma_respond(req);
 }
 
 /* ------------------------------------------------------------------ */
@@ -614,6 +700,8 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 	TAILQ_INIT(&qp->free_reqs);
 	TAILQ_INIT(&qp->sgl_wait);
 	qp->extra_wr_used = 0;
+	qp->holding = false;
+	qp->nheld = 0;
 	for (uint32_t i = 0; i < 2 * n; i++) {
 		qp->reqs[i].qp = qp;
 		TAILQ_INSERT_TAIL(&qp->free_reqs, &qp->reqs[i], link);
@@ -803,6 +891,8 @@ nvmf_rdma_poll_qpair(struct nvmf_qpair *qp)
 
 	if (qp->cq != NULL)
 		n = ndk_get_cq_results_ex(qp->cq, r, NVMF_CQ_BATCH);
+	/* The batch's responses wait for their receives' list. */
+	qp->holding = true;
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t kind = *(const uint8_t *)r[i].request_context;
 
@@ -832,6 +922,9 @@ nvmf_rdma_poll_qpair(struct nvmf_qpair *qp)
 			nvmf_rdma_req_wc(qp, r[i].request_context, &r[i]);
 		}
 	}
+	qp->holding = false;
+	if (qp->nheld != 0)     /* not called idle: its frame is large */
+		nvmf_rdma_flush_held(qp);
 	if (qp->state == NVMF_QP_CLOSING)
 		nvmf_qpair_try_free(qp);
 	return n;

@@ -58,6 +58,10 @@ extern int nvmf_tgt_logtype;
  *  RDMA READs / WRITEs of multi-descriptor commands (reserved per
  *  command: its descriptors but one). */
 #define NVMF_SGL_EXTRA_WR (2 * NVMF_MAX_SGL_DESC)
+/** Responses a queue pair holds back while it handles a batch of
+ *  completions (nvmf_rdma_poll_qpair()): their receives go back to the
+ *  receive queue in one list first. */
+#define NVMF_HELD_MAX 64
 
 /** request_context kinds (first byte of what it points to). */
 enum nvmf_ctx_kind {
@@ -163,6 +167,12 @@ struct nvmf_qpair {
 	struct nvmf_req_list sgl_wait;
 	uint32_t extra_wr_used; /**< of NVMF_SGL_EXTRA_WR */
 	uint64_t commands;
+	/** In a batch of completions: responses are held in @p held. */
+	bool holding;
+	uint32_t nheld;
+	/** Completed requests whose receive and response are not posted
+	 *  yet (nvmf_rdma_flush_held()). */
+	struct nvmf_req *held[NVMF_HELD_MAX];
 };
 
 /** A namespace back end. */
