@@ -39,6 +39,7 @@ swr_service(struct swr_qp *qp, bool *idle)
 {
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
+	bool parked = false;
 
 	if (unlikely(__atomic_load_n(&qp->flush_req, __ATOMIC_ACQUIRE) != 0 ||
 		     state == NDK_QP_STATE_ERROR)) {
@@ -52,17 +53,22 @@ swr_service(struct swr_qp *qp, bool *idle)
 			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
 	}
 	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
-		if (likely(!qp->cc_on))
+		if (likely(!qp->cc_on)) {
 			made += swr_req_run(qp, SWR_QP_TX_QUOTA);
-		else
+			parked = qp->req_parked;
+		} else {
 			made += swr_cc_req_run(qp, SWR_QP_TX_QUOTA);
+		}
 	}
 	/*
-	 * Everything sent, or waiting for the RNR timer: only an answer (the
-	 * completer), a doorbell or a timer (the wheel) gives it work again.
+	 * Everything sent, waiting for the RNR timer, or stopped at the PSN
+	 * window or a probe (parked): only an answer (the completer), a
+	 * doorbell or a timer (the wheel) gives it work again.
 	 */
-	*idle = !swr_resp_busy(qp) && (qp->rnr_until != 0 ||
+	*idle = !swr_resp_busy(qp) && (qp->rnr_until != 0 || parked ||
 		qp->req_idx == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE));
+	if (!*idle)
+		qp->req_parked = false; /* on the list: no wake-up needed */
 	return made;
 }
 

@@ -354,8 +354,13 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
 
-	if (qp->rnr_until != 0 || qp->rto_probe > 1)
+	qp->req_parked = false;
+	if (qp->rnr_until != 0)
 		return 0;
+	if (qp->rto_probe > 1) {
+		qp->req_parked = true;  /* the probe's answer wakes it */
+		return 0;
+	}
 	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0 &&
 	       qp->rto_probe < 2) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
@@ -396,8 +401,10 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		 * half; requests with data: the peer's window. */
 		if (ndk_roce_psn_diff(qp->req_psn, qp->una_psn) >=
 		    (wqe->op == SWR_WR_READ ? SWR_MAX_UNACKED_RD_PSN :
-		     (int32_t)qp->gbn_wnd))
+		     (int32_t)qp->gbn_wnd)) {
+			qp->req_parked = true;  /* una_psn moving wakes it */
 			break;
+		}
 		if (wqe->op == SWR_WR_READ) {
 			if (qp->rd_outstanding >= qp->attr.max_rd_atomic &&
 			    !swr_req_ord_room(qp)) {
@@ -424,8 +431,10 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 			swr_rto_arm(qp);
 		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
-		if (unlikely(qp->rto_probe != 0))
+		if (unlikely(qp->rto_probe != 0)) {
 			qp->rto_probe = 2;      /* the probe: wait for its answer */
+			qp->req_parked = true;
+		}
 	}
 	/*
 	 * Local operations with nothing ahead of them complete now (and
