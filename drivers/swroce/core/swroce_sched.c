@@ -143,13 +143,9 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
 	work += swr_rx(q);
-	if (swr_tw_due(&q->tw, q->now)) {
-		/* No timer armed: only the wheel's clock moves (no call). */
-		if (q->tw.n != 0)
-			work += swr_rtx_advance(q);
-		else
-			q->tw.cur = q->now >> q->tw.shift;
-	}
+	/* No timer's slot passed: only the wheel's clock moves (no call). */
+	if (swr_tw_tick(&q->tw, q->now))
+		work += swr_rtx_advance(q);
 	if (q->n_active != 0)
 		work += swr_tx_engines(q);
 	if (q->id == 0) {
