@@ -122,23 +122,25 @@ static __rte_always_inline unsigned int
 swr_poll_q(struct swr_queue *q, uint32_t self)
 {
 	struct swr_adapter *ad = q->ad;
+	/* Read once: the stores below could alias it for the compiler. */
+	const bool q0 = q->id == 0;
 	unsigned int work = 0;
 
 	if (unlikely(!swr_try_own(q, self)))
 		return 0;
-	if (q->id != 0 && unlikely(!swr_enter(q))) {
+	if (!q0 && unlikely(!swr_enter(q))) {
 		__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	q->last_now = q->now;
 	q->now = rte_rdtsc();
-	if (q->id == 0) {
+	if (q0) {
 		ad->now = q->now;
 		if (unlikely(!rte_ring_empty(ad->ctl_ring)))
 			swr_ctl_drain(ad);
 	}
 	/* Most polls find no doorbell: a look at the rings' indexes. */
-	if (!rte_ring_empty(q->db_ring) || (q->id == 0 && ad->n_db_more != 0))
+	if (!rte_ring_empty(q->db_ring) || (q0 && ad->n_db_more != 0))
 		work += swr_doorbells(q);
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
@@ -148,7 +150,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		work += swr_rtx_advance(q);
 	if (q->n_active != 0)
 		work += swr_tx_engines(q);
-	if (q->id == 0) {
+	if (q0) {
 		if (ad->held_ring != NULL)
 			work += swr_held_drain(ad);
 		if (unlikely(ad->now >= ad->neigh_tick))
@@ -168,7 +170,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	if (unlikely(q->now < __atomic_load_n(&ad->zc_cleanup_until,
 					      __ATOMIC_RELAXED)))
 		rte_eth_tx_done_cleanup(ad->port_id, q->txq, 0);
-	if (q->id != 0)
+	if (!q0)
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);
 	return work + q->n_active;
@@ -181,6 +183,9 @@ swr_poll(struct ndk_adapter *adapter)
 	uint32_t self = swr_self();
 	unsigned int work = 0;
 
+	/* One queue (the common case): no loop. */
+	if (likely(ad->nb_queues == 1))
+		return swr_poll_q(&ad->q[0], self);
 	for (uint16_t i = 0; i < ad->nb_queues; i++)
 		work += swr_poll_q(&ad->q[i], self);
 	return work;
