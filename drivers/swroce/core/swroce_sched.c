@@ -39,6 +39,7 @@ swr_service(struct swr_qp *qp, bool *idle)
 {
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
+	bool parked = false;
 
 	if (unlikely(__atomic_load_n(&qp->flush_req, __ATOMIC_ACQUIRE) != 0 ||
 		     state == NDK_QP_STATE_ERROR)) {
@@ -52,17 +53,22 @@ swr_service(struct swr_qp *qp, bool *idle)
 			made += swr_resp_tx(qp, SWR_QP_TX_QUOTA);
 	}
 	if (state == NDK_QP_STATE_RTS || state == NDK_QP_STATE_SQD) {
-		if (likely(!qp->cc_on))
+		if (likely(!qp->cc_on)) {
 			made += swr_req_run(qp, SWR_QP_TX_QUOTA);
-		else
+			parked = qp->req_parked;
+		} else {
 			made += swr_cc_req_run(qp, SWR_QP_TX_QUOTA);
+		}
 	}
 	/*
-	 * Everything sent, or waiting for the RNR timer: only an answer (the
-	 * completer), a doorbell or a timer (the wheel) gives it work again.
+	 * Everything sent, waiting for the RNR timer, or stopped at the PSN
+	 * window or a probe (parked): only an answer (the completer), a
+	 * doorbell or a timer (the wheel) gives it work again.
 	 */
-	*idle = !swr_resp_busy(qp) && (qp->rnr_until != 0 ||
+	*idle = !swr_resp_busy(qp) && (qp->rnr_until != 0 || parked ||
 		qp->req_idx == __atomic_load_n(&qp->sq_prod, __ATOMIC_ACQUIRE));
+	if (!*idle)
+		qp->req_parked = false; /* on the list: no wake-up needed */
 	return made;
 }
 
@@ -116,37 +122,35 @@ static __rte_always_inline unsigned int
 swr_poll_q(struct swr_queue *q, uint32_t self)
 {
 	struct swr_adapter *ad = q->ad;
+	/* Read once: the stores below could alias it for the compiler. */
+	const bool q0 = q->id == 0;
 	unsigned int work = 0;
 
 	if (unlikely(!swr_try_own(q, self)))
 		return 0;
-	if (q->id != 0 && unlikely(!swr_enter(q))) {
+	if (!q0 && unlikely(!swr_enter(q))) {
 		__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);
 		return 0;
 	}
 	q->last_now = q->now;
 	q->now = rte_rdtsc();
-	if (q->id == 0) {
+	if (q0) {
 		ad->now = q->now;
 		if (unlikely(!rte_ring_empty(ad->ctl_ring)))
 			swr_ctl_drain(ad);
 	}
 	/* Most polls find no doorbell: a look at the rings' indexes. */
-	if (!rte_ring_empty(q->db_ring) || (q->id == 0 && ad->n_db_more != 0))
+	if (!rte_ring_empty(q->db_ring) || (q0 && ad->n_db_more != 0))
 		work += swr_doorbells(q);
 	if (q->in_ring != NULL)
 		work += swr_inbound(q);
 	work += swr_rx(q);
-	if (swr_tw_due(&q->tw, q->now)) {
-		/* No timer armed: only the wheel's clock moves (no call). */
-		if (q->tw.n != 0)
-			work += swr_rtx_advance(q);
-		else
-			q->tw.cur = q->now >> q->tw.shift;
-	}
+	/* No timer's slot passed: only the wheel's clock moves (no call). */
+	if (swr_tw_tick(&q->tw, q->now))
+		work += swr_rtx_advance(q);
 	if (q->n_active != 0)
 		work += swr_tx_engines(q);
-	if (q->id == 0) {
+	if (q0) {
 		if (ad->held_ring != NULL)
 			work += swr_held_drain(ad);
 		if (unlikely(ad->now >= ad->neigh_tick))
@@ -166,7 +170,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	if (unlikely(q->now < __atomic_load_n(&ad->zc_cleanup_until,
 					      __ATOMIC_RELAXED)))
 		rte_eth_tx_done_cleanup(ad->port_id, q->txq, 0);
-	if (q->id != 0)
+	if (!q0)
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&q->epoch, q->epoch + 1, __ATOMIC_RELEASE);
 	return work + q->n_active;
@@ -179,6 +183,9 @@ swr_poll(struct ndk_adapter *adapter)
 	uint32_t self = swr_self();
 	unsigned int work = 0;
 
+	/* One queue (the common case): no loop. */
+	if (likely(ad->nb_queues == 1))
+		return swr_poll_q(&ad->q[0], self);
 	for (uint16_t i = 0; i < ad->nb_queues; i++)
 		work += swr_poll_q(&ad->q[i], self);
 	return work;

@@ -64,6 +64,11 @@ swr_comp_progress(struct swr_qp *qp, uint32_t una)
 	    ndk_roce_psn_diff(una, qp->sr_rs_psn) > 0)
 		swr_sr_progress(qp);
 	swr_rtx_progress(qp, una);
+	/* The window moved, a probe is answered: the requester goes on. */
+	if (qp->req_parked) {
+		qp->req_parked = false;
+		swr_qp_activate(qp);
+	}
 }
 
 /**

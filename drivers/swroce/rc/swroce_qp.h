@@ -306,6 +306,10 @@ struct swr_qp {
 	bool cm_wait_rtu;         /**< accepted: first packet = RTU (CM) */
 	bool ack_pending;         /**< responder */
 	bool cc_on;               /**< DCQCN: served by swr_cc_req_run() */
+	/** The requester stopped at its PSN window or waits for a probe's
+	 *  answer: off the active list until una_psn moves
+	 *  (swr_comp_progress()) or a rewind or timer activates it */
+	bool req_parked;
 	uint32_t rd_cnt;          /**< responder: resources with responses to
 				   *  send (swr_rd_busy()) */
 	/** ARP-resolved next hop; NULL when attr.dest_mac is static. */

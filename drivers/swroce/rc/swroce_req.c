@@ -24,17 +24,21 @@
 #include "swroce_tx.h"
 #include "swroce_zc.h"
 
-static const uint8_t swr_send_ops[4] = {
-	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
-	NDK_ROCE_OP_RC_SEND_LAST, NDK_ROCE_OP_RC_SEND_ONLY,
-};
-static const uint8_t swr_send_inv_ops[4] = {
-	NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
-	NDK_ROCE_OP_RC_SEND_LAST_INV, NDK_ROCE_OP_RC_SEND_ONLY_INV,
-};
-static const uint8_t swr_write_ops[4] = {
-	NDK_ROCE_OP_RC_WRITE_FIRST, NDK_ROCE_OP_RC_WRITE_MIDDLE,
-	NDK_ROCE_OP_RC_WRITE_LAST, NDK_ROCE_OP_RC_WRITE_ONLY,
+/* A data packet's opcode by its WQE's operation (SEND, WRITE, SEND with
+ * invalidate: the only ones swr_req_data_pkt() builds) and position. */
+static const uint8_t swr_data_ops[SWR_WR_SEND_INV + 1][4] = {
+	[SWR_WR_SEND] = {
+		NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
+		NDK_ROCE_OP_RC_SEND_LAST, NDK_ROCE_OP_RC_SEND_ONLY,
+	},
+	[SWR_WR_WRITE] = {
+		NDK_ROCE_OP_RC_WRITE_FIRST, NDK_ROCE_OP_RC_WRITE_MIDDLE,
+		NDK_ROCE_OP_RC_WRITE_LAST, NDK_ROCE_OP_RC_WRITE_ONLY,
+	},
+	[SWR_WR_SEND_INV] = {
+		NDK_ROCE_OP_RC_SEND_FIRST, NDK_ROCE_OP_RC_SEND_MIDDLE,
+		NDK_ROCE_OP_RC_SEND_LAST_INV, NDK_ROCE_OP_RC_SEND_ONLY_INV,
+	},
 };
 
 /* Position of packet @k of @n: 0 first, 1 middle, 2 last, 3 only. */
@@ -199,6 +203,55 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 	return m;
 }
 
+/*
+ * A data packet's payload of @p plen bytes at offset @p off of its WQE,
+ * copied (inline data, or out of one or more SGEs) into the frame, which
+ * is then sealed. @return 0, or -EACCES if a region no longer allows it.
+ */
+static inline int
+swr_req_payload_small(struct swr_qp *qp, const struct swr_swqe *wqe,
+		      uint32_t off, uint32_t plen, struct rte_mbuf *m,
+		      uint8_t *payload)
+{
+	if (wqe->nsge == 0)
+		memcpy(payload, wqe->inline_data + off, plen);
+	else if (swr_sge_copy_out_small(qp, wqe->sge, wqe->nsge, off,
+					payload, plen) != 0)
+		return -EACCES;
+	swr_frame_seal(m);
+	return 0;
+}
+
+/*
+ * The payload of a data packet with SGEs from SWR_CRC_COPY_MIN or the
+ * zero-copy threshold on: attached from its region (sealed by the
+ * attach), else copied out in the same pass as the ICRC, else copied.
+ * @return 0, or -EACCES if a region no longer allows it.
+ */
+static int
+swr_req_payload(struct swr_qp *qp, const struct swr_swqe *wqe, uint32_t off,
+		uint32_t plen, struct rte_mbuf *m,
+		const struct ndk_roce_bth *bth, uint8_t *payload)
+{
+	if (plen >= qp->ad->zc_min) {
+		int zc = swr_req_attach_zc(qp, wqe, off, plen, m, bth);
+
+		if (zc != 0)
+			return zc < 0 ? zc : 0;
+	}
+	if (plen >= SWR_CRC_COPY_MIN) {
+		/* Out of the regions in the same pass as the ICRC. */
+		uint32_t crc = swr_frame_icrc_start(m, payload);
+
+		if (swr_sge_copy_out_crc(qp, wqe->sge, wqe->nsge, off, payload,
+					 plen, &crc) != 0)
+			return -EACCES;
+		swr_frame_seal_crc(bth, payload, plen, crc);
+		return 0;
+	}
+	return swr_req_payload_small(qp, wqe, off, plen, m, payload);
+}
+
 static struct rte_mbuf *
 swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 {
@@ -207,71 +260,47 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	uint32_t plen = RTE_MIN(qp->pmtu, wqe->length - off);
 	unsigned int pos = swr_pkt_pos(k, wqe->npkts);
 	bool last = pos >= 2;
-	bool is_send = wqe->op == SWR_WR_SEND || wqe->op == SWR_WR_SEND_INV;
-	uint8_t opcode = wqe->op == SWR_WR_SEND ? swr_send_ops[pos] :
-		wqe->op == SWR_WR_SEND_INV ? swr_send_inv_ops[pos] :
-		swr_write_ops[pos];
-	bool se = last && is_send &&
-		(wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
+	uint8_t opcode = swr_data_ops[wqe->op][pos];
+	const struct ndk_roce_opcode_info *oi = ndk_roce_opcode(opcode);
+	/* A SEND's last packet carries the solicited event (WRITE: none). */
+	bool se = last && (wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT) &&
+		wqe->op != SWR_WR_WRITE;
 	bool ackreq = last || ++qp->pkts_since_ackreq >= SWR_ACKREQ_EVERY ||
 		qp->rto_probe != 0;
 	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 	uint8_t *payload;
-	int zc;
+	int rc;
 
 	m = swr_pkt_new(qp, opcode, plen, se, ackreq, qp->req_psn, &bth);
 	if (m == NULL)
 		return NULL;
 	if (ackreq)
 		qp->pkts_since_ackreq = 0;
-	if (ndk_roce_opcode(opcode)->flags & NDK_ROCE_OPF_IETH) {
+	if (oi->flags & NDK_ROCE_OPF_IETH) {
 		struct ndk_roce_ieth *ieth = (struct ndk_roce_ieth *)
-			((uint8_t *)bth +
-			 ndk_roce_opcode(opcode)->offset[NDK_ROCE_IETH]);
+			((uint8_t *)bth + oi->offset[NDK_ROCE_IETH]);
 
 		ieth->rkey = rte_cpu_to_be_32(wqe->rkey);
 	}
-	if (ndk_roce_opcode(opcode)->flags & NDK_ROCE_OPF_RETH) {
+	if (oi->flags & NDK_ROCE_OPF_RETH) {
 		struct ndk_roce_reth *reth = (struct ndk_roce_reth *)(bth + 1);
 
 		reth->va = rte_cpu_to_be_64(wqe->raddr);
 		reth->rkey = rte_cpu_to_be_32(wqe->rkey);
 		reth->len = rte_cpu_to_be_32(wqe->length);
 	}
-	payload = swr_pkt_payload(bth);
-	zc = 0;
-	if (plen >= qp->ad->zc_min && wqe->nsge != 0) {
-		zc = swr_req_attach_zc(qp, wqe, off, plen, m, bth);
-		if (unlikely(zc < 0)) {
-			rte_pktmbuf_free(m);
-			*bad = true;
-			return NULL;
-		}
-	}
-	if (zc != 0) {
-		/* Sealed with the payload attached from its region. */
-	} else if (wqe->nsge != 0 && plen >= SWR_CRC_COPY_MIN) {
-		/* Out of the regions in the same pass as the ICRC. */
-		uint32_t crc = swr_frame_icrc_start(m, payload);
-
-		if (swr_sge_copy_out_crc(qp, wqe->sge, wqe->nsge, off, payload,
-					 plen, &crc) != 0) {
-			rte_pktmbuf_free(m);
-			*bad = true;
-			return NULL;
-		}
-		swr_frame_seal_crc(bth, payload, plen, crc);
-	} else {
-		if (wqe->nsge == 0) {
-			memcpy(payload, wqe->inline_data + off, plen);
-		} else if (swr_sge_copy_out_small(qp, wqe->sge, wqe->nsge, off,
-						  payload, plen) != 0) {
-			rte_pktmbuf_free(m);
-			*bad = true;
-			return NULL;
-		}
-		swr_frame_seal(m);
+	payload = (uint8_t *)bth + oi->hdr_len;
+	/* A small payload is neither attached nor copied with its ICRC. */
+	if (wqe->nsge == 0 ||
+	    (plen < SWR_CRC_COPY_MIN && plen < qp->ad->zc_min))
+		rc = swr_req_payload_small(qp, wqe, off, plen, m, payload);
+	else
+		rc = swr_req_payload(qp, wqe, off, plen, m, bth, payload);
+	if (unlikely(rc != 0)) {
+		rte_pktmbuf_free(m);
+		*bad = true;
+		return NULL;
 	}
 	qp->req_psn = ndk_roce_psn_add(qp->req_psn, 1);
 	if (++qp->req_pkt == wqe->npkts) {
@@ -354,8 +383,13 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 	uint32_t state = swr_qp_state(qp);
 	unsigned int made = 0;
 
-	if (qp->rnr_until != 0 || qp->rto_probe > 1)
+	qp->req_parked = false;
+	if (qp->rnr_until != 0)
 		return 0;
+	if (qp->rto_probe > 1) {
+		qp->req_parked = true;  /* the probe's answer wakes it */
+		return 0;
+	}
 	while (made < quota && qp->req_idx != prod && swr_tx_room(q) != 0 &&
 	       qp->rto_probe < 2) {
 		struct swr_swqe *wqe = swr_swqe(qp, qp->req_idx);
@@ -396,8 +430,10 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 		 * half; requests with data: the peer's window. */
 		if (ndk_roce_psn_diff(qp->req_psn, qp->una_psn) >=
 		    (wqe->op == SWR_WR_READ ? SWR_MAX_UNACKED_RD_PSN :
-		     (int32_t)qp->gbn_wnd))
+		     (int32_t)qp->gbn_wnd)) {
+			qp->req_parked = true;  /* una_psn moving wakes it */
 			break;
+		}
 		if (wqe->op == SWR_WR_READ) {
 			if (qp->rd_outstanding >= qp->attr.max_rd_atomic &&
 			    !swr_req_ord_room(qp)) {
@@ -424,8 +460,10 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 			swr_rto_arm(qp);
 		swr_pkt_xmit(qp, m);    /* sealed when built */
 		made++;
-		if (unlikely(qp->rto_probe != 0))
+		if (unlikely(qp->rto_probe != 0)) {
 			qp->rto_probe = 2;      /* the probe: wait for its answer */
+			qp->req_parked = true;
+		}
 	}
 	/*
 	 * Local operations with nothing ahead of them complete now (and

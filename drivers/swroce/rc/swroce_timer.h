@@ -18,7 +18,11 @@
  * has passed ("re-insert if not yet due"); so is a timer that was moved
  * later lazily (swr_tw_arm() leaves a timer that is slotted earlier than
  * the new deadline where it is, and the expiry callback re-arms it).
- * Ticks are compared by signed difference. Owner of the queue only.
+ * Ticks are compared by signed difference. The wheel keeps a lower
+ * bound of the first tick whose slot holds a timer (next): ticks before
+ * it pass without a visit (swr_tw_pending()), and a visit starts there
+ * and looks a few words of the slot bitmap ahead for the next bound.
+ * Owner of the queue only.
  */
 
 #include <stdbool.h>
@@ -43,6 +47,9 @@ struct swr_tw {
 	uint64_t *occ;             /**< bit per slot: its list is not empty */
 	uint64_t mask;
 	uint64_t cur;              /**< first tick not yet visited */
+	/** While timers are armed: no slot holds one for a tick in
+	 *  [cur, next) */
+	uint64_t next;
 	uint32_t shift;            /**< tick = TSC >> shift */
 	uint32_t n;                /**< timers armed */
 };
@@ -68,6 +75,7 @@ swr_tw_init(struct swr_tw *tw, void *mem, uint32_t bits, uint32_t shift,
 	tw->mask = (UINT64_C(1) << bits) - 1;
 	tw->shift = shift;
 	tw->cur = now >> shift;
+	tw->next = tw->cur;
 	tw->n = 0;
 }
 
@@ -83,9 +91,14 @@ static inline void
 swr_tw_link(struct swr_tw *tw, struct swr_tw_node *nd, uint64_t when)
 {
 	struct swr_tw_node **h;
+	uint64_t visit;
 
 	if ((int64_t)(when - tw->cur) < 0)
 		when = tw->cur;
+	/* The first tick from cur on whose visit finds its slot. */
+	visit = tw->cur + ((when - tw->cur) & tw->mask);
+	if (tw->n == 0 || (int64_t)(visit - tw->next) < 0)
+		tw->next = visit;
 	h = &tw->slot[when & tw->mask];
 	tw->occ[(when & tw->mask) >> 6] |= UINT64_C(1) << (when & 63);
 	nd->when = when;
@@ -146,6 +159,52 @@ swr_tw_due(const struct swr_tw *tw, uint64_t now)
 }
 
 /**
+ * Whether the ticks passed by TSC @p now hold a slot that may have a
+ * timer: if not, the poll moves the wheel's clock (cur) without a visit.
+ */
+static inline bool
+swr_tw_pending(const struct swr_tw *tw, uint64_t now)
+{
+	return tw->n != 0 && (int64_t)((now >> tw->shift) - tw->next) > 0;
+}
+
+/**
+ * The poll loop's look at the wheel at TSC @p now: true if
+ * swr_tw_advance() has a slot to visit; otherwise the wheel's clock
+ * moves on here (no call).
+ */
+static inline bool
+swr_tw_tick(struct swr_tw *tw, uint64_t now)
+{
+	if (!swr_tw_due(tw, now))
+		return false;
+	if (swr_tw_pending(tw, now))
+		return true;
+	tw->cur = now >> tw->shift;
+	return false;
+}
+
+/*
+ * After a visit up to tick @p t: the next bound, the first occupied slot
+ * within a few words of the bitmap from @p t, or the end of those words
+ * (never more than the wheel's span ahead).
+ */
+static inline uint64_t
+swr_tw_scan(const struct swr_tw *tw, uint64_t t)
+{
+	unsigned int words = RTE_MIN(4u, (unsigned int)((tw->mask + 1) >> 6));
+
+	for (unsigned int k = 0; k < words; k++) {
+		uint64_t bits = tw->occ[(t & tw->mask) >> 6] >> (t & 63);
+
+		if (bits != 0)
+			return t + (uint64_t)__builtin_ctzll(bits);
+		t = (t | 63) + 1;
+	}
+	return t;
+}
+
+/**
  * Fire the timers of every tick that has passed by TSC @p now, calling
  * @p fn for each (in no particular order within a tick). Timers armed by
  * the callbacks fire at a later call. After a long pause every slot is
@@ -161,8 +220,10 @@ swr_tw_advance(struct swr_tw *tw, uint64_t now, swr_tw_fn fn, void *arg)
 	if ((int64_t)(end - t) <= 0)
 		return 0;
 	tw->cur = end;
-	if (tw->n == 0)
+	if (tw->n == 0 || (int64_t)(end - tw->next) <= 0)
 		return 0;
+	if ((int64_t)(tw->next - t) > 0)
+		t = tw->next;           /* the slots before it are empty */
 	stop = end - t > tw->mask ? t + tw->mask + 1 : end;
 	while ((int64_t)(stop - t) > 0) {
 		uint64_t *w = &tw->occ[(t & tw->mask) >> 6];
@@ -201,6 +262,7 @@ swr_tw_advance(struct swr_tw *tw, uint64_t now, swr_tw_fn fn, void *arg)
 			fired++;
 		}
 	}
+	tw->next = swr_tw_scan(tw, end);
 	return fired;
 }
 
