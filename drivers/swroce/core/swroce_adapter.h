@@ -112,8 +112,11 @@ struct swr_queue {
 	struct rte_ring *in_ring; /**< frames steered here, MP/SC; NULL: 1 q */
 
 	/* --- lcore-private (owner only) --- */
-	uint64_t now;             /**< TSC at the start of this poll */
-	uint64_t last_now;        /**< TSC at the start of the poll before */
+	uint64_t now;             /**< clock at the start of this poll */
+	uint64_t last_now;        /**< clock at the start of the poll before */
+	/** The adapter's clock when not the TSC (swr_hook_set_clock()). */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;
 	uint32_t n_active;
 	struct swr_qp **active;   /**< QPs with something to send */
 	struct swr_tw tw;         /**< its QPs' RTO and RNR timers */

@@ -125,7 +125,9 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		return 0;
 	}
 	q->last_now = q->now;
-	q->now = rte_rdtsc();
+	/* The TSC, or a simulated clock (swr_hook_set_clock()). */
+	q->now = likely(q->clock == NULL) ? rte_rdtsc() :
+		q->clock(q->clock_arg);
 	if (q->id == 0) {
 		ad->now = q->now;
 		if (unlikely(!rte_ring_empty(ad->ctl_ring)))
