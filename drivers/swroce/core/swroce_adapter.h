@@ -45,6 +45,7 @@
 #include "swroce_attach_srv.h"
 #include "swroce_cq.h"
 #include "swroce_dcqcn.h"
+#include "swroce_delay.h"
 #include "swroce_timer.h"
 #include "swroce_xstats.h"
 
@@ -130,6 +131,8 @@ struct swr_queue {
 	struct swr_cq_stage cqs;
 
 	struct swr_stats stats;   /**< summed by swr_stats_sum() */
+	/** Delay-based control: base RTTs to its QPs' peers. */
+	struct swr_delay_peer cc_peer[SWR_DELAY_PEERS];
 } __rte_cache_aligned;
 
 struct swr_adapter {
@@ -175,6 +178,7 @@ struct swr_adapter {
 	uint32_t cc_mode;         /**< enum ndk_cc_mode */
 	uint64_t cnp_interval_tsc;/**< smallest gap between a QP's CNPs */
 	struct swr_dcqcn_params dcqcn;
+	struct swr_delay_params delay; /**< NDK_CC_DELAY's window */
 
 	struct swr_queue *q;      /**< nb_queues queues */
 

@@ -147,40 +147,7 @@ t_pacing(void)
 	return 0;
 }
 
-/* Delay mode: additive under the target, proportional cut above it,
- * once a round trip. */
-static int
-t_delay(void)
-{
-	struct swr_dcqcn d;
-	uint64_t t = 1000000;
-	uint32_t r;
-
-	swr_dcqcn_params_init(&prm, LINE, HZ);
-	prm.delay_tsc = 10000;                  /* 10 us */
-	swr_dcqcn_init(&d, &prm);
-	swr_delay_sample(&d, &prm, 20000, t);   /* base RTT 20 us */
-	TEST_ASSERT_EQ(d.rtt_min, 20000, "min RTT");
-	TEST_ASSERT_EQ(d.rc_mbps, LINE, "at line rate, no increase above");
-	/* 80 us: target 30 us, cut 0.8 * 50/80 = 50 %, at most half. */
-	swr_delay_sample(&d, &prm, 80000, t);
-	TEST_ASSERT_EQ(d.rc_mbps, LINE / 2, "cut");
-	/* Again within the same round trip: no second cut. */
-	swr_delay_sample(&d, &prm, 80000, t + 40000);
-	TEST_ASSERT_EQ(d.rc_mbps, LINE / 2, "two cuts in one RTT");
-	/* 40 us, a round trip later: 0.8 * 10/40 = 20 %. */
-	swr_delay_sample(&d, &prm, 40000, t + 80000);
-	TEST_ASSERT_EQ(d.rc_mbps, LINE / 2 - LINE / 2 / 5, "proportional");
-	/* Within the target: additive increase. */
-	r = d.rc_mbps;
-	swr_delay_sample(&d, &prm, 25000, t + 200000);
-	TEST_ASSERT_EQ(d.rc_mbps, r + prm.rai_mbps, "additive");
-	TEST_ASSERT_EQ(d.cuts, 2, "cuts");
-	return 0;
-}
-
 static const struct ndk_test_case cases[] = {
-	{ "delay", t_delay },
 	{ "init", t_init },
 	{ "cut_and_recover", t_cut_and_recover },
 	{ "floor", t_floor },
