@@ -236,9 +236,12 @@ swr_cc_req_run(struct swr_qp *qp, unsigned int quota)
 			break;
 		swr_dcqcn_sent(d, prm, bytes, now);
 		/* Below one packet: one packet per rtt / cwnd. */
-		if (wnd && swr_delay_gap(&qp->dly) != 0 &&
-		    d->next_tx < now + swr_delay_gap(&qp->dly))
-			d->next_tx = now + swr_delay_gap(&qp->dly);
+		if (wnd && qp->dly.cwnd < SWR_DELAY_ONE) {
+			uint64_t gap = swr_delay_gap(&qp->dly, &qp->ad->delay);
+
+			if (d->next_tx < now + gap)
+				d->next_tx = now + gap;
+		}
 		made++;
 	}
 	/* Nothing sent: still retire what waits at the tail (quota 0). */

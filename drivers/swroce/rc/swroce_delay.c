@@ -153,6 +153,19 @@ swr_delay_sample(struct swr_delay *d, const struct swr_delay_params *p,
 	delay_set(d, p, (uint64_t)d->cwnd * (1024 - f) / 1024);
 }
 
+uint64_t
+swr_delay_gap(const struct swr_delay *d, const struct swr_delay_params *p)
+{
+	uint64_t r = d->rtt_last, t;
+
+	if (d->cwnd >= SWR_DELAY_ONE || d->cwnd == 0)
+		return 0;
+	t = swr_delay_target(d, p);
+	if (t != 0 && t < r)
+		r = t;
+	return (r << 16) / d->cwnd;
+}
+
 void
 swr_delay_timeout(struct swr_delay *d, const struct swr_delay_params *p)
 {

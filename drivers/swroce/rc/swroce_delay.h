@@ -106,15 +106,12 @@ swr_delay_pkts(const struct swr_delay *d)
 }
 
 /**
- * The time between two packets when the window is below one packet
- * (rtt / cwnd, the latest sample); 0 at a window of one or more.
+ * The time between two packets when the window is below one packet:
+ * rtt / cwnd, with the latest sample but at most the target (one sample
+ * inflated by a stall of either host must not hold the QP for a hundred
+ * of them); 0 at a window of one or more.
  */
-static inline uint64_t
-swr_delay_gap(const struct swr_delay *d)
-{
-	if (d->cwnd >= SWR_DELAY_ONE || d->cwnd == 0)
-		return 0;
-	return (d->rtt_last << 16) / d->cwnd;
-}
+uint64_t swr_delay_gap(const struct swr_delay *d,
+		       const struct swr_delay_params *p);
 
 #endif /* SWROCE_DELAY_H */

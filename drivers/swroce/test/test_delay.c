@@ -35,7 +35,7 @@ t_init(void)
 	TEST_ASSERT_EQ(d.cwnd, 16 * ONE, "starts at the first window");
 	TEST_ASSERT_EQ(swr_delay_pkts(&d), 16, "packets");
 	TEST_ASSERT_EQ(swr_delay_target(&d, &prm), 0, "no target yet");
-	TEST_ASSERT_EQ(swr_delay_gap(&d), 0, "not paced");
+	TEST_ASSERT_EQ(swr_delay_gap(&d, &prm), 0, "not paced");
 	swr_delay_params_init(&prm, TARGET, 300, 256);
 	TEST_ASSERT_EQ(prm.wnd_init, 256 * ONE, "first window <= ceiling");
 	return 0;
@@ -122,14 +122,20 @@ t_bounds(void)
 	TEST_ASSERT_EQ(d.cwnd, prm.wnd_min, "floor");
 	TEST_ASSERT_EQ(swr_delay_pkts(&d), 1, "at least one packet");
 	/* Below one packet: one per rtt / cwnd (100 RTTs at 1/100). */
-	TEST_ASSERT_EQ(swr_delay_gap(&d), (uint64_t)10000000 * ONE / d.cwnd,
-		       "pacing gap");
-	TEST_ASSERT(swr_delay_gap(&d) >= 99 * 10000000ull, "gap %" PRIu64,
-		    swr_delay_gap(&d));
+	/* rtt / cwnd, the RTT at most the target (the samples were 10 ms). */
+	TEST_ASSERT_EQ(swr_delay_gap(&d, &prm),
+		       swr_delay_target(&d, &prm) * ONE / d.cwnd, "pacing gap");
+	TEST_ASSERT(swr_delay_target(&d, &prm) < 10000000, "target");
+	TEST_ASSERT(swr_delay_gap(&d, &prm) >= 99 * swr_delay_target(&d, &prm),
+		    "gap %" PRIu64, swr_delay_gap(&d, &prm));
+	d.rtt_last = 1000;      /* a short sample: rtt / cwnd */
+	TEST_ASSERT_EQ(swr_delay_gap(&d, &prm), 1000ull * ONE / d.cwnd,
+		       "gap from a sample below the target");
+	d.rtt_last = 10000000;
 	/* Recovery from the floor: +1 packet per sample. */
 	swr_delay_sample(&d, &prm, 20000, 0, t + 1000000000);
 	TEST_ASSERT_EQ(d.cwnd, prm.wnd_min + ONE, "increase from the floor");
-	TEST_ASSERT_EQ(swr_delay_gap(&d), 0, "not paced at >= 1 packet");
+	TEST_ASSERT_EQ(swr_delay_gap(&d, &prm), 0, "not paced at >= 1 packet");
 	return 0;
 }
 
