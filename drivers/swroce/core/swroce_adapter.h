@@ -115,7 +115,7 @@ struct swr_queue {
 	/* --- lcore-private (owner only) --- */
 	uint64_t now;             /**< clock at the start of this poll */
 	uint64_t last_now;        /**< clock at the start of the poll before */
-	/** The adapter's clock when not the TSC (swr_hook_set_clock()). */
+	/** The clock of swr_poll_clocked() (swr_hook_set_clock()). */
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
 	uint32_t n_active;
@@ -296,6 +296,14 @@ void swr_queues_fini(struct swr_adapter *ad);
 
 /** Adapter-wide counters plus every queue's (any thread; may lag). */
 void swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out);
+
+/**
+ * Run @p ad's polls on @p fn(@p arg) instead of the TSC (NULL: the TSC):
+ * its queues' clock and the dispatch table whose poll entries read it
+ * (swr_hook_set_clock(), which checks that nobody polls).
+ */
+void swr_adapter_set_clock(struct swr_adapter *ad, uint64_t (*fn)(void *arg),
+			   void *arg);
 
 /* swroce_info.c: introspection */
 

@@ -129,9 +129,6 @@ swr_hook_set_clock(struct ndk_adapter *a, uint64_t (*fn)(void *arg),
 	for (uint16_t i = 0; i < ad->nb_queues; i++)
 		if (__atomic_load_n(&ad->q[i].owner, __ATOMIC_ACQUIRE) != 0)
 			return -EBUSY;
-	for (uint16_t i = 0; i < ad->nb_queues; i++) {
-		ad->q[i].clock = fn;
-		ad->q[i].clock_arg = arg;
-	}
+	swr_adapter_set_clock(ad, fn, arg);
 	return 0;
 }

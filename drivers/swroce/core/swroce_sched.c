@@ -111,9 +111,14 @@ swr_tx_engines(struct swr_queue *q)
 	return made;
 }
 
-/* Inline in both callers: its call would be a tenth of an idle poll. */
+/*
+ * Inline in its callers: its call would be a tenth of an idle poll. With
+ * @p clocked (a constant) the poll's time is the caller's clock
+ * (swr_hook_set_clock(): the adapter then polls through the _clocked
+ * entries), else the TSC, with no test for it.
+ */
 static __rte_always_inline unsigned int
-swr_poll_q(struct swr_queue *q, uint32_t self)
+swr_poll_q(struct swr_queue *q, uint32_t self, bool clocked)
 {
 	struct swr_adapter *ad = q->ad;
 	unsigned int work = 0;
@@ -125,9 +130,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		return 0;
 	}
 	q->last_now = q->now;
-	/* The TSC, or a simulated clock (swr_hook_set_clock()). */
-	q->now = likely(q->clock == NULL) ? rte_rdtsc() :
-		q->clock(q->clock_arg);
+	q->now = clocked ? q->clock(q->clock_arg) : rte_rdtsc();
 	if (q->id == 0) {
 		ad->now = q->now;
 		if (unlikely(!rte_ring_empty(ad->ctl_ring)))
@@ -174,24 +177,48 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	return work + q->n_active;
 }
 
-unsigned int
-swr_poll(struct ndk_adapter *adapter)
+static __rte_always_inline unsigned int
+swr_poll_all(struct ndk_adapter *adapter, bool clocked)
 {
 	struct swr_adapter *ad = swr_adapter_of(adapter);
 	uint32_t self = swr_self();
 	unsigned int work = 0;
 
 	for (uint16_t i = 0; i < ad->nb_queues; i++)
-		work += swr_poll_q(&ad->q[i], self);
+		work += swr_poll_q(&ad->q[i], self, clocked);
 	return work;
 }
 
-unsigned int
-swr_poll_queue(struct ndk_adapter *adapter, uint16_t queue)
+static __rte_always_inline unsigned int
+swr_poll_one(struct ndk_adapter *adapter, uint16_t queue, bool clocked)
 {
 	struct swr_adapter *ad = swr_adapter_of(adapter);
 
 	if (unlikely(queue >= ad->nb_queues))
 		return 0;
-	return swr_poll_q(&ad->q[queue], swr_self());
+	return swr_poll_q(&ad->q[queue], swr_self(), clocked);
+}
+
+unsigned int
+swr_poll(struct ndk_adapter *adapter)
+{
+	return swr_poll_all(adapter, false);
+}
+
+unsigned int
+swr_poll_queue(struct ndk_adapter *adapter, uint16_t queue)
+{
+	return swr_poll_one(adapter, queue, false);
+}
+
+unsigned int
+swr_poll_clocked(struct ndk_adapter *adapter)
+{
+	return swr_poll_all(adapter, true);
+}
+
+unsigned int
+swr_poll_queue_clocked(struct ndk_adapter *adapter, uint16_t queue)
+{
+	return swr_poll_one(adapter, queue, true);
 }
