@@ -28,7 +28,10 @@ uint64_t swr_hook_polls(struct ndk_adapter *a, uint16_t queue);
  * Run swroce adapter @p a on clock @p fn instead of the TSC (@p fn NULL:
  * the TSC again). Every poll of its queues takes @p fn(@p arg) as its
  * time: retransmission and RNR timers, RTT samples, pacing, congestion
- * control and CNP intervals, the CM's and neighbour timers. The clock
+ * control and CNP intervals, the CM's timers (neighbour, CQ moderation
+ * and zero-copy clean-up deadlines are still set from the TSC). The
+ * adapter then polls through a second dispatch table whose poll entries
+ * read @p fn: the TSC's poll loop pays nothing for the hook. The clock
  * ticks at rte_get_tsc_hz() and never goes back; it starts at or after
  * the TSC's value when set (the deadlines armed so far stay valid).
  * For simulated time: a program that polls the adapters itself and moves

@@ -210,10 +210,9 @@ swr_cc_req_run(struct swr_qp *qp, unsigned int quota)
 {
 	const struct swr_dcqcn_params *prm = &qp->ad->dcqcn;
 	struct swr_dcqcn *d = &qp->dcqcn;
+	bool wnd = qp->ad->cc_mode == NDK_CC_DELAY;
 	uint64_t now = qp->q->now;
 	unsigned int made = 0;
-
-	bool wnd = qp->ad->cc_mode == NDK_CC_DELAY;
 
 	if (!wnd)
 		swr_dcqcn_timers(d, prm, now);
