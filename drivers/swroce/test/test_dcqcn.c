@@ -4,7 +4,8 @@
  * Unit tests of DCQCN's reaction point (rc/swroce_dcqcn.c) with a fake
  * clock (1 tick = 1 ns): the cut on a CNP, alpha's decay, the increase
  * stages (fast recovery, additive, hyper), the byte counter, the floor and
- * ceiling, the pacing deadline and its burst credit. No NIC.
+ * ceiling, the pacing deadline and its burst credit, a start rate below
+ * the line. No NIC.
  */
 
 #include <stdint.h>
@@ -147,11 +148,43 @@ t_pacing(void)
 	return 0;
 }
 
+/* A start rate below the line: the increase begins from it, and the
+ * periods start at the first call, not 64 of them at once. */
+static int
+t_start(void)
+{
+	struct swr_dcqcn d;
+	uint64_t t = 5000000;
+
+	swr_dcqcn_params_init(&prm, LINE, HZ);
+	TEST_ASSERT_EQ(prm.start_mbps, LINE, "default start: the line");
+	prm.start_mbps = LINE / 8;
+	swr_dcqcn_init(&d, &prm);
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8, "first rate");
+	TEST_ASSERT_EQ(d.rt_mbps, LINE / 8, "first target");
+	TEST_ASSERT_EQ(d.alpha, SWR_DCQCN_ALPHA_ONE, "alpha 1");
+	TEST_ASSERT(swr_dcqcn_paced(&d, &prm), "paced below the line");
+	swr_dcqcn_timers(&d, &prm, t);
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8, "first call increased");
+	TEST_ASSERT_EQ(d.alpha_next, t + prm.alpha_tsc, "alpha period");
+	TEST_ASSERT_EQ(d.inc_next, t + prm.inc_tsc, "increase period");
+	/* Fast recovery toward a target equal to the rate (stages below
+	 * F): nothing; at stage F additive increase, R_AI. */
+	swr_dcqcn_timers(&d, &prm, t + (SWR_DCQCN_F - 1) * prm.inc_tsc);
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8, "fast recovery moved the rate");
+	TEST_ASSERT_EQ(d.t_stage, SWR_DCQCN_F - 1, "stages");
+	swr_dcqcn_timers(&d, &prm, t + SWR_DCQCN_F * prm.inc_tsc);
+	TEST_ASSERT_EQ(d.rt_mbps, LINE / 8 + prm.rai_mbps, "additive target");
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8 + prm.rai_mbps / 2, "mean");
+	return 0;
+}
+
 static const struct ndk_test_case cases[] = {
 	{ "init", t_init },
 	{ "cut_and_recover", t_cut_and_recover },
 	{ "floor", t_floor },
 	{ "pacing", t_pacing },
+	{ "start", t_start },
 };
 
 int
