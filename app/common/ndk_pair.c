@@ -349,6 +349,9 @@ ndk_pair_create(const struct ndk_pair_config *config)
 			.cc = c->cc,
 			.cc_line_mbps = c->cc_line_mbps,
 			.cnp_interval_us = c->cnp_interval_us,
+			.cc_delay_us = c->cc_delay_us,
+			.cc_window_init = c->cc_window_init,
+			.cc_start_mbps = c->cc_start_mbps,
 		};
 		uint32_t size = sizeof(pair->info[s]);
 		ndk_status_t st;

@@ -110,6 +110,12 @@ struct ndk_pair_config {
 	uint32_t cc_line_mbps;
 	/** ndk_adapter_config.cnp_interval_us of both [the provider's]. */
 	uint32_t cnp_interval_us;
+	/** ndk_adapter_config.cc_delay_us of both [the provider's]. */
+	uint32_t cc_delay_us;
+	/** ndk_adapter_config.cc_window_init of both [the provider's]. */
+	uint32_t cc_window_init;
+	/** ndk_adapter_config.cc_start_mbps of both [the line rate]. */
+	uint32_t cc_start_mbps;
 };
 
 /** struct ndk_pair_config.families: IPv4 addresses. */

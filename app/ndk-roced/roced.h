@@ -93,6 +93,10 @@ struct roced_port_cfg {
 	uint32_t cnp_interval_us;
 	/** cc_delay_us = N: delay mode's allowed queueing (0: default). */
 	uint32_t cc_delay_us;
+	/** cc_window_init = N: delay mode's first window, packets (0: 16). */
+	uint32_t cc_window_init;
+	/** cc_start_mbps = N: DCQCN's first rate (0: the line rate). */
+	uint32_t cc_start_mbps;
 	/**
 	 * drop_ppm, dup_ppm, reorder_ppm: link impairment on every receive
 	 * queue of the port (lib/netem), for soak and loss tests.

@@ -385,6 +385,10 @@ cfg_port_set(struct roced_port_cfg *p, const char *where, const char *key,
 		p->cnp_interval_us = cfg_u32(where, key, val, 1, 1000000);
 	else if (strcmp(key, "cc_delay_us") == 0)
 		p->cc_delay_us = cfg_u32(where, key, val, 1, 1000000);
+	else if (strcmp(key, "cc_window_init") == 0)
+		p->cc_window_init = cfg_u32(where, key, val, 1, 65535);
+	else if (strcmp(key, "cc_start_mbps") == 0)
+		p->cc_start_mbps = cfg_u32(where, key, val, 1, 1000000);
 	else if (strcmp(key, "drop_ppm") == 0)
 		p->netem.drop_ppm = cfg_u32(where, key, val, 0, 1000000);
 	else if (strcmp(key, "dup_ppm") == 0)
@@ -395,6 +399,7 @@ cfg_port_set(struct roced_port_cfg *p, const char *where, const char *key,
 		cfg_die(where, "unknown port key '%s' (device, ip, netmask, "
 			"mtu, lcore, queues, mac, adaptive_rto, rto_floor_us, "
 			"cc, cc_line_mbps, cnp_interval_us, cc_delay_us, "
+			"cc_window_init, cc_start_mbps, "
 			"drop_ppm, dup_ppm, reorder_ppm, cm_retry_count, "
 			"cm_rnr_retry_count, qp_retry_count, "
 			"local_ack_timeout, cm_response_timeout, "

@@ -109,6 +109,8 @@ port_open(const struct roced_config *cfg, const struct roced_port_cfg *c,
 		.cc_line_mbps = c->cc_line_mbps,
 		.cnp_interval_us = c->cnp_interval_us,
 		.cc_delay_us = c->cc_delay_us,
+		.cc_window_init = c->cc_window_init,
+		.cc_start_mbps = c->cc_start_mbps,
 	};
 	uint32_t size = sizeof(p->info);
 	ndk_status_t st;

@@ -362,7 +362,8 @@ nq_rx_cb(uint16_t port_id __rte_unused, uint16_t queue_id __rte_unused,
 	 struct rte_mbuf **pkts, uint16_t nb_rx, uint16_t max_pkts, void *arg)
 {
 	struct ndk_netem_queue *q = arg;
-	uint64_t now = rte_rdtsc();
+	uint64_t now = q->cfg.clock == NULL ? rte_rdtsc() :
+		q->cfg.clock(q->cfg.clock_arg);
 
 	for (uint16_t i = 0; i < nb_rx; i++)
 		ndk_netem_queue_enqueue(q, pkts[i], now);

@@ -17,7 +17,8 @@
  * until the previous frame left, then for (frame bytes + overhead) * 8 /
  * rate. Nothing sleeps. ndk_netem_queue_attach() runs it as an ethdev RX
  * callback on the lcore that polls the queue (every poll, empty or not,
- * releases what is due), with rte_rdtsc() as its clock.
+ * releases what is due), with rte_rdtsc() as its clock (or the one in its
+ * configuration).
  *
  * ECN: a frame arriving while the buffer holds at least @p ecn_kmin
  * (packets or bytes, see @p ecn_bytes) is marked CE if it is ECT(0) or
@@ -55,6 +56,13 @@ struct ndk_netem_queue_config {
 	uint32_t overhead;      /**< wire bytes added per frame (e.g.
 				     NDK_NETEM_QUEUE_ETH_OVERHEAD) */
 	uint64_t seed;          /**< RED's PRNG seed; 0 picks a default */
+	/**
+	 * ndk_netem_queue_attach(): the callback's clock, ticks at
+	 * rte_get_tsc_hz(), never decreasing (a simulated time, e.g. the
+	 * one the adapters polling the port run on); NULL: rte_rdtsc().
+	 */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;        /**< @p clock's argument */
 };
 
 /** What the queue did. */
@@ -117,7 +125,7 @@ void ndk_netem_queue_free(struct ndk_netem_queue *q);
 /**
  * Put a bottleneck on RX queue @p queue_id of @p port_id: every received
  * frame goes through the queue, and each poll returns the frames due by
- * then (rte_rdtsc() clock).
+ * then (rte_rdtsc() clock, or @p config->clock).
  * @return the queue, or NULL (rte_errno set).
  */
 struct ndk_netem_queue *

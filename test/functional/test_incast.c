@@ -3,18 +3,36 @@
 /*
  * Functional: congestion control (doc/cc.md).
  *
- * incast_off / incast_dcqcn / incast_delay: 16 QPs of adapter A WRITE 64 KiB messages to
- * adapter B through a bottleneck (lib/netem's queue on B's receive queue:
- * NDK_INCAST_MBPS, default 200 Mbit/s, a 256-packet buffer, RED-like ECN
- * marking from 20 to 100 packets) for NDK_INCAST_SECONDS (default 2),
- * each QP keeping 4 messages in flight. Every message's data is checked.
- * Printed: the bottleneck's drop rate, goodput / bottleneck rate, Jain's
- * fairness index of the QPs' bytes and the p99 message latency (post to
- * completion). With DCQCN the bottleneck must have marked, B sent CNPs
- * and A cut rates. The figures are printed, never asserted (timing).
+ * incast_off / incast_dcqcn / incast_delay: 16 QPs of adapter A WRITE 64 KiB
+ * messages to adapter B through a bottleneck (lib/netem's queue on B's
+ * receive queue: NDK_INCAST_MBPS, default 200 Mbit/s, a 256-packet
+ * buffer, RED-like ECN marking from 20 to 100 packets) for
+ * NDK_INCAST_SECONDS (default 2), each QP keeping 4 messages in flight.
+ * Every message's data is checked. Printed: the bottleneck's drop rate
+ * (the whole run), and over the run after NDK_INCAST_WARMUP (default
+ * 0.2 s): goodput (messages completed, payload only) / bottleneck rate,
+ * Jain's fairness index of the QPs' completed bytes and the p99 message
+ * latency (post to completion); the timeouts. At MTU 1024 a frame carries
+ * 1024 of its 1,106 wire bytes: goodput / bottleneck is at most 0.926. With DCQCN
+ * the bottleneck must have marked, B sent CNPs and A cut rates.
+ *
+ * Simulated time (the default): no pollers run; this thread makes the
+ * connections and then runs everything in turn, one round at a time: the clock moves NDK_INCAST_STEP_NS (default 1000 ns) of simulated
+ * time, A and B are polled once each and the completions are taken and
+ * the messages posted again. The adapters (swr_hook_set_clock()), the
+ * bottleneck and the measurement all read that clock: the run is the
+ * same on a loaded machine as on a quiet one (a machine whose poll is
+ * free, with a poll loop of one step per round), and with control on
+ * (DCQCN starting at an eighth of the line, NDK_INCAST_START_MBPS; the
+ * delay mode's first window 16 packets, NDK_INCAST_WND) the issue's
+ * targets are asserted (drops <= 0.1 %, goodput >= 0.90 of
+ * the bottleneck, Jain's index >= 0.95). NDK_INCAST_CLOCK=real runs the
+ * same on the pollers' lcore in real time instead, figures printed, never
+ * asserted (timing).
  * NDK_INCAST_CNP_US, NDK_INCAST_KMIN and NDK_INCAST_KMAX override the
- * CNP interval and the marking thresholds, for experiments;
- * NDK_INCAST_SR=1 connects the QPs with selective repeat.
+ * CNP interval and the marking thresholds, for experiments (no targets
+ * asserted then); NDK_INCAST_SR=1 connects the QPs with selective repeat;
+ * NDK_INCAST_STATS=1 prints both adapters' counters.
  *
  * cnp_storm: CNPs injected into A as fast as its ring takes them while
  * two QPs WRITE: one QP's CNPs (it is held near its minimum rate), CNPs
@@ -39,6 +57,7 @@
 #include "ndk_pair_test.h"
 #include "ndk_roce.h"
 #include "ndk_test.h"
+#include "swroce_hooks.h"
 
 #define MTU		1024u
 #define MSG		(64u * 1024)
@@ -46,6 +65,8 @@
 #define NQP		16u
 #define LINE_MBPS	4000u	/* cnp_storm's line rate */
 #define WAIT_S		120.0
+#define SIM_WAIT_S	10.0	/* simulated */
+#define SIM_ALIGN	(UINT64_C(1) << 32)
 #define MAX_SAMPLES	(1u << 16)
 
 struct iqp {
@@ -66,6 +87,32 @@ static const char *const mode_name[] = {
 
 static double lat[MAX_SAMPLES];
 static uint32_t n_lat;
+
+/* Simulated time: the clock of both adapters, the bottleneck and ours. */
+static bool sim;
+static uint64_t sim_now;
+static double sim_hz;
+
+static uint64_t
+sim_clock(void *arg __rte_unused)
+{
+	return sim_now;
+}
+
+static double
+now_s(void)
+{
+	return sim ? (double)sim_now / sim_hz : ndk_pair_now();
+}
+
+/* One round of simulated time: the clock moves, A and B are polled. */
+static void
+sim_round(struct ndk_pair *p, uint64_t step)
+{
+	sim_now += step;
+	ndk_adapter_poll(p->ad[NDK_PAIR_A]);
+	ndk_adapter_poll(p->ad[NDK_PAIR_B]);
+}
 
 static uint32_t
 env_u32(const char *name, uint32_t def)
@@ -109,7 +156,7 @@ iqp_post(struct iqp *q, unsigned int qi, unsigned int slot)
 	q->seq[slot] = q->next_seq++;
 	ndk_pair_fill(q->src->data + (size_t)slot * MSG, MSG,
 		      seed_of(qi, q->seq[slot]));
-	q->t_post[slot] = ndk_pair_now();
+	q->t_post[slot] = now_s();
 	st = ndk_write(q->c->qp[0], (void *)(uintptr_t)(slot + 1), &s, 1,
 		       ndk_pair_raddr(q->dst, (size_t)slot * MSG),
 		       q->dst->rtoken, 0);
@@ -143,7 +190,7 @@ iqp_reap(struct iqp *q, unsigned int qi, bool more, bool count)
 		if (count) {
 			q->bytes += MSG;
 			if (n_lat < MAX_SAMPLES)
-				lat[n_lat++] = ndk_pair_now() - q->t_post[slot];
+				lat[n_lat++] = now_s() - q->t_post[slot];
 		}
 		if (more && iqp_post(q, qi, slot) != 0)
 			return -1;
@@ -159,6 +206,40 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double
+env_double(const char *name, double def)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && atof(v) >= 0 ? atof(v) : def;
+}
+
+/* Put A and B on the simulated clock (this thread polls), or back. */
+static int
+sim_clock_set(struct ndk_pair *p, bool on)
+{
+	for (int s = 0; s < 2; s++) {
+		ndk_adapter_release(p->ad[s]);
+		if (swr_hook_set_clock(p->ad[s], on ? sim_clock : NULL,
+				       NULL) != 0) {
+			fprintf(stderr, "  FAIL: swr_hook_set_clock\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The targets with control on (simulated time only). */
+static int
+incast_targets(double drop, double gput, double jain)
+{
+	if (drop <= 0.001 && gput >= 0.90 && jain >= 0.95)
+		return 0;
+	fprintf(stderr, "  FAIL: targets: drops %.4f (<= 0.001), goodput "
+		"%.3f (>= 0.90), Jain %.3f (>= 0.95)\n", drop, gput, jain);
+	return -1;
+}
+
 static int
 run_incast(uint32_t cc)
 {
@@ -168,7 +249,8 @@ run_incast(uint32_t cc)
 		.cc = cc,
 	};
 	uint32_t mbps = env_u32("NDK_INCAST_MBPS", 200);
-	double secs = env_u32("NDK_INCAST_SECONDS", 2);
+	double secs = env_double("NDK_INCAST_SECONDS", 2);
+	double warm = env_double("NDK_INCAST_WARMUP", 0.2);
 	struct ndk_netem_queue_config qc = {
 		.rate_bps = (uint64_t)mbps * 1000000u,
 		.limit_pkts = 256,
@@ -183,49 +265,98 @@ run_incast(uint32_t cc)
 	struct ndk_test_xstats st[2];
 	struct ndk_netem_queue *bq = NULL;
 	struct ndk_pair *p;
-	double t0, t1, sum = 0, sum2 = 0, drop;
-	uint64_t total = 0;
+	double t0, t1 = 0, sum = 0, sum2 = 0, drop, gput, jain;
+	uint64_t total = 0, step = 0, rounds = 0;
+	bool custom, sim_on = false;
 	int rc = -1;
 
 	memset(qs, 0, sizeof(qs));
 	n_lat = 0;
+	sim = getenv("NDK_INCAST_CLOCK") == NULL ||
+		strcmp(getenv("NDK_INCAST_CLOCK"), "real") != 0;
+	custom = getenv("NDK_INCAST_CNP_US") != NULL ||
+		getenv("NDK_INCAST_WND") != NULL ||
+		getenv("NDK_INCAST_START_MBPS") != NULL ||
+		getenv("NDK_INCAST_DELAY_US") != NULL ||
+		getenv("NDK_INCAST_SECONDS") != NULL ||
+		getenv("NDK_INCAST_WARMUP") != NULL ||
+		getenv("NDK_INCAST_KMIN") != NULL ||
+		getenv("NDK_INCAST_KMAX") != NULL ||
+		getenv("NDK_INCAST_MBPS") != NULL ||
+		getenv("NDK_INCAST_STEP_NS") != NULL;
 	/* Every sender's link is as fast as the bottleneck's (16:1). */
 	pc.cc_line_mbps = mbps;
 	pc.cnp_interval_us = env_u32("NDK_INCAST_CNP_US", 0);
+	pc.cc_window_init = env_u32("NDK_INCAST_WND", 0);
+	/* DCQCN: a QP starts at an eighth of its line (16 of them share one). */
+	pc.cc_start_mbps = env_u32("NDK_INCAST_START_MBPS", mbps / 8);
+	pc.cc_delay_us = env_u32("NDK_INCAST_DELAY_US", 0);
 	qc.ecn_kmin = env_u32("NDK_INCAST_KMIN", qc.ecn_kmin);
 	qc.ecn_kmax = env_u32("NDK_INCAST_KMAX", qc.ecn_kmax);
+	if (sim) {
+		sim_hz = (double)rte_get_tsc_hz();
+		step = (uint64_t)(sim_hz * env_u32("NDK_INCAST_STEP_NS", 1000) /
+				  1e9);
+		if (step == 0)
+			step = 1;
+		qc.clock = sim_clock;
+	}
+	/*
+	 * Simulated time from the start: no pollers, the connections made
+	 * by this thread (control operations run inline), every state of
+	 * the adapters set on the simulated clock.
+	 */
+	pc.no_pollers = sim;
 	p = ndk_pair_create(&pc);
 	TEST_ASSERT(p != NULL, "pair");
+	if (sim) {
+		/*
+		 * Ahead of the TSC (the deadlines armed so far stay valid),
+		 * aligned so that timer wheel ticks fall alike in every run.
+		 */
+		sim_now = RTE_ALIGN_CEIL(rte_rdtsc() + 1, SIM_ALIGN);
+		if (sim_clock_set(p, true) != 0)
+			goto out;
+		sim_on = true;
+		sim_round(p, step);
+	}
+	for (unsigned int i = 0; i < NQP; i++)
+		if (iqp_setup(p, &qs[i]) != 0)
+			goto out;
 	/* B's receive queue is the bottleneck's output port. */
 	bq = ndk_netem_queue_attach(p->port[1], 0, &qc);
 	if (bq == NULL)
 		goto out;
-	for (unsigned int i = 0; i < NQP; i++)
-		if (iqp_setup(p, &qs[i]) != 0)
-			goto out;
-	t0 = ndk_pair_now();
+	t0 = now_s();
+	t1 = t0;
 	for (unsigned int i = 0; i < NQP; i++)
 		for (unsigned int k = 0; k < DEPTH; k++)
 			if (iqp_post(&qs[i], i, k) != 0)
 				goto out;
 	/* The window: keep DEPTH messages in flight on every QP. */
 	do {
+		if (sim) {
+			sim_round(p, step);
+			rounds++;
+		}
 		for (unsigned int i = 0; i < NQP; i++)
-			if (iqp_reap(&qs[i], i, true, true) != 0)
+			if (iqp_reap(&qs[i], i, true, t1 - t0 >= warm) != 0)
 				goto out;
-		t1 = ndk_pair_now();
+		t1 = now_s();
 	} while (t1 - t0 < secs);
 	/* Drain: every message posted completes (data checked). */
 	for (unsigned int i = 0; i < NQP; i++) {
-		double td = ndk_pair_now();
+		double td = now_s();
 
 		while (qs[i].outstanding != 0) {
+			if (sim)
+				sim_round(p, step);
 			if (iqp_reap(&qs[i], i, false, false) != 0)
 				goto out;
-			if (ndk_pair_now() - td > WAIT_S) {
+			if (now_s() - td > (sim ? SIM_WAIT_S : WAIT_S)) {
 				fprintf(stderr, "  FAIL: QP %u: %u messages "
 					"not completed in %.0f s\n", i,
-					qs[i].outstanding, WAIT_S);
+					qs[i].outstanding, sim ? SIM_WAIT_S : WAIT_S);
 				goto out;
 			}
 		}
@@ -241,23 +372,33 @@ run_incast(uint32_t cc)
 	ndk_netem_queue_get_stats(bq, &ns);
 	drop = ns.enqueued + ns.dropped == 0 ? 0.0 :
 		(double)ns.dropped / (double)(ns.enqueued + ns.dropped);
+	gput = (double)total * 8 / (t1 - t0 - warm) / ((double)mbps * 1e6);
+	jain = sum2 == 0 ? 0.0 : sum * sum / (NQP * sum2);
 	qsort(lat, n_lat, sizeof(lat[0]), cmp_double);
 	printf("  cc %s, %u QPs x %u x %u KiB WRITEs, MTU %u, bottleneck %u "
-	       "Mbit/s, 256 packets, %.1f s\n", mode_name[cc], NQP, DEPTH,
-	       MSG / 1024, MTU, mbps, t1 - t0);
-	printf("  FIGURE cc=%s drop_rate=%.4f goodput/bottleneck=%.3f "
-	       "jain=%.3f p99_ms=%.2f messages=%u\n",
-	       mode_name[cc], drop,
-	       (double)total * 8 / (t1 - t0) / ((double)mbps * 1e6),
-	       sum2 == 0 ? 0.0 : sum * sum / (NQP * sum2),
+	       "Mbit/s, 256 packets, %.3f s %s (measured after %.3f s)",
+	       mode_name[cc], NQP, DEPTH, MSG / 1024, MTU, mbps, t1 - t0,
+	       sim ? "simulated" : "real", warm);
+	if (sim)
+		printf(" (%" PRIu64 " rounds of %.0f ns)", rounds,
+		       (double)step / sim_hz * 1e9);
+	printf("\n  FIGURE cc=%s clock=%s drop_rate=%.4f "
+	       "goodput/bottleneck=%.3f jain=%.3f p99_ms=%.2f messages=%u\n",
+	       mode_name[cc], sim ? "sim" : "real", drop, gput, jain,
 	       n_lat == 0 ? 0.0 : lat[(size_t)(n_lat * 0.99)] * 1e3, n_lat);
 	printf("  bottleneck: enqueued %" PRIu64 " dropped %" PRIu64 " marked %"
 	       PRIu64 " not ECT %" PRIu64 " max depth %u\n", ns.enqueued,
 	       ns.dropped, ns.marked, ns.not_ect, ns.max_depth_pkts);
+	if (sim && cc != NDK_CC_NONE && !custom)
+		rc = incast_targets(drop, gput, jain);
 out:
 	ndk_pair_stop(p);
+	if (sim_on && sim_clock_set(p, false) != 0)
+		rc = -1;
 	ndk_pair_stats(p, 0, &st[0]);
 	ndk_pair_stats(p, 1, &st[1]);
+	if (env_u32("NDK_INCAST_STATS", 0) != 0)
+		ndk_pair_print_stats(p, "    ");
 	printf("  A: cnp_rcvd %" PRIu64 " cnp_rate_cuts %" PRIu64
 	       " cc_pace_waits %" PRIu64 " retransmit_packets %" PRIu64
 	       " retransmit_timeouts %" PRIu64 "; B: rx_ce %" PRIu64
@@ -283,6 +424,7 @@ out:
 		rc = -1;
 	}
 	ndk_netem_queue_detach(bq);
+	sim = false;
 	ndk_pair_destroy(p);
 	return rc;
 }

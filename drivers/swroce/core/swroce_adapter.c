@@ -253,29 +253,49 @@ swr_set_adaptive_rto(struct ndk_adapter *adapter, bool enable,
 	return NDK_STATUS_SUCCESS;
 }
 
-static const struct ndk_adapter_dispatch swr_adapter_dispatch = {
-	.query_adapter_info = swr_query_info,
-	.create_cq = swr_cq_create,
-	.create_pd = swr_pd_create,
-	.close = swr_close,
-	.poll = swr_poll,
-	.poll_queue = swr_poll_queue,
-	.release = swr_release,
-	.get_stats = swr_get_stats,
-	.get_queue_stats = swr_get_queue_stats,
-	.create_connector = swr_connector_create,
-	.create_listener = swr_listener_create,
-	.qp_list = swr_info_qp_list,
-	.qp_query_info = swr_info_qp_query,
-	.alloc_buffer = swr_alloc_buffer,
-	.set_adaptive_rto = swr_set_adaptive_rto,
-	.xstats_get_names = swr_xstats_get_names,
-	.xstats_get = swr_xstats_get,
-	.queue_xstats_get = swr_queue_xstats_get,
-	.set_cm_params = swr_cm_set_params,
-	.get_cm_params = swr_cm_get_params,
-	.create_shared_endpoint = swr_sep_create,
-};
+/* The adapter's operations, with @p poll_fn and @p pollq_fn polling. */
+#define SWR_ADAPTER_OPS(poll_fn, pollq_fn) { \
+	.query_adapter_info = swr_query_info, \
+	.create_cq = swr_cq_create, \
+	.create_pd = swr_pd_create, \
+	.close = swr_close, \
+	.poll = poll_fn, \
+	.poll_queue = pollq_fn, \
+	.release = swr_release, \
+	.get_stats = swr_get_stats, \
+	.get_queue_stats = swr_get_queue_stats, \
+	.create_connector = swr_connector_create, \
+	.create_listener = swr_listener_create, \
+	.qp_list = swr_info_qp_list, \
+	.qp_query_info = swr_info_qp_query, \
+	.alloc_buffer = swr_alloc_buffer, \
+	.set_adaptive_rto = swr_set_adaptive_rto, \
+	.xstats_get_names = swr_xstats_get_names, \
+	.xstats_get = swr_xstats_get, \
+	.queue_xstats_get = swr_queue_xstats_get, \
+	.set_cm_params = swr_cm_set_params, \
+	.get_cm_params = swr_cm_get_params, \
+	.create_shared_endpoint = swr_sep_create, \
+}
+
+static const struct ndk_adapter_dispatch swr_adapter_dispatch =
+	SWR_ADAPTER_OPS(swr_poll, swr_poll_queue);
+/* On a clock of the caller's (swr_hook_set_clock()): its own poll loop,
+ * so that the TSC's pays nothing for it. */
+static const struct ndk_adapter_dispatch swr_adapter_dispatch_clocked =
+	SWR_ADAPTER_OPS(swr_poll_clocked, swr_poll_queue_clocked);
+
+void
+swr_adapter_set_clock(struct swr_adapter *ad, uint64_t (*fn)(void *arg),
+		      void *arg)
+{
+	for (uint16_t i = 0; i < ad->nb_queues; i++) {
+		ad->q[i].clock = fn;
+		ad->q[i].clock_arg = arg;
+	}
+	ad->pub.dispatch = fn != NULL ? &swr_adapter_dispatch_clocked :
+		&swr_adapter_dispatch;
+}
 
 static int
 swr_port_setup(struct swr_adapter *ad)

@@ -45,6 +45,7 @@
 #include "swroce_attach_srv.h"
 #include "swroce_cq.h"
 #include "swroce_dcqcn.h"
+#include "swroce_delay.h"
 #include "swroce_timer.h"
 #include "swroce_xstats.h"
 
@@ -112,8 +113,11 @@ struct swr_queue {
 	struct rte_ring *in_ring; /**< frames steered here, MP/SC; NULL: 1 q */
 
 	/* --- lcore-private (owner only) --- */
-	uint64_t now;             /**< TSC at the start of this poll */
-	uint64_t last_now;        /**< TSC at the start of the poll before */
+	uint64_t now;             /**< clock at the start of this poll */
+	uint64_t last_now;        /**< clock at the start of the poll before */
+	/** The clock of swr_poll_clocked() (swr_hook_set_clock()). */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;
 	uint32_t n_active;
 	struct swr_qp **active;   /**< QPs with something to send */
 	struct swr_tw tw;         /**< its QPs' RTO and RNR timers */
@@ -127,6 +131,8 @@ struct swr_queue {
 	struct swr_cq_stage cqs;
 
 	struct swr_stats stats;   /**< summed by swr_stats_sum() */
+	/** Delay-based control: base RTTs to its QPs' peers. */
+	struct swr_delay_peer cc_peer[SWR_DELAY_PEERS];
 } __rte_cache_aligned;
 
 struct swr_adapter {
@@ -172,6 +178,7 @@ struct swr_adapter {
 	uint32_t cc_mode;         /**< enum ndk_cc_mode */
 	uint64_t cnp_interval_tsc;/**< smallest gap between a QP's CNPs */
 	struct swr_dcqcn_params dcqcn;
+	struct swr_delay_params delay; /**< NDK_CC_DELAY's window */
 
 	struct swr_queue *q;      /**< nb_queues queues */
 
@@ -289,6 +296,14 @@ void swr_queues_fini(struct swr_adapter *ad);
 
 /** Adapter-wide counters plus every queue's (any thread; may lag). */
 void swr_stats_sum(const struct swr_adapter *ad, struct swr_stats *out);
+
+/**
+ * Run @p ad's polls on @p fn(@p arg) instead of the TSC (NULL: the TSC):
+ * its queues' clock and the dispatch table whose poll entries read it
+ * (swr_hook_set_clock(), which checks that nobody polls).
+ */
+void swr_adapter_set_clock(struct swr_adapter *ad, uint64_t (*fn)(void *arg),
+			   void *arg);
 
 /* swroce_info.c: introspection */
 

@@ -119,3 +119,16 @@ swr_hook_polls(struct ndk_adapter *a, uint16_t queue)
 		return 0;
 	return __atomic_load_n(&ad->q[queue].epoch, __ATOMIC_ACQUIRE);
 }
+
+int
+swr_hook_set_clock(struct ndk_adapter *a, uint64_t (*fn)(void *arg),
+		   void *arg)
+{
+	struct swr_adapter *ad = swr_adapter_of(a);
+
+	for (uint16_t i = 0; i < ad->nb_queues; i++)
+		if (__atomic_load_n(&ad->q[i].owner, __ATOMIC_ACQUIRE) != 0)
+			return -EBUSY;
+	swr_adapter_set_clock(ad, fn, arg);
+	return 0;
+}

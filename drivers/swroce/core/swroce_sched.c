@@ -117,9 +117,14 @@ swr_tx_engines(struct swr_queue *q)
 	return made;
 }
 
-/* Inline in both callers: its call would be a tenth of an idle poll. */
+/*
+ * Inline in its callers: its call would be a tenth of an idle poll. With
+ * @p clocked (a constant) the poll's time is the caller's clock
+ * (swr_hook_set_clock(): the adapter then polls through the _clocked
+ * entries), else the TSC, with no test for it.
+ */
 static __rte_always_inline unsigned int
-swr_poll_q(struct swr_queue *q, uint32_t self)
+swr_poll_q(struct swr_queue *q, uint32_t self, bool clocked)
 {
 	struct swr_adapter *ad = q->ad;
 	/* Read once: the stores below could alias it for the compiler. */
@@ -133,7 +138,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 		return 0;
 	}
 	q->last_now = q->now;
-	q->now = rte_rdtsc();
+	q->now = clocked ? q->clock(q->clock_arg) : rte_rdtsc();
 	if (q0) {
 		ad->now = q->now;
 		if (unlikely(!rte_ring_empty(ad->ctl_ring)))
@@ -176,8 +181,8 @@ swr_poll_q(struct swr_queue *q, uint32_t self)
 	return work + q->n_active;
 }
 
-unsigned int
-swr_poll(struct ndk_adapter *adapter)
+static __rte_always_inline unsigned int
+swr_poll_all(struct ndk_adapter *adapter, bool clocked)
 {
 	struct swr_adapter *ad = swr_adapter_of(adapter);
 	uint32_t self = swr_self();
@@ -185,18 +190,42 @@ swr_poll(struct ndk_adapter *adapter)
 
 	/* One queue (the common case): no loop. */
 	if (likely(ad->nb_queues == 1))
-		return swr_poll_q(&ad->q[0], self);
+		return swr_poll_q(&ad->q[0], self, clocked);
 	for (uint16_t i = 0; i < ad->nb_queues; i++)
-		work += swr_poll_q(&ad->q[i], self);
+		work += swr_poll_q(&ad->q[i], self, clocked);
 	return work;
 }
 
-unsigned int
-swr_poll_queue(struct ndk_adapter *adapter, uint16_t queue)
+static __rte_always_inline unsigned int
+swr_poll_one(struct ndk_adapter *adapter, uint16_t queue, bool clocked)
 {
 	struct swr_adapter *ad = swr_adapter_of(adapter);
 
 	if (unlikely(queue >= ad->nb_queues))
 		return 0;
-	return swr_poll_q(&ad->q[queue], swr_self());
+	return swr_poll_q(&ad->q[queue], swr_self(), clocked);
+}
+
+unsigned int
+swr_poll(struct ndk_adapter *adapter)
+{
+	return swr_poll_all(adapter, false);
+}
+
+unsigned int
+swr_poll_queue(struct ndk_adapter *adapter, uint16_t queue)
+{
+	return swr_poll_one(adapter, queue, false);
+}
+
+unsigned int
+swr_poll_clocked(struct ndk_adapter *adapter)
+{
+	return swr_poll_all(adapter, true);
+}
+
+unsigned int
+swr_poll_queue_clocked(struct ndk_adapter *adapter, uint16_t queue)
+{
+	return swr_poll_one(adapter, queue, true);
 }

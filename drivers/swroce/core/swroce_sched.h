@@ -27,4 +27,11 @@ unsigned int swr_poll(struct ndk_adapter *adapter);
 /** ndk_adapter_poll_queue(). */
 unsigned int swr_poll_queue(struct ndk_adapter *adapter, uint16_t queue);
 
+/** swr_poll() on the clock of swr_hook_set_clock() instead of the TSC. */
+unsigned int swr_poll_clocked(struct ndk_adapter *adapter);
+
+/** swr_poll_queue() on the clock of swr_hook_set_clock(). */
+unsigned int swr_poll_queue_clocked(struct ndk_adapter *adapter,
+				    uint16_t queue);
+
 #endif /* SWROCE_SCHED_H */

@@ -170,7 +170,10 @@
 	X(cnp_ignored, "CNPs for no QP, a QP not connected, or with " \
 	  "congestion control off") \
 	X(cc_pace_waits, "polls a paced QP with frames to send waited for " \
-	  "its deadline")
+	  "its deadline") \
+	X(cc_wnd_waits, "polls a QP with frames to send waited for its " \
+	  "congestion window (delay-based)") \
+	X(cc_wnd_cuts, "delay-based window cuts (round trip above target)")
 
 /** swroce's counters, see SWR_XSTATS (plain fields: SWR_STAT()). */
 struct swr_stats {

@@ -35,6 +35,7 @@ swr_dcqcn_params_init(struct swr_dcqcn_params *p, uint32_t line_mbps,
 	if (line_mbps == 0)
 		line_mbps = 1;
 	p->line_mbps = line_mbps;
+	p->start_mbps = line_mbps;
 	p->min_mbps = line_mbps / DCQCN_MIN_DIV != 0 ?
 		line_mbps / DCQCN_MIN_DIV : 1;
 	p->rai_mbps = line_mbps / DCQCN_RAI_DIV != 0 ?
@@ -78,10 +79,10 @@ void
 swr_dcqcn_init(struct swr_dcqcn *d, const struct swr_dcqcn_params *p)
 {
 	*d = (struct swr_dcqcn){
-		.rt_mbps = p->line_mbps,
 		.alpha = SWR_DCQCN_ALPHA_ONE,
 	};
-	dcqcn_set_rc(d, p, p->line_mbps);
+	dcqcn_set_rc(d, p, p->start_mbps);
+	d->rt_mbps = d->rc_mbps;
 }
 
 void
@@ -136,6 +137,11 @@ swr_dcqcn_timers(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 {
 	unsigned int n;
 
+	if (d->alpha_next == 0) {               /* first call: periods start */
+		d->alpha_next = now + p->alpha_tsc;
+		d->inc_next = now + p->inc_tsc;
+		return;
+	}
 	for (n = 0; now >= d->alpha_next && n < DCQCN_MAX_STEPS; n++) {
 		d->alpha -= d->alpha >> SWR_DCQCN_G_SHIFT;
 		d->alpha_next += p->alpha_tsc;
@@ -153,34 +159,6 @@ swr_dcqcn_timers(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 	}
 	if (now >= d->inc_next)
 		d->inc_next = now + p->inc_tsc;
-}
-
-void
-swr_delay_sample(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
-		 uint64_t rtt, uint64_t now)
-{
-	uint64_t target, cut;
-
-	if (rtt == 0)
-		rtt = 1;
-	if (d->rtt_min == 0 || rtt < d->rtt_min)
-		d->rtt_min = rtt;
-	target = d->rtt_min + p->delay_tsc;
-	if (rtt <= target) {
-		dcqcn_set_rc(d, p, d->rc_mbps + p->rai_mbps);
-		return;
-	}
-	if (d->last_dec != 0 && now - d->last_dec < rtt)
-		return;                 /* once a round trip */
-	d->last_dec = now;
-	d->cuts++;
-	/* 0.8 (rtt - target) / rtt of the rate, at most half of it. */
-	cut = (uint64_t)d->rc_mbps * 4 * (rtt - target) / (5 * rtt);
-	if (cut > d->rc_mbps / 2)
-		cut = d->rc_mbps / 2;
-	dcqcn_set_rc(d, p, d->rc_mbps - (uint32_t)cut);
-	if (d->next_tx < now)
-		d->next_tx = now;
 }
 
 void

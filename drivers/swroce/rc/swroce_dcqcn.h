@@ -41,6 +41,7 @@
 /** Parameters shared by an adapter's QPs (set at adapter open). */
 struct swr_dcqcn_params {
 	uint32_t line_mbps;       /**< line rate: unpaced at or above */
+	uint32_t start_mbps;      /**< a QP's first rate (<= line) */
 	uint32_t min_mbps;        /**< never below */
 	uint32_t rai_mbps;        /**< additive increase step */
 	uint32_t rhai_mbps;       /**< hyper increase step */
@@ -49,7 +50,6 @@ struct swr_dcqcn_params {
 	uint64_t byte_cnt;        /**< bytes per increase event */
 	uint64_t burst_bytes;     /**< credit a paced QP may bank (burst) */
 	uint64_t hz;              /**< TSC ticks per second */
-	uint64_t delay_tsc;       /**< delay mode: allowed queueing delay */
 };
 
 /** One QP's reaction point. */
@@ -66,15 +66,13 @@ struct swr_dcqcn {
 	uint64_t next_tx;         /**< earliest TSC of the next frame */
 	uint64_t cnps;            /**< CNPs taken */
 	uint64_t cuts;            /**< ... of which cut the rate */
-	uint64_t rtt_min;         /**< delay mode: smallest RTT seen */
-	uint64_t last_dec;        /**< delay mode: TSC of the last cut */
 };
 
 /** Fill @p p with DCQCN's defaults for a line of @p line_mbps. */
 void swr_dcqcn_params_init(struct swr_dcqcn_params *p, uint32_t line_mbps,
 			   uint64_t hz);
 
-/** A QP starts at line rate, alpha 1. */
+/** A QP starts at start_mbps (target the same), alpha 1. */
 void swr_dcqcn_init(struct swr_dcqcn *d, const struct swr_dcqcn_params *p);
 
 /** A CNP arrived at @p now: cut the rate. */
@@ -84,14 +82,6 @@ void swr_dcqcn_cnp(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 /** Run the alpha and increase timers up to @p now. */
 void swr_dcqcn_timers(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
 		      uint64_t now);
-
-/**
- * Delay mode: one RTT sample @p rtt (TSC) at @p now. Within
- * rtt_min + delay_tsc: RC += R_AI; beyond: RC *= 1 - 0.8 (rtt - target) /
- * rtt (at most halved), at most once per @p rtt.
- */
-void swr_delay_sample(struct swr_dcqcn *d, const struct swr_dcqcn_params *p,
-		      uint64_t rtt, uint64_t now);
 
 /** True if the QP is below line rate (its rate increases run). */
 static inline bool

@@ -353,6 +353,7 @@ struct swr_qp {
 	/* --- congestion control (lcore-private; net/swroce_cc.c) --- */
 	uint64_t cnp_last;        /**< TSC of the last CNP sent; 0 = none */
 	struct swr_dcqcn dcqcn;   /**< reaction point (cc_on) */
+	struct swr_delay dly;     /**< delay-based window (NDK_CC_DELAY) */
 
 	/* --- per-QP protocol events (lcore-private; swroce_info.c) --- */
 	struct ndk_qp_events ev;

@@ -170,6 +170,9 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	}
 	swr_rto_classify(qp, false);
 	SWR_QP_STAT(qp, retransmit_timeouts, retransmit_timeouts);
+	/* A loss the window did not prevent: delay mode halves it. */
+	if (qp->cc_on && qp->ad->cc_mode == NDK_CC_DELAY)
+		swr_delay_timeout(&qp->dly, &qp->ad->delay);
 	if (qp->attr.retry_cnt != 7) {  /* 7 = retry forever */
 		if (qp->retry_left == 0) {
 			swr_req_give_up(qp, NDK_PERR_RETRY_EXCEEDED);

@@ -114,6 +114,28 @@ swr_rtt_void_range(struct swr_qp *qp, uint32_t lo, uint32_t hi)
 }
 
 /**
+ * Delay-based congestion control (doc/cc.md) takes RTT sample @p rtt: its
+ * target is relative to the smallest RTT any QP of the queue has seen to
+ * the same peer (rc/swroce_delay.h).
+ */
+static inline void
+swr_rtt_delay_cc(struct swr_qp *qp, uint64_t rtt)
+{
+	uint32_t key = qp->attr.dest_ip, cuts = (uint32_t)qp->dly.cuts;
+	uint64_t base;
+
+	if (key == 0)           /* IPv6: the address folded */
+		for (unsigned int i = 0; i < 16; i += 4)
+			key ^= (uint32_t)qp->attr.dest_ip6[i] << 24 |
+				(uint32_t)qp->attr.dest_ip6[i + 1] << 16 |
+				(uint32_t)qp->attr.dest_ip6[i + 2] << 8 |
+				qp->attr.dest_ip6[i + 3];
+	base = swr_delay_peer_min(qp->q->cc_peer, key, rtt);
+	swr_delay_sample(&qp->dly, &qp->ad->delay, rtt, base, qp->q->now);
+	qp->q->stats.cc_wnd_cuts += (uint32_t)qp->dly.cuts - cuts;
+}
+
+/**
  * Everything before @p una is answered: end the sample if it passed. A
  * valid sample undoes the adaptive back-off; so does progress past all
  * that was out at the last adaptive expiry (swr_comp_progress()), but not
@@ -130,8 +152,7 @@ swr_rtt_progress(struct swr_qp *qp, uint32_t una)
 		SWR_STAT(qp->q, rtt_samples);
 		/* Delay-based congestion control (doc/cc.md) takes it too. */
 		if (unlikely(qp->cc_on) && qp->ad->cc_mode == NDK_CC_DELAY)
-			swr_delay_sample(&qp->dcqcn, &qp->ad->dcqcn,
-					 qp->q->now - qp->rtt_t0, qp->q->now);
+			swr_rtt_delay_cc(qp, qp->q->now - qp->rtt_t0);
 	}
 }
 
@@ -269,8 +290,14 @@ swr_rtx_progress(struct swr_qp *qp, uint32_t una)
 	qp->rnr_left = qp->attr.rnr_retry;
 	qp->rto_backoff = 0;
 	qp->rto_defers = 0;
-	/* All that was out at the last adaptive expiry is answered. */
-	if (qp->rto_adapt_shift != 0 &&
+	/*
+	 * All that was out at the last adaptive expiry is answered. Under
+	 * congestion control the back-off stays until a valid sample (Karn):
+	 * there queues grow by design, and a timeout undone by the answer to
+	 * its own probe stayed short of the growing round trip, probed again
+	 * and voided every sample (incast: 9,000 spurious probes a second).
+	 */
+	if (qp->rto_adapt_shift != 0 && !qp->cc_on &&
 	    ndk_roce_psn_diff(una, qp->rto_adapt_psn) >= 0)
 		qp->rto_adapt_shift = 0;
 	if (unlikely(qp->rto_probe != 0)) {

@@ -4,7 +4,8 @@
  * Unit tests of DCQCN's reaction point (rc/swroce_dcqcn.c) with a fake
  * clock (1 tick = 1 ns): the cut on a CNP, alpha's decay, the increase
  * stages (fast recovery, additive, hyper), the byte counter, the floor and
- * ceiling, the pacing deadline and its burst credit. No NIC.
+ * ceiling, the pacing deadline and its burst credit, a start rate below
+ * the line. No NIC.
  */
 
 #include <stdint.h>
@@ -147,44 +148,43 @@ t_pacing(void)
 	return 0;
 }
 
-/* Delay mode: additive under the target, proportional cut above it,
- * once a round trip. */
+/* A start rate below the line: the increase begins from it, and the
+ * periods start at the first call, not 64 of them at once. */
 static int
-t_delay(void)
+t_start(void)
 {
 	struct swr_dcqcn d;
-	uint64_t t = 1000000;
-	uint32_t r;
+	uint64_t t = 5000000;
 
 	swr_dcqcn_params_init(&prm, LINE, HZ);
-	prm.delay_tsc = 10000;                  /* 10 us */
+	TEST_ASSERT_EQ(prm.start_mbps, LINE, "default start: the line");
+	prm.start_mbps = LINE / 8;
 	swr_dcqcn_init(&d, &prm);
-	swr_delay_sample(&d, &prm, 20000, t);   /* base RTT 20 us */
-	TEST_ASSERT_EQ(d.rtt_min, 20000, "min RTT");
-	TEST_ASSERT_EQ(d.rc_mbps, LINE, "at line rate, no increase above");
-	/* 80 us: target 30 us, cut 0.8 * 50/80 = 50 %, at most half. */
-	swr_delay_sample(&d, &prm, 80000, t);
-	TEST_ASSERT_EQ(d.rc_mbps, LINE / 2, "cut");
-	/* Again within the same round trip: no second cut. */
-	swr_delay_sample(&d, &prm, 80000, t + 40000);
-	TEST_ASSERT_EQ(d.rc_mbps, LINE / 2, "two cuts in one RTT");
-	/* 40 us, a round trip later: 0.8 * 10/40 = 20 %. */
-	swr_delay_sample(&d, &prm, 40000, t + 80000);
-	TEST_ASSERT_EQ(d.rc_mbps, LINE / 2 - LINE / 2 / 5, "proportional");
-	/* Within the target: additive increase. */
-	r = d.rc_mbps;
-	swr_delay_sample(&d, &prm, 25000, t + 200000);
-	TEST_ASSERT_EQ(d.rc_mbps, r + prm.rai_mbps, "additive");
-	TEST_ASSERT_EQ(d.cuts, 2, "cuts");
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8, "first rate");
+	TEST_ASSERT_EQ(d.rt_mbps, LINE / 8, "first target");
+	TEST_ASSERT_EQ(d.alpha, SWR_DCQCN_ALPHA_ONE, "alpha 1");
+	TEST_ASSERT(swr_dcqcn_paced(&d, &prm), "paced below the line");
+	swr_dcqcn_timers(&d, &prm, t);
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8, "first call increased");
+	TEST_ASSERT_EQ(d.alpha_next, t + prm.alpha_tsc, "alpha period");
+	TEST_ASSERT_EQ(d.inc_next, t + prm.inc_tsc, "increase period");
+	/* Fast recovery toward a target equal to the rate (stages below
+	 * F): nothing; at stage F additive increase, R_AI. */
+	swr_dcqcn_timers(&d, &prm, t + (SWR_DCQCN_F - 1) * prm.inc_tsc);
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8, "fast recovery moved the rate");
+	TEST_ASSERT_EQ(d.t_stage, SWR_DCQCN_F - 1, "stages");
+	swr_dcqcn_timers(&d, &prm, t + SWR_DCQCN_F * prm.inc_tsc);
+	TEST_ASSERT_EQ(d.rt_mbps, LINE / 8 + prm.rai_mbps, "additive target");
+	TEST_ASSERT_EQ(d.rc_mbps, LINE / 8 + prm.rai_mbps / 2, "mean");
 	return 0;
 }
 
 static const struct ndk_test_case cases[] = {
-	{ "delay", t_delay },
 	{ "init", t_init },
 	{ "cut_and_recover", t_cut_and_recover },
 	{ "floor", t_floor },
 	{ "pacing", t_pacing },
+	{ "start", t_start },
 };
 
 int

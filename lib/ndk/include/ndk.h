@@ -370,6 +370,11 @@ struct ndk_adapter_config {
 	/** NDK_CC_DELAY: queueing delay allowed over the smallest round
 	 *  trip, µs; 0 = 10 µs at 40 Gbit/s scaled as cnp_interval_us. */
 	uint32_t cc_delay_us;
+	/** NDK_CC_DELAY: a QP's first congestion window, packets; 0 = 16. */
+	uint32_t cc_window_init;
+	/** NDK_CC_DCQCN: a QP's first rate, Mbit/s (at most the line
+	 *  rate); 0 = the line rate (DCQCN's own start). */
+	uint32_t cc_start_mbps;
 };
 
 /**

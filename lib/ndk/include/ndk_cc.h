@@ -28,11 +28,13 @@ enum ndk_cc_mode {
 	 */
 	NDK_CC_DCQCN = 1,
 	/**
-	 * Delay-based (in the manner of TIMELY and Swift): each QP's rate
-	 * rises additively while its measured round trip stays within
-	 * cc_delay_us of the smallest it has seen, and falls in proportion
-	 * to the excess, at most once a round trip, when it does not. Paced
-	 * as DCQCN; CNPs are ignored.
+	 * Delay-based (in the manner of Swift): each QP has a congestion
+	 * window in packets (cc_window_init at first, fractional below one
+	 * packet, then paced) that grows by one packet a round trip while
+	 * the measured round trip stays within cc_delay_us (plus a larger
+	 * allowance for smaller windows) of the smallest seen on the path,
+	 * and is cut in proportion to the excess, at most once a round trip,
+	 * when it does not. Frames are not ECT; CNPs are ignored.
 	 */
 	NDK_CC_DELAY = 2,
 };
