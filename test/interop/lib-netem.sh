@@ -23,6 +23,7 @@ iop_netem() {
 # iop_netem_profiles PROFILES FUNC ARGS...: FUNC ARGS once per netem
 # profile of PROFILES ("NAME=SPEC;NAME=SPEC...", SPEC as iop_netem's),
 # with IOP_NETEM_NAME set to NAME (the runners add it to their case names)
+# and IOP_NETEM_SPEC to its netem arguments
 # and netem set as SPEC says (a pass; a failure skips the profile);
 # netem is off again at the end. Empty PROFILES: FUNC ARGS once, no netem.
 iop_netem_profiles() {
@@ -35,6 +36,7 @@ iop_netem_profiles() {
 	fi
 	for p in "${profs[@]}"; do
 		IOP_NETEM_NAME=${p%%=*}
+		IOP_NETEM_SPEC=${p#*=}
 		if out=$(iop_netem "${p#*=}" 2>&1); then
 			iop_pass "netem $IOP_NETEM_NAME (${p#*=}): $(tr '\n' ' ' <<<"$out")"
 			"$@"
@@ -43,6 +45,8 @@ iop_netem_profiles() {
 		fi
 	done
 	IOP_NETEM_NAME=
+	# shellcheck disable=SC2034 # read by the runners
+	IOP_NETEM_SPEC=
 	iop_netem off >/dev/null 2>&1 || true
 }
 

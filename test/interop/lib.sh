@@ -84,6 +84,7 @@ IOP_APP_PID=
 IOP_APP_PREFIX=
 IOP_APP_N=0
 IOP_NETEM_NAME= # the netem profile in effect (iop_netem_profiles)
+IOP_NETEM_SPEC= # its netem arguments
 IOP_T_START=$(now_ms)
 
 # --- set-up and results ------------------------------------------------------

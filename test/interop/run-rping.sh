@@ -184,7 +184,16 @@ run_case() {
 	# each) and two SENDs; five CM messages.
 	iop_frames_ratio $((count * (2 * ((size + rmtu - 1) / rmtu) + 5) + 5)) \
 		"$cnt0" "$cnt1"
-	[[ $cm =~ ConnectRequest\ x[1-9].*ConnectReply\ x[1-9].*ReadyToUse\ x[1-9].*DisconnectRequest\ x[1-9].*DisconnectReply\ x[1-9] ]] ||
+	# The CM sends its RTU once, never again: with loss on the guest's
+	# egress the guest's may be lost, and our side takes the first data
+	# frame as it (the pings above show the connection went on).
+	rtu='x[1-9]'
+	if [ "$role" = guest-client ] && [[ $IOP_NETEM_SPEC == *loss* ]]; then
+		rtu='x[0-9]'
+		[[ ! $cm =~ ReadyToUse\ x0 ]] ||
+			echo "    CM: the guest's ReadyToUse lost on the wire (implied by its first data)"
+	fi
+	[[ $cm =~ ConnectRequest\ x[1-9].*ConnectReply\ x[1-9].*ReadyToUse\ $rtu.*DisconnectRequest\ x[1-9].*DisconnectReply\ x[1-9] ]] ||
 		iop_why "the capture lacks a CM message: $cm"
 	iop_case_end "${count}x${size} B; $IOP_CAP_SUM, $IOP_CAP_MALFORMED malformed; $cm"
 }
