@@ -72,6 +72,8 @@ swr_delay_params_init(struct swr_delay_params *p, uint64_t target_tsc,
 		.ai = SWR_DELAY_ONE,
 		.beta = DELAY_BETA,
 		.max_mdf = DELAY_MAX_MDF,
+		.fs_lo = delay_inv_sqrt(DELAY_FS_MAX_PKTS << 16),
+		.fs_hi = delay_inv_sqrt(SWR_DELAY_ONE / DELAY_FS_MIN_DIV),
 	};
 }
 
@@ -101,8 +103,7 @@ swr_delay_peer_min(struct swr_delay_peer *tbl, uint32_t key, uint64_t rtt)
 uint64_t
 swr_delay_target(const struct swr_delay *d, const struct swr_delay_params *p)
 {
-	uint64_t lo = delay_inv_sqrt(DELAY_FS_MAX_PKTS << 16);
-	uint64_t hi = delay_inv_sqrt(SWR_DELAY_ONE / DELAY_FS_MIN_DIV), v;
+	uint64_t lo = p->fs_lo, hi = p->fs_hi, v;
 	uint64_t fs = 0;
 
 	if (d->base == 0)

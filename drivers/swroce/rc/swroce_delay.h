@@ -42,6 +42,8 @@ struct swr_delay_params {
 	uint32_t ai;          /**< additive increase per sample */
 	uint32_t beta;        /**< decrease gain, 1/1024 units (0.8) */
 	uint32_t max_mdf;     /**< largest cut, 1/1024 units (0.5) */
+	uint64_t fs_lo;       /**< 1/sqrt of the flow-scaling range's ends, */
+	uint64_t fs_hi;       /**< (256 packets, 1/10 packet): constants */
 };
 
 /** Base round trips to the peers of a queue's QPs (struct swr_queue). */
