@@ -243,7 +243,10 @@ run_case() {
 	# exchange fails at our end too) and a lat test prints a row of "inf".
 	# That is the stock tool unable to time in this guest, not a transfer
 	# failing: the case runs again, RETRY_CLOCK more times at most (said
-	# so; run_case_clock). Twice in a row was seen at load 1.4.
+	# so; run_case_clock). Its cause was the guest's clocksource watchdog
+	# moving the guest off the TSC onto HPET under host load (three
+	# failures in a row in one loaded run): run-guest.sh boots the guest
+	# with tsc=reliable, so this should no longer be seen.
 	if [ "${RETRY_CLOCK:-0}" -gt 0 ] &&
 		grep -q 'Correlation coefficient r^2' "$L.guest.log" 2>/dev/null; then
 		echo "    ib_$test could not calibrate its clock in the guest" \

@@ -105,7 +105,13 @@ MAC=$(guest_mac "$NAME" 52:54:00)
 
 accel=(-accel tcg -cpu max)
 [ "$ACCEL" = kvm ] && accel=(-enable-kvm -cpu host)
-append="console=ttyS0 panic=-1 rxe.name=$NAME rxe.ip=$IP rxe.mtu=$MTU"
+# tsc=reliable: under TCG the guest's TSC is the host's clock, but a loaded
+# host delays the guest's HPET reads enough that the clocksource watchdog
+# marks the TSC unstable and the guest falls back to HPET: gettimeofday then
+# becomes an emulated MMIO read with jitter of its own, and stock perftest,
+# which calibrates rdtsc against gettimeofday at start, cannot fit its line
+# ("Correlation coefficient r^2 < 0.9", no result row).
+append="console=ttyS0 panic=-1 tsc=reliable rxe.name=$NAME rxe.ip=$IP rxe.mtu=$MTU"
 eth1=()
 MAC1=
 if [ -n "${VHOST_SOCK:-}" ]; then
