@@ -39,7 +39,17 @@
 #define NOPS 4
 #define SILENT_EVERY 8
 #define LEN 200
-#define TIMEOUT 14                /* 4.096 us << 14: ~67 ms (A takes 32 ACKs a poll) */
+/*
+ * 4.096 us << 16: ~268 ms. An answering QP's ACK must be read before its
+ * timer expires: A takes 32 ACKs a poll while B drains 4,096 requests, and
+ * the engine defers an expiry only after a single poll gap longer than the
+ * timeout, not after many shorter ones (an ASan build on a loaded machine
+ * once took longer than 67 ms, with 2 << 14 as the timeout).
+ */
+#define TIMEOUT 16
+/* Seconds of the QP timeout, and of three of them and a lap of the wheel. */
+#define TIMEOUT_S (4.096e-6 * (double)(1u << TIMEOUT))
+#define PAST_TIMEOUTS_S (4 * TIMEOUT_S)
 #define RETRY_CNT 2
 #define RING_SLOTS 16384
 
@@ -269,7 +279,7 @@ t_destroy_armed(void)
 	if (src == NULL || dst == NULL)
 		goto out;
 	/* Whatever earlier cases left on the wheels has gone by now. */
-	step_for(0.25);
+	step_for(PAST_TIMEOUTS_S);
 	tx0 = CTR(A, tx_packets);
 	for (int k = 0; k < NOPS; k++) {
 		struct ndk_sge s = ndk_pair_sge(src, 0, LEN);
@@ -290,7 +300,7 @@ t_destroy_armed(void)
 	ndk_pair_conn_destroy(c);
 	c = NULL;
 	/* Three timeouts and more than a lap of the wheel. */
-	step_for(0.25);
+	step_for(PAST_TIMEOUTS_S);
 	printf("    after destroy: timer fires %" PRIu64 ", timeouts %" PRIu64
 	       "\n", CTR(A, qp_timer_fires) - fires0,
 	       CTR(A, retransmit_timeouts) - to0);
