@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce transmission: a packet's way out. Build (L2-L4 from the QP's
- * template, the BTH), seal (pad and ICRC, or the ICRC run in the payload
+ * swroce transmission: a packet's way out. Build (IPv4: the QP's prebuilt
+ * frame head, its lengths, checksum and BTH fields written; IPv6: L2-L4
+ * from the QP's template, the BTH), seal (pad and ICRC, or the ICRC run in the payload
  * copy's pass), transmit (the neighbour's MAC, or the frame held while it
  * resolves: queue 0's neighbour table, so other queues hand such frames
  * over), ACK/NAK frames, and each queue's TX stage, flushed in bursts and
@@ -25,6 +26,11 @@
 /* Build and seal                                                     */
 /* ------------------------------------------------------------------ */
 
+/* Offsets in an IPv4 frame's head (struct swr_tx_tpl). */
+#define SWR_TPL_IP_LEN (RTE_ETHER_HDR_LEN + 2)
+#define SWR_TPL_IP_CSUM (RTE_ETHER_HDR_LEN + 10)
+#define SWR_TPL_UDP_LEN (RTE_ETHER_HDR_LEN + 20 + 4)
+
 struct rte_mbuf *
 swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
@@ -34,6 +40,7 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
 	uint32_t pad = (-payload) & 3;
 	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
+	struct ndk_roce_bth *bth;
 	struct rte_mbuf *m;
 	uint8_t *frame;
 
@@ -48,11 +55,59 @@ swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 		SWR_STAT(q, mbuf_alloc_fail);
 		return NULL;
 	}
-	*bth_out = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
-							       frame, l4);
-	ndk_roce_bth_set(*bth_out, opcode, se, pad, qp->attr.dest_qpn, ackreq,
-			 psn);
+	if (likely(qp->tpl.on)) {
+		/* The prebuilt head, then what changes per packet. */
+		rte_be16_t ip_len = rte_cpu_to_be_16((uint16_t)(20 + 8 + l4));
+		rte_be16_t udp_len = rte_cpu_to_be_16((uint16_t)(8 + l4));
+		uint32_t sum = qp->tpl.csum_base + ip_len;
+		uint16_t csum;
+
+		memcpy(frame, &qp->tpl, sizeof(qp->tpl));
+		sum = (sum & 0xFFFF) + (sum >> 16);
+		csum = (uint16_t)~((sum & 0xFFFF) + (sum >> 16));
+		memcpy(frame + SWR_TPL_IP_LEN, &ip_len, sizeof(ip_len));
+		memcpy(frame + SWR_TPL_IP_CSUM, &csum, sizeof(csum));
+		memcpy(frame + SWR_TPL_UDP_LEN, &udp_len, sizeof(udp_len));
+		bth = (struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
+		bth->opcode = opcode;
+		bth->flags = (se ? NDK_ROCE_BTH_SE : 0) |
+			     (uint8_t)(pad << NDK_ROCE_BTH_PAD_SHIFT);
+		bth->qpn = rte_cpu_to_be_32(qp->attr.dest_qpn &
+					    NDK_ROCE_QPN_MASK);
+		bth->apsn = rte_cpu_to_be_32((ackreq ? NDK_ROCE_BTH_ACKREQ :
+					      0) | (psn & NDK_ROCE_PSN_MASK));
+	} else {
+		bth = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
+								 frame, l4);
+		ndk_roce_bth_set(bth, opcode, se, pad, qp->attr.dest_qpn,
+				 ackreq, psn);
+	}
+	*bth_out = bth;
 	return m;
+}
+
+/*
+ * The IPv4 frame head of @p qp from its template (IPv6 frames are built
+ * by ndk_roce_l2l4_write()). The head is copied whole, 64 bytes: every
+ * buffer of the adapter's pool has room for it.
+ */
+static void
+swr_qp_set_tpl(struct swr_qp *qp)
+{
+	struct swr_tx_tpl *t = &qp->tpl;
+	struct ndk_roce_bth bth;
+
+	RTE_BUILD_BUG_ON(sizeof(*t) != 64 ||
+			 NDK_ROCE_L2L4_LEN + sizeof(bth) > sizeof(t->hdr));
+	memset(t, 0, sizeof(*t));
+	if (qp->l2l4.ipv6 || rte_pktmbuf_data_room_size(qp->ad->mp) <
+	    RTE_PKTMBUF_HEADROOM + sizeof(*t))
+		return;
+	memcpy(t->hdr, qp->l2l4.hdr, NDK_ROCE_L2L4_LEN);
+	ndk_roce_bth_set(&bth, 0, false, 0, 0, false, 0);
+	memcpy(t->hdr + NDK_ROCE_L2L4_LEN, &bth, sizeof(bth));
+	t->csum_base = qp->l2l4.csum_base;
+	t->on = true;
 }
 
 void
@@ -69,12 +124,14 @@ swr_qp_set_path(struct swr_qp *qp, const struct rte_ether_addr *dmac)
 			NULL;
 		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, dmac, ad->ipv4,
 				   qp->attr.dest_ip, sport, tos, 64);
+		swr_qp_set_tpl(qp);
 		return;
 	}
 	swr_cc_qp_init(qp);
 	qp->neigh = resolve ? swr_neigh_attach6(ad, qp->attr.dest_ip6) : NULL;
 	ndk_roce_l2l4_init6(&qp->l2l4, &ad->mac, dmac, ad->ipv6,
 			    qp->attr.dest_ip6, sport, tos, 0, 64);
+	swr_qp_set_tpl(qp);
 }
 
 void
