@@ -26,64 +26,12 @@
 /* Build and seal                                                     */
 /* ------------------------------------------------------------------ */
 
-/* Offsets in an IPv4 frame's head (struct swr_tx_tpl). */
-#define SWR_TPL_IP_LEN (RTE_ETHER_HDR_LEN + 2)
-#define SWR_TPL_IP_CSUM (RTE_ETHER_HDR_LEN + 10)
-#define SWR_TPL_UDP_LEN (RTE_ETHER_HDR_LEN + 20 + 4)
-
 struct rte_mbuf *
 swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
 {
-	struct swr_adapter *ad = qp->ad;
-	struct swr_queue *q = qp->q;
-	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
-	uint32_t pad = (-payload) & 3;
-	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
-	struct ndk_roce_bth *bth;
-	struct rte_mbuf *m;
-	uint8_t *frame;
-
-	m = rte_pktmbuf_alloc(ad->mp);
-	if (unlikely(m == NULL)) {
-		SWR_STAT(q, mbuf_alloc_fail);
-		return NULL;
-	}
-	frame = (uint8_t *)rte_pktmbuf_append(m, qp->l2l4.len + l4);
-	if (unlikely(frame == NULL)) {
-		rte_pktmbuf_free(m);
-		SWR_STAT(q, mbuf_alloc_fail);
-		return NULL;
-	}
-	if (likely(qp->tpl.on)) {
-		/* The prebuilt head, then what changes per packet. */
-		rte_be16_t ip_len = rte_cpu_to_be_16((uint16_t)(20 + 8 + l4));
-		rte_be16_t udp_len = rte_cpu_to_be_16((uint16_t)(8 + l4));
-		uint32_t sum = qp->tpl.csum_base + ip_len;
-		uint16_t csum;
-
-		memcpy(frame, &qp->tpl, sizeof(qp->tpl));
-		sum = (sum & 0xFFFF) + (sum >> 16);
-		csum = (uint16_t)~((sum & 0xFFFF) + (sum >> 16));
-		memcpy(frame + SWR_TPL_IP_LEN, &ip_len, sizeof(ip_len));
-		memcpy(frame + SWR_TPL_IP_CSUM, &csum, sizeof(csum));
-		memcpy(frame + SWR_TPL_UDP_LEN, &udp_len, sizeof(udp_len));
-		bth = (struct ndk_roce_bth *)(frame + NDK_ROCE_L2L4_LEN);
-		bth->opcode = opcode;
-		bth->flags = (se ? NDK_ROCE_BTH_SE : 0) |
-			     (uint8_t)(pad << NDK_ROCE_BTH_PAD_SHIFT);
-		bth->qpn = rte_cpu_to_be_32(qp->attr.dest_qpn &
-					    NDK_ROCE_QPN_MASK);
-		bth->apsn = rte_cpu_to_be_32((ackreq ? NDK_ROCE_BTH_ACKREQ :
-					      0) | (psn & NDK_ROCE_PSN_MASK));
-	} else {
-		bth = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
-								 frame, l4);
-		ndk_roce_bth_set(bth, opcode, se, pad, qp->attr.dest_qpn,
-				 ackreq, psn);
-	}
-	*bth_out = bth;
-	return m;
+	return swr_pkt_build(qp, opcode, ndk_roce_opcode(opcode), payload, se,
+			     ackreq, psn, bth_out);
 }
 
 /*
@@ -132,25 +80,6 @@ swr_qp_set_path(struct swr_qp *qp, const struct rte_ether_addr *dmac)
 	ndk_roce_l2l4_init6(&qp->l2l4, &ad->mac, dmac, ad->ipv6,
 			    qp->attr.dest_ip6, sport, tos, 0, 64);
 	swr_qp_set_tpl(qp);
-}
-
-void
-swr_frame_seal(struct rte_mbuf *m)
-{
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m);
-	struct ndk_roce_bth *bth =
-		(struct ndk_roce_bth *)(frame + ndk_roce_frame_l2l4_len(frame));
-	uint32_t pad = ndk_roce_bth_padcnt(bth);
-	uint32_t icrc;
-
-	if (pad != 0)
-		memset(frame + len - NDK_ROCE_ICRC_LEN - pad, 0, pad);
-	icrc = ndk_roce_icrc_frame(frame + RTE_ETHER_HDR_LEN,
-				   len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN,
-				   rte_pktmbuf_headroom(m) + RTE_ETHER_HDR_LEN);
-	icrc = rte_cpu_to_le_32(icrc);
-	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
 }
 
 uint32_t
