@@ -115,26 +115,23 @@ swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 }
 
 void
-swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
+swr_pkt_xmit_neigh(struct swr_qp *qp, struct rte_mbuf *m)
 {
+	const struct swr_neigh *e = qp->neigh;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
 	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
-	if (qp->neigh != NULL) {
-		const struct swr_neigh *e = qp->neigh;
-
-		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
-			     e->ip != qp->attr.dest_ip ||
-			     (e->ip == 0 && memcmp(e->addr, qp->attr.dest_ip6,
-						   sizeof(e->addr)) != 0))) {
-			if (qp->q->id == 0)
-				swr_neigh_output(qp, m);
-			else
-				swr_q_neigh_handoff(qp->q, m);
-			return;
-		}
-		rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
+	if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
+		     e->ip != qp->attr.dest_ip ||
+		     (e->ip == 0 && memcmp(e->addr, qp->attr.dest_ip6,
+					   sizeof(e->addr)) != 0))) {
+		if (qp->q->id == 0)
+			swr_neigh_output(qp, m);
+		else
+			swr_q_neigh_handoff(qp->q, m);
+		return;
 	}
+	rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
 	swr_q_tx_stage(qp->q, m);
 }
 
@@ -187,24 +184,15 @@ swr_tx_flush(struct swr_queue *q)
 }
 
 void
-swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m)
+swr_q_tx_stage_full(struct swr_queue *q, struct rte_mbuf *m)
 {
-	if (unlikely(q->tx_n == SWR_TX_STAGE)) {
-		swr_tx_flush(q);
-		if (q->tx_n == SWR_TX_STAGE) {
-			/* Link saturated: RC retransmission recovers this. */
-			rte_pktmbuf_free(m);
-			return;
-		}
+	swr_tx_flush(q);
+	if (q->tx_n == SWR_TX_STAGE) {
+		/* Link saturated: RC retransmission recovers this. */
+		rte_pktmbuf_free(m);
+		return;
 	}
-	q->tx_stage[q->tx_n++] = m;
-	/*
-	 * Once the port has refused a burst, frames only pile up in the
-	 * stage until the poll's final flush: no tx_burst per frame against
-	 * a full ring.
-	 */
-	if (q->tx_n >= SWR_TX_BURST && !q->tx_blocked)
-		swr_tx_flush(q);
+	swr_q_tx_stage(q, m);
 }
 
 void

@@ -160,8 +160,6 @@ void swr_frame_seal_crc(const struct ndk_roce_bth *bth, uint8_t *payload,
 /** Zero the pad, compute the ICRC and stage the frame for transmission. */
 void swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m);
 
-/** Stage a frame whose ICRC is already written (swr_pkt_send() after it). */
-void swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m);
 
 /** Send an ACK/NAK now (ahead of pending READ responses). */
 void swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn);
@@ -169,17 +167,57 @@ void swr_send_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn);
 /** Stage a finished frame for transmission on queue 0. */
 void swr_tx_stage(struct swr_adapter *ad, struct rte_mbuf *m);
 
-/** Stage a finished frame for transmission on @p q (its owner). */
-void swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m);
+/** Hand the queue's staged frames to the port (end of a poll). */
+void swr_tx_flush(struct swr_queue *q);
+
+/** swr_q_tx_stage() with the stage full: flush, then stage or drop. */
+void swr_q_tx_stage_full(struct swr_queue *q, struct rte_mbuf *m);
+
+/**
+ * Stage a finished frame for transmission on @p q (its owner). Inline:
+ * every frame sent passes here.
+ */
+static inline void
+swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m)
+{
+	if (unlikely(q->tx_n == SWR_TX_STAGE)) {
+		swr_q_tx_stage_full(q, m);
+		return;
+	}
+	q->tx_stage[q->tx_n++] = m;
+	/*
+	 * Once the port has refused a burst, frames only pile up in the
+	 * stage until the poll's final flush: no tx_burst per frame against
+	 * a full ring.
+	 */
+	if (q->tx_n >= SWR_TX_BURST && !q->tx_blocked)
+		swr_tx_flush(q);
+}
+
+/**
+ * swr_pkt_xmit() for a QP whose peer's MAC comes from the neighbour
+ * table: its MAC written, or the frame held while it resolves.
+ */
+void swr_pkt_xmit_neigh(struct swr_qp *qp, struct rte_mbuf *m);
+
+/**
+ * Stage a frame whose ICRC is already written (swr_pkt_send() after it).
+ * Inline: every data packet and READ response passes here.
+ */
+static inline void
+swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
+{
+	if (qp->neigh != NULL)
+		swr_pkt_xmit_neigh(qp, m);
+	else
+		swr_q_tx_stage(qp->q, m);
+}
 
 /**
  * A finished frame of a QP on queue > 0 whose neighbour is not REACHABLE:
  * handed to queue 0, which owns the neighbour table (swr_held_drain()).
  */
 void swr_q_neigh_handoff(struct swr_queue *q, struct rte_mbuf *m);
-
-/** Hand the queue's staged frames to the port (end of a poll). */
-void swr_tx_flush(struct swr_queue *q);
 
 /**
  * Queue 0: send the frames other queues handed over while their
