@@ -603,8 +603,33 @@ ndk_roce_pkt_ext(const struct ndk_roce_pkt *p, uint8_t off)
 	return (const uint8_t *)p->bth + off;
 }
 
-/** True if the ICRC of a parsed packet matches (parse(..., true) checks it). */
-bool ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p);
+/**
+ * ndk_roce_pkt_icrc_ok() of a packet whose ICRC is not in its first
+ * segment.
+ */
+bool ndk_roce_pkt_icrc_ok_chain(const struct ndk_roce_pkt *p);
+
+/**
+ * True if the ICRC of a parsed packet matches (parse(..., true) checks it).
+ * Inline: a frame in one segment (every small one) is read in place.
+ */
+static inline bool
+ndk_roce_pkt_icrc_ok(const struct ndk_roce_pkt *p)
+{
+	const struct rte_mbuf *m = p->m;
+	uint32_t off = p->payload_off + p->payload_len + p->padcnt;
+
+	if (likely(off + NDK_ROCE_ICRC_LEN <= m->data_len)) {
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t wire;
+
+		memcpy(&wire, f + off, sizeof(wire));
+		return rte_le_to_cpu_32(wire) == ndk_roce_icrc_frame(
+			f + p->l3_off, off - p->l3_off,
+			(size_t)rte_pktmbuf_headroom(m) + p->l3_off);
+	}
+	return ndk_roce_pkt_icrc_ok_chain(p);
+}
 
 /*
  * Checking the ICRC while the payload is copied out (one pass over it): a

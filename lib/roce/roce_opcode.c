@@ -245,18 +245,19 @@ static const uint32_t credit_table[NDK_ROCE_AETH_CREDIT_INVALID] = {
 uint8_t
 ndk_roce_credits_encode(uint32_t n)
 {
-	/* Binary search for the largest entry <= n (entry 0 is 0). */
-	unsigned int lo = 0, hi = NDK_ROCE_AETH_CREDIT_INVALID - 1;
+	unsigned int b;
 
-	while (lo < hi) {
-		unsigned int mid = (lo + hi + 1) >> 1;
-
-		if (credit_table[mid] <= n)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return (uint8_t)lo;
+	/*
+	 * The largest entry <= n without a search: codes 0 to 4 count 0 to
+	 * 4, and from 4 on code 2b is 2^b and code 2b + 1 is 3 * 2^(b - 1),
+	 * so n's highest bit (b) and the bit below it give the code.
+	 */
+	if (n < 4)
+		return (uint8_t)n;
+	if (n >= credit_table[NDK_ROCE_AETH_CREDIT_INVALID - 1])
+		return NDK_ROCE_AETH_CREDIT_INVALID - 1;
+	b = 31 - (unsigned int)__builtin_clz(n);
+	return (uint8_t)(2 * b + ((n >> (b - 1)) & 1));
 }
 
 uint32_t

@@ -274,6 +274,38 @@ swr_rx_prefetch_qp(const struct swr_adapter *ad, const struct rte_mbuf *m)
 	rte_prefetch0(&qp->in_active);
 }
 
+/*
+ * Free a burst's frames: those that are one direct buffer referenced
+ * once and of one pool (every frame a port receives and nothing kept)
+ * go back to it in one put; any other (a request kept for selective
+ * repeat, a chain, an attached buffer) through rte_pktmbuf_free(). Frames
+ * reused for replies or handed over are NULL.
+ */
+static inline void
+swr_rx_free(struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *put[SWR_RX_BURST];
+	struct rte_mempool *mp = NULL;
+	unsigned int k = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (m == NULL)
+			continue;
+		if (likely(rte_mbuf_refcnt_read(m) == 1 && m->next == NULL &&
+			   RTE_MBUF_DIRECT(m) &&
+			   (mp == NULL || m->pool == mp))) {
+			mp = m->pool;
+			put[k++] = m;
+		} else {
+			rte_pktmbuf_free(m);
+		}
+	}
+	if (k != 0)
+		rte_mempool_put_bulk(mp, (void **)put, k);
+}
+
 /* Process a burst; frames reused for replies or handed over are NULL. */
 static void
 swr_rx_burst(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
@@ -294,8 +326,7 @@ swr_rx_burst(struct swr_queue *q, struct rte_mbuf **pkts, uint16_t n)
 	}
 	/* The burst's completions, one enqueue per CQ. */
 	swr_cq_stage_end(q);
-	if (n != 0)
-		rte_pktmbuf_free_bulk(pkts, n);
+	swr_rx_free(pkts, n);
 }
 
 /* Frames other queues received for this one. */

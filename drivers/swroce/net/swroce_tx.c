@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * swroce transmission: a packet's way out. Build (L2-L4 from the QP's
- * template, the BTH), seal (pad and ICRC, or the ICRC run in the payload
+ * swroce transmission: a packet's way out. Build (IPv4: the QP's prebuilt
+ * frame head, its lengths, checksum and BTH fields written; IPv6: L2-L4
+ * from the QP's template, the BTH), seal (pad and ICRC, or the ICRC run in the payload
  * copy's pass), transmit (the neighbour's MAC, or the frame held while it
  * resolves: queue 0's neighbour table, so other queues hand such frames
  * over), ACK/NAK frames, and each queue's TX stage, flushed in bursts and
@@ -29,30 +30,32 @@ struct rte_mbuf *
 swr_pkt_new(struct swr_qp *qp, uint8_t opcode, uint32_t payload, bool se,
 	    bool ackreq, uint32_t psn, struct ndk_roce_bth **bth_out)
 {
-	struct swr_adapter *ad = qp->ad;
-	struct swr_queue *q = qp->q;
-	const struct ndk_roce_opcode_info *op = ndk_roce_opcode(opcode);
-	uint32_t pad = (-payload) & 3;
-	uint32_t l4 = op->hdr_len + payload + pad + NDK_ROCE_ICRC_LEN;
-	struct rte_mbuf *m;
-	uint8_t *frame;
+	return swr_pkt_build(qp, opcode, ndk_roce_opcode(opcode), payload, se,
+			     ackreq, psn, bth_out);
+}
 
-	m = rte_pktmbuf_alloc(ad->mp);
-	if (unlikely(m == NULL)) {
-		SWR_STAT(q, mbuf_alloc_fail);
-		return NULL;
-	}
-	frame = (uint8_t *)rte_pktmbuf_append(m, qp->l2l4.len + l4);
-	if (unlikely(frame == NULL)) {
-		rte_pktmbuf_free(m);
-		SWR_STAT(q, mbuf_alloc_fail);
-		return NULL;
-	}
-	*bth_out = (struct ndk_roce_bth *)ndk_roce_l2l4_write(&qp->l2l4,
-							       frame, l4);
-	ndk_roce_bth_set(*bth_out, opcode, se, pad, qp->attr.dest_qpn, ackreq,
-			 psn);
-	return m;
+/*
+ * The IPv4 frame head of @p qp from its template (IPv6 frames are built
+ * by ndk_roce_l2l4_write()). The head is copied whole, 64 bytes: every
+ * buffer of the adapter's pool has room for it.
+ */
+static void
+swr_qp_set_tpl(struct swr_qp *qp)
+{
+	struct swr_tx_tpl *t = &qp->tpl;
+	struct ndk_roce_bth bth;
+
+	RTE_BUILD_BUG_ON(sizeof(*t) != 64 ||
+			 NDK_ROCE_L2L4_LEN + sizeof(bth) > sizeof(t->hdr));
+	memset(t, 0, sizeof(*t));
+	if (qp->l2l4.ipv6 || rte_pktmbuf_data_room_size(qp->ad->mp) <
+	    RTE_PKTMBUF_HEADROOM + sizeof(*t))
+		return;
+	memcpy(t->hdr, qp->l2l4.hdr, NDK_ROCE_L2L4_LEN);
+	ndk_roce_bth_set(&bth, 0, false, 0, 0, false, 0);
+	memcpy(t->hdr + NDK_ROCE_L2L4_LEN, &bth, sizeof(bth));
+	t->csum_base = qp->l2l4.csum_base;
+	t->on = true;
 }
 
 void
@@ -69,31 +72,14 @@ swr_qp_set_path(struct swr_qp *qp, const struct rte_ether_addr *dmac)
 			NULL;
 		ndk_roce_l2l4_init(&qp->l2l4, &ad->mac, dmac, ad->ipv4,
 				   qp->attr.dest_ip, sport, tos, 64);
+		swr_qp_set_tpl(qp);
 		return;
 	}
 	swr_cc_qp_init(qp);
 	qp->neigh = resolve ? swr_neigh_attach6(ad, qp->attr.dest_ip6) : NULL;
 	ndk_roce_l2l4_init6(&qp->l2l4, &ad->mac, dmac, ad->ipv6,
 			    qp->attr.dest_ip6, sport, tos, 0, 64);
-}
-
-void
-swr_frame_seal(struct rte_mbuf *m)
-{
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = rte_pktmbuf_data_len(m);
-	struct ndk_roce_bth *bth =
-		(struct ndk_roce_bth *)(frame + ndk_roce_frame_l2l4_len(frame));
-	uint32_t pad = ndk_roce_bth_padcnt(bth);
-	uint32_t icrc;
-
-	if (pad != 0)
-		memset(frame + len - NDK_ROCE_ICRC_LEN - pad, 0, pad);
-	icrc = ndk_roce_icrc_frame(frame + RTE_ETHER_HDR_LEN,
-				   len - RTE_ETHER_HDR_LEN - NDK_ROCE_ICRC_LEN,
-				   rte_pktmbuf_headroom(m) + RTE_ETHER_HDR_LEN);
-	icrc = rte_cpu_to_le_32(icrc);
-	memcpy(frame + len - NDK_ROCE_ICRC_LEN, &icrc, sizeof(icrc));
+	swr_qp_set_tpl(qp);
 }
 
 uint32_t
@@ -129,26 +115,23 @@ swr_pkt_send(struct swr_qp *qp, struct rte_mbuf *m)
 }
 
 void
-swr_pkt_xmit(struct swr_qp *qp, struct rte_mbuf *m)
+swr_pkt_xmit_neigh(struct swr_qp *qp, struct rte_mbuf *m)
 {
+	const struct swr_neigh *e = qp->neigh;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
 	/* ARP-resolved peer (the ICRC does not cover the MAC header). */
-	if (qp->neigh != NULL) {
-		const struct swr_neigh *e = qp->neigh;
-
-		if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
-			     e->ip != qp->attr.dest_ip ||
-			     (e->ip == 0 && memcmp(e->addr, qp->attr.dest_ip6,
-						   sizeof(e->addr)) != 0))) {
-			if (qp->q->id == 0)
-				swr_neigh_output(qp, m);
-			else
-				swr_q_neigh_handoff(qp->q, m);
-			return;
-		}
-		rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
+	if (unlikely(e->state != SWR_NEIGH_REACHABLE ||
+		     e->ip != qp->attr.dest_ip ||
+		     (e->ip == 0 && memcmp(e->addr, qp->attr.dest_ip6,
+					   sizeof(e->addr)) != 0))) {
+		if (qp->q->id == 0)
+			swr_neigh_output(qp, m);
+		else
+			swr_q_neigh_handoff(qp->q, m);
+		return;
 	}
+	rte_ether_addr_copy(&e->mac, (struct rte_ether_addr *)frame);
 	swr_q_tx_stage(qp->q, m);
 }
 
@@ -201,24 +184,15 @@ swr_tx_flush(struct swr_queue *q)
 }
 
 void
-swr_q_tx_stage(struct swr_queue *q, struct rte_mbuf *m)
+swr_q_tx_stage_full(struct swr_queue *q, struct rte_mbuf *m)
 {
-	if (unlikely(q->tx_n == SWR_TX_STAGE)) {
-		swr_tx_flush(q);
-		if (q->tx_n == SWR_TX_STAGE) {
-			/* Link saturated: RC retransmission recovers this. */
-			rte_pktmbuf_free(m);
-			return;
-		}
+	swr_tx_flush(q);
+	if (q->tx_n == SWR_TX_STAGE) {
+		/* Link saturated: RC retransmission recovers this. */
+		rte_pktmbuf_free(m);
+		return;
 	}
-	q->tx_stage[q->tx_n++] = m;
-	/*
-	 * Once the port has refused a burst, frames only pile up in the
-	 * stage until the poll's final flush: no tx_burst per frame against
-	 * a full ring.
-	 */
-	if (q->tx_n >= SWR_TX_BURST && !q->tx_blocked)
-		swr_tx_flush(q);
+	swr_q_tx_stage(q, m);
 }
 
 void

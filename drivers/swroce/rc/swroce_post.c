@@ -154,6 +154,19 @@ swr_check_sgl(struct swr_qp *qp, const struct ndk_sge *sgl, uint32_t nsge,
 		return NDK_STATUS_DATA_OVERRUN;
 	if (unlikely(nsge != 0 && sgl == NULL))
 		return NDK_STATUS_INVALID_PARAMETER;
+	if (likely(nsge == 1)) {
+		/* The common list: the same checks without the loop's setup. */
+		if (sgl->length != 0 &&
+		    swr_mr_lookup(qp->ad, qp->pd, sgl->token,
+				  (uintptr_t)sgl->va, sgl->length,
+				  access) == NULL &&
+		    !swr_frmr_pending(qp, sgl->token))
+			return NDK_STATUS_ACCESS_VIOLATION;
+		if (unlikely(sgl->length > SWR_MAX_TRANSFER))
+			return NDK_STATUS_DATA_OVERRUN;
+		*total = sgl->length;
+		return NDK_STATUS_SUCCESS;
+	}
 	for (uint32_t i = 0; i < nsge; i++) {
 		sum += sgl[i].length;
 		if (sgl[i].length != 0 &&

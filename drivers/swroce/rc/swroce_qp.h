@@ -159,6 +159,20 @@ enum swr_rcv_class {
  * Count an event in the adapter's counters and the QP's protocol events
  * (struct ndk_qp_events; owner only).
  */
+/**
+ * The head of every IPv4 frame a QP sends, built when its path is set
+ * (swr_qp_set_path()): Ethernet, IPv4 and UDP from the QP's template and
+ * the BTH's constant P_Key. swr_pkt_new() copies all 64 bytes into the
+ * frame (what follows the BTH is written over by the frame's own headers,
+ * payload and ICRC) and writes the lengths, the IPv4 checksum and the
+ * BTH's per-packet fields.
+ */
+struct swr_tx_tpl {
+	uint8_t hdr[56];          /**< Ethernet, IPv4, UDP, BTH: 54 bytes */
+	uint32_t csum_base;       /**< IPv4 checksum: the constant words' sum */
+	bool on;                  /**< IPv4 (IPv6: ndk_roce_l2l4_write()) */
+} __rte_aligned(64);
+
 #define SWR_QP_STAT(qp, field, event) do { \
 	SWR_STAT((qp)->q, field); \
 	(qp)->ev.event++; \
@@ -197,6 +211,7 @@ struct swr_qp {
 	struct ndk_qp_attr attr;
 	uint64_t rto_tsc;         /**< ACK timeout in TSC ticks, 0 = none */
 	struct ndk_roce_l2l4 l2l4;
+	struct swr_tx_tpl tpl;    /**< l2l4 and the BTH, IPv4, prebuilt */
 
 	/* --- application side (single producer per queue) --- */
 	uint32_t sq_prod_priv __rte_cache_aligned; /**< incl. deferred */

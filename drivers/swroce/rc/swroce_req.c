@@ -272,7 +272,8 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 	uint8_t *payload;
 	int rc;
 
-	m = swr_pkt_new(qp, opcode, plen, se, ackreq, qp->req_psn, &bth);
+	m = swr_pkt_build(qp, opcode, oi, plen, se, ackreq, qp->req_psn,
+			  &bth);
 	if (m == NULL)
 		return NULL;
 	if (ackreq)

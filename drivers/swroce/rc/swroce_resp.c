@@ -613,8 +613,9 @@ swr_resp_tx(struct swr_qp *qp, unsigned int quota)
 					       psn, NDK_STATUS_SUCCESS, 0);
 				return made;
 			}
-			m = swr_pkt_new(qp, ops[pos], plen, false, false, psn,
-					&bth);
+			m = swr_pkt_build(qp, ops[pos],
+					  ndk_roce_opcode(ops[pos]), plen,
+					  false, false, psn, &bth);
 			if (m == NULL)
 				return made;
 			if (pos != 1)
