@@ -444,13 +444,19 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_rdma_need_buf(req);
 }
 
-/* Post the data (C2H: RDMA WRITEs) and the response of @p req, whose
- * receive is posted again already. */
+/*
+ * Post the data (C2H: RDMA WRITEs) and the response of @p req, whose
+ * receive is posted again already. The WRITEs are deferred
+ * (NDK_OP_FLAG_DEFER): the provider takes them with the response; so is
+ * the response when @p more, another one following it at once
+ * (nvmf_rdma_flush_held()): a batch reaches the provider in one chain.
+ */
 static void
-nvmf_rdma_respond(struct nvmf_req *req)
+nvmf_rdma_respond(struct nvmf_req *req, bool more)
 {
 	struct nvmf_qpair *qp = req->qp;
 	struct nvme_cpl *cpl = req->cpl;
+	uint32_t flags = qp->rsp_flags | (more ? NDK_OP_FLAG_DEFER : 0);
 	struct ndk_sge s;
 	ndk_status_t st;
 
@@ -474,7 +480,8 @@ nvmf_rdma_respond(struct nvmf_req *req)
 			s.token = req->data_token;
 			st = ndk_write(qp->ndkqp, req, &s, 1, req->seg[i].addr,
 				       req->seg[i].key,
-				       NDK_OP_FLAG_SILENT_SUCCESS);
+				       NDK_OP_FLAG_SILENT_SUCCESS |
+				       NDK_OP_FLAG_DEFER);
 			if (st != NDK_STATUS_SUCCESS)
 				goto fail;
 			at += s.length;
@@ -485,11 +492,11 @@ nvmf_rdma_respond(struct nvmf_req *req)
 	s.length = sizeof(*cpl);
 	s.token = qp->tgt->arena_ltoken;
 	if (req->invalidate) {
-		st = ndk_send_and_invalidate(qp->ndkqp, req, &s, 1, 0,
+		st = ndk_send_and_invalidate(qp->ndkqp, req, &s, 1, flags,
 					     req->inv_key);
 		qp->tgt->stats.remote_invalidates++;
 	} else {
-		st = ndk_send(qp->ndkqp, req, &s, 1, 0);
+		st = ndk_send(qp->ndkqp, req, &s, 1, flags);
 	}
 	if (st != NDK_STATUS_SUCCESS)
 		goto fail;
@@ -549,7 +556,7 @@ nvmf_rdma_flush_held(struct nvmf_qpair *qp)
 			continue;
 		}
 		req->recv = NULL;
-		nvmf_rdma_respond(req);
+		nvmf_rdma_respond(req, i + 1 < posted);
 	}
 	qp->holding = holding;
 }
@@ -584,7 +591,7 @@ nvmf_rdma_complete(struct nvmf_req *req)
 		return;
 	}
 	req->recv = NULL;
-	nvmf_rdma_respond(req);
+	nvmf_rdma_respond(req, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,6 +707,8 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 	TAILQ_INIT(&qp->free_reqs);
 	TAILQ_INIT(&qp->sgl_wait);
 	qp->extra_wr_used = 0;
+	qp->rsp_flags = tgt->info.max_inline_data_size >=
+		sizeof(struct nvme_cpl) ? NDK_OP_FLAG_INLINE : 0;
 	qp->holding = false;
 	qp->nheld = 0;
 	for (uint32_t i = 0; i < 2 * n; i++) {
@@ -712,7 +721,9 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 			   &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_qp(tgt->pd, qp->cq, qp->cq, qp, n,
-				   4 * n + NVMF_SGL_EXTRA_WR, 1, 1, 0,
+				   4 * n + NVMF_SGL_EXTRA_WR, 1, 1,
+				   qp->rsp_flags != 0 ?
+				   (uint32_t)sizeof(struct nvme_cpl) : 0,
 				   &qp->ndkqp);
 	if (st != NDK_STATUS_SUCCESS) {
 		NVMF_LOG(ERR, "qpair for qid %u: %s\n", r->qid,

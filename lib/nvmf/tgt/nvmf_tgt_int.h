@@ -166,6 +166,9 @@ struct nvmf_qpair {
 	/** Multi-descriptor commands waiting for send queue room. */
 	struct nvmf_req_list sgl_wait;
 	uint32_t extra_wr_used; /**< of NVMF_SGL_EXTRA_WR */
+	/** NDK_OP_FLAG_INLINE when the adapter takes a response capsule
+	 *  inline (copied at the post: no region lookup, no SGE), else 0. */
+	uint32_t rsp_flags;
 	uint64_t commands;
 	/** In a batch of completions: responses are held in @p held. */
 	bool holding;
