@@ -206,6 +206,10 @@ struct ndk_nvmf_qpair {
 	uint32_t capsule_len;         /**< bytes of a slot's capsule buffer */
 	uint32_t icd_max;             /**< in-capsule data bytes, 0: none */
 	uint32_t max_pages;           /**< pages per FR MR */
+	/** NDK_OP_FLAG_INLINE when a 64-byte command goes inline (copied
+	 *  at the post: no region lookup at the post nor in the frame),
+	 *  else 0. */
+	uint32_t cmd_flags;
 	bool failed;
 	bool connected;
 	bool disconnected;            /**< the disconnect event came */
@@ -243,6 +247,7 @@ struct nvmf_ctrlr_base {
 	struct nvmf_buf_region regions[NDK_NVMF_BUF_REGIONS_MAX];
 	struct ndk_nvmf_host_opts opts;
 	uint32_t frmr_pages;          /**< adapter frmr_page_count */
+	uint32_t max_inline;          /**< adapter max_inline_data_size */
 	const struct ndk_nvmf_ctrlr_info *info; /**< namespaces, limits */
 };
 

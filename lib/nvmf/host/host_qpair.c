@@ -414,7 +414,8 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 	uint64_t va = (uint64_t)(uintptr_t)buf;
 	uint64_t page = va & ~(uint64_t)(NDK_PAGE_SIZE - 1);
 	uint32_t np = nvmf_page_count(va, len);
-	uint32_t flags = NDK_OP_FLAG_SILENT_SUCCESS;
+	/* Deferred: the capsule's SEND, posted next, takes it along. */
+	uint32_t flags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_DEFER;
 	ndk_status_t st;
 
 	if (np > qp->max_pages || len > NVME_SGL_KEYED_MAX_LEN)
@@ -528,7 +529,8 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	s[0].va = r->capsule;
 	s[0].length = send_len;
 	s[0].token = qp->cap_ltoken;
-	st = ndk_send(qp->ndkqp, r, s, nsge, 0);
+	st = ndk_send(qp->ndkqp, r, s, nsge,
+		      nsge == 1 && send_len == sizeof(*cmd) ? qp->cmd_flags : 0);
 	if (st != NDK_STATUS_SUCCESS) {
 		/* Room was reserved for every slot: the QP is gone. */
 		nvmf_qpair_fail(qp, ndk_status_str(st));
@@ -684,10 +686,14 @@ qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
 	if (qp->reqs == NULL || qp->recvs == NULL || qp->cap_region == NULL ||
 	    qp->rcv_region == NULL)
 		return -ENOMEM;
+	qp->cmd_flags = c->max_inline >= sizeof(struct nvme_cmd) ?
+		NDK_OP_FLAG_INLINE : 0;
 	st = ndk_create_cq(c->ad, qp->qsize + isize, NULL, NULL, &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_qp(c->pd, qp->cq, qp->cq, qp, qp->qsize, isize,
-				   1, 2, 0, &qp->ndkqp);
+				   1, 2, qp->cmd_flags != 0 ?
+				   (uint32_t)sizeof(struct nvme_cmd) : 0,
+				   &qp->ndkqp);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_mr(c->pd, false, &qp->cap_mr);
 	if (st == NDK_STATUS_SUCCESS)
