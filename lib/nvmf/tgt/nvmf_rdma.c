@@ -14,7 +14,8 @@
  * A request lives from its capsule's receive completion until its last
  * work request (RDMA READ, the response SEND) has completed; its RDMA
  * WRITEs complete only when they fail (silent success: the SEND behind
- * them completes after them); its capsule's receive
+ * them completes after them); a response posted inline and silent frees
+ * its request at once (nvmf_rdma_respond()); its capsule's receive
  * buffer is posted again just before the response is sent, so the host
  * always finds the receive its next command needs. The responses of the
  * requests that complete while a batch of completions is handled are
@@ -450,13 +451,26 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
  * (NDK_OP_FLAG_DEFER): the provider takes them with the response; so is
  * the response when @p more, another one following it at once
  * (nvmf_rdma_flush_held()): a batch reaches the provider in one chain.
+ *
+ * An inline response of a request that holds nothing else the provider
+ * reads (no data buffer of ours: its data, if any, comes from a
+ * namespace's memory; no extra send queue entries) goes silent
+ * (NDK_OP_FLAG_SILENT_SUCCESS, context qp->silent_ctx) and the request
+ * is freed at once: no completion to wait for, none to handle. The send
+ * queue then holds such responses until the host acknowledges them, as
+ * it held their requests before; a host that keeps sending commands and
+ * never acknowledges fills it, and the post fails: the queue pair closes
+ * (as it does when such a host exhausts the requests).
  */
 static void
 nvmf_rdma_respond(struct nvmf_req *req, bool more)
 {
 	struct nvmf_qpair *qp = req->qp;
 	struct nvme_cpl *cpl = req->cpl;
-	uint32_t flags = qp->rsp_flags | (more ? NDK_OP_FLAG_DEFER : 0);
+	bool quiet = qp->rsp_flags != 0 && !req->has_buf && req->extra_wr == 0;
+	uint32_t flags = qp->rsp_flags | (more ? NDK_OP_FLAG_DEFER : 0) |
+		(quiet ? NDK_OP_FLAG_SILENT_SUCCESS : 0);
+	void *ctx = quiet ? (void *)&qp->silent_ctx : (void *)req;
 	struct ndk_sge s;
 	ndk_status_t st;
 
@@ -492,16 +506,18 @@ nvmf_rdma_respond(struct nvmf_req *req, bool more)
 	s.length = sizeof(*cpl);
 	s.token = qp->tgt->arena_ltoken;
 	if (req->invalidate) {
-		st = ndk_send_and_invalidate(qp->ndkqp, req, &s, 1, flags,
+		st = ndk_send_and_invalidate(qp->ndkqp, ctx, &s, 1, flags,
 					     req->inv_key);
 		qp->tgt->stats.remote_invalidates++;
 	} else {
-		st = ndk_send(qp->ndkqp, req, &s, 1, flags);
+		st = ndk_send(qp->ndkqp, ctx, &s, 1, flags);
 	}
 	if (st != NDK_STATUS_SUCCESS)
 		goto fail;
-	req->pending++;
-	qp->wr_outstanding++;
+	if (!quiet) {
+		req->pending++;
+		qp->wr_outstanding++;
+	}
 	nvmf_req_release(req);
 	return;
 fail:
@@ -907,16 +923,19 @@ nvmf_rdma_poll_qpair(struct nvmf_qpair *qp)
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t kind = *(const uint8_t *)r[i].request_context;
 
-		if (r[i].type == NDK_OP_WRITE) {
+		if (r[i].type == NDK_OP_WRITE || kind == NVMF_CTX_SILENT) {
 			/*
-			 * A silent RDMA WRITE that failed or was flushed: its
-			 * request is not counted in, and is freed by its
-			 * response SEND's completion (or was, when that could
-			 * not be posted). The queue pair is done for.
+			 * A silent RDMA WRITE or response that failed or was
+			 * flushed: not counted in. The WRITE's request is
+			 * freed by its response SEND's completion (or was, when
+			 * that could not be posted or went silent), a silent
+			 * response's when it was posted. The queue pair is done
+			 * for.
 			 */
 			if (r[i].status != NDK_STATUS_CANCELLED)
-				NVMF_LOG(NOTICE, "qpair %u: RDMA WRITE failed: "
-					 "%s (%u)\n", qp->idx,
+				NVMF_LOG(NOTICE, "qpair %u: %s failed: %s (%u)\n",
+					 qp->idx, r[i].type == NDK_OP_WRITE ?
+					 "RDMA WRITE" : "response",
 					 ndk_status_str(r[i].status),
 					 r[i].provider_error);
 			nvmf_qpair_close(qp);
