@@ -185,6 +185,8 @@ struct nvmf_req {
 	bool mr_valid;                /**< rkey registered, not invalidated */
 	bool keyed;                   /**< a keyed SGL was sent */
 	bool untimed;                 /**< exempt from the timeout (AER) */
+	uint32_t send_seq;            /**< its SEND's place in the SQ */
+	uint32_t inv_seq;             /**< its local invalidate's */
 	uint64_t tsc;                 /**< submission time */
 	struct nvme_cpl cpl;
 	ndk_nvmf_cb cb;
@@ -210,6 +212,17 @@ struct ndk_nvmf_qpair {
 	 *  at the post: no region lookup at the post nor in the frame),
 	 *  else 0. */
 	uint32_t cmd_flags;
+	/*
+	 * Send queue room (qp_submit()): work requests posted (sq_seq) and
+	 * known retired (sq_known: up to the last signalled one that
+	 * completed; completions come in order), of sq_depth.
+	 */
+	uint32_t sq_depth;
+	uint32_t quiet_run;           /**< silent SENDs since a signalled one */
+	uint32_t quiet_max;           /**< at most that many in a row */
+	uint32_t sq_seq;
+	uint32_t sq_known;
+	uint8_t silent_ctx;           /**< request context of silent SENDs */
 	bool failed;
 	bool connected;
 	bool disconnected;            /**< the disconnect event came */
