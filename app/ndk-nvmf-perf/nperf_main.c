@@ -43,6 +43,7 @@ struct np_task {
 	bool is_read;
 	bool readback;           /* --verify: the read after the write */
 	bool idle;               /* stopped by a lost connection */
+	bool retry;              /* the queue was full: submit again */
 	uint64_t tsc;
 };
 
@@ -68,6 +69,8 @@ struct np_ctx {
 	uint64_t ns_per_tsc_q32; /* ns per cycle, 32.32 fixed point */
 	uint64_t polls;          /* poll_all() calls in the run */
 	uint64_t idle_polls;     /* of which found nothing to do */
+	uint32_t nretry;         /* tasks to submit again (retry) */
+	uint64_t retries;        /* submissions the queue refused */
 	struct np_result r;
 };
 
@@ -142,13 +145,23 @@ task_submit(struct np_task *t)
 	uint64_t lba = t->chunk * c->blocks;
 	int rc;
 
-	t->tsc = rte_get_timer_cycles();
+	if (!t->retry)
+		t->tsc = rte_get_timer_cycles();
+	t->retry = false;
 	if (t->is_read)
 		rc = ndk_nvmf_read(t->qp, c->ns.nsid, t->buf, lba, c->blocks,
 				   task_done, t);
 	else
 		rc = ndk_nvmf_write(t->qp, c->ns.nsid, t->buf, lba,
 				    c->blocks, task_done, t);
+	if (rc == -EAGAIN) {
+		/* The send queue is full (the controller has not acknowledged
+		 * enough yet): again from the next poll. */
+		t->retry = true;
+		c->nretry++;
+		c->retries++;
+		return 0;
+	}
 	if (rc == -ENOTCONN && c->o.ctrl_loss_tmo_ms != 0) {
 		/* The queue failed under us: wait for the reconnect. */
 		c->lost = true;
@@ -261,12 +274,40 @@ task_done(void *arg, const struct ndk_nvmf_cpl *cpl)
 static uint32_t
 outstanding(const struct np_ctx *c)
 {
-	uint32_t n = 0;
+	uint32_t n = c->nretry;
 
 	for (uint16_t i = 0; i < c->ci->num_io_queues; i++)
 		n += ndk_nvmf_qpair_outstanding(
 			ndk_nvmf_ctrlr_get_qpair(c->ctrlr, i));
 	return n;
+}
+
+/* Submit again the tasks a full queue refused. */
+static __rte_noinline void
+np_retry(struct np_ctx *c)
+{
+	uint32_t n = c->nretry;
+
+	c->nretry = 0;
+	for (uint32_t i = 0; i < c->ntasks && n > 0; i++) {
+		struct np_task *t = &c->tasks[i];
+
+		if (!t->retry)
+			continue;
+		n--;
+		if (c->lost || c->failed) {
+			/* As a unit the lost connection ended (task_submit()). */
+			t->retry = false;
+			if (c->lost) {
+				c->lost_ios++;
+				t->idle = true;
+				if (c->o.verify)
+					c->busy[t->chunk] = 0;
+			}
+			continue;
+		}
+		task_submit(t);
+	}
 }
 
 /* One poll of the adapter and every I/O queue; @return 0 if it found
@@ -290,6 +331,8 @@ poll_all(struct np_ctx *c)
 				c->failed = true;
 		}
 	}
+	if (unlikely(c->nretry != 0))
+		np_retry(c);
 	c->polls++;
 	c->idle_polls += work == 0;
 	return work;
@@ -420,6 +463,9 @@ run(struct np_ctx *c)
 	if (c->o.ctrl_loss_tmo_ms != 0)
 		printf("reconnects %u, units ended by a lost connection %"
 		       PRIu64 "\n", c->reconnects, c->lost_ios);
+	if (c->retries != 0)
+		printf("submissions refused by a full queue and made again: %"
+		       PRIu64 "\n", c->retries);
 	return c->failed || c->lost || c->r.mismatches != 0 ? -1 : 0;
 }
 

@@ -209,9 +209,10 @@ uint32_t swr_mr_new_token(struct swr_mr *mr);
 
 /**
  * Check a fast-register page list against the MR's capacity: page
- * alignment, DPDK memory, fbo/base_va/length rules. Application thread.
+ * alignment, DPDK memory, fbo/base_va/length rules. Application thread
+ * (the QP's poster: it keeps the memory list last found in qp->fr_msl).
  */
-ndk_status_t swr_frmr_check_pages(const struct swr_qp *qp,
+ndk_status_t swr_frmr_check_pages(struct swr_qp *qp,
 				  const struct swr_mr *mr,
 				  uint32_t page_count, const uint64_t *pages,
 				  uint32_t fbo, size_t length,

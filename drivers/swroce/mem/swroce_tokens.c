@@ -170,11 +170,11 @@ swr_page_in_msl(const struct rte_memseg_list *msl, uint64_t a)
 }
 
 ndk_status_t
-swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
+swr_frmr_check_pages(struct swr_qp *qp, const struct swr_mr *mr,
 		     uint32_t npages, const uint64_t *pages, uint32_t fbo,
 		     size_t length, uint64_t base_va)
 {
-	const struct rte_memseg_list *msl = NULL;
+	const struct rte_memseg_list *msl = qp->fr_msl;
 
 	if (pages == NULL || npages == 0 || npages > mr->max_pages ||
 	    fbo >= NDK_PAGE_SIZE || length == 0 ||
@@ -186,7 +186,7 @@ swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
 		/*
 		 * The engines copy to these pages: DPDK memory only, each
 		 * page inside one memory list (the one the page before was
-		 * in, most often: no lookup then).
+		 * in, or the last register's, most often: no lookup then).
 		 */
 		if (pages[i] == 0 || (pages[i] & PAGE_MASK) != 0)
 			return NDK_STATUS_INVALID_PARAMETER;
@@ -195,6 +195,7 @@ swr_frmr_check_pages(const struct swr_qp *qp, const struct swr_mr *mr,
 				(void *)(uintptr_t)pages[i]);
 			if (msl == NULL || !swr_page_in_msl(msl, pages[i]))
 				return NDK_STATUS_INVALID_PARAMETER;
+			qp->fr_msl = msl;
 		}
 		/* An attached application's QP: its own heap only. */
 		if (qp->fr_hi != 0 &&

@@ -222,6 +222,9 @@ struct swr_qp {
 	struct rte_ring *db_ring; /**< where its doorbells go (set once) */
 	uint64_t fr_lo, fr_hi;    /**< FRMR pages inside [lo, hi) (set
 				   *  once; hi 0: any DPDK memory) */
+	/** The DPDK memory list of the last fast register's pages (the
+	 *  lists stay where they are: no lookup while they hit it). */
+	const struct rte_memseg_list *fr_msl;
 	uint32_t flush_req;       /**< NdkFlush asked (atomic) */
 	struct ndk_qp_stats pstats; /**< posting counters (the poster's) */
 

@@ -501,6 +501,7 @@ ndk_nvmf_ctrlr_connect(struct ndk_adapter *ad,
 	c->base.ad = ad;
 	c->base.opts = *opts;
 	c->base.frmr_pages = ai.frmr_page_count;
+	c->base.max_inline = ai.max_inline_data_size;
 	c->base.info = &c->info;
 	rc = opts_check(&c->base.opts);
 	if (rc != 0) {

@@ -185,6 +185,8 @@ struct nvmf_req {
 	bool mr_valid;                /**< rkey registered, not invalidated */
 	bool keyed;                   /**< a keyed SGL was sent */
 	bool untimed;                 /**< exempt from the timeout (AER) */
+	uint32_t send_seq;            /**< its SEND's place in the SQ */
+	uint32_t inv_seq;             /**< its local invalidate's */
 	uint64_t tsc;                 /**< submission time */
 	struct nvme_cpl cpl;
 	ndk_nvmf_cb cb;
@@ -206,6 +208,21 @@ struct ndk_nvmf_qpair {
 	uint32_t capsule_len;         /**< bytes of a slot's capsule buffer */
 	uint32_t icd_max;             /**< in-capsule data bytes, 0: none */
 	uint32_t max_pages;           /**< pages per FR MR */
+	/** NDK_OP_FLAG_INLINE when a 64-byte command goes inline (copied
+	 *  at the post: no region lookup at the post nor in the frame),
+	 *  else 0. */
+	uint32_t cmd_flags;
+	/*
+	 * Send queue room (qp_submit()): work requests posted (sq_seq) and
+	 * known retired (sq_known: up to the last signalled one that
+	 * completed; completions come in order), of sq_depth.
+	 */
+	uint32_t sq_depth;
+	uint32_t quiet_run;           /**< silent SENDs since a signalled one */
+	uint32_t quiet_max;           /**< at most that many in a row */
+	uint32_t sq_seq;
+	uint32_t sq_known;
+	uint8_t silent_ctx;           /**< request context of silent SENDs */
 	bool failed;
 	bool connected;
 	bool disconnected;            /**< the disconnect event came */
@@ -243,6 +260,7 @@ struct nvmf_ctrlr_base {
 	struct nvmf_buf_region regions[NDK_NVMF_BUF_REGIONS_MAX];
 	struct ndk_nvmf_host_opts opts;
 	uint32_t frmr_pages;          /**< adapter frmr_page_count */
+	uint32_t max_inline;          /**< adapter max_inline_data_size */
 	const struct ndk_nvmf_ctrlr_info *info; /**< namespaces, limits */
 };
 

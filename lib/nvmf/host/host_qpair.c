@@ -10,7 +10,11 @@
  * and, if it carried a keyed SGL, its token is invalid: invalidated by
  * the controller (the response came as SEND with Invalidate naming it)
  * or by us (ndk_invalidate() posted on the response, completed). Until
- * then the slot and the caller's buffer stay the command's.
+ * then the slot and the caller's buffer stay the command's. A capsule of
+ * the command alone goes inline (copied at the post) and, while the send
+ * queue has room to spare, silent: nothing of it is left to complete
+ * once it is posted, and the response proves the controller has it
+ * (qp_submit()).
  *
  * A response's receive is posted again before its command completes: a
  * burst's receives in one list, before any of its callbacks runs
@@ -276,6 +280,7 @@ on_response(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 			nvmf_qpair_fail(qp, "cannot post an invalidate");
 		} else {
 			r->wr_out++;
+			r->inv_seq = qp->sq_seq++;
 			qp->stats.local_invalidations++;
 		}
 		break;
@@ -302,6 +307,15 @@ wr_failed(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res)
 	nvmf_qpair_fail(qp, why);
 }
 
+/* The send queue's work requests up to the one at @p seq have retired
+ * (a signalled one completed: they complete in order). */
+static void
+sq_retired(struct ndk_nvmf_qpair *qp, uint32_t seq)
+{
+	if ((int32_t)(seq + 1 - qp->sq_known) > 0)
+		qp->sq_known = seq + 1;
+}
+
 /* @p cpl: the response capsule of a receive (qp_repost_burst()). */
 static int
 on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
@@ -317,6 +331,12 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 				"receive flushed" : "receive failed");
 		return 0;
 	}
+	if (res->request_context == &qp->silent_ctx) {
+		/* A silent SEND: here only when it failed or was flushed. */
+		if (res->status != NDK_STATUS_SUCCESS && !qp->failed)
+			wr_failed(qp, res);
+		return 0;
+	}
 	r = res->request_context;
 	if (r == NULL || r < qp->reqs || r >= qp->reqs + qp->nreq) {
 		qp->stats.bad_responses++;
@@ -327,6 +347,9 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 	switch (res->type) {
 	case NDK_OP_SEND:
 	case NDK_OP_INVALIDATE:
+		if (res->status == NDK_STATUS_SUCCESS)
+			sq_retired(qp, res->type == NDK_OP_SEND ? r->send_seq :
+				   r->inv_seq);
 		if (res->type == NDK_OP_INVALIDATE &&
 		    res->status == NDK_STATUS_SUCCESS)
 			r->mr_valid = false;
@@ -414,7 +437,8 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 	uint64_t va = (uint64_t)(uintptr_t)buf;
 	uint64_t page = va & ~(uint64_t)(NDK_PAGE_SIZE - 1);
 	uint32_t np = nvmf_page_count(va, len);
-	uint32_t flags = NDK_OP_FLAG_SILENT_SUCCESS;
+	/* Deferred: the capsule's SEND, posted next, takes it along. */
+	uint32_t flags = NDK_OP_FLAG_SILENT_SUCCESS | NDK_OP_FLAG_DEFER;
 	ndk_status_t st;
 
 	if (np > qp->max_pages || len > NVME_SGL_KEYED_MAX_LEN)
@@ -434,6 +458,7 @@ qp_map(struct ndk_nvmf_qpair *qp, struct nvmf_req *r, void *buf,
 		nvmf_qpair_fail(qp, "cannot post a fast register");
 		return -ENOTCONN;
 	}
+	qp->sq_seq++;
 	r->rkey = ndk_mr_remote_token(r->mr);
 	r->mr_valid = true;
 	r->keyed = true;
@@ -466,21 +491,42 @@ enum {
 				 * it has something to say (AER) */
 };
 
+/*
+ * Submit a command. Its capsule SEND is silent when it is inline (the
+ * command alone) and the send queue has room to spare: posted, it holds
+ * nothing of ours, and the slot is free again once the response has come
+ * (and the token is invalid). A silent SEND still takes its send queue
+ * entry until the controller acknowledges it, and the acknowledgement
+ * of a SEND comes about a queue's worth of responses later (those to the
+ * commands before it). The queue has room for three entries a slot (fast
+ * register, SEND, local invalidate) and three more a slot for such
+ * SENDs and the fast registers before them. The entries posted since the
+ * last signalled SEND that completed (sq_seq - sq_known: completions
+ * come in order, so it retired all before it), with a local invalidate
+ * for each command in flight, are counted; one SEND in quiet_max is
+ * signalled, and every one while less than a slot's worth a slot is
+ * left; a command waits (-EAGAIN, "queue full") only when it would not
+ * fit: a controller that answers but does not acknowledge.
+ */
 static int
 qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	  uint32_t len, enum nvmf_xfer xfer, unsigned int how, ndk_nvmf_cb cb,
 	  void *arg, struct nvmf_req **out)
 {
 	struct nvmf_req *r = qp->free_list;
-	uint32_t send_len = sizeof(struct nvme_cmd), nsge = 1;
+	uint32_t send_len = sizeof(struct nvme_cmd), nsge = 1, flags = 0;
+	/* Entries this command and those in flight may take, beside those
+	 * posted since the last known retirement (a local invalidate each). */
+	uint32_t need = qp->sq_seq - qp->sq_known + 3 + qp->outstanding;
 	const struct nvmf_buf_region *g = NULL;
 	struct ndk_sge s[2];
+	bool quiet = false;
 	ndk_status_t st;
 	int rc;
 
 	if (qp->failed || !qp->connected)
 		return -ENOTCONN;
-	if (r == NULL)
+	if (r == NULL || need > qp->sq_depth)
 		return -EAGAIN;
 	if (xfer != NVMF_XFER_NONE && (buf == NULL || len == 0))
 		return -EINVAL;
@@ -528,17 +574,27 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	s[0].va = r->capsule;
 	s[0].length = send_len;
 	s[0].token = qp->cap_ltoken;
-	st = ndk_send(qp->ndkqp, r, s, nsge, 0);
+	if (nsge == 1 && send_len == sizeof(*cmd) && qp->cmd_flags != 0) {
+		flags = qp->cmd_flags;
+		quiet = qp->quiet_run < qp->quiet_max &&
+			need + qp->nreq <= qp->sq_depth;
+		if (quiet)
+			flags |= NDK_OP_FLAG_SILENT_SUCCESS;
+		qp->quiet_run = quiet ? qp->quiet_run + 1 : 0;
+	}
+	st = ndk_send(qp->ndkqp, quiet ? (void *)&qp->silent_ctx : (void *)r,
+		      s, nsge, flags);
 	if (st != NDK_STATUS_SUCCESS) {
-		/* Room was reserved for every slot: the QP is gone. */
+		/* Room was counted: the QP is gone. */
 		nvmf_qpair_fail(qp, ndk_status_str(st));
 		return -ENOTCONN;
 	}
+	r->send_seq = qp->sq_seq++;
 	qp->free_list = r->next_free;
 	r->next_free = NULL;
 	r->busy = true;
 	r->resp = false;
-	r->wr_out = 1;
+	r->wr_out = quiet ? 0 : 1;
 	r->cb = cb;
 	r->cb_arg = arg;
 	r->untimed = (how & QP_UNTIMED) != 0;
@@ -667,7 +723,9 @@ static int
 qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
 {
 	uint32_t io = RTE_MAX(c->opts.max_io_size, (uint32_t)NVME_IDENTIFY_SIZE);
-	uint32_t isize = (uint32_t)qp->nreq * 3 + 4;
+	/* Fast register, SEND, local invalidate, and a silent SEND not
+	 * acknowledged yet with its fast register, a slot (qp_submit()). */
+	uint32_t isize = (uint32_t)qp->nreq * 6 + 4;
 	ndk_status_t st;
 
 	qp->max_pages = RTE_MIN(io / NDK_PAGE_SIZE + 1, c->frmr_pages);
@@ -684,10 +742,16 @@ qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
 	if (qp->reqs == NULL || qp->recvs == NULL || qp->cap_region == NULL ||
 	    qp->rcv_region == NULL)
 		return -ENOMEM;
+	qp->cmd_flags = c->max_inline >= sizeof(struct nvme_cmd) ?
+		NDK_OP_FLAG_INLINE : 0;
+	qp->sq_depth = isize;
+	qp->quiet_max = RTE_MAX(qp->nreq / 4u, 1u);
 	st = ndk_create_cq(c->ad, qp->qsize + isize, NULL, NULL, &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_qp(c->pd, qp->cq, qp->cq, qp, qp->qsize, isize,
-				   1, 2, 0, &qp->ndkqp);
+				   1, 2, qp->cmd_flags != 0 ?
+				   (uint32_t)sizeof(struct nvme_cmd) : 0,
+				   &qp->ndkqp);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_mr(c->pd, false, &qp->cap_mr);
 	if (st == NDK_STATUS_SUCCESS)

@@ -283,9 +283,12 @@ typedef void (*ndk_nvmf_cb)(void *arg, const struct ndk_nvmf_cpl *cpl);
 
 /**
  * Read @p nlb blocks at @p lba of namespace @p nsid into @p buf.
- * @return 0 (@p cb will be called exactly once), -EAGAIN (queue full),
- *   -EINVAL (size past max_io_size, NULL buffer, zero blocks, unknown
- *   namespace), -ENOTCONN (the queue failed). Data path.
+ * @return 0 (@p cb will be called exactly once), -EAGAIN (queue full:
+ *   every command slot taken, or, rarely, a send queue still holding
+ *   command capsules the controller has not acknowledged; submit again
+ *   after ndk_nvmf_qpair_poll()), -EINVAL (size past max_io_size, NULL
+ *   buffer, zero blocks, unknown namespace), -ENOTCONN (the queue
+ *   failed). Data path.
  */
 int ndk_nvmf_read(struct ndk_nvmf_qpair *qp, uint32_t nsid, void *buf,
 		  uint64_t lba, uint32_t nlb, ndk_nvmf_cb cb, void *arg);

@@ -14,7 +14,8 @@
  * A request lives from its capsule's receive completion until its last
  * work request (RDMA READ, the response SEND) has completed; its RDMA
  * WRITEs complete only when they fail (silent success: the SEND behind
- * them completes after them); its capsule's receive
+ * them completes after them); a response posted inline and silent frees
+ * its request at once (nvmf_rdma_respond()); its capsule's receive
  * buffer is posted again just before the response is sent, so the host
  * always finds the receive its next command needs. The responses of the
  * requests that complete while a batch of completions is handled are
@@ -444,13 +445,32 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_rdma_need_buf(req);
 }
 
-/* Post the data (C2H: RDMA WRITEs) and the response of @p req, whose
- * receive is posted again already. */
+/*
+ * Post the data (C2H: RDMA WRITEs) and the response of @p req, whose
+ * receive is posted again already. The WRITEs are deferred
+ * (NDK_OP_FLAG_DEFER): the provider takes them with the response; so is
+ * the response when @p more, another one following it at once
+ * (nvmf_rdma_flush_held()): a batch reaches the provider in one chain.
+ *
+ * An inline response of a request that holds nothing else the provider
+ * reads (no data buffer of ours: its data, if any, comes from a
+ * namespace's memory; no extra send queue entries) goes silent
+ * (NDK_OP_FLAG_SILENT_SUCCESS, context qp->silent_ctx) and the request
+ * is freed at once: no completion to wait for, none to handle. The send
+ * queue then holds such responses until the host acknowledges them, as
+ * it held their requests before; a host that keeps sending commands and
+ * never acknowledges fills it, and the post fails: the queue pair closes
+ * (as it does when such a host exhausts the requests).
+ */
 static void
-nvmf_rdma_respond(struct nvmf_req *req)
+nvmf_rdma_respond(struct nvmf_req *req, bool more)
 {
 	struct nvmf_qpair *qp = req->qp;
 	struct nvme_cpl *cpl = req->cpl;
+	bool quiet = qp->rsp_flags != 0 && !req->has_buf && req->extra_wr == 0;
+	uint32_t flags = qp->rsp_flags | (more ? NDK_OP_FLAG_DEFER : 0) |
+		(quiet ? NDK_OP_FLAG_SILENT_SUCCESS : 0);
+	void *ctx = quiet ? (void *)&qp->silent_ctx : (void *)req;
 	struct ndk_sge s;
 	ndk_status_t st;
 
@@ -474,7 +494,8 @@ nvmf_rdma_respond(struct nvmf_req *req)
 			s.token = req->data_token;
 			st = ndk_write(qp->ndkqp, req, &s, 1, req->seg[i].addr,
 				       req->seg[i].key,
-				       NDK_OP_FLAG_SILENT_SUCCESS);
+				       NDK_OP_FLAG_SILENT_SUCCESS |
+				       NDK_OP_FLAG_DEFER);
 			if (st != NDK_STATUS_SUCCESS)
 				goto fail;
 			at += s.length;
@@ -485,16 +506,18 @@ nvmf_rdma_respond(struct nvmf_req *req)
 	s.length = sizeof(*cpl);
 	s.token = qp->tgt->arena_ltoken;
 	if (req->invalidate) {
-		st = ndk_send_and_invalidate(qp->ndkqp, req, &s, 1, 0,
+		st = ndk_send_and_invalidate(qp->ndkqp, ctx, &s, 1, flags,
 					     req->inv_key);
 		qp->tgt->stats.remote_invalidates++;
 	} else {
-		st = ndk_send(qp->ndkqp, req, &s, 1, 0);
+		st = ndk_send(qp->ndkqp, ctx, &s, 1, flags);
 	}
 	if (st != NDK_STATUS_SUCCESS)
 		goto fail;
-	req->pending++;
-	qp->wr_outstanding++;
+	if (!quiet) {
+		req->pending++;
+		qp->wr_outstanding++;
+	}
 	nvmf_req_release(req);
 	return;
 fail:
@@ -549,7 +572,7 @@ nvmf_rdma_flush_held(struct nvmf_qpair *qp)
 			continue;
 		}
 		req->recv = NULL;
-		nvmf_rdma_respond(req);
+		nvmf_rdma_respond(req, i + 1 < posted);
 	}
 	qp->holding = holding;
 }
@@ -584,7 +607,7 @@ nvmf_rdma_complete(struct nvmf_req *req)
 		return;
 	}
 	req->recv = NULL;
-	nvmf_rdma_respond(req);
+	nvmf_rdma_respond(req, false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -700,6 +723,8 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 	TAILQ_INIT(&qp->free_reqs);
 	TAILQ_INIT(&qp->sgl_wait);
 	qp->extra_wr_used = 0;
+	qp->rsp_flags = tgt->info.max_inline_data_size >=
+		sizeof(struct nvme_cpl) ? NDK_OP_FLAG_INLINE : 0;
 	qp->holding = false;
 	qp->nheld = 0;
 	for (uint32_t i = 0; i < 2 * n; i++) {
@@ -712,7 +737,9 @@ nvmf_rdma_setup_qpair(struct nvmf_qpair *qp, struct ndk_connector *conn,
 			   &qp->cq);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_qp(tgt->pd, qp->cq, qp->cq, qp, n,
-				   4 * n + NVMF_SGL_EXTRA_WR, 1, 1, 0,
+				   4 * n + NVMF_SGL_EXTRA_WR, 1, 1,
+				   qp->rsp_flags != 0 ?
+				   (uint32_t)sizeof(struct nvme_cpl) : 0,
 				   &qp->ndkqp);
 	if (st != NDK_STATUS_SUCCESS) {
 		NVMF_LOG(ERR, "qpair for qid %u: %s\n", r->qid,
@@ -896,16 +923,19 @@ nvmf_rdma_poll_qpair(struct nvmf_qpair *qp)
 	for (uint32_t i = 0; i < n; i++) {
 		uint8_t kind = *(const uint8_t *)r[i].request_context;
 
-		if (r[i].type == NDK_OP_WRITE) {
+		if (r[i].type == NDK_OP_WRITE || kind == NVMF_CTX_SILENT) {
 			/*
-			 * A silent RDMA WRITE that failed or was flushed: its
-			 * request is not counted in, and is freed by its
-			 * response SEND's completion (or was, when that could
-			 * not be posted). The queue pair is done for.
+			 * A silent RDMA WRITE or response that failed or was
+			 * flushed: not counted in. The WRITE's request is
+			 * freed by its response SEND's completion (or was, when
+			 * that could not be posted or went silent), a silent
+			 * response's when it was posted. The queue pair is done
+			 * for.
 			 */
 			if (r[i].status != NDK_STATUS_CANCELLED)
-				NVMF_LOG(NOTICE, "qpair %u: RDMA WRITE failed: "
-					 "%s (%u)\n", qp->idx,
+				NVMF_LOG(NOTICE, "qpair %u: %s failed: %s (%u)\n",
+					 qp->idx, r[i].type == NDK_OP_WRITE ?
+					 "RDMA WRITE" : "response",
 					 ndk_status_str(r[i].status),
 					 r[i].provider_error);
 			nvmf_qpair_close(qp);

@@ -111,6 +111,7 @@ nvmf_qpair_slot_init(struct ndk_nvmf_tgt *tgt, uint32_t i)
 	qp->idx = i;
 	qp->recvs = &tgt->recv_pool[(size_t)i * depth];
 	qp->reqs = &tgt->req_pool[(size_t)i * depth * 2];
+	qp->silent_ctx = NVMF_CTX_SILENT;
 	for (uint32_t r = 0; r < depth; r++) {
 		qp->recvs[r].kind = NVMF_CTX_RECV;
 		qp->recvs[r].buf = slot + (size_t)r * nvmf_recv_size(tgt);

@@ -67,6 +67,9 @@ extern int nvmf_tgt_logtype;
 enum nvmf_ctx_kind {
 	NVMF_CTX_RECV = 1,
 	NVMF_CTX_REQ = 2,
+	/** A silent response (nvmf_qpair::silent_ctx): reported only when
+	 *  it failed or was flushed, its request long freed. */
+	NVMF_CTX_SILENT = 3,
 };
 
 /** Data direction of a command. */
@@ -156,7 +159,8 @@ struct nvmf_qpair {
 	struct ndk_qp *ndkqp;
 	struct ndk_cq *cq;
 	uint32_t wr_outstanding; /**< posted, not completed (recvs too;
-				  *   not the silent RDMA WRITEs) */
+				  *   not the silent RDMA WRITEs and
+				  *   responses) */
 	uint32_t reqs_busy;     /**< requests taken from the free list */
 	bool cm_pending;        /**< accept callback due */
 	uint32_t nrecv;
@@ -166,6 +170,11 @@ struct nvmf_qpair {
 	/** Multi-descriptor commands waiting for send queue room. */
 	struct nvmf_req_list sgl_wait;
 	uint32_t extra_wr_used; /**< of NVMF_SGL_EXTRA_WR */
+	/** NDK_OP_FLAG_INLINE when the adapter takes a response capsule
+	 *  inline (copied at the post: no region lookup, no SGE), else 0. */
+	uint32_t rsp_flags;
+	/** NVMF_CTX_SILENT: the request context of silent responses. */
+	uint8_t silent_ctx;
 	uint64_t commands;
 	/** In a batch of completions: responses are held in @p held. */
 	bool holding;
