@@ -88,6 +88,20 @@ swr_reo_widen(struct swr_qp *qp)
 }
 
 /**
+ * READ responses [@p lo, @p hi) were asked again because they were
+ * shown lost: one of them arriving twice shows reordering
+ * (swr_reo_spurious()). The last SWR_RR_RANGES such ranges are kept.
+ */
+static inline void
+swr_rr_note(struct swr_qp *qp, uint32_t lo, uint32_t hi)
+{
+	uint32_t i = qp->rr_i++ % SWR_RR_RANGES;
+
+	qp->rr_lo[i] = lo;
+	qp->rr_hi[i] = hi;
+}
+
+/**
  * A round that took gaps for losses (ranges or requests sent again): after
  * 16 such rounds (una_psn passing what was out) with no reordering shown,
  * narrow the reorder window again.

@@ -154,17 +154,20 @@ swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 }
 
 /*
- * READ response @p psn came twice: if its READ was asked again for it
- * because a later response arrived (@p asked), or it lies in one of the
- * last ranges asked so (its READ may be done: rdma_rxe answers a re-read
- * after the stream it is sending), the original was late, not lost.
- * Widen the reorder window (once until what was out then is answered); it
- * narrows again after 16 rounds (what was out answered) that asked ranges
- * and saw no such duplicate (swr_comp_ask()).
+ * READ response @p psn came twice: if it lies in one of the last ranges
+ * asked again because they were shown lost (swr_rr_note(); its READ may
+ * be done: rdma_rxe answers a re-read after the stream it is sending),
+ * the original was late, not lost. Widen the reorder window (once until
+ * what was out then is answered); it narrows again after 16 rounds (what
+ * was out answered) that asked ranges and saw no such duplicate
+ * (swr_comp_ask()). Only the range asked counts, not the rest of its
+ * READ: a copy of a response below it is the answer to an earlier ask
+ * that a later one overtook.
  */
 static void
-swr_reo_spurious(struct swr_qp *qp, uint32_t psn, bool asked)
+swr_reo_spurious(struct swr_qp *qp, uint32_t psn)
 {
+	bool asked = false;
 	uint32_t i;
 
 	for (i = 0; !asked && i < SWR_RR_RANGES; i++) {
@@ -206,10 +209,8 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 		if (qp->rd_ord_t0 != 0 && w == swr_swqe(qp, qp->sq_tail))
 			qp->rd_ord_loss = true;
 		w->rd_rr_gap = 1;
-		uint32_t i = qp->rr_i++ % SWR_RR_RANGES;
-
-		qp->rr_lo[i] = ndk_roce_psn_add(w->first_psn, k);
-		qp->rr_hi[i] = ndk_roce_psn_add(w->first_psn, w->rd_rr_end);
+		swr_rr_note(qp, ndk_roce_psn_add(w->first_psn, k),
+			    ndk_roce_psn_add(w->first_psn, w->rd_rr_end));
 	}
 }
 
@@ -235,6 +236,13 @@ swr_comp_timeout_reread(struct swr_qp *qp)
 bool
 swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe)
 {
+	/*
+	 * Nothing of it or after it answered: a go-back-N responder that
+	 * lost its request (and our NAK) dropped every request after it
+	 * too; asking it alone would leave each of those to a timer.
+	 */
+	if (!qp->sr_on && wqe->rd_pkts == 0 && !swr_rd_revealed(qp, wqe))
+		return false;
 	return swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe));
 }
 
@@ -267,6 +275,8 @@ swr_comp_rack(struct swr_qp *qp)
 	SWR_STAT(qp->q, read_reread_lost);
 	t->rd_rr_end = t->rd_pkts;
 	swr_comp_ask(qp, t);
+	/* The earlier ask may yet be answered: no evidence (RACK) here. */
+	t->rd_rr_gap = 0;
 	return true;
 }
 
@@ -538,6 +548,14 @@ swr_comp_last_in(struct swr_qp *qp)
 
 	if (t->op == SWR_WR_READ && t->rd_pkts < t->rd_rr_end &&
 	    qp->req_idx != qp->sq_tail && qp->reo_mult == 0) {
+		/*
+		 * A guess: the earlier ask's answer may still come, and its
+		 * copy then is no reordering either.
+		 */
+		for (uint32_t i = 0; i < SWR_RR_RANGES; i++)
+			if ((uint32_t)ndk_roce_psn_diff(qp->rr_lo[i],
+					t->first_psn) < t->npkts)
+				qp->rr_hi[i] = qp->rr_lo[i];
 		t->rd_rr_end = 0;
 		swr_comp_ask(qp, t);
 		/* A guess: a late answer is no reorder. */
@@ -567,7 +585,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	if (w == NULL) {
 		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0) {
 			SWR_STAT(qp->q, rx_duplicate);
-			swr_reo_spurious(qp, psn, false);
+			swr_reo_spurious(qp, psn);
 		} else {
 			SWR_STAT(qp->q, rx_ghost_resp);
 		}
@@ -576,8 +594,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	if (k < w->rd_pkts || swr_ooo_has(qp, psn)) {
 		SWR_STAT(qp->q, rx_duplicate);
 		/* Asked again for a gap, and the original came too? */
-		swr_reo_spurious(qp, psn, w->rd_rr_gap && k < w->rd_rr_end);
-		w->rd_rr_gap = 0;       /* once per range */
+		swr_reo_spurious(qp, psn);
 		return;
 	}
 	if (k != w->rd_pkts &&
@@ -597,10 +614,18 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 			return;
 		}
 		swr_rd_meter(qp);
-		/* Beyond what was asked again: the answer to its request. */
-		if (k >= w->rd_rr_end &&
-		    (int32_t)(w->rd_tx_seq - qp->rack_seq) > 0)
-			qp->rack_seq = w->rd_tx_seq;
+		/*
+		 * Beyond what was asked again: the answer to its request.
+		 * Inside a range asked once because its responses were shown
+		 * lost: the answer to that ask.
+		 */
+		if (k >= w->rd_rr_end) {
+			if ((int32_t)(w->rd_tx_seq - qp->rack_seq) > 0)
+				qp->rack_seq = w->rd_tx_seq;
+		} else if (w->rd_rr_gap &&
+			   (int32_t)(w->rd_rr_seq - qp->rack_seq) > 0) {
+			qp->rack_seq = w->rd_rr_seq;
+		}
 		if (idx != qp->sq_tail)
 			SWR_STAT(qp->q, read_resp_ahead);
 		if (k == w->rd_pkts) {
@@ -649,7 +674,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	for (;;) {
 		if (!swr_sq_tail_started(qp)) {
 			SWR_STAT(qp->q, rx_ghost_resp);
-			swr_reo_spurious(qp, psn, false); /* all done: late? */
+			swr_reo_spurious(qp, psn); /* all done: late? */
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);

@@ -262,6 +262,11 @@ struct swr_qp {
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t nak_rew_psn;     /**< a sequence NAK went back to this PSN */
 	uint64_t nak_rew_t;       /**< ... at this TSC; 0 = none */
+	/** A go-back-N responder NAKed rd_fresh_psn and dropped every
+	 *  request from it: the READs from there sent again by that go-back
+	 *  are first executions (their gaps asked as for a first request) */
+	uint32_t rd_fresh_psn;
+	bool rd_fresh;
 	uint32_t reo_psn;         /**< raised at most once until una passes */
 	uint32_t retry_left;
 	uint32_t rnr_left;

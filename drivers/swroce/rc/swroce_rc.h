@@ -64,7 +64,8 @@ bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 /**
  * Completer: ask the READ @p wqe again for its first missing range (up to
  * its next response placed out of order, or its end) at once.
- * @return false if no frame could be sent now.
+ * @return false if no frame could be sent now, or if with a go-back-N
+ * peer nothing of it or after it was answered (then go back N).
  */
 bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
 

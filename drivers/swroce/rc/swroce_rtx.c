@@ -108,6 +108,13 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 	qp->rto_adapt_psn = qp->psn_max;
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
 	    qp->req_idx != qp->sq_tail && swr_comp_reread(qp, wqe)) {
+		/*
+		 * A range asked again: the back-off is for that range lost
+		 * again, and ends with its answer (progress past una_psn).
+		 * Each new loss of a READ stream starts from the round trip;
+		 * a spurious expiry costs a range, not a window.
+		 */
+		qp->rto_adapt_psn = ndk_roce_psn_add(qp->una_psn, 1);
 		swr_rto_arm(qp);
 		return;
 	}

@@ -355,6 +355,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->reo_qpsn = qp->una_psn;
 	qp->nak_t = 0;
 	qp->nak_rew_t = 0;
+	qp->rd_fresh = false;
 	qp->sr_hi = qp->una_psn;
 	qp->sr_rs_t = 0;
 	qp->sr_hole_t = 0;
