@@ -322,10 +322,10 @@ rl_case(uint32_t ppm, bool sr, double min_ratio, uint64_t max_rr)
 }
 
 /*
- * The bounds, against the figures (doc/performance-loss.md): 0.977 and 1
+ * The bounds, against the figures (doc/performance-loss.md): 0.980 and 1
  * expiry (none after a lost re-read) at 1 % with go-back-N, where a lost
  * re-read used to wait for the timer (0.529, 11 such expiries); 1.000 and
- * none with selective repeat (0.903, 13); 0.444 and 28 at 5 % (0.011,
+ * none with selective repeat (0.903, 13); 0.414 and 10 at 5 % (0.011,
  * 218, 14 of the expiries full timeouts).
  */
 static int

@@ -236,14 +236,13 @@ swr_comp_timeout_reread(struct swr_qp *qp)
 bool
 swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe)
 {
-	/*
-	 * Nothing of it or after it answered: a go-back-N responder that
-	 * lost its request (and our NAK) dropped every request after it
-	 * too; asking it alone would leave each of those to a timer.
-	 */
-	if (!qp->sr_on && wqe->rd_pkts == 0 && !swr_rd_revealed(qp, wqe))
-		return false;
 	return swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe));
+}
+
+bool
+swr_comp_read_silent(const struct swr_qp *qp, const struct swr_swqe *wqe)
+{
+	return !qp->sr_on && wqe->rd_pkts == 0 && !swr_rd_revealed(qp, wqe);
 }
 
 /*

@@ -262,9 +262,10 @@ struct swr_qp {
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t nak_rew_psn;     /**< a sequence NAK went back to this PSN */
 	uint64_t nak_rew_t;       /**< ... at this TSC; 0 = none */
-	/** A go-back-N responder NAKed rd_fresh_psn and dropped every
-	 *  request from it: the READs from there sent again by that go-back
-	 *  are first executions (their gaps asked as for a first request) */
+	/** A go-back-N responder NAKed rd_fresh_psn (or nothing from it on
+	 *  was answered) and dropped every request from it: the READs from
+	 *  there sent again by that go-back are first executions (their
+	 *  gaps asked as in a first answer) */
 	uint32_t rd_fresh_psn;
 	bool rd_fresh;
 	uint32_t reo_psn;         /**< raised at most once until una passes */

@@ -64,10 +64,17 @@ bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 /**
  * Completer: ask the READ @p wqe again for its first missing range (up to
  * its next response placed out of order, or its end) at once.
- * @return false if no frame could be sent now, or if with a go-back-N
- * peer nothing of it or after it was answered (then go back N).
+ * @return false if no frame could be sent now.
  */
 bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
+
+/**
+ * Completer: true if, with a go-back-N peer, nothing of READ @p wqe (sent)
+ * nor of anything after it was answered: its request was lost and the
+ * sequence NAK with it, and the responder dropped every request after it.
+ */
+bool swr_comp_read_silent(const struct swr_qp *qp,
+			  const struct swr_swqe *wqe);
 
 /**
  * Completer: at a full timeout, ask the READ at the tail again for its

@@ -107,6 +107,19 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		qp->rto_adapt_shift++;
 	qp->rto_adapt_psn = qp->psn_max;
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
+	    qp->req_idx != qp->sq_tail && swr_comp_read_silent(qp, wqe)) {
+		/*
+		 * Asking it alone would leave each request after it to a
+		 * timer: go back N, and as after a NAK the READs sent again
+		 * were never executed (their gaps asked as in a first answer).
+		 */
+		swr_req_rewind(qp);
+		qp->rd_fresh = true;
+		qp->rd_fresh_psn = qp->una_psn;
+		qp->rd_meter_n = 0;     /* the stream starts again */
+		return;
+	}
+	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
 	    qp->req_idx != qp->sq_tail && swr_comp_reread(qp, wqe)) {
 		/*
 		 * A range asked again: the back-off is for that range lost
@@ -191,6 +204,8 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
+	/* A stream that stopped for a timeout: its rate is measured anew. */
+	qp->rd_meter_n = 0;
 	/* Only a READ's last responses or its re-read lost: ask them alone. */
 	if (swr_comp_timeout_reread(qp)) {
 		swr_rto_arm(qp);
