@@ -547,19 +547,16 @@ swr_comp_last_in(struct swr_qp *qp)
 
 	if (t->op == SWR_WR_READ && t->rd_pkts < t->rd_rr_end &&
 	    qp->req_idx != qp->sq_tail && qp->reo_mult == 0) {
+		t->rd_rr_end = 0;
+		swr_comp_ask(qp, t);
 		/*
-		 * A guess: the earlier ask's answer may still come, and its
-		 * copy then is no reordering either.
+		 * A guess: a late answer is no reorder, and the earlier ask's
+		 * answer may still come, its copy then no reorder either.
 		 */
 		for (uint32_t i = 0; i < SWR_RR_RANGES; i++)
 			if ((uint32_t)ndk_roce_psn_diff(qp->rr_lo[i],
 					t->first_psn) < t->npkts)
 				qp->rr_hi[i] = qp->rr_lo[i];
-		t->rd_rr_end = 0;
-		swr_comp_ask(qp, t);
-		/* A guess: a late answer is no reorder. */
-		qp->rr_hi[(qp->rr_i - 1) % SWR_RR_RANGES] =
-			qp->rr_lo[(qp->rr_i - 1) % SWR_RR_RANGES];
 		t->rd_rr_gap = 0;
 	}
 }

@@ -147,6 +147,8 @@ swr_rd_busy(const struct swr_rd_res *r)
 
 /** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
 #define SWR_RR_RANGES 8
+/** ... each until una_psn passed it by this many PSNs (swr_rr_note()). */
+#define SWR_RR_KEEP 1024
 
 /** Kind of multi-packet message the responder is in the middle of. */
 enum swr_rcv_class {
