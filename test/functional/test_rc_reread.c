@@ -21,6 +21,12 @@
  *   answer is lost: the READ was never executed before, so the gap is
  *   asked for at once, as in a first answer (the fourth READ's responses
  *   held until it is).
+ * - reorder_tail_gap (adaptive retransmission on): reordering learnt
+ *   first (a response held behind three others, asked, then arriving:
+ *   the reorder window opens); then the second last response of the last
+ *   of two READs is lost: the last one shows the gap, but within the
+ *   window, and nothing comes after it. The reorder timer asks it when
+ *   the window has passed, not the retransmission timer.
  */
 
 #include <stdbool.h>
@@ -113,6 +119,76 @@ f_nak(struct rcx *x, int from, const struct ndk_roce_pkt *p)
 	return PASS;
 }
 
+/*
+ * reorder_tail_gap: phase 0, the response at x->arg held while three
+ * later ones pass; phase 1, the response at x->arg2 lost once.
+ */
+static enum verdict
+f_reo_tail(struct rcx *x, int from, const struct ndk_roce_pkt *p)
+{
+	uint32_t k = rel(x, p->psn);
+
+	if (from != B || p->opcode == NDK_ROCE_OP_RC_ACK)
+		return PASS;
+	if (x->phase == 1)
+		return k == x->arg2 ? once(x, SEEN_LOST1) : PASS;
+	if (x->hits == 0) {
+		if (k != x->arg)
+			return PASS;
+		x->hits = 1;            /* held */
+		return HOLD;
+	}
+	if (x->hits <= 3) {
+		x->hits++;              /* overtakes it */
+		return PASS;
+	}
+	return x->n_held[B] != 0 ? HOLD : PASS;
+}
+
+static void
+tick_reo_tail(struct rcx *x)
+{
+	if (x->phase == 0 && x->hits > 3 && x->n_held[B] != 0)
+		release(x, B);
+}
+
+static int
+reorder_tail_gap(void)
+{
+	struct ndk_test_xstats a0;
+	struct rcx x;
+	int rc;
+
+	if (rcx_open(&x, 16, 7, f_reo_tail) != 0)
+		return -1;
+	x.arg = RD_PKTS + 5;
+	rc = transfer(&x, 8, RD_LEN, false, tick_reo_tail, 91);
+	if (rc == 0)
+		TEST_ASSERT_EQ(DELTA(&x, A, read_spurious), 1,
+			       "phase 0: reordering learnt");
+	ndk_pair_stats(x.pair, A, &a0);
+	x.phase = 1;
+	x.arg2 = 8 * RD_PKTS + 2 * RD_PKTS - 2;
+	if (rc == 0)
+		rc = transfer(&x, 2, RD_LEN, false, NULL, 92);
+	if (rc == 0) {
+		const struct ndk_test_xstats *a1 = ctr_now(&x, A);
+
+		TEST_ASSERT(x.seen == SEEN_LOST1, "phase 1 scenario");
+		TEST_ASSERT_EQ(XS_DIFF(a1, &a0, "adaptive_retransmits") +
+			       XS_DIFF(a1, &a0, "retransmit_timeouts"), 0,
+			       "phase 1: found by the retransmission timer");
+		TEST_ASSERT_EQ(XS_DIFF(a1, &a0, "read_gap_retries"), 1,
+			       "phase 1: ranges asked");
+		rc = check_healthy(&x);
+	}
+	print_ctrs(&x);
+	rcx_close(&x);
+	return rc;
+}
+
+static int t_reorder_tail_gap(void) { return with_adaptive(reorder_tail_gap); }
+
 /* The watched range was asked: what was held goes. */
 static void
 tick_release(struct rcx *x)
@@ -170,6 +246,7 @@ t_reread_after_nak(void)
 static const struct ndk_test_case cases[] = {
 	{ "reread_lost_rack", t_reread_lost_rack },
 	{ "reread_after_nak", t_reread_after_nak },
+	{ "reorder_tail_gap", t_reorder_tail_gap },
 };
 
 int

@@ -124,11 +124,11 @@ swr_rd_revealed(const struct swr_qp *qp, const struct swr_swqe *w)
  * than a window of responses (4 << reo_mult) came after it: PSNs past it
  * (rd_hi), or responses arrived (rd_arrivals) since the first check that
  * found it shown (rd_seen); or a window of time passed since that check
- * (SRTT << (reo_mult - 1)). Later responses and the adaptive timer check
- * again.
+ * (SRTT << (reo_mult - 1)). Later responses check again, and the QP's
+ * timer when that window has passed (swr_reo_arm()).
  */
 static bool
-swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
+swr_rd_lost(struct swr_qp *qp, struct swr_swqe *w)
 {
 	uint32_t missing = ndk_roce_psn_add(w->first_psn, w->rd_pkts);
 	uint32_t n = UINT32_C(4) << qp->reo_mult;
@@ -140,17 +140,24 @@ swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 	/* Responders answer in PSN order: PSNs past it count as arrivals. */
 	if (likely(qp->reo_mult == 0) || (uint32_t)past > n)
 		return true;
+	wnd = qp->rtt.srtt << (qp->reo_mult - 1);
 	if (w->rd_seen == 0 || w->rd_seen_pkt != w->rd_pkts) {
 		w->rd_seen = RTE_MAX(qp->q->now, UINT64_C(1));
 		w->rd_seen_pkt = w->rd_pkts;
 		w->rd_seen_arr = qp->rd_arrivals;
+		if (qp->rtt.srtt != 0)
+			swr_reo_arm(qp, w->rd_seen + wnd);
 		return false;
 	}
 	if (qp->rd_arrivals - w->rd_seen_arr > n)
 		return true;
-	wnd = qp->rtt.srtt << (qp->reo_mult - 1);
-	return qp->rtt.srtt != 0 && qp->q->now >= w->rd_seen &&
-		qp->q->now - w->rd_seen >= wnd;
+	if (qp->rtt.srtt != 0 && qp->q->now >= w->rd_seen &&
+	    qp->q->now - w->rd_seen >= wnd)
+		return true;
+	/* Look again when the window has passed, responses or not. */
+	if (qp->rtt.srtt != 0)
+		swr_reo_arm(qp, w->rd_seen + wnd);
+	return false;
 }
 
 /*
@@ -269,14 +276,28 @@ swr_comp_rack(struct swr_qp *qp)
 		return false;
 	if (qp->reo_mult != 0 &&
 	    (srtt == 0 || qp->q->now - t->rd_rr_t <
-	     srtt + (srtt << (qp->reo_mult - 1))))
+	     srtt + (srtt << (qp->reo_mult - 1)))) {
+		if (srtt != 0)
+			swr_reo_arm(qp, t->rd_rr_t + srtt +
+				    (srtt << (qp->reo_mult - 1)));
 		return false;
+	}
 	SWR_STAT(qp->q, read_reread_lost);
 	t->rd_rr_end = t->rd_pkts;
 	swr_comp_ask(qp, t);
 	/* The earlier ask may yet be answered: no evidence (RACK) here. */
 	t->rd_rr_gap = 0;
 	return true;
+}
+
+void
+swr_comp_reo_due(struct swr_qp *qp)
+{
+	if (!swr_sq_tail_started(qp) || qp->req_idx == qp->sq_tail)
+		return;
+	/* Every READ sent whose first missing response now counts lost. */
+	swr_comp_reveal(qp, swr_psn_prev(qp->rd_hi));
+	swr_comp_rack(qp);
 }
 
 /*

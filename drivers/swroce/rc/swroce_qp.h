@@ -305,6 +305,8 @@ struct swr_qp {
 	uint32_t rd_ord_hi;       /**< rd_hi when swr_req_ord_room() last
 				   *  found no room (no change: none still) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
+	uint64_t reo_due;         /**< a READ gap or ask waits for the reorder
+				   *  window until this TSC (0: none) */
 
 	/* --- the poller's per-operation bookkeeping (lcore-private): one
 	 * line besides the requester's and responder's, so that with many

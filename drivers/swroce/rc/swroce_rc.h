@@ -69,6 +69,13 @@ bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /**
+ * Completer: the reorder window a READ gap or ask waited for has passed
+ * (swr_reo_arm()): ask what now counts as lost, as a response arriving
+ * would have.
+ */
+void swr_comp_reo_due(struct swr_qp *qp);
+
+/**
  * Completer: true if, with a go-back-N peer, nothing of READ @p wqe (sent)
  * nor of anything after it was answered: its request was lost and the
  * sequence NAK with it, and the responder dropped every request after it.

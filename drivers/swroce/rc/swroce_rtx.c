@@ -225,6 +225,13 @@ swr_req_timers(struct swr_qp *qp)
 	/* The queue's polls, not this QP's visits: it is off the active list. */
 	uint64_t gap = now - qp->q->last_now;
 
+	/* A READ gap or ask waited for the reorder window: look again. */
+	if (qp->reo_due != 0 && now >= qp->reo_due) {
+		qp->reo_due = 0;
+		swr_comp_reo_due(qp);
+		if (qp->rto_deadline > now)
+			swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
+	}
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)
 			return;
@@ -251,6 +258,9 @@ swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
 	struct swr_qp *qp = container_of(nd, struct swr_qp, tm);
 	uint64_t due = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
 	uint32_t state;
+
+	if (qp->reo_due != 0 && (due == 0 || qp->reo_due < due))
+		due = qp->reo_due;
 
 	SWR_STAT(q, qp_timer_fires);
 	if (due == 0)

@@ -265,6 +265,21 @@ swr_rto_arm(struct swr_qp *qp)
 }
 
 
+/**
+ * A READ gap, or a range asked, waits for the reorder window until TSC
+ * @p due (RACK's reorder timer): look again then, even if no response
+ * comes meanwhile (swr_comp_reo_due()). The QP's node on the wheel serves
+ * it too: it comes off at the earlier of this and rto_deadline.
+ */
+static inline void
+swr_reo_arm(struct swr_qp *qp, uint64_t due)
+{
+	if (due == 0 || (qp->reo_due != 0 && qp->reo_due <= due))
+		return;
+	qp->reo_due = due;
+	swr_tw_arm(&qp->q->tw, &qp->tm, due);
+}
+
 /** Wait for the RNR timer until TSC @p until (not 0) before resending. */
 static inline void
 swr_rnr_arm(struct swr_qp *qp, uint64_t until)
@@ -284,6 +299,7 @@ swr_qp_timers_cancel(struct swr_qp *qp)
 	qp->rto_deadline = 0;
 	qp->rto_start = 0;
 	qp->rnr_until = 0;
+	qp->reo_due = 0;
 	swr_tw_cancel(&qp->q->tw, &qp->tm);
 }
 
@@ -367,6 +383,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->nak_t = 0;
 	qp->nak_rew_t = 0;
 	qp->rd_fresh = false;
+	qp->reo_due = 0;
 	qp->sr_hi = qp->una_psn;
 	qp->sr_rs_t = 0;
 	qp->sr_hole_t = 0;
