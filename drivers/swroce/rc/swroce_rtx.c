@@ -227,10 +227,15 @@ swr_req_timers(struct swr_qp *qp)
 
 	/* A READ gap or ask waited for the reorder window: look again. */
 	if (qp->reo_due != 0 && now >= qp->reo_due) {
+		uint64_t next;
+
 		qp->reo_due = 0;
 		swr_comp_reo_due(qp);
-		if (qp->rto_deadline > now)
-			swr_tw_arm(&qp->q->tw, &qp->tm, qp->rto_deadline);
+		/* Off the wheel now: back on for the RNR or retransmission
+		 * timer, whichever is armed (an earlier reorder time stays). */
+		next = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
+		if (next > now)
+			swr_tw_arm(&qp->q->tw, &qp->tm, next);
 	}
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)
