@@ -145,6 +145,22 @@ swr_comp_nak_sample(struct swr_qp *qp, uint32_t psn)
 }
 
 /*
+ * A go-back-N responder NAKed @p psn: it dropped every request from there
+ * on (IB's in-order rule; selective repeat may have kept some), so the
+ * READs from it that the go-back sends again were never executed: their
+ * answers answer that request, and a gap in them is asked for as in a
+ * first one's (swr_req_read_pkt()), not left to the timer.
+ */
+static inline void
+swr_comp_nak_fresh(struct swr_qp *qp, uint32_t psn)
+{
+	if (!qp->sr_on) {
+		qp->rd_fresh = true;
+		qp->rd_fresh_psn = psn;
+	}
+}
+
+/*
  * A PSN sequence NAK at @p psn: requests were lost from there on.
  */
 static void
@@ -165,6 +181,7 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 			swr_comp_reveal(qp, psn);
 			SWR_STAT(qp->q, nak_seq_rewinds);
 			swr_req_rewind_to(qp, psn);
+			swr_comp_nak_fresh(qp, psn);
 		}
 		return;
 	}
@@ -197,6 +214,7 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 		qp->gbn_wnd >>= 1;
 	qp->gbn_acked = 0;
 	swr_req_rewind(qp);
+	swr_comp_nak_fresh(qp, psn);
 }
 
 /*

@@ -88,6 +88,32 @@ swr_reo_widen(struct swr_qp *qp)
 }
 
 /**
+ * READ responses [@p lo, @p hi) were asked again because they were
+ * shown lost: one of them arriving twice shows reordering
+ * (swr_reo_spurious()). SWR_RR_RANGES such ranges are kept, each until a
+ * copy of it came or una_psn passed it by SWR_RR_KEEP: a copy comes a
+ * round trip after the ask, behind what the link holds (a window of
+ * READs), and with many gaps shown (reordering not learnt yet) the
+ * latest ranges alone were overwritten before any copy came. A range
+ * not kept is asked all the same.
+ */
+static inline void
+swr_rr_note(struct swr_qp *qp, uint32_t lo, uint32_t hi)
+{
+	for (uint32_t n = 0; n < SWR_RR_RANGES; n++) {
+		uint32_t i = qp->rr_i++ % SWR_RR_RANGES;
+
+		if (qp->rr_lo[i] == qp->rr_hi[i] ||
+		    ndk_roce_psn_diff(qp->una_psn, qp->rr_hi[i]) >
+		    SWR_RR_KEEP) {
+			qp->rr_lo[i] = lo;
+			qp->rr_hi[i] = hi;
+			return;
+		}
+	}
+}
+
+/**
  * A round that took gaps for losses (ranges or requests sent again): after
  * 16 such rounds (una_psn passing what was out) with no reordering shown,
  * narrow the reorder window again.

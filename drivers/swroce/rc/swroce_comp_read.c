@@ -124,11 +124,11 @@ swr_rd_revealed(const struct swr_qp *qp, const struct swr_swqe *w)
  * than a window of responses (4 << reo_mult) came after it: PSNs past it
  * (rd_hi), or responses arrived (rd_arrivals) since the first check that
  * found it shown (rd_seen); or a window of time passed since that check
- * (SRTT << (reo_mult - 1)). Later responses and the adaptive timer check
- * again.
+ * (SRTT << (reo_mult - 1)). Later responses check again, and the QP's
+ * timer when that window has passed (swr_reo_arm()).
  */
 static bool
-swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
+swr_rd_lost(struct swr_qp *qp, struct swr_swqe *w)
 {
 	uint32_t missing = ndk_roce_psn_add(w->first_psn, w->rd_pkts);
 	uint32_t n = UINT32_C(4) << qp->reo_mult;
@@ -140,31 +140,41 @@ swr_rd_lost(const struct swr_qp *qp, struct swr_swqe *w)
 	/* Responders answer in PSN order: PSNs past it count as arrivals. */
 	if (likely(qp->reo_mult == 0) || (uint32_t)past > n)
 		return true;
+	wnd = qp->rtt.srtt << (qp->reo_mult - 1);
 	if (w->rd_seen == 0 || w->rd_seen_pkt != w->rd_pkts) {
 		w->rd_seen = RTE_MAX(qp->q->now, UINT64_C(1));
 		w->rd_seen_pkt = w->rd_pkts;
 		w->rd_seen_arr = qp->rd_arrivals;
+		if (qp->rtt.srtt != 0)
+			swr_reo_arm(qp, w->rd_seen + wnd);
 		return false;
 	}
 	if (qp->rd_arrivals - w->rd_seen_arr > n)
 		return true;
-	wnd = qp->rtt.srtt << (qp->reo_mult - 1);
-	return qp->rtt.srtt != 0 && qp->q->now >= w->rd_seen &&
-		qp->q->now - w->rd_seen >= wnd;
+	if (qp->rtt.srtt != 0 && qp->q->now >= w->rd_seen &&
+	    qp->q->now - w->rd_seen >= wnd)
+		return true;
+	/* Look again when the window has passed, responses or not. */
+	if (qp->rtt.srtt != 0)
+		swr_reo_arm(qp, w->rd_seen + wnd);
+	return false;
 }
 
 /*
- * READ response @p psn came twice: if its READ was asked again for it
- * because a later response arrived (@p asked), or it lies in one of the
- * last ranges asked so (its READ may be done: rdma_rxe answers a re-read
- * after the stream it is sending), the original was late, not lost.
- * Widen the reorder window (once until what was out then is answered); it
- * narrows again after 16 rounds (what was out answered) that asked ranges
- * and saw no such duplicate (swr_comp_ask()).
+ * READ response @p psn came twice: if it lies in one of the last ranges
+ * asked again because they were shown lost (swr_rr_note(); its READ may
+ * be done: rdma_rxe answers a re-read after the stream it is sending),
+ * the original was late, not lost. Widen the reorder window (once until
+ * what was out then is answered); it narrows again after 16 rounds (what
+ * was out answered) that asked ranges and saw no such duplicate
+ * (swr_comp_ask()). Only the range asked counts, not the rest of its
+ * READ: a copy of a response below it is the answer to an earlier ask
+ * that a later one overtook.
  */
 static void
-swr_reo_spurious(struct swr_qp *qp, uint32_t psn, bool asked)
+swr_reo_spurious(struct swr_qp *qp, uint32_t psn)
 {
+	bool asked = false;
 	uint32_t i;
 
 	for (i = 0; !asked && i < SWR_RR_RANGES; i++) {
@@ -206,10 +216,8 @@ swr_comp_ask(struct swr_qp *qp, struct swr_swqe *w)
 		if (qp->rd_ord_t0 != 0 && w == swr_swqe(qp, qp->sq_tail))
 			qp->rd_ord_loss = true;
 		w->rd_rr_gap = 1;
-		uint32_t i = qp->rr_i++ % SWR_RR_RANGES;
-
-		qp->rr_lo[i] = ndk_roce_psn_add(w->first_psn, k);
-		qp->rr_hi[i] = ndk_roce_psn_add(w->first_psn, w->rd_rr_end);
+		swr_rr_note(qp, ndk_roce_psn_add(w->first_psn, k),
+			    ndk_roce_psn_add(w->first_psn, w->rd_rr_end));
 	}
 }
 
@@ -238,6 +246,12 @@ swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe)
 	return swr_req_reread(qp, wqe, swr_rd_hole_end(qp, wqe));
 }
 
+bool
+swr_comp_read_silent(const struct swr_qp *qp, const struct swr_swqe *wqe)
+{
+	return !qp->sr_on && wqe->rd_pkts == 0 && !swr_rd_revealed(qp, wqe);
+}
+
 /*
  * RACK for a range asked again (a re-read, or a READ sent again whole by
  * a rewind): the responder serves READ requests in the order they arrive
@@ -262,12 +276,28 @@ swr_comp_rack(struct swr_qp *qp)
 		return false;
 	if (qp->reo_mult != 0 &&
 	    (srtt == 0 || qp->q->now - t->rd_rr_t <
-	     srtt + (srtt << (qp->reo_mult - 1))))
+	     srtt + (srtt << (qp->reo_mult - 1)))) {
+		if (srtt != 0)
+			swr_reo_arm(qp, t->rd_rr_t + srtt +
+				    (srtt << (qp->reo_mult - 1)));
 		return false;
+	}
 	SWR_STAT(qp->q, read_reread_lost);
 	t->rd_rr_end = t->rd_pkts;
 	swr_comp_ask(qp, t);
+	/* The earlier ask may yet be answered: no evidence (RACK) here. */
+	t->rd_rr_gap = 0;
 	return true;
+}
+
+void
+swr_comp_reo_due(struct swr_qp *qp)
+{
+	if (!swr_sq_tail_started(qp) || qp->req_idx == qp->sq_tail)
+		return;
+	/* Every READ sent whose first missing response now counts lost. */
+	swr_comp_reveal(qp, swr_psn_prev(qp->rd_hi));
+	swr_comp_rack(qp);
 }
 
 /*
@@ -540,9 +570,14 @@ swr_comp_last_in(struct swr_qp *qp)
 	    qp->req_idx != qp->sq_tail && qp->reo_mult == 0) {
 		t->rd_rr_end = 0;
 		swr_comp_ask(qp, t);
-		/* A guess: a late answer is no reorder. */
-		qp->rr_hi[(qp->rr_i - 1) % SWR_RR_RANGES] =
-			qp->rr_lo[(qp->rr_i - 1) % SWR_RR_RANGES];
+		/*
+		 * A guess: a late answer is no reorder, and the earlier ask's
+		 * answer may still come, its copy then no reorder either.
+		 */
+		for (uint32_t i = 0; i < SWR_RR_RANGES; i++)
+			if ((uint32_t)ndk_roce_psn_diff(qp->rr_lo[i],
+					t->first_psn) < t->npkts)
+				qp->rr_hi[i] = qp->rr_lo[i];
 		t->rd_rr_gap = 0;
 	}
 }
@@ -567,7 +602,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	if (w == NULL) {
 		if (ndk_roce_psn_diff(psn, qp->una_psn) < 0) {
 			SWR_STAT(qp->q, rx_duplicate);
-			swr_reo_spurious(qp, psn, false);
+			swr_reo_spurious(qp, psn);
 		} else {
 			SWR_STAT(qp->q, rx_ghost_resp);
 		}
@@ -576,8 +611,7 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	if (k < w->rd_pkts || swr_ooo_has(qp, psn)) {
 		SWR_STAT(qp->q, rx_duplicate);
 		/* Asked again for a gap, and the original came too? */
-		swr_reo_spurious(qp, psn, w->rd_rr_gap && k < w->rd_rr_end);
-		w->rd_rr_gap = 0;       /* once per range */
+		swr_reo_spurious(qp, psn);
 		return;
 	}
 	if (k != w->rd_pkts &&
@@ -597,10 +631,18 @@ swr_comp_read_other(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 			return;
 		}
 		swr_rd_meter(qp);
-		/* Beyond what was asked again: the answer to its request. */
-		if (k >= w->rd_rr_end &&
-		    (int32_t)(w->rd_tx_seq - qp->rack_seq) > 0)
-			qp->rack_seq = w->rd_tx_seq;
+		/*
+		 * Beyond what was asked again: the answer to its request.
+		 * Inside a range asked once because its responses were shown
+		 * lost: the answer to that ask.
+		 */
+		if (k >= w->rd_rr_end) {
+			if ((int32_t)(w->rd_tx_seq - qp->rack_seq) > 0)
+				qp->rack_seq = w->rd_tx_seq;
+		} else if (w->rd_rr_gap &&
+			   (int32_t)(w->rd_rr_seq - qp->rack_seq) > 0) {
+			qp->rack_seq = w->rd_rr_seq;
+		}
 		if (idx != qp->sq_tail)
 			SWR_STAT(qp->q, read_resp_ahead);
 		if (k == w->rd_pkts) {
@@ -649,7 +691,7 @@ swr_comp_read_resp(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	for (;;) {
 		if (!swr_sq_tail_started(qp)) {
 			SWR_STAT(qp->q, rx_ghost_resp);
-			swr_reo_spurious(qp, psn, false); /* all done: late? */
+			swr_reo_spurious(qp, psn); /* all done: late? */
 			return;
 		}
 		wqe = swr_swqe(qp, qp->sq_tail);

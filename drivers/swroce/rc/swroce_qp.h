@@ -147,6 +147,8 @@ swr_rd_busy(const struct swr_rd_res *r)
 
 /** Ranges asked for gaps a QP remembers, to tell reordering from loss. */
 #define SWR_RR_RANGES 8
+/** ... each until una_psn passed it by this many PSNs (swr_rr_note()). */
+#define SWR_RR_KEEP 1024
 
 /** Kind of multi-packet message the responder is in the middle of. */
 enum swr_rcv_class {
@@ -280,6 +282,12 @@ struct swr_qp {
 	uint64_t nak_t;           /**< ... since this TSC; 0 = none */
 	uint32_t nak_rew_psn;     /**< a sequence NAK went back to this PSN */
 	uint64_t nak_rew_t;       /**< ... at this TSC; 0 = none */
+	/** A go-back-N responder NAKed rd_fresh_psn (or nothing from it on
+	 *  was answered) and dropped every request from it: the READs from
+	 *  there sent again by that go-back are first executions (their
+	 *  gaps asked as in a first answer) */
+	uint32_t rd_fresh_psn;
+	bool rd_fresh;
 	uint32_t reo_psn;         /**< raised at most once until una passes */
 	uint32_t retry_left;
 	uint32_t rnr_left;
@@ -315,6 +323,8 @@ struct swr_qp {
 	uint32_t rd_ord_hi;       /**< rd_hi when swr_req_ord_room() last
 				   *  found no room (no change: none still) */
 	uint64_t rnr_until;       /**< 0 = not waiting for RNR */
+	uint64_t reo_due;         /**< a READ gap or ask waits for the reorder
+				   *  window until this TSC (0: none) */
 
 	/* --- the poller's per-operation bookkeeping (lcore-private): one
 	 * line besides the requester's and responder's, so that with many

@@ -69,6 +69,21 @@ bool swr_req_reread(struct swr_qp *qp, struct swr_swqe *wqe, uint32_t end);
 bool swr_comp_reread(struct swr_qp *qp, struct swr_swqe *wqe);
 
 /**
+ * Completer: the reorder window a READ gap or ask waited for has passed
+ * (swr_reo_arm()): ask what now counts as lost, as a response arriving
+ * would have.
+ */
+void swr_comp_reo_due(struct swr_qp *qp);
+
+/**
+ * Completer: true if, with a go-back-N peer, nothing of READ @p wqe (sent)
+ * nor of anything after it was answered: its request was lost and the
+ * sequence NAK with it, and the responder dropped every request after it.
+ */
+bool swr_comp_read_silent(const struct swr_qp *qp,
+			  const struct swr_swqe *wqe);
+
+/**
  * Completer: at a full timeout, ask the READ at the tail again for its
  * first missing range alone if its stream and every later READ's were
  * answered (responses placed or shown lost): only its last responses or

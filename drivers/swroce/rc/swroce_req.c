@@ -173,13 +173,22 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
 	m = swr_req_read_build(qp, wqe, k, wqe->npkts);
 	if (m == NULL)
 		return NULL;
-	/* Sent again (a rewind): everything missing is asked for now. */
+	/*
+	 * Sent again (a rewind): everything missing is asked for now; but
+	 * a READ the responder never executed (past a go-back-N NAK) is
+	 * asked for the first time.
+	 */
 	if (unlikely(ndk_roce_psn_diff(ndk_roce_psn_add(wqe->first_psn, k),
 				       qp->psn_max) < 0)) {
-		wqe->rd_rr_end = wqe->npkts;
+		if (qp->rd_fresh && ndk_roce_psn_diff(wqe->first_psn,
+						      qp->rd_fresh_psn) >= 0) {
+			wqe->rd_rr_end = 0;
+		} else {
+			wqe->rd_rr_end = wqe->npkts;
+			wqe->rd_rr_seq = qp->rd_seq + 1; /* this request */
+			wqe->rd_rr_t = qp->q->now;
+		}
 		wqe->rd_rr_gap = 0;
-		wqe->rd_rr_seq = qp->rd_seq + 1;        /* this request */
-		wqe->rd_rr_t = qp->q->now;
 	}
 	/* No READ out before it: no response seen counts (PSNs wrap). */
 	if (qp->rd_outstanding == 0)
@@ -561,6 +570,7 @@ swr_req_rewind(struct swr_qp *qp)
 	qp->q->stats.retransmit_packets += n;
 	qp->ev.retransmit_packets += n;
 	swr_rtt_void_from(qp, qp->una_psn);
+	qp->rd_fresh = false;
 	qp->rew_max = qp->psn_max;
 	/* Resume mid-message; a READ re-asks from its first missing response. */
 	qp->req_idx = qp->sq_tail;
@@ -600,6 +610,7 @@ swr_req_rewind_to(struct swr_qp *qp, uint32_t psn)
 		}
 		swr_rtt_void_from(qp, psn);
 		qp->rew_max = qp->psn_max;
+		qp->rd_fresh = false;
 		qp->req_idx = i;
 		qp->req_pkt = (uint32_t)k;
 		qp->req_psn = psn;

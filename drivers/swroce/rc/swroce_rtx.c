@@ -107,7 +107,27 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		qp->rto_adapt_shift++;
 	qp->rto_adapt_psn = qp->psn_max;
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
+	    qp->req_idx != qp->sq_tail && swr_comp_read_silent(qp, wqe)) {
+		/*
+		 * Asking it alone would leave each request after it to a
+		 * timer: go back N, and as after a NAK the READs sent again
+		 * were never executed (their gaps asked as in a first answer).
+		 */
+		swr_req_rewind(qp);
+		qp->rd_fresh = true;
+		qp->rd_fresh_psn = qp->una_psn;
+		qp->rd_meter_n = 0;     /* the stream starts again */
+		return;
+	}
+	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
 	    qp->req_idx != qp->sq_tail && swr_comp_reread(qp, wqe)) {
+		/*
+		 * A range asked again: the back-off is for that range lost
+		 * again, and ends with its answer (progress past una_psn).
+		 * Each new loss of a READ stream starts from the round trip;
+		 * a spurious expiry costs a range, not a window.
+		 */
+		qp->rto_adapt_psn = ndk_roce_psn_add(qp->una_psn, 1);
 		swr_rto_arm(qp);
 		return;
 	}
@@ -184,6 +204,8 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	if (qp->rto_backoff < SWR_RTO_MAX_BACKOFF)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
+	/* A stream that stopped for a timeout: its rate is measured anew. */
+	qp->rd_meter_n = 0;
 	/* Only a READ's last responses or its re-read lost: ask them alone. */
 	if (swr_comp_timeout_reread(qp)) {
 		swr_rto_arm(qp);
@@ -203,6 +225,18 @@ swr_req_timers(struct swr_qp *qp)
 	/* The queue's polls, not this QP's visits: it is off the active list. */
 	uint64_t gap = now - qp->q->last_now;
 
+	/* A READ gap or ask waited for the reorder window: look again. */
+	if (qp->reo_due != 0 && now >= qp->reo_due) {
+		uint64_t next;
+
+		qp->reo_due = 0;
+		swr_comp_reo_due(qp);
+		/* Off the wheel now: back on for the RNR or retransmission
+		 * timer, whichever is armed (an earlier reorder time stays). */
+		next = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
+		if (next > now)
+			swr_tw_arm(&qp->q->tw, &qp->tm, next);
+	}
 	if (qp->rnr_until != 0) {
 		if (now < qp->rnr_until)
 			return;
@@ -229,6 +263,9 @@ swr_qp_timer_fire(struct swr_tw_node *nd, void *arg)
 	struct swr_qp *qp = container_of(nd, struct swr_qp, tm);
 	uint64_t due = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
 	uint32_t state;
+
+	if (qp->reo_due != 0 && (due == 0 || qp->reo_due < due))
+		due = qp->reo_due;
 
 	SWR_STAT(q, qp_timer_fires);
 	if (due == 0)

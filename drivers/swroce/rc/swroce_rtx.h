@@ -34,6 +34,9 @@
 #define SWR_RTO_MAX_ADAPT_SHIFT 10
 /** Expiries in a row re-armed because this side was not polled. */
 #define SWR_RTO_MAX_DEFERS 8
+/** READ responses the stream meter counts at most: then it keeps the
+ *  later half of its time and count (the rate of the last 512 to 1,024). */
+#define SWR_RD_METER_MAX 1024
 
 /** The full local ACK timeout now: doubled per timeout in a row. */
 static inline uint64_t
@@ -160,14 +163,22 @@ swr_rtt_progress(struct swr_qp *qp, uint32_t una)
  * A READ response was placed (in order or ahead): count it in the
  * stream's meter. A stream begins with the wait for its first response
  * (rto_start: the request's transmission, or the last progress before
- * it), so the first response already gives a rate, the round trip.
+ * it), so the first response already gives a rate, the round trip. A
+ * stream that never ends (READs posted as others complete) is measured
+ * over its last 512 to 1,024 responses: a stall long ago (a lost request
+ * and its NAK, a full timeout) would otherwise slow its rate for good,
+ * and stretch every later deadline to the full timeout.
  */
 static inline void
 swr_rd_meter(struct swr_qp *qp)
 {
-	if (qp->rd_meter_n++ == 0)
+	if (qp->rd_meter_n++ == 0) {
 		qp->rd_meter_t0 = qp->rto_start != 0 ? qp->rto_start :
 			qp->q->now;
+	} else if (unlikely(qp->rd_meter_n > SWR_RD_METER_MAX)) {
+		qp->rd_meter_t0 += (qp->q->now - qp->rd_meter_t0) >> 1;
+		qp->rd_meter_n >>= 1;
+	}
 }
 
 /**
@@ -254,6 +265,21 @@ swr_rto_arm(struct swr_qp *qp)
 }
 
 
+/**
+ * A READ gap, or a range asked, waits for the reorder window until TSC
+ * @p due (RACK's reorder timer): look again then, even if no response
+ * comes meanwhile (swr_comp_reo_due()). The QP's node on the wheel serves
+ * it too: it comes off at the earlier of this and rto_deadline.
+ */
+static inline void
+swr_reo_arm(struct swr_qp *qp, uint64_t due)
+{
+	if (due == 0 || (qp->reo_due != 0 && qp->reo_due <= due))
+		return;
+	qp->reo_due = due;
+	swr_tw_arm(&qp->q->tw, &qp->tm, due);
+}
+
 /** Wait for the RNR timer until TSC @p until (not 0) before resending. */
 static inline void
 swr_rnr_arm(struct swr_qp *qp, uint64_t until)
@@ -273,6 +299,7 @@ swr_qp_timers_cancel(struct swr_qp *qp)
 	qp->rto_deadline = 0;
 	qp->rto_start = 0;
 	qp->rnr_until = 0;
+	qp->reo_due = 0;
 	swr_tw_cancel(&qp->q->tw, &qp->tm);
 }
 
@@ -355,6 +382,8 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->reo_qpsn = qp->una_psn;
 	qp->nak_t = 0;
 	qp->nak_rew_t = 0;
+	qp->rd_fresh = false;
+	qp->reo_due = 0;
 	qp->sr_hi = qp->una_psn;
 	qp->sr_rs_t = 0;
 	qp->sr_hole_t = 0;

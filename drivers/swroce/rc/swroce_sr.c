@@ -220,11 +220,14 @@ swr_sack_top(const uint8_t *map)
 /*
  * Send again, alone, each request packet the SACK at @p psn (bitmap
  * @p map, kept up to offset @p top) shows lost from offset @p from on.
+ * @return true if a SEND or WRITE packet went, the first at *@p first.
  */
-static void
+static bool
 swr_sr_resend_holes(struct swr_qp *qp, uint32_t psn, const uint8_t *map,
-		    uint32_t from, uint32_t top)
+		    uint32_t from, uint32_t top, uint32_t *first)
 {
+	bool wr = false;
+
 	for (uint32_t i = qp->sq_tail; i != qp->req_idx + 1; i++) {
 		struct swr_swqe *w = swr_swqe(qp, i);
 		int32_t d0;
@@ -240,11 +243,22 @@ swr_sr_resend_holes(struct swr_qp *qp, uint32_t psn, const uint8_t *map,
 		if (d0 >= (int32_t)top)
 			break;
 		if (w->op == SWR_WR_READ) {
-			/* Its request lost (not its responses: nothing came). */
+			/*
+			 * Its request lost (not its responses: nothing came):
+			 * sent again, the request's first execution, so its
+			 * answers are its own (RACK) and a gap in them is
+			 * asked for as in a first answer.
+			 */
 			if (d0 >= (int32_t)from && !swr_sack_has(map, (uint32_t)d0)
 			    && w->rd_pkts == 0 && w->rd_rr_end == 0 &&
-			    swr_req_reread(qp, w, w->npkts))
+			    swr_req_reread(qp, w, w->npkts)) {
 				SWR_STAT(qp->q, sr_resent);
+				w->rd_rr_end = 0;
+				w->rd_tx_seq = w->rd_rr_seq;
+				/* Its answer twice: the request was late. */
+				swr_rr_note(qp, w->first_psn, ndk_roce_psn_add(
+						w->first_psn, w->npkts));
+			}
 			continue;
 		}
 		/* Packets sent: all, or up to req_pkt of the one at req_idx. */
@@ -259,10 +273,14 @@ swr_sr_resend_holes(struct swr_qp *qp, uint32_t psn, const uint8_t *map,
 			if (swr_sack_has(map, (uint32_t)j))
 				continue;
 			if (!swr_req_resend(qp, i, k))
-				return;
+				return wr;
 			SWR_STAT(qp->q, sr_resent);
+			if (!wr)
+				*first = ndk_roce_psn_add(psn, (uint32_t)j);
+			wr = true;
 		}
 	}
+	return wr;
 }
 
 /*
@@ -296,7 +314,7 @@ swr_sr_sack_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	const uint8_t *map = (const uint8_t *)ndk_roce_pkt_ext(p,
 		p->op->offset[NDK_ROCE_AETH]) + NDK_ROCE_AETH_LEN;
-	uint32_t psn = p->psn, top, from, thr;
+	uint32_t psn = p->psn, top, from, thr, first = 0;
 	uint64_t resent;
 	int32_t d;
 
@@ -336,13 +354,20 @@ swr_sr_sack_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	if (from >= top)
 		return;
 	resent = qp->q->stats.sr_resent;
-	swr_sr_resend_holes(qp, psn, map, from, top);
-	if (qp->q->stats.sr_resent != resent) {
-		/* Judged when una_psn passes it (swr_sr_progress()). */
-		swr_reo_round(qp);
-		qp->sr_rs_psn = ndk_roce_psn_add(psn, from);
+	/*
+	 * A round that sent a SEND or WRITE packet again is judged when
+	 * una_psn passes that packet (swr_sr_progress()). Not a READ
+	 * request: its answer does not queue behind the READs after it
+	 * (the responder kept them unexecuted), so it comes much sooner
+	 * than a round trip whether or not the request was late; a late
+	 * one shows as its responses coming twice (swr_rr_note()).
+	 */
+	if (swr_sr_resend_holes(qp, psn, map, from, top, &first)) {
+		qp->sr_rs_psn = first;
 		qp->sr_rs_t = RTE_MAX(qp->q->now, UINT64_C(1));
 	}
+	if (qp->q->stats.sr_resent != resent)
+		swr_reo_round(qp);
 	qp->sr_hi = ndk_roce_psn_add(psn, top);
 	swr_rto_arm(qp);
 }

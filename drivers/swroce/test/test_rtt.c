@@ -273,6 +273,38 @@ t_read_stream(void)
 }
 
 /*
+ * A stream that never ends (READs posted as others complete): a stall at
+ * its start (a first request lost, with its NAK) no longer slows its rate
+ * once thousands of responses came at the steady one: the meter keeps
+ * about the last 1,024.
+ */
+static int
+t_read_stream_recent(void)
+{
+	struct swr_qp *qp = qp_init(true);
+	uint64_t t0 = qp->q->now, cap = UINT64_C(1) << 40, want, got;
+
+	qp->rto_start = t0;
+	qp->una_psn = 0;
+	qp->req_psn = qp->psn_max = 1u << 20;
+	qp->q->now = t0 + 1000000;                  /* the stall */
+	for (uint32_t n = 1; n <= 8192; n++) {
+		qp->q->now += 7;
+		swr_rd_meter(qp);
+		qp->una_psn = n;
+	}
+	TEST_ASSERT(qp->rd_meter_n <= SWR_RD_METER_MAX, "meter %u",
+		    qp->rd_meter_n);
+	qp->psn_max = qp->req_psn = qp->una_psn + 256;
+	want = 7ull * 256;
+	got = swr_rd_stream_time(qp, cap);
+	/* Counted from the start it would be 129 per response: 18x. */
+	TEST_ASSERT(got >= want && got <= 8 * want, "stream %" PRIu64
+		    " for %" PRIu64, got, want);
+	return 0;
+}
+
+/*
  * A READ range asked again after its request arrived (past the READ's
  * first response) voids only a sample timed inside that range: a later
  * READ's sample survives, and ends at its first response.
@@ -370,6 +402,7 @@ static const struct ndk_test_case cases[] = {
 	{ "karn", t_karn },
 	{ "timer_value", t_timer_value },
 	{ "read_stream", t_read_stream },
+	{ "read_stream_recent", t_read_stream_recent },
 	{ "karn_range", t_karn_range },
 	{ "read_stream_holes", t_read_stream_holes },
 };
