@@ -57,7 +57,7 @@
 #include "ndk_pair_test.h"
 #include "ndk_roce.h"
 #include "ndk_test.h"
-#include "swroce_hooks.h"
+#include "sim_clock.h"
 
 #define MTU		1024u
 #define MSG		(64u * 1024)
@@ -66,7 +66,6 @@
 #define LINE_MBPS	4000u	/* cnp_storm's line rate */
 #define WAIT_S		120.0
 #define SIM_WAIT_S	10.0	/* simulated */
-#define SIM_ALIGN	(UINT64_C(1) << 32)
 #define MAX_SAMPLES	(1u << 16)
 
 struct iqp {
@@ -90,14 +89,7 @@ static uint32_t n_lat;
 
 /* Simulated time: the clock of both adapters, the bottleneck and ours. */
 static bool sim;
-static uint64_t sim_now;
 static double sim_hz;
-
-static uint64_t
-sim_clock(void *arg __rte_unused)
-{
-	return sim_now;
-}
 
 static double
 now_s(void)
@@ -214,21 +206,6 @@ env_double(const char *name, double def)
 	return v != NULL && atof(v) >= 0 ? atof(v) : def;
 }
 
-/* Put A and B on the simulated clock (this thread polls), or back. */
-static int
-sim_clock_set(struct ndk_pair *p, bool on)
-{
-	for (int s = 0; s < 2; s++) {
-		ndk_adapter_release(p->ad[s]);
-		if (swr_hook_set_clock(p->ad[s], on ? sim_clock : NULL,
-				       NULL) != 0) {
-			fprintf(stderr, "  FAIL: swr_hook_set_clock\n");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* The targets with control on (simulated time only). */
 static int
 incast_targets(double drop, double gput, double jain)
@@ -310,11 +287,6 @@ run_incast(uint32_t cc)
 	p = ndk_pair_create(&pc);
 	TEST_ASSERT(p != NULL, "pair");
 	if (sim) {
-		/*
-		 * Ahead of the TSC (the deadlines armed so far stay valid),
-		 * aligned so that timer wheel ticks fall alike in every run.
-		 */
-		sim_now = RTE_ALIGN_CEIL(rte_rdtsc() + 1, SIM_ALIGN);
 		if (sim_clock_set(p, true) != 0)
 			goto out;
 		sim_on = true;

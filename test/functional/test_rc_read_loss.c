@@ -47,22 +47,14 @@
 #include "ndk_netem_queue.h"
 #include "ndk_pair_test.h"
 #include "ndk_test.h"
-#include "swroce_hooks.h"
+#include "sim_clock.h"
 
 #define MTU		4096u
 #define LEN		(64u * 1024)
 #define DEPTH		64u
 #define ORD		16u
-#define SIM_ALIGN	(UINT64_C(1) << 32)
 #define SIM_WAIT_S	30.0	/* simulated, per run */
 
-static uint64_t sim_now;
-
-static uint64_t
-sim_clock(void *arg __rte_unused)
-{
-	return sim_now;
-}
 
 static uint32_t
 env_u32(const char *name, uint32_t def)
@@ -70,21 +62,6 @@ env_u32(const char *name, uint32_t def)
 	const char *v = getenv(name);
 
 	return v != NULL && atoi(v) > 0 ? (uint32_t)atoi(v) : def;
-}
-
-/* Put A and B on the simulated clock (this thread polls), or back. */
-static int
-sim_clock_set(struct ndk_pair *p, bool on)
-{
-	for (int s = 0; s < 2; s++) {
-		ndk_adapter_release(p->ad[s]);
-		if (swr_hook_set_clock(p->ad[s], on ? sim_clock : NULL,
-				       NULL) != 0) {
-			fprintf(stderr, "  FAIL: swr_hook_set_clock\n");
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* What one run measured. */
@@ -146,8 +123,6 @@ rl_run(uint32_t n, uint32_t ppm, uint32_t reo_ppm, bool sr, struct rl_run *r)
 	p = ndk_pair_create(&pc);
 	TEST_ASSERT(p != NULL, "pair");
 	step = hz / 1000000;
-	/* Ahead of the TSC, aligned: timer wheel ticks fall alike. */
-	sim_now = RTE_ALIGN_CEIL(rte_rdtsc() + 1, SIM_ALIGN);
 	if (sim_clock_set(p, true) != 0)
 		goto out;
 	sim_on = true;
