@@ -21,6 +21,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "ndk_roce_parse.h"
 #include "swroce_adapter.h"
 #include "swroce_cc.h"
 #include "swroce_cm.h"
@@ -144,7 +145,7 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	bool later = false;
 
 	q->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
-	err = ndk_roce_parse(m, &p, false);
+	err = ndk_roce_parse_fast(m, &p);
 	if (unlikely(ad->trust_crc)) {
 		/* A link that cannot corrupt: no ICRC check (counted). */
 		if (err == NDK_ROCE_PARSE_OK)
