@@ -187,14 +187,15 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		*mp = NULL;
 		return;
 	}
-	if (unlikely(p.qpn == NDK_ROCE_GSI_QPN &&
-		     p.opcode == NDK_ROCE_OP_UD_SEND_ONLY)) {
-		/* The CM may flush a QP: what its frames completed first. */
-		swr_cq_stage_end(q);
-		swr_cm_rx(ad, &p);       /* CM MADs (queue 0) */
-		return;
-	}
 	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
+		if (p.qpn == NDK_ROCE_GSI_QPN &&
+		    p.opcode == NDK_ROCE_OP_UD_SEND_ONLY) {
+			/* The CM may flush a QP: what its frames completed
+			 * first. */
+			swr_cq_stage_end(q);
+			swr_cm_rx(ad, &p);       /* CM MADs (queue 0) */
+			return;
+		}
 		if (p.opcode == NDK_ROCE_OP_CNP) {
 			swr_cc_cnp_rx(q, &p);
 			return;
