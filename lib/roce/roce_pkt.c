@@ -18,6 +18,7 @@
 #include <rte_udp.h>
 
 #include "ndk_roce.h"
+#include "ndk_roce_parse.h"
 
 #define IPV4_HDR_LEN 20
 #define UDP_HDR_LEN 8
@@ -213,47 +214,27 @@ pkt_icrc_check(const struct ndk_roce_pkt *p)
 enum ndk_roce_parse_err
 ndk_roce_parse(struct rte_mbuf *m, struct ndk_roce_pkt *p, bool check_icrc)
 {
+	enum ndk_roce_parse_err err = ndk_roce_parse_fast(m, p);
+
+	if (err == NDK_ROCE_PARSE_OK && check_icrc && !pkt_icrc_check(p))
+		return NDK_ROCE_PARSE_BAD_ICRC;
+	return err;
+}
+
+enum ndk_roce_parse_err
+ndk_roce_parse_fields(struct rte_mbuf *m, struct ndk_roce_pkt *p)
+{
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t seg_len = m->data_len;
 	const struct rte_ether_hdr *eth;
 	const struct rte_ipv4_hdr *ip = NULL;
 	const struct rte_ipv6_hdr *ip6 = NULL;
 	const struct rte_udp_hdr *udp;
-	const struct ndk_roce_bth *bth;
-	const struct ndk_roce_opcode_info *op;
-	uint32_t l3, ihl, ip_len, udp_len, tlen, bth_off, pad;
+	enum ndk_roce_parse_err err;
+	uint32_t l3, ihl, ip_len, udp_len;
 	rte_be16_t etype;
 
 	eth = (const struct rte_ether_hdr *)d;
-	/*
-	 * The common frame, untagged IPv4 without options, not a fragment,
-	 * UDP to 4791, in three masked compares of the header words instead
-	 * of a branch per field; anything else takes the field-by-field path
-	 * below, which says what is wrong.
-	 */
-	if (likely(seg_len >= IPV4_OFF_UDP + UDP_HDR_LEN + NDK_ROCE_BTH_LEN)) {
-		uint64_t w0, w1;
-		uint16_t dport;
-
-		/* Ethertype, version and IHL; fragment bits and protocol. */
-		memcpy(&w0, d + 12, sizeof(w0));
-		memcpy(&w1, d + 20, sizeof(w1));
-		memcpy(&dport, d + IPV4_OFF_UDP + 2, sizeof(dport));
-		ip_len = (uint32_t)(rte_be_to_cpu_64(w0) >> 16) & 0xFFFF;
-		if ((rte_be_to_cpu_64(w0) & UINT64_C(0xFFFFFF0000000000)) ==
-		    UINT64_C(0x0800450000000000) &&
-		    (rte_be_to_cpu_64(w1) & UINT64_C(0x3FFF00FF00000000)) ==
-		    ((uint64_t)IPPROTO_UDP << 32) &&
-		    dport == RTE_BE16(NDK_ROCE_UDP_PORT) &&
-		    ip_len >= IPV4_HDR_LEN + UDP_HDR_LEN &&
-		    m->pkt_len >= RTE_ETHER_HDR_LEN + ip_len) {
-			l3 = RTE_ETHER_HDR_LEN;
-			ihl = IPV4_HDR_LEN;
-			ip = (const struct rte_ipv4_hdr *)(d + l3);
-			udp = (const struct rte_udp_hdr *)(d + IPV4_OFF_UDP);
-			goto udp_len;
-		}
-	}
 	/* Ethernet, optionally one 802.1Q tag. */
 	if (seg_len < RTE_ETHER_HDR_LEN)
 		return NDK_ROCE_PARSE_TRUNCATED;
@@ -314,38 +295,15 @@ udp:
 	udp = (const struct rte_udp_hdr *)(d + l3 + ihl);
 	if (udp->dst_port != RTE_BE16(NDK_ROCE_UDP_PORT))
 		return NDK_ROCE_PARSE_NOT_ROCE;
-udp_len:
 	udp_len = rte_be_to_cpu_16(udp->dgram_len);
 	if (udp_len != ip_len - ihl)
 		return NDK_ROCE_PARSE_BAD_UDP;
 
-	/* BTH .. ICRC: tlen bytes. */
-	tlen = udp_len - UDP_HDR_LEN;
-	bth_off = l3 + ihl + UDP_HDR_LEN;
-	if (tlen < NDK_ROCE_BTH_LEN + NDK_ROCE_ICRC_LEN ||
-	    seg_len < bth_off + NDK_ROCE_BTH_LEN)
-		return NDK_ROCE_PARSE_TRUNCATED;
-	bth = (const struct ndk_roce_bth *)(d + bth_off);
-	if ((bth->flags & NDK_ROCE_BTH_TVER_MASK) != 0)
-		return NDK_ROCE_PARSE_BAD_BTH;
-	op = &ndk_roce_opcode_table[bth->opcode];
-	if (!(op->flags & NDK_ROCE_OPF_VALID))
-		return NDK_ROCE_PARSE_BAD_OPCODE;
-	pad = ndk_roce_bth_padcnt(bth);
-	if (tlen < op->hdr_len + pad + NDK_ROCE_ICRC_LEN ||
-	    seg_len < bth_off + op->hdr_len)
-		return NDK_ROCE_PARSE_TRUNCATED;
-	tlen -= op->hdr_len + pad + NDK_ROCE_ICRC_LEN; /* now: payload */
-	if (!(op->flags & NDK_ROCE_OPF_PAYLOAD)) {
-		if (pad != 0)
-			return NDK_ROCE_PARSE_BAD_BTH;
-		if (tlen != 0)
-			return NDK_ROCE_PARSE_BAD_UDP;
-	}
-
-	p->m = m;
-	p->op = op;
-	p->bth = bth;
+	/* BTH .. ICRC: the UDP payload. */
+	err = ndk_roce_parse_bth(m, p, d, seg_len, l3, l3 + ihl + UDP_HDR_LEN,
+				 udp_len - UDP_HDR_LEN);
+	if (err != NDK_ROCE_PARSE_OK)
+		return err;
 	if (ip6 != NULL) {
 		p->sip = 0;
 		p->dip = 0;
@@ -357,18 +315,6 @@ udp_len:
 		p->sip6 = NULL;
 		p->dip6 = NULL;
 	}
-	p->opcode = bth->opcode;
-	p->padcnt = (uint8_t)pad;
-	p->se = ndk_roce_bth_se(bth);
-	p->ackreq = ndk_roce_bth_ackreq(bth);
-	p->qpn = ndk_roce_bth_qpn(bth);
-	p->psn = ndk_roce_bth_psn(bth);
-	p->l3_off = l3;
-	p->payload_off = bth_off + op->hdr_len;
-	p->payload_len = tlen;
-
-	if (check_icrc && !pkt_icrc_check(p))
-		return NDK_ROCE_PARSE_BAD_ICRC;
 	return NDK_ROCE_PARSE_OK;
 }
 

@@ -21,6 +21,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "ndk_roce_parse.h"
 #include "swroce_adapter.h"
 #include "swroce_cc.h"
 #include "swroce_cm.h"
@@ -144,7 +145,7 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	bool later = false;
 
 	q->stats.rx_bytes += rte_pktmbuf_pkt_len(m);
-	err = ndk_roce_parse(m, &p, false);
+	err = ndk_roce_parse_fast(m, &p);
 	if (unlikely(ad->trust_crc)) {
 		/* A link that cannot corrupt: no ICRC check (counted). */
 		if (err == NDK_ROCE_PARSE_OK)
@@ -186,14 +187,15 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 		*mp = NULL;
 		return;
 	}
-	if (unlikely(p.qpn == NDK_ROCE_GSI_QPN &&
-		     p.opcode == NDK_ROCE_OP_UD_SEND_ONLY)) {
-		/* The CM may flush a QP: what its frames completed first. */
-		swr_cq_stage_end(q);
-		swr_cm_rx(ad, &p);       /* CM MADs (queue 0) */
-		return;
-	}
 	if (unlikely(!(p.op->flags & NDK_ROCE_OPF_RC))) {
+		if (p.qpn == NDK_ROCE_GSI_QPN &&
+		    p.opcode == NDK_ROCE_OP_UD_SEND_ONLY) {
+			/* The CM may flush a QP: what its frames completed
+			 * first. */
+			swr_cq_stage_end(q);
+			swr_cm_rx(ad, &p);       /* CM MADs (queue 0) */
+			return;
+		}
 		if (p.opcode == NDK_ROCE_OP_CNP) {
 			swr_cc_cnp_rx(q, &p);
 			return;

@@ -147,9 +147,8 @@ swr_qp_retire_silent(struct swr_qp *qp, uint32_t psn)
 	while (tail != qp->req_idx && tail != prod) {
 		const struct swr_swqe *wqe = swr_swqe(qp, tail);
 
-		if (!wqe->started || wqe->op == SWR_WR_READ ||
-		    swr_wr_is_local(wqe->op) ||
-		    !(wqe->flags & NDK_OP_FLAG_SILENT_SUCCESS) ||
+		/* Started, a SEND or WRITE, silent: one byte says it. */
+		if (wqe->started != SWR_WQE_STARTED_SILENT ||
 		    ndk_roce_psn_diff(psn, ndk_roce_psn_add(wqe->first_psn,
 							   wqe->npkts - 1)) < 0)
 			break;

@@ -51,10 +51,19 @@ swr_wr_is_local(uint8_t op)
 	return op >= SWR_WR_FAST_REG;
 }
 
+/**
+ * swr_swqe.started of a SEND or WRITE posted with
+ * NDK_OP_FLAG_SILENT_SUCCESS: once acknowledged, retired without a
+ * completion (swr_qp_retire_silent() tests this one byte).
+ */
+#define SWR_WQE_STARTED_SILENT 2
+
 /** Send-queue WQE; followed by SGEs or inline bytes (qp->sq_stride). */
 struct swr_swqe {
 	uint8_t op;               /**< enum swr_wr_op */
-	uint8_t started;          /**< PSNs assigned (first transmission) */
+	uint8_t started;          /**< PSNs assigned (first transmission):
+				   *  0 not yet, else 1 or
+				   *  SWR_WQE_STARTED_SILENT */
 	uint16_t nsge;            /**< 0 with inline data */
 	uint32_t flags;           /**< NDK_OP_FLAG_* */
 	void *ctx;

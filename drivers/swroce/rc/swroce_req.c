@@ -430,7 +430,9 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 				break;
 			wqe->npkts = swr_npkts(qp, wqe->length);
 			wqe->first_psn = qp->req_psn;
-			wqe->started = 1;
+			wqe->started = wqe->op != SWR_WR_READ &&
+				(wqe->flags & NDK_OP_FLAG_SILENT_SUCCESS) ?
+				SWR_WQE_STARTED_SILENT : 1;
 			wqe->wr_tx_t = q->now;  /* a READ's fields follow */
 		}
 		if ((wqe->flags & NDK_OP_FLAG_READ_FENCE) &&
