@@ -4,9 +4,25 @@
 # "N passed, N failed" line and exits non-zero if anything failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+T0=$SECONDS
 bash devtools/setup.sh || exit 1
 
 rc=0
+# timed NAME CMD...: CMD, then "== NAME: N s" (where CI's time goes)
+timed() {
+	local name=$1 t=$SECONDS r=0
+	shift
+	"$@" || r=1
+	echo "== $name: $((SECONDS - t)) s"
+	return $r
+}
+fuzz_step() {
+	bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log
+}
+soak_step() {
+	bash devtools/soak.sh 60 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log
+}
+echo "== setup and build: $((SECONDS - T0)) s"
 # Each run is "<build dir>:<suite>", logged as <build dir>/meson-logs/<suite>.json.
 # The functional and daemon suites run once, in the sanitizer build
 # (build-asan: the same tests with every memory access checked); the plain
@@ -15,31 +31,32 @@ RUNS="build:unit build:install build-asan:unit build-asan:functional"
 RUNS="$RUNS build-asan:daemon build:interop"
 for r in $RUNS; do rm -f "${r%%:*}/meson-logs/${r#*:}.json"; done
 # Unit tests are light: run them in parallel.
-meson test -C build --suite unit --print-errorlogs --num-processes 2 \
-	--logbase unit || rc=1
+timed unit meson test -C build --suite unit --print-errorlogs \
+	--num-processes 2 --logbase unit || rc=1
 # What an embedder gets: meson install, libndk.pc, an out-of-tree build of
 # examples/hello_ndk; and the header boundaries (devtools/chkincs.py).
-meson test -C build --suite install --print-errorlogs --num-processes 1 \
-	--logbase install || rc=1
+timed install meson test -C build --suite install --print-errorlogs \
+	--num-processes 1 --logbase install || rc=1
 # The unit, functional and daemon suites built with AddressSanitizer,
 # UndefinedBehaviorSanitizer and LeakSanitizer in build-asan/: the first
 # report ends the program (doc/testing.md). The functional suites busy-poll
 # lcores, so they run one at a time on this 2-core machine.
-bash devtools/sanitize.sh unit functional daemon || rc=1
+timed sanitizers bash devtools/sanitize.sh unit functional daemon || rc=1
 # Each libFuzzer target of test/fuzz (clang, build-fuzz/) for a fixed
 # number of inputs from its seeds and regression inputs (devtools/fuzz.sh).
 rm -f build/fuzz-ci.log build/soak-ci.log
-bash devtools/fuzz.sh --runs 2000 2>&1 | tee build/fuzz-ci.log || rc=1
+timed fuzz fuzz_step || rc=1
 # The soak, briefly: two daemons with lossy, duplicating, reordering links,
 # attached applications connecting and closing; counters and memory checked
 # at the end (devtools/soak.sh; an hour by default).
-bash devtools/soak.sh 60 2>&1 | grep -v '^EAL:' | tee build/soak-ci.log || rc=1
+timed soak soak_step || rc=1
 # Against Linux Soft-RoCE in a QEMU guest (test/interop/README.md): builds
 # the guest image on first use (Debian packages only) and boots it under TCG;
 # the matrix of devtools/interop_matrix.sh.
 . devtools/interop_matrix.sh
-meson test -C build --suite interop --print-errorlogs --num-processes 1 \
-	--logbase interop || rc=1
+timed interop meson test -C build --suite interop --print-errorlogs \
+	--num-processes 1 --logbase interop || rc=1
+echo "== all: $((SECONDS - T0)) s"
 
 RUNS="$RUNS" python3 - <<'PY'
 import json, os, re

@@ -12,6 +12,7 @@
 
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,19 @@
 #define NP_DRAIN_S 30
 #define NP_LINGER_MS 500
 #define NP_MAX_ERR_PRINT 5
+
+/*
+ * SIGINT or SIGTERM: the run ends as if its time were up (the I/Os in
+ * flight complete, the results are printed), as spdk_nvme_perf and fio
+ * do on an interrupt. The signal number, read by the poll loop.
+ */
+static volatile sig_atomic_t np_signal;
+
+static void
+np_on_signal(int sig)
+{
+	np_signal = sig;
+}
 
 struct np_ctx;
 
@@ -426,6 +440,12 @@ run(struct np_ctx *c)
 			c->failed = true;
 		if (c->o.count == 0 && now >= end)
 			c->stopping = true;
+		if (np_signal != 0 && !c->stopping) {
+			printf("stopped by signal %d after %.1f s\n",
+			       (int)np_signal, (double)(now - t0) / (double)hz);
+			fflush(stdout);
+			c->stopping = true;
+		}
 		if (outstanding(c) == 0 &&
 		    (c->stopping || c->failed || c->o.count != 0))
 			break;
@@ -604,6 +624,7 @@ np_setup(struct np_ctx *c)
 	       c->o.io_size, qd, c->ci->num_io_queues,
 	       c->o.count != 0 ? "I/O count" : "timed", c->ns.nsid,
 	       c->nchunks);
+	fflush(stdout);
 	return 0;
 }
 
@@ -728,6 +749,8 @@ main(int argc, char **argv)
 	if (rc == 0)
 		rc = np_setup(&c);
 	if (rc == 0) {
+		signal(SIGINT, np_on_signal);
+		signal(SIGTERM, np_on_signal);
 		rc = run(&c);
 		np_report(&c.o, c.ci, &c.ns, &c.r);
 	}

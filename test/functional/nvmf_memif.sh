@@ -16,7 +16,8 @@
 #   without a copy (its "not copied" count), except with
 #   --copy-in-capsule (the copy path, also verified) or --no-in-capsule;
 #   with --region-key keyed I/O uses the region's one remote token (and
-#   only then).
+#   only then);
+# - SIGINT ends a timed run as its time would (case sigint).
 #
 #   nvmf_memif.sh <ndk-nvmf-tgt> <ndk-nvmf-perf>
 #
@@ -53,10 +54,17 @@ counter() {
 	echo "${v:-0}"
 }
 
-# run_case NAME [ndk-nvmf-perf options]
+# run_case NAME [--sigint] [ndk-nvmf-perf options]: --sigint: a timed run
+# (-t 120, not -N) ended by SIGINT once its workload has started; it must
+# end as its time would (exit 0, results printed, I/Os done)
 run_case() {
-	local name=$1
+	local name=$1 sig=0 h_pid stop=(-N "$IOS")
 	shift
+	if [ "${1:-}" = --sigint ]; then
+		sig=1
+		stop=(-t 120)
+		shift
+	fi
 	local sock=$TMP/$name.sock why="" t_pid h_rc t_rc ios
 	local eal=(--no-pci --no-huge -m 512)
 	local to=$TMP/$name.t.out ho=$TMP/$name.h.out
@@ -83,7 +91,20 @@ run_case() {
 	timeout 300 "$PERF" -l 1 "${eal[@]}" --file-prefix="ndknm-$$-$name-h" \
 		--vdev="net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=$BSIZE" \
 		-- -a 10.77.2.1 -n "$NQN" --ip 10.77.2.2 -o 4096 -q 32 \
-		-N "$IOS" --stats "$@" >"$ho" 2>"$TMP/$name.h.err"
+		"${stop[@]}" --stats "$@" >"$ho" 2>"$TMP/$name.h.err" &
+	h_pid=$!
+	PIDS+=("$h_pid")
+	if [ "$sig" = 1 ]; then
+		# GNU timeout passes the SIGINT on to ndk-nvmf-perf.
+		for _ in $(seq 600); do
+			grep -q '^workload: ' "$ho" && break
+			kill -0 "$h_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		sleep 1
+		kill -INT "$h_pid" 2>/dev/null
+	fi
+	wait "$h_pid"
 	h_rc=$?
 	kill -INT "$t_pid" 2>/dev/null
 	wait "$t_pid"
@@ -111,8 +132,12 @@ run_case() {
 		why="no keyed I/O with the region's key (--region-key)"
 	elif [ "$want_region" = no ] && [ "${region:-0}" != 0 ]; then
 		why="$region keyed I/Os with the region's key without --region-key"
-	elif [ "${ios:-0}" -lt "$IOS" ]; then
+	elif [ "$sig" = 0 ] && [ "${ios:-0}" -lt "$IOS" ]; then
 		why="host did ${ios:-no} I/Os of $IOS"
+	elif [ "$sig" = 1 ] && ! grep -q '^stopped by signal 2 after ' "$ho"; then
+		why="no 'stopped by signal 2' line: SIGINT did not end the run"
+	elif [ "$sig" = 1 ] && [ "${ios:-0}" = 0 ]; then
+		why="no I/O done before SIGINT"
 	elif [ "$h_rx" -gt "$t_tx" ] || [ "$t_rx" -gt "$h_tx" ]; then
 		why="more frames received than sent: host rx $h_rx of target tx $t_tx, target rx $t_rx of host tx $h_tx"
 	elif [ "$h_rx" -ge $((8 * ios)) ] || [ "$t_rx" -ge $((8 * ios)) ]; then
@@ -140,6 +165,7 @@ run_case randrw -w randrw -M 50 --verify
 run_case randrw_copied -w randrw -M 50 --verify --copy-in-capsule
 run_case write_keyed -w randwrite --no-in-capsule
 run_case randrw_region -w randrw -M 50 --verify --region-key
+run_case sigint --sigint -w randrw -M 50 --verify
 
 echo "nvmf_memif: $PASSED passed, $FAILED failed, 0 skipped"
 [ "$FAILED" = 0 ]

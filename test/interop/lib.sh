@@ -353,6 +353,24 @@ iop_app_kill() {
 	iop_app_wait || true
 }
 
+# iop_app_stop_after LOG REGEX SECS: once the application's LOG has a line
+# matching REGEX (grep -E), SIGINT to it SECS seconds later: a run of fixed
+# length ends when what it waits for has happened (ndk-nvmf-perf ends as if
+# its time were up). Returns when the application has exited by itself or
+# been told to stop; collect it with iop_app_wait.
+iop_app_stop_after() {
+	local log=$1 re=$2 secs=$3
+	[ -n "$IOP_APP_PID" ] || return 0
+	while kill -0 "$IOP_APP_PID" 2>/dev/null; do
+		if grep -Eq "$re" "$log" 2>/dev/null; then
+			sleep "$secs"
+			kill -INT "$IOP_APP_PID" 2>/dev/null || true
+			return 0
+		fi
+		sleep 0.2
+	done
+}
+
 # iop_host_listening [PORT]: until the application listens on TCP PORT
 # (18515) in the namespace; fails if it exits first or after 30 s
 iop_host_listening() {

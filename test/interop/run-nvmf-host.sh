@@ -27,11 +27,13 @@
 #   aen       (first MTU only) namespace 2 added through configfs while
 #             ndk-nvmf-perf runs: its asynchronous event (notice,
 #             namespace attribute changed, log page 04h) must arrive and
-#             the changed namespace list it reads must name 2
+#             the changed namespace list it reads must name 2; the run
+#             ends (SIGINT) a second after that list was read
 #   reconnect (first MTU only) verified randrw with --ctrl-loss-tmo 30 s
 #             while nvmet's port loses the subsystem for 3 s (configfs
 #             link removed and made again): ndk-nvmf-perf must reconnect
-#             by itself, carry on and verify every read
+#             by itself, carry on and verify every read; the run ends
+#             (SIGINT) after 3 s of I/O on the new connection
 # Each must exit 0 with no mismatch and no error; the guest captures eth1:
 # tshark must decode it, icrc_check.py must verify every ICRC, and
 # nvmf_inv_check.py must find the target's SEND with Invalidate frames,
@@ -249,6 +251,8 @@ dmesg | grep nvmet | tail -n 2")
 	iop_app_start "$L.ndk.log" "$NDK_NVMF_PERF" --ip "$IOP_NDK_IP" \
 		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
 		-w randread -t "${NH_AEN_T:-40}"
+	# -t is the bound: the run ends a second after the list was read.
+	iop_app_stop_after "$L.ndk.log" '^event: changed namespaces:' 1
 	iop_app_wait || nrc=$?
 	iop_gxw 60 "$job" 2>&1 | sed 's/^/    /' ||
 		iop_why "nvmet: cannot enable namespace 2"
@@ -286,6 +290,9 @@ dmesg | grep -E 'nvmet' | tail -n 4")
 		--mtu "$rmtu" -a "$GUEST_ADDR" -n "$NVMF_NQN" -q 1 -o 4096 \
 		-w randrw --verify -t "${NH_RECONNECT_T:-40}" --kato 5000 \
 		--reconnect-delay 500 --ctrl-loss-tmo 30000
+	# -t is the bound: the run ends 3 s of verified I/O after the
+	# reconnect.
+	iop_app_stop_after "$L.ndk.log" '^reconnected after' 3
 	iop_app_wait || nrc=$?
 	iop_gxw 60 "$job" 2>&1 | sed 's/^/    /' ||
 		iop_why "nvmet: cannot unlink and link the subsystem"

@@ -50,6 +50,10 @@
 #        run, after the netem profiles (none in effect), both roles, at the
 #        guest MTU PF_MODE_MTU, default the last of PF_MTUS; "all": every
 #        one; -a drops -s, -D drops -n)
+#      PF_MODE_MTU_TESTS (default PF_TESTS: at PF_MODE_MTU, when PF_MODES
+#        has modes, the plain cases of these tests only, where the modes
+#        cover the others: the CI matrix keeps send_lat there, which none
+#        of its modes runs)
 #      PF_CASE_TIMEOUT=60  PF_LCORES=1 (ndk-perf's)  PF_DPDK_MEM
 #      PF_NDK_OPTS (more ndk-perf options, e.g. "--loss 1": drop 1 % of
 #        the frames it receives, READ responses and requests alike)
@@ -96,6 +100,7 @@ MODES=${PF_MODES-write_bw:65536:50:-b send_bw:65536:50:-b read_bw:65536:50:-b \
 send_bw:65536:20:-R write_bw:65536:20:-R,-q,2 read_bw:65536:20:-R \
 send_lat:2:50:-R write_lat:2:50:-R read_lat:2:50:-R}
 MODE_MTU=${PF_MODE_MTU:-${IOP_MTUS##* }}
+MODE_MTU_TESTS=${PF_MODE_MTU_TESTS-$TESTS}
 QP_TIMEOUT=${PF_QP_TIMEOUT-18}
 CASE_T=$IOP_CASE_TIMEOUT
 NDK_PERF=${NDK_PERF:-$NDK_INTEROP_ROOT/build/app/ndk-perf/ndk-perf}
@@ -332,8 +337,9 @@ run_case_clock() {
 
 # perf_cases MTU RDMA_MTU ROLE: every test and case of PF_TESTS and PF_CASES
 perf_cases() {
-	local test c size iters kind max profs
-	for test in $TESTS; do
+	local test c size iters kind max profs tests=$TESTS
+	[ "$1" != "$MODE_MTU" ] || [ -z "$MODES" ] || tests=$MODE_MTU_TESTS
+	for test in $tests; do
 		for c in $CASES; do
 			IFS=: read -r size iters kind max profs <<<"$c"
 			iop_netem_case "$profs" || continue
