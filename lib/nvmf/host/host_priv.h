@@ -4,7 +4,8 @@
  * @file
  * The NVMe-oF/RDMA host's private parts: the codecs (host_codec.c: RDMA
  * CM private data, capsules, SGLs, responses), the queue pair
- * (host_qpair.c: QP, CQ, receive ring, requests, fast-register MRs,
+ * (host_qpair_setup.c: QP, CQ, receive ring, slots, fast-register MRs,
+ * RDMA CM connection, Fabrics Connect, destruction; host_qpair.c:
  * submission and completion), the controller (host_ctrlr.c) and the I/O
  * commands (host_io.c).
  */
@@ -15,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "ndk.h"
@@ -161,8 +163,18 @@ nvmf_page_count(uint64_t va, uint32_t len)
 }
 
 /* ------------------------------------------------------------------ */
-/* Queue pair (host_qpair.c)                                           */
+/* Queue pair (host_qpair_setup.c, host_qpair.c)                       */
 /* ------------------------------------------------------------------ */
+
+/** CQ entries a queue poll takes at a time. */
+#define NVMF_QP_POLL_BURST 32
+
+/** Timer cycles of @p ms milliseconds. */
+static inline uint64_t
+nvmf_ms_to_tsc(uint32_t ms)
+{
+	return rte_get_timer_hz() / 1000 * ms;
+}
 
 /** Direction of a command's data. */
 enum nvmf_xfer {
@@ -361,6 +373,22 @@ int nvmf_qpair_submit_staged(struct ndk_nvmf_qpair *qp,
 int nvmf_qpair_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
 		    void *buf, uint32_t len, enum nvmf_xfer xfer,
 		    struct nvme_cpl *cpl);
+
+/**
+ * As nvmf_qpair_exec(), the data always by keyed SGL, never in the
+ * capsule (the Fabrics Connect, as Linux sends it).
+ */
+int nvmf_qpair_exec_keyed(struct ndk_nvmf_qpair *qp,
+			  const struct nvme_cmd *cmd, void *buf, uint32_t len,
+			  enum nvmf_xfer xfer, struct nvme_cpl *cpl);
+
+/**
+ * Fail the queue (flushing its QP), poll it until what was posted has
+ * come back (bounded by the options' timeout), then complete every
+ * command still outstanding with a path status (aborted by host).
+ * Control path: before the queue's QP is closed.
+ */
+void nvmf_qpair_abort_all(struct ndk_nvmf_qpair *qp);
 
 /** Wait helper: poll the adapter when the options say so. */
 void nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c);
