@@ -33,6 +33,10 @@
  *    outside it or straddling its end is copied, a 16 KiB one stays keyed;
  *    each reads back identical; overlapping, NULL and empty regions are
  *    refused, and a fifth region (-ENOSPC);
+ *  - icd_lost: in-capsule writes from a registered region (silent
+ *    two-SGE SENDs) submitted after the target is gone: no response
+ *    comes, and each write completes with a path status once the queue
+ *    has failed and its drain is back, before the controller is closed;
  *  - region_key: a region registered with NDK_NVMF_BUF_REMOTE: keyed reads
  *    and writes from it carry its long-lived token (no fast register, no
  *    invalidation), data read back identical; a buffer outside it still
@@ -769,6 +773,76 @@ run_with_bufs(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *reg,
 	return rc;
 }
 
+/*
+ * The target destroyed, then in-capsule writes from a registered region
+ * sent to it: no response ever comes. The queue fails (the disconnect,
+ * or the transport giving up) and every write completes with a path
+ * status; those whose SEND went silent only after the drain posted
+ * behind the flush: with a drain that never came back they would wait
+ * for the close.
+ */
+static int
+icd_lost_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
+{
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
+	struct ndk_nvmf_qpair_stats s0, s1;
+	struct io io[12];
+	uint32_t n = 0;
+	double end;
+
+	RTE_SET_USED(plain);
+	memset(io, 0, sizeof(io));
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 0),
+		       0, "register 64 KiB");
+	TEST_ASSERT(h_rw(c, qp, reg, 0, 1, 31) == 0, "data first");
+	ndk_nvmf_qpair_get_stats(qp, &s0);
+	TEST_ASSERT_EQ(t_call(T_STOP), 0, "target destroyed");
+	for (uint32_t i = 0; i < RTE_DIM(io); i++) {
+		ndk_pair_fill(reg + i * T_BS, T_BS, 40 + i);
+		if (ndk_nvmf_write(qp, 1, reg + i * T_BS, i, 1, io_done,
+				   &io[i]) == 0)
+			n++;
+		else
+			io[i].done = -1;        /* refused: not submitted */
+	}
+	ndk_nvmf_qpair_get_stats(qp, &s1);
+	TEST_ASSERT(n > 0 && s1.in_capsule_direct - s0.in_capsule_direct == n,
+		    "%u writes submitted, in the capsule from the region", n);
+	end = ndk_pair_now() + WAIT_S;
+	while (ndk_nvmf_qpair_outstanding(qp) > 0 && ndk_pair_now() < end)
+		ndk_nvmf_qpair_poll(qp, 0);
+	TEST_ASSERT_EQ(ndk_nvmf_qpair_outstanding(qp), 0,
+		       "every write completed before the close");
+	for (uint32_t i = 0; i < RTE_DIM(io); i++)
+		TEST_ASSERT(io[i].done == -1 ||
+			    (io[i].done == 1 &&
+			     ndk_nvmf_status_sct(io[i].cpl.status) == 3),
+			    "write %u: path status, not %#x", i,
+			    io[i].cpl.status);
+	return 0;
+}
+
+static int
+test_icd_lost(void)
+{
+	struct ndk_nvmf_ctrlr *c = NULL;
+	uint8_t *reg;
+	int rc = -1;
+
+	reg = rte_zmalloc("e2e_reg", 64 * 1024, 4096);
+	if (reg != NULL && t_start() == 0 && h_connect(&c, T_NQN) == 0)
+		rc = icd_lost_body(c, reg, NULL);
+	else
+		fprintf(stderr, "  FAIL target start or host connect\n");
+	/* The controller is gone: its shutdown fails, the close frees all
+	 * the same. */
+	if (c != NULL)
+		ndk_nvmf_ctrlr_close(c);
+	t_stop();
+	rte_free(reg);
+	return rc;
+}
+
 static int
 test_region_key(void)
 {
@@ -845,6 +919,7 @@ main(int argc, char **argv)
 		{ "discovery", test_discovery },
 		{ "reconnect", test_reconnect },
 		{ "icd_direct", test_icd_direct },
+		{ "icd_lost", test_icd_lost },
 		{ "region_key", test_region_key },
 		{ "io_errors", test_io_errors },
 	};

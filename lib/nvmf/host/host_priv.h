@@ -197,6 +197,9 @@ struct nvmf_req {
 	bool mr_valid;                /**< rkey registered, not invalidated */
 	bool keyed;                   /**< a keyed SGL was sent */
 	bool untimed;                 /**< exempt from the timeout (AER) */
+	bool quiet_ref;               /**< its capsule SEND is silent and
+				       *  not inline: it reads the slot's
+				       *  and the caller's buffers */
 	uint32_t send_seq;            /**< its SEND's place in the SQ */
 	uint32_t inv_seq;             /**< its local invalidate's */
 	uint64_t tsc;                 /**< submission time */
@@ -235,13 +238,16 @@ struct ndk_nvmf_qpair {
 	uint32_t sq_seq;
 	uint32_t sq_known;
 	uint8_t silent_ctx;           /**< request context of silent SENDs */
+	uint8_t drain_ctx;            /**< request context of the drain */
 	bool failed;
+	bool drained;                 /**< the drain behind the flush is back */
 	bool connected;
 	bool disconnected;            /**< the disconnect event came */
 	struct ndk_cq *cq;
 	struct ndk_qp *ndkqp;
 	struct ndk_connector *conn;
 	struct ndk_mr *cap_mr, *rcv_mr;
+	struct ndk_mr *drain_mr;      /**< FR MR the drain invalidates */
 	uint32_t cap_ltoken, rcv_ltoken;
 	uint8_t *cap_region;
 	struct nvme_cpl *rcv_region;

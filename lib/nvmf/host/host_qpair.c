@@ -13,10 +13,10 @@
  * the controller (the response came as SEND with Invalidate naming it)
  * or by us (ndk_invalidate() posted on the response, completed). Until
  * then the slot and the caller's buffer stay the command's. A capsule of
- * the command alone goes inline (copied at the post) and, while the send
- * queue has room to spare, silent: nothing of it is left to complete
- * once it is posted, and the response proves the controller has it
- * (qp_submit()).
+ * the command alone goes inline (copied at the post). While the send
+ * queue has room to spare a capsule SEND, inline or not, is silent: the
+ * response proves the controller has received it, so nothing of it is
+ * left to wait for (qp_submit()).
  *
  * A response's receive is posted again before its command completes: a
  * burst's receives in one list, before any of its callbacks runs
@@ -26,7 +26,10 @@
  * A queue that fails (an error completion, the peer's disconnect, an I/O
  * past the timeout) is flushed: every posted request comes back, and
  * each command completes with a path status once nothing of it is
- * posted any more.
+ * posted any more. A command whose silent capsule SEND reads memory (not
+ * inline) and that has no response waits for the drain: a local
+ * invalidate posted behind the flush, whose completion says the provider
+ * holds nothing posted before it (qp_flush()).
  */
 
 #include <errno.h>
@@ -92,6 +95,8 @@ req_try_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r)
 	if (!r->busy || r->wr_out != 0)
 		return 0;
 	if (qp->failed) {
+		if (r->quiet_ref && !r->resp && !qp->drained)
+			return 0;
 		req_complete(qp, r, r->resp ? r->cpl.status & ~NVME_STATUS_P :
 			     fail_status(qp));
 		return 1;
@@ -102,6 +107,27 @@ req_try_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r)
 	return 1;
 }
 
+/*
+ * Flush the queue's QP and post the drain behind it: a signalled local
+ * invalidate of the queue's own FR MR, which comes back (flushed, or
+ * done) after every request posted before it. Without it (the post
+ * refused), the commands that wait for it complete when the queue is
+ * destroyed (nvmf_qpair_abort_all()).
+ */
+static void
+qp_flush(struct ndk_nvmf_qpair *qp)
+{
+	qp->failed = true;
+	if (qp->ndkqp == NULL)
+		return;
+	ndk_flush(qp->ndkqp);
+	if (qp->drain_mr == NULL ||
+	    ndk_invalidate(qp->ndkqp, &qp->drain_ctx, &qp->drain_mr->header,
+			   0) != NDK_STATUS_SUCCESS)
+		NVMF_HOST_LOG(WARNING, "queue %u: cannot post the drain",
+			      qp->qid);
+}
+
 void
 nvmf_qpair_fail(struct ndk_nvmf_qpair *qp, const char *why)
 {
@@ -109,9 +135,7 @@ nvmf_qpair_fail(struct ndk_nvmf_qpair *qp, const char *why)
 		return;
 	NVMF_HOST_LOG(ERR, "queue %u failed: %s (%u I/Os outstanding)",
 		      qp->qid, why, qp->outstanding);
-	qp->failed = true;
-	if (qp->ndkqp != NULL)
-		ndk_flush(qp->ndkqp);
+	qp_flush(qp);
 }
 
 /* Complete what a failed queue holds and no longer waits for. */
@@ -265,6 +289,11 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 			return on_response(qp, res, cpl);
 		nvmf_qpair_fail(qp, res->status == NDK_STATUS_CANCELLED ?
 				"receive flushed" : "receive failed");
+		return 0;
+	}
+	if (res->request_context == &qp->drain_ctx) {
+		/* Nothing posted before it is the provider's any more. */
+		qp->drained = true;
 		return 0;
 	}
 	if (res->request_context == &qp->silent_ctx) {
@@ -428,15 +457,21 @@ enum {
 };
 
 /*
- * Submit a command. Its capsule SEND is silent when it is inline (the
- * command alone) and the send queue has room to spare: posted, it holds
- * nothing of ours, and the slot is free again once the response has come
- * (and the token is invalid). A silent SEND still takes its send queue
- * entry until the controller acknowledges it, and the acknowledgement
- * of a SEND comes about a queue's worth of responses later (those to the
- * commands before it). The queue has room for three entries a slot (fast
- * register, SEND, local invalidate) and three more a slot for such
- * SENDs and the fast registers before them. The entries posted since the
+ * Submit a command. Its capsule SEND is silent while the send queue has
+ * room to spare: the slot, its capsule buffer and the caller's buffer
+ * (in-capsule data from a registered region, a second SGE) are free
+ * again once the response has come (and the token is invalid). The
+ * response proves the controller has received the whole capsule: the
+ * provider has read the buffers, and a retransmission it still makes
+ * reaches the controller as a duplicate, which is acknowledged and
+ * dropped whatever the buffers hold by then (on a failed queue, a
+ * command without a response waits for the drain instead: qp_flush()).
+ * A silent SEND still takes its send queue entry until the controller
+ * acknowledges it, and the acknowledgement of a SEND comes about a
+ * queue's worth of responses later (those to the commands before it).
+ * The queue has room for three entries a slot (fast register, SEND,
+ * local invalidate) and three more a slot for such SENDs and the fast
+ * registers before them. The entries posted since the
  * last signalled SEND that completed (sq_seq - sq_known: completions
  * come in order, so it retired all before it), with a local invalidate
  * for each command in flight, are counted; one SEND in quiet_max is
@@ -510,14 +545,13 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	s[0].va = r->capsule;
 	s[0].length = send_len;
 	s[0].token = qp->cap_ltoken;
-	if (nsge == 1 && send_len == sizeof(*cmd) && qp->cmd_flags != 0) {
+	if (nsge == 1 && send_len == sizeof(*cmd))
 		flags = qp->cmd_flags;
-		quiet = qp->quiet_run < qp->quiet_max &&
-			need + qp->nreq <= qp->sq_depth;
-		if (quiet)
-			flags |= NDK_OP_FLAG_SILENT_SUCCESS;
-		qp->quiet_run = quiet ? qp->quiet_run + 1 : 0;
-	}
+	quiet = qp->quiet_run < qp->quiet_max &&
+		need + qp->nreq <= qp->sq_depth;
+	if (quiet)
+		flags |= NDK_OP_FLAG_SILENT_SUCCESS;
+	qp->quiet_run = quiet ? qp->quiet_run + 1 : 0;
 	st = ndk_send(qp->ndkqp, quiet ? (void *)&qp->silent_ctx : (void *)r,
 		      s, nsge, flags);
 	if (st != NDK_STATUS_SUCCESS) {
@@ -531,6 +565,7 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	r->busy = true;
 	r->resp = false;
 	r->wr_out = quiet ? 0 : 1;
+	r->quiet_ref = quiet && !(flags & NDK_OP_FLAG_INLINE);
 	r->cb = cb;
 	r->cb_arg = arg;
 	r->untimed = (how & QP_UNTIMED) != 0;
@@ -641,10 +676,8 @@ nvmf_qpair_abort_all(struct ndk_nvmf_qpair *qp)
 	uint64_t end = rte_get_timer_cycles() +
 		nvmf_ms_to_tsc(qp->ctrlr->opts.timeout_ms);
 
-	if (!qp->failed) {
-		qp->failed = true;
-		ndk_flush(qp->ndkqp);
-	}
+	if (!qp->failed)
+		qp_flush(qp);
 	while (qp->outstanding > 0 && rte_get_timer_cycles() < end) {
 		ndk_nvmf_qpair_poll(qp, 0);
 		nvmf_ctrlr_idle(qp->ctrlr);

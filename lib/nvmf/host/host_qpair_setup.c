@@ -145,6 +145,10 @@ qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
 		st = ndk_register_mr(qp->cap_mr, qp->cap_region,
 				     (size_t)qp->nreq * qp->capsule_len, 0);
 	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_create_mr(c->pd, true, &qp->drain_mr);
+	if (st == NDK_STATUS_SUCCESS)
+		st = ndk_initialize_fast_register_mr(qp->drain_mr, 1, false);
+	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_create_mr(c->pd, false, &qp->rcv_mr);
 	if (st == NDK_STATUS_SUCCESS)
 		st = ndk_register_mr(qp->rcv_mr, qp->rcv_region,
@@ -376,6 +380,8 @@ nvmf_qpair_destroy(struct ndk_nvmf_qpair *qp)
 		ndk_close_mr(qp->cap_mr, NULL, NULL);
 	if (qp->rcv_mr != NULL)
 		ndk_close_mr(qp->rcv_mr, NULL, NULL);
+	if (qp->drain_mr != NULL)
+		ndk_close_mr(qp->drain_mr, NULL, NULL);
 	if (qp->cq != NULL)
 		ndk_close_cq(qp->cq, NULL, NULL);
 	rte_free(qp->reqs);
