@@ -556,8 +556,13 @@ reconnect_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf)
 	return 0;
 }
 
+/*
+ * Connect, run @p body with a 64 KiB buffer, close: a body that loses the
+ * target leaves a controller whose shutdown fails (or that has no queue
+ * left), which the close frees all the same.
+ */
 static int
-test_reconnect(void)
+run_losing_target(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *buf))
 {
 	struct ndk_nvmf_ctrlr *c = NULL;
 	uint8_t *buf;
@@ -565,15 +570,20 @@ test_reconnect(void)
 
 	buf = rte_zmalloc("e2e_buf", 64 * 1024, 4096);
 	if (buf != NULL && t_start() == 0 && h_connect(&c, T_NQN) == 0)
-		rc = reconnect_body(c, buf);
+		rc = body(c, buf);
 	else
 		fprintf(stderr, "  FAIL target start or host connect\n");
-	/* Closing a controller without queues frees it all the same. */
 	if (c != NULL)
 		ndk_nvmf_ctrlr_close(c);
 	t_stop();
 	rte_free(buf);
 	return rc;
+}
+
+static int
+test_reconnect(void)
+{
+	return run_losing_target(reconnect_body);
 }
 
 /* Add namespace @p nsid on the file @p path of @p bytes (sparse). */
@@ -782,7 +792,7 @@ run_with_bufs(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *reg,
  * for the close.
  */
 static int
-icd_lost_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
+icd_lost_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg)
 {
 	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
 	struct ndk_nvmf_qpair_stats s0, s1;
@@ -790,7 +800,6 @@ icd_lost_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
 	uint32_t n = 0;
 	double end;
 
-	RTE_SET_USED(plain);
 	memset(io, 0, sizeof(io));
 	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 0),
 		       0, "register 64 KiB");
@@ -825,22 +834,7 @@ icd_lost_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
 static int
 test_icd_lost(void)
 {
-	struct ndk_nvmf_ctrlr *c = NULL;
-	uint8_t *reg;
-	int rc = -1;
-
-	reg = rte_zmalloc("e2e_reg", 64 * 1024, 4096);
-	if (reg != NULL && t_start() == 0 && h_connect(&c, T_NQN) == 0)
-		rc = icd_lost_body(c, reg, NULL);
-	else
-		fprintf(stderr, "  FAIL target start or host connect\n");
-	/* The controller is gone: its shutdown fails, the close frees all
-	 * the same. */
-	if (c != NULL)
-		ndk_nvmf_ctrlr_close(c);
-	t_stop();
-	rte_free(reg);
-	return rc;
+	return run_losing_target(icd_lost_body);
 }
 
 static int
