@@ -37,6 +37,12 @@
  *    two-SGE SENDs) submitted after the target is gone: no response
  *    comes, and each write completes with a path status once the queue
  *    has failed and its drain is back, before the controller is closed;
+ *  - icd_loss: in-capsule writes from a registered region, up to 14 in
+ *    flight, over a link that drops 1 % and reorders 0.5 % of the frames
+ *    each way (lib/netem); each buffer is overwritten as soon as its write
+ *    completes, so a retransmission of its (silent) SEND made after the
+ *    response would carry other bytes: the target must take it as the
+ *    duplicate it is, and every block reads back as last written;
  *  - region_key: a region registered with NDK_NVMF_BUF_REMOTE: keyed reads
  *    and writes from it carry its long-lived token (no fast register, no
  *    invalidation), data read back identical; a buffer outside it still
@@ -67,6 +73,7 @@
 
 #include "ndk_nvmf.h"
 #include "ndk_nvmf_host.h"
+#include "ndk_netem.h"
 #include "nvme_spec.h"
 #include "nvmf_io_common.h"
 #include "rc_common.h"
@@ -837,6 +844,127 @@ test_icd_lost(void)
 	return run_losing_target(icd_lost_body);
 }
 
+#define LOSS_LBAS 64u         /* blocks written, in turn */
+#define LOSS_WRITES 1000u     /* writes in all */
+#define LOSS_BUFS 14u         /* buffers of the region, writes in flight */
+
+/* One in-capsule write of icd_loss_body(). */
+struct loss_write {
+	struct io io;
+	uint32_t lba;
+	uint32_t seed;
+	bool busy;
+};
+
+/* Submit the next write from each free buffer; @return -1 on an error. */
+static int
+loss_submit(struct ndk_nvmf_qpair *qp, uint8_t *reg, struct loss_write *w,
+	    uint32_t *sent)
+{
+	for (uint32_t b = 0; b < LOSS_BUFS && *sent < LOSS_WRITES; b++) {
+		uint8_t *buf = reg + b * T_BS;
+		int rc;
+
+		if (w[b].busy)
+			continue;
+		/* The same block again only 64 writes later: its last write
+		 * has completed (at most 14 in flight). */
+		w[b].lba = *sent % LOSS_LBAS;
+		w[b].seed = 5000 + *sent;
+		memset(&w[b].io, 0, sizeof(w[b].io));
+		ndk_pair_fill(buf, T_BS, w[b].seed);
+		rc = ndk_nvmf_write(qp, 1, buf, w[b].lba, 1, io_done, &w[b].io);
+		if (rc == -EAGAIN)
+			break;
+		TEST_ASSERT_EQ(rc, 0, "write %u", *sent);
+		w[b].busy = true;
+		(*sent)++;
+	}
+	return 0;
+}
+
+/* Reap the completed writes: each buffer is overwritten at once. */
+static int
+loss_reap(uint8_t *reg, struct loss_write *w, uint32_t *last, uint32_t *done)
+{
+	for (uint32_t b = 0; b < LOSS_BUFS; b++) {
+		if (!w[b].busy || !__atomic_load_n(&w[b].io.done,
+						   __ATOMIC_ACQUIRE))
+			continue;
+		TEST_ASSERT_EQ(w[b].io.cpl.status, 0, "write to block %u",
+			       w[b].lba);
+		last[w[b].lba] = w[b].seed;
+		memset(reg + b * T_BS, 0xEE, T_BS);
+		w[b].busy = false;
+		(*done)++;
+	}
+	return 0;
+}
+
+static int
+icd_loss_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *rbuf)
+{
+	struct ndk_netem_config nc = { .drop_ppm = 10000, .reorder_ppm = 5000,
+				       .seed = 16 };
+	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
+	struct ndk_netem *ne[2] = { NULL, NULL };
+	struct ndk_netem_stats ns[2] = { { 0 }, { 0 } };
+	struct loss_write w[LOSS_BUFS];
+	uint32_t last[LOSS_LBAS], sent = 0, done = 0;
+	struct ndk_nvmf_qpair_stats s0, s1;
+	int rc = 0;
+	double end;
+
+	memset(w, 0, sizeof(w));
+	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 0),
+		       0, "register 64 KiB");
+	ndk_nvmf_qpair_get_stats(qp, &s0);
+	for (int p = 0; p < 2; p++) {
+		ne[p] = ndk_netem_attach(g_p->port[p], 0, &nc);
+		TEST_ASSERT(ne[p] != NULL, "netem on port %u", g_p->port[p]);
+	}
+	end = ndk_pair_now() + WAIT_S;
+	while (rc == 0 && done < LOSS_WRITES && ndk_pair_now() < end) {
+		rc = loss_submit(qp, reg, w, &sent);
+		ndk_nvmf_qpair_poll(qp, 0);
+		if (rc == 0)
+			rc = loss_reap(reg, w, last, &done);
+	}
+	for (int p = 0; p < 2; p++) {
+		ndk_netem_get_stats(ne[p], &ns[p]);
+		ndk_netem_detach(ne[p]);
+	}
+	printf("  netem, both ways: %lu frames dropped, %lu reordered\n",
+	       (unsigned long)(ns[0].dropped + ns[1].dropped),
+	       (unsigned long)(ns[0].reordered + ns[1].reordered));
+	TEST_ASSERT_EQ(rc, 0, "");
+	TEST_ASSERT_EQ(done, LOSS_WRITES, "every write completed");
+	TEST_ASSERT(ns[0].dropped + ns[1].dropped > 0, "nothing was lost");
+	ndk_nvmf_qpair_get_stats(qp, &s1);
+	TEST_ASSERT_EQ(s1.in_capsule_direct - s0.in_capsule_direct,
+		       (uint64_t)LOSS_WRITES, "in the capsule, from the region");
+	for (uint32_t lba = 0; lba < LOSS_LBAS; lba++) {
+		struct io io = { 0 };
+
+		memset(rbuf, 0, T_BS);
+		TEST_ASSERT_EQ(ndk_nvmf_read(qp, 1, rbuf, lba, 1, io_done, &io),
+			       0, "read %u", lba);
+		TEST_ASSERT(io_wait(c, qp, &io) == 0 && io.cpl.status == 0,
+			    "read %u completes: status %#x", lba,
+			    io.cpl.status);
+		TEST_ASSERT_EQ(ndk_pair_check(rbuf, T_BS, last[lba]), -1,
+			       "block %u as last written (seed %u)", lba,
+			       last[lba]);
+	}
+	return 0;
+}
+
+static int
+test_icd_loss(void)
+{
+	return run_with_bufs(icd_loss_body);
+}
+
 static int
 test_region_key(void)
 {
@@ -914,6 +1042,7 @@ main(int argc, char **argv)
 		{ "reconnect", test_reconnect },
 		{ "icd_direct", test_icd_direct },
 		{ "icd_lost", test_icd_lost },
+		{ "icd_loss", test_icd_loss },
 		{ "region_key", test_region_key },
 		{ "io_errors", test_io_errors },
 	};
