@@ -240,7 +240,9 @@ struct ndk_nvmf_qpair {
 	uint8_t silent_ctx;           /**< request context of silent SENDs */
 	uint8_t drain_ctx;            /**< request context of the drain */
 	bool failed;
-	bool drained;                 /**< the drain behind the flush is back */
+	bool drain_posted;            /**< the drain is posted */
+	bool drained;                 /**< the drain behind the flush is back
+				       *  (or the QP takes no request) */
 	bool connected;
 	bool disconnected;            /**< the disconnect event came */
 	struct ndk_cq *cq;

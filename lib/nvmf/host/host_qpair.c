@@ -108,24 +108,41 @@ req_try_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r)
 }
 
 /*
- * Flush the queue's QP and post the drain behind it: a signalled local
- * invalidate of the queue's own FR MR, which comes back (flushed, or
- * done) after every request posted before it. Without it (the post
- * refused), the commands that wait for it complete when the queue is
- * destroyed (nvmf_qpair_abort_all()).
+ * Post the drain: a signalled local invalidate of the queue's own FR MR,
+ * which comes back (flushed, or done) after every request posted before
+ * it. A QP that takes no request any more (not connected) sends nothing
+ * either: drained at once. Any other refusal (a full send queue) is
+ * tried again by the next poll. @return the post's status.
  */
+static ndk_status_t
+qp_post_drain(struct ndk_nvmf_qpair *qp)
+{
+	ndk_status_t st = NDK_STATUS_CONNECTION_INVALID;
+
+	if (qp->ndkqp != NULL && qp->drain_mr != NULL)
+		st = ndk_invalidate(qp->ndkqp, &qp->drain_ctx,
+				    &qp->drain_mr->header, 0);
+	if (st == NDK_STATUS_SUCCESS)
+		qp->drain_posted = true;
+	else if (st == NDK_STATUS_CONNECTION_INVALID)
+		qp->drained = true;
+	return st;
+}
+
+/* Fail the queue: flush its QP and post the drain behind the flush. */
 static void
 qp_flush(struct ndk_nvmf_qpair *qp)
 {
+	ndk_status_t st;
+
 	qp->failed = true;
 	if (qp->ndkqp == NULL)
 		return;
 	ndk_flush(qp->ndkqp);
-	if (qp->drain_mr == NULL ||
-	    ndk_invalidate(qp->ndkqp, &qp->drain_ctx, &qp->drain_mr->header,
-			   0) != NDK_STATUS_SUCCESS)
-		NVMF_HOST_LOG(WARNING, "queue %u: cannot post the drain",
-			      qp->qid);
+	st = qp_post_drain(qp);
+	if (st != NDK_STATUS_SUCCESS && !qp->drained)
+		NVMF_HOST_LOG(WARNING, "queue %u: cannot post the drain yet: "
+			      "%s", qp->qid, ndk_status_str(st));
 }
 
 void
@@ -368,6 +385,8 @@ ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 	if (now >= qp->next_check_tsc)
 		qp_check_timeouts(qp, now);
 	if (qp->failed) {
+		if (!qp->drain_posted && !qp->drained)
+			qp_post_drain(qp);
 		done += qp_sweep(qp);
 		if (qp->outstanding == 0)
 			return done > 0 ? done : -ENOTCONN;
