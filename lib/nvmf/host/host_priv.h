@@ -209,6 +209,12 @@ struct nvmf_req {
 	struct nvmf_req *next_free;
 };
 
+/** A CM request the control path waits for (completed on the poller). */
+struct nvmf_cm_wait {
+	int done;
+	ndk_status_t st;
+};
+
 /** One receive buffer (a response capsule). */
 struct nvmf_recv {
 	struct nvme_cpl *buf;
@@ -248,6 +254,7 @@ struct ndk_nvmf_qpair {
 	struct ndk_cq *cq;
 	struct ndk_qp *ndkqp;
 	struct ndk_connector *conn;
+	struct nvmf_cm_wait cm;       /**< the connector's request waited for */
 	struct ndk_mr *cap_mr, *rcv_mr;
 	struct ndk_mr *drain_mr;      /**< FR MR the drain invalidates */
 	uint32_t cap_ltoken, rcv_ltoken;

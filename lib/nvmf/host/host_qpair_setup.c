@@ -22,16 +22,10 @@
 
 #define QP_DSM_BYTES (NDK_NVMF_DSM_RANGES_MAX * sizeof(struct nvme_dsm_range))
 
-/* A CM request the control path waits for (completed on the poller). */
-struct cm_wait {
-	int done;
-	ndk_status_t st;
-};
-
 static void
 cm_wait_done(void *ctx, ndk_status_t st)
 {
-	struct cm_wait *w = ctx;
+	struct nvmf_cm_wait *w = ctx;
 
 	w->st = st;
 	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
@@ -46,9 +40,14 @@ qp_disconnect_event(void *ctx, uint32_t reason)
 	__atomic_store_n(&qp->disconnected, true, __ATOMIC_RELEASE);
 }
 
-/* Wait for a CM request started with @p st; bounded by the timeout. */
+/*
+ * Wait for a CM request started with @p st; bounded by the timeout. @p w
+ * is the queue's own (ndk_nvmf_qpair::cm): a request that timed out
+ * still completes, at the latest when the connector is closed, and must
+ * find it alive.
+ */
 static ndk_status_t
-cm_wait(struct nvmf_ctrlr_base *c, struct cm_wait *w, ndk_status_t st)
+cm_wait(struct nvmf_ctrlr_base *c, struct nvmf_cm_wait *w, ndk_status_t st)
 {
 	uint64_t end = rte_get_timer_cycles() +
 		nvmf_ms_to_tsc(c->opts.timeout_ms);
@@ -203,7 +202,6 @@ qp_cm_connect(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp,
 	struct nvmf_rdma_cm_req req;
 	uint8_t pdata[256];
 	uint32_t plen = sizeof(pdata), ird = 0, ord = 0;
-	struct cm_wait w = { 0 };
 	uint16_t crqsize = 0, sts = 0;
 	ndk_status_t st;
 
@@ -215,11 +213,12 @@ qp_cm_connect(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp,
 	if (st != NDK_STATUS_SUCCESS)
 		return st_errno(st);
 	/* Reads are the controller's: it READs our buffers (ORD 0). */
-	st = cm_wait(c, &w, ndk_connect(qp->conn, qp->ndkqp,
-					(struct sockaddr *)&src, sizeof(src),
-					(struct sockaddr *)&dst, sizeof(dst),
-					16, 0, &req, sizeof(req),
-					cm_wait_done, &w));
+	st = cm_wait(c, &qp->cm,
+		     ndk_connect(qp->conn, qp->ndkqp,
+				 (struct sockaddr *)&src, sizeof(src),
+				 (struct sockaddr *)&dst, sizeof(dst),
+				 16, 0, &req, sizeof(req),
+				 cm_wait_done, &qp->cm));
 	if (st != NDK_STATUS_SUCCESS) {
 		if (st == NDK_STATUS_CONNECTION_REFUSED &&
 		    ndk_get_connection_data(qp->conn, NULL, NULL, pdata,
@@ -250,8 +249,9 @@ qp_cm_connect(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp,
 			      qp->nreq, crqsize);
 		qp->nreq = crqsize;
 	}
-	st = cm_wait(c, &w, ndk_complete_connect(qp->conn, qp_disconnect_event,
-						 qp, cm_wait_done, &w));
+	st = cm_wait(c, &qp->cm, ndk_complete_connect(qp->conn,
+						      qp_disconnect_event, qp,
+						      cm_wait_done, &qp->cm));
 	if (st != NDK_STATUS_SUCCESS) {
 		NVMF_HOST_LOG(ERR, "queue %u: complete connect: %s", qp->qid,
 			      ndk_status_str(st));
@@ -338,7 +338,6 @@ nvmf_qpair_destroy(struct ndk_nvmf_qpair *qp)
 {
 	struct nvmf_ctrlr_base *c;
 	struct ndk_result_ex res[NVMF_QP_POLL_BURST];
-	struct cm_wait w = { 0 };
 	int rc = 0;
 
 	if (qp == NULL)
@@ -346,9 +345,10 @@ nvmf_qpair_destroy(struct ndk_nvmf_qpair *qp)
 	c = qp->ctrlr;
 	if (qp->connected &&
 	    !__atomic_load_n(&qp->disconnected, __ATOMIC_ACQUIRE)) {
-		ndk_status_t st = cm_wait(c, &w, ndk_disconnect(qp->conn,
-								 cm_wait_done,
-								 &w));
+		ndk_status_t st = cm_wait(c, &qp->cm,
+					  ndk_disconnect(qp->conn,
+							 cm_wait_done,
+							 &qp->cm));
 
 		if (st != NDK_STATUS_SUCCESS &&
 		    st != NDK_STATUS_CONNECTION_INVALID) {
