@@ -37,6 +37,7 @@
 #include <rte_telemetry.h>
 
 #include "ndk.h"
+#include "ndk_app_port.h"
 #include "ndk_app_xstats.h"
 #include "ndk_nvmf.h"
 
@@ -461,6 +462,17 @@ out:
 	if (ad != NULL) {
 		/* Give a shared-memory peer time to stop polling. */
 		rte_delay_us_sleep(200 * 1000);
+		/*
+		 * A port of its own (embedded) on memif: closed after the
+		 * peer's close has taken the link down (ndk_app_port.h), at
+		 * most 3 s later. A host that exits as the target is stopped
+		 * (the benchmark and callgrind scripts) crashed the target
+		 * in the port's stop now and then without it.
+		 */
+		if (rte_eal_process_type() == RTE_PROC_PRIMARY &&
+		    !ndk_app_memif_wait_peer_gone(o.port_id, 3000, 100))
+			fprintf(stderr, "ndk-nvmf-tgt: memif peer still "
+				"connected after 3 s: closing anyway\n");
 		ndk_adapter_close(ad);
 	}
 	rte_eal_cleanup();

@@ -21,6 +21,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "ndk_app_port.h"
 #include "ndk_app_xstats.h"
 #include "rping.h"
 
@@ -420,36 +421,6 @@ rp_print_counters(const struct rp_ctx *c)
 	ndk_app_print_xstats(stdout, c->ad, NULL, "  ", 20, 12, false);
 }
 
-/*
- * A memif server closes after its client: DPDK 22.11's memif tears a
- * connection down both from the port's stop and from the interrupt thread
- * that sees the peer hang up, without a lock between them, and a server
- * stopping its port while its client closes the other end has crashed
- * there (a SEGV under rte_eth_dev_stop()). So the server waits, bounded,
- * until the client's close has taken its link down, and a little more for
- * the interrupt thread to finish with it. Other ports close at once.
- */
-static void
-rp_wait_peer_gone(const struct rp_ctx *c)
-{
-	struct rte_eth_dev_info info;
-	struct rte_eth_link link;
-
-	if (rte_eth_dev_info_get(c->o.port_id, &info) != 0 ||
-	    info.driver_name == NULL ||
-	    strcmp(info.driver_name, "net_memif") != 0)
-		return;
-	for (int i = 0; i < RP_PEER_GONE_MS / 10; i++) {
-		memset(&link, 0, sizeof(link));
-		if (rte_eth_link_get_nowait(c->o.port_id, &link) == 0 &&
-		    link.link_status == RTE_ETH_LINK_DOWN) {
-			rte_delay_us_sleep(RP_LINGER_MS * 1000 / 5);
-			return;
-		}
-		rte_delay_us_sleep(10000);
-	}
-}
-
 static void
 rp_close(struct rp_ctx *c)
 {
@@ -475,8 +446,10 @@ rp_close(struct rp_ctx *c)
 	 * the other side still busy-polls can crash that side (DPDK 22.11).
 	 */
 	rte_delay_us_sleep(RP_LINGER_MS * 1000);
+	/* A memif server closes after its client (ndk_app_port.h). */
 	if (c->o.server)
-		rp_wait_peer_gone(c);
+		ndk_app_memif_wait_peer_gone(c->o.port_id, RP_PEER_GONE_MS,
+					     RP_LINGER_MS / 5);
 	ndk_adapter_close(c->ad);
 }
 

@@ -27,12 +27,24 @@
  *    every 200 ms until it is back, then both I/O queues carry verified
  *    data; destroyed for good: reconnect gives up after ctrl_loss_tmo
  *    (4 s) and the controller closes without queues;
+ *  (icd_direct, icd_lost, icd_loss and region_key are in nvmf_e2e_bufs.c,
+ *  on this file's fixture: nvmf_e2e.h)
  *  - icd_direct: data buffers registered with
  *    ndk_nvmf_ctrlr_register_buffers(): a 4 KiB write from inside the
  *    region travels in the capsule without a copy (two SGEs), one from
  *    outside it or straddling its end is copied, a 16 KiB one stays keyed;
  *    each reads back identical; overlapping, NULL and empty regions are
  *    refused, and a fifth region (-ENOSPC);
+ *  - icd_lost: in-capsule writes from a registered region (silent
+ *    two-SGE SENDs) submitted after the target is gone: no response
+ *    comes, and each write completes with a path status once the queue
+ *    has failed and its drain is back, before the controller is closed;
+ *  - icd_loss: in-capsule writes from a registered region, up to 14 in
+ *    flight, over a link that drops 1 % and reorders 0.5 % of the frames
+ *    each way (lib/netem); each buffer is overwritten as soon as its write
+ *    completes, so a retransmission of its (silent) SEND made after the
+ *    response would carry other bytes: the target must take it as the
+ *    duplicate it is, and every block reads back as last written;
  *  - region_key: a region registered with NDK_NVMF_BUF_REMOTE: keyed reads
  *    and writes from it carry its long-lived token (no fast register, no
  *    invalidation), data read back identical; a buffer outside it still
@@ -64,6 +76,7 @@
 #include "ndk_nvmf.h"
 #include "ndk_nvmf_host.h"
 #include "nvme_spec.h"
+#include "nvmf_e2e.h"
 #include "nvmf_io_common.h"
 #include "rc_common.h"
 
@@ -74,7 +87,6 @@
 #define T_OTHER_HOST "nqn.2014-08.org.nvmexpress:uuid:" \
 	"6e646b2d-726f-6365-0000-0000000000ee"
 #define T_NS_BYTES (4u << 20)
-#define T_BS 4096u
 
 /* What the target lcore is asked to do. */
 enum t_op {
@@ -87,7 +99,7 @@ enum t_op {
 	T_ADD_FILE_NS,          /* namespace T.file_nsid on T.file_path */
 };
 
-static struct ndk_pair *g_p;
+struct ndk_pair *g_p;
 
 static struct {
 	struct ndk_nvmf_tgt *tgt;
@@ -183,6 +195,12 @@ t_call(enum t_op op)
 }
 
 /* A target with one subsystem (any host), one memory namespace. */
+int
+e2e_target_destroy(void)
+{
+	return t_call(T_STOP);
+}
+
 static int
 t_create(void)
 {
@@ -293,7 +311,7 @@ h_log(struct ndk_nvmf_ctrlr *c, uint8_t lid, void *buf, uint32_t len,
 }
 
 /* Write then read back @p n blocks at @p lba on queue @p qp. */
-static int
+int
 h_rw(struct ndk_nvmf_ctrlr *c, struct ndk_nvmf_qpair *qp, uint8_t *buf,
      uint64_t lba, uint32_t n, uint32_t seed)
 {
@@ -552,8 +570,13 @@ reconnect_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf)
 	return 0;
 }
 
-static int
-test_reconnect(void)
+/*
+ * Connect, run @p body with a 64 KiB buffer, close: a body that loses the
+ * target leaves a controller whose shutdown fails (or that has no queue
+ * left), which the close frees all the same.
+ */
+int
+run_losing_target(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *buf))
 {
 	struct ndk_nvmf_ctrlr *c = NULL;
 	uint8_t *buf;
@@ -561,15 +584,20 @@ test_reconnect(void)
 
 	buf = rte_zmalloc("e2e_buf", 64 * 1024, 4096);
 	if (buf != NULL && t_start() == 0 && h_connect(&c, T_NQN) == 0)
-		rc = reconnect_body(c, buf);
+		rc = body(c, buf);
 	else
 		fprintf(stderr, "  FAIL target start or host connect\n");
-	/* Closing a controller without queues frees it all the same. */
 	if (c != NULL)
 		ndk_nvmf_ctrlr_close(c);
 	t_stop();
 	rte_free(buf);
 	return rc;
+}
+
+static int
+test_reconnect(void)
+{
+	return run_losing_target(reconnect_body);
 }
 
 /* Add namespace @p nsid on the file @p path of @p bytes (sparse). */
@@ -650,105 +678,8 @@ io_errors_body(struct ndk_nvmf_ctrlr *c, uint8_t *buf, const char *shrink,
 	return 0;
 }
 
-/* In-capsule and keyed counts of @p qp since @p s0: @return 0 if they
- * moved by @p icd, @p direct and @p keyed. */
-static int
-icd_moved(struct ndk_nvmf_qpair *qp, struct ndk_nvmf_qpair_stats *s0,
-	  uint64_t icd, uint64_t direct, uint64_t keyed, const char *what)
-{
-	struct ndk_nvmf_qpair_stats s1;
-
-	ndk_nvmf_qpair_get_stats(qp, &s1);
-	TEST_ASSERT(s1.in_capsule - s0->in_capsule == icd &&
-		    s1.in_capsule_direct - s0->in_capsule_direct == direct &&
-		    s1.keyed - s0->keyed == keyed,
-		    "%s: in capsule %" PRIu64 " (not copied %" PRIu64
-		    "), keyed %" PRIu64, what, s1.in_capsule - s0->in_capsule,
-		    s1.in_capsule_direct - s0->in_capsule_direct,
-		    s1.keyed - s0->keyed);
-	*s0 = s1;
-	return 0;
-}
-
-static int
-icd_direct_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
-{
-	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 0);
-	struct ndk_nvmf_qpair_stats s;
-
-	TEST_ASSERT(ndk_nvmf_ctrlr_get_info(c)->in_capsule_max >= T_BS,
-		    "4 KiB of in-capsule data");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 0),
-		       0,
-		       "register 64 KiB");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg + 60 * 1024,
-						       8192, 0), -EINVAL,
-		       "an overlapping region");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, NULL, 4096, 0),
-		       -EINVAL,
-		       "no address");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain, 0, 0), -EINVAL,
-		       "no length");
-	ndk_nvmf_qpair_get_stats(qp, &s);
-	/* Each h_rw() is a write, then a keyed read. */
-	TEST_ASSERT(h_rw(c, qp, reg + 60 * 1024, 16, 1, 21) == 0,
-		    "4 KiB from the region's last page");
-	TEST_ASSERT(icd_moved(qp, &s, 1, 1, 1, "from the region") == 0, "");
-	TEST_ASSERT(h_rw(c, qp, reg + 62 * 1024, 17, 1, 22) == 0,
-		    "4 KiB across the region's end");
-	TEST_ASSERT(icd_moved(qp, &s, 1, 0, 1, "across its end") == 0, "");
-	TEST_ASSERT(h_rw(c, qp, plain, 18, 1, 23) == 0, "4 KiB from outside");
-	TEST_ASSERT(icd_moved(qp, &s, 1, 0, 1, "from outside") == 0, "");
-	TEST_ASSERT(h_rw(c, qp, reg, 20, 4, 24) == 0, "16 KiB from the region");
-	TEST_ASSERT(icd_moved(qp, &s, 0, 0, 2, "16 KiB") == 0, "");
-	/* Three more regions, then none. */
-	for (uint32_t i = 0; i < 3; i++)
-		TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c,
-				plain + i * 8192, 4096, 0), 0, "region %u",
-			       i + 2);
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, plain + 32768, 4096,
-						       0), -ENOSPC,
-		       "a fifth region");
-	TEST_ASSERT(h_rw(c, qp, plain + 8192, 24, 1, 25) == 0,
-		    "4 KiB from the third region");
-	TEST_ASSERT(icd_moved(qp, &s, 1, 1, 1, "third region") == 0, "");
-	return 0;
-}
-
-/* A region with its own remote token: keyed I/O from it needs no fast
- * register and no invalidation; elsewhere the usual keyed path. */
-static int
-region_key_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *plain)
-{
-	struct ndk_nvmf_qpair *qp = ndk_nvmf_ctrlr_get_qpair(c, 1);
-	struct ndk_nvmf_qpair_stats s0, s1;
-
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024, 2),
-		       -EINVAL, "an unknown flag");
-	TEST_ASSERT_EQ(ndk_nvmf_ctrlr_register_buffers(c, reg, 64 * 1024,
-						       NDK_NVMF_BUF_REMOTE), 0,
-		       "register with a remote token");
-	ndk_nvmf_qpair_get_stats(qp, &s0);
-	TEST_ASSERT(h_rw(c, qp, reg + 4096, 30, 4, 31) == 0,
-		    "16 KiB from the region");
-	TEST_ASSERT(h_rw(c, qp, reg + 8192, 40, 1, 32) == 0,
-		    "4 KiB from the region");
-	TEST_ASSERT(h_rw(c, qp, plain, 50, 4, 33) == 0, "16 KiB from outside");
-	ndk_nvmf_qpair_get_stats(qp, &s1);
-	/* Region: 16 KiB write and read, the 4 KiB read; outside: 2. */
-	TEST_ASSERT_EQ(s1.keyed - s0.keyed, 5, "keyed commands");
-	TEST_ASSERT_EQ(s1.keyed_region - s0.keyed_region, 3,
-		       "with the region's token");
-	TEST_ASSERT_EQ(s1.in_capsule_direct - s0.in_capsule_direct, 1,
-		       "the 4 KiB write, not copied");
-	TEST_ASSERT_EQ(s1.remote_invalidations - s0.remote_invalidations +
-		       s1.local_invalidations - s0.local_invalidations, 2,
-		       "only the fast-registered ones invalidated");
-	return 0;
-}
-
 /* Connect, run @p body with a 128 KiB and a 64 KiB buffer, close. */
-static int
+int
 run_with_bufs(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *reg,
 			  uint8_t *plain))
 {
@@ -767,18 +698,6 @@ run_with_bufs(int (*body)(struct ndk_nvmf_ctrlr *c, uint8_t *reg,
 	rte_free(reg);
 	rte_free(plain);
 	return rc;
-}
-
-static int
-test_region_key(void)
-{
-	return run_with_bufs(region_key_body);
-}
-
-static int
-test_icd_direct(void)
-{
-	return run_with_bufs(icd_direct_body);
 }
 
 static int
@@ -845,6 +764,8 @@ main(int argc, char **argv)
 		{ "discovery", test_discovery },
 		{ "reconnect", test_reconnect },
 		{ "icd_direct", test_icd_direct },
+		{ "icd_lost", test_icd_lost },
+		{ "icd_loss", test_icd_loss },
 		{ "region_key", test_region_key },
 		{ "io_errors", test_io_errors },
 	};

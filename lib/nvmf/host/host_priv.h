@@ -4,7 +4,8 @@
  * @file
  * The NVMe-oF/RDMA host's private parts: the codecs (host_codec.c: RDMA
  * CM private data, capsules, SGLs, responses), the queue pair
- * (host_qpair.c: QP, CQ, receive ring, requests, fast-register MRs,
+ * (host_qpair_setup.c: QP, CQ, receive ring, slots, fast-register MRs,
+ * RDMA CM connection, Fabrics Connect, destruction; host_qpair.c:
  * submission and completion), the controller (host_ctrlr.c) and the I/O
  * commands (host_io.c).
  */
@@ -15,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_log.h>
 
 #include "ndk.h"
@@ -161,8 +163,18 @@ nvmf_page_count(uint64_t va, uint32_t len)
 }
 
 /* ------------------------------------------------------------------ */
-/* Queue pair (host_qpair.c)                                           */
+/* Queue pair (host_qpair_setup.c, host_qpair.c)                       */
 /* ------------------------------------------------------------------ */
+
+/** CQ entries a queue poll takes at a time. */
+#define NVMF_QP_POLL_BURST 32
+
+/** Timer cycles of @p ms milliseconds. */
+static inline uint64_t
+nvmf_ms_to_tsc(uint32_t ms)
+{
+	return rte_get_timer_hz() / 1000 * ms;
+}
 
 /** Direction of a command's data. */
 enum nvmf_xfer {
@@ -185,6 +197,9 @@ struct nvmf_req {
 	bool mr_valid;                /**< rkey registered, not invalidated */
 	bool keyed;                   /**< a keyed SGL was sent */
 	bool untimed;                 /**< exempt from the timeout (AER) */
+	bool quiet_ref;               /**< its capsule SEND is silent and
+				       *  not inline: it reads the slot's
+				       *  and the caller's buffers */
 	uint32_t send_seq;            /**< its SEND's place in the SQ */
 	uint32_t inv_seq;             /**< its local invalidate's */
 	uint64_t tsc;                 /**< submission time */
@@ -192,6 +207,12 @@ struct nvmf_req {
 	ndk_nvmf_cb cb;
 	void *cb_arg;
 	struct nvmf_req *next_free;
+};
+
+/** A CM request the control path waits for (completed on the poller). */
+struct nvmf_cm_wait {
+	int done;
+	ndk_status_t st;
 };
 
 /** One receive buffer (a response capsule). */
@@ -223,13 +244,19 @@ struct ndk_nvmf_qpair {
 	uint32_t sq_seq;
 	uint32_t sq_known;
 	uint8_t silent_ctx;           /**< request context of silent SENDs */
+	uint8_t drain_ctx;            /**< request context of the drain */
 	bool failed;
+	bool drain_posted;            /**< the drain is posted */
+	bool drained;                 /**< the drain behind the flush is back
+				       *  (or the QP takes no request) */
 	bool connected;
 	bool disconnected;            /**< the disconnect event came */
 	struct ndk_cq *cq;
 	struct ndk_qp *ndkqp;
 	struct ndk_connector *conn;
+	struct nvmf_cm_wait cm;       /**< the connector's request waited for */
 	struct ndk_mr *cap_mr, *rcv_mr;
+	struct ndk_mr *drain_mr;      /**< FR MR the drain invalidates */
 	uint32_t cap_ltoken, rcv_ltoken;
 	uint8_t *cap_region;
 	struct nvme_cpl *rcv_region;
@@ -361,6 +388,22 @@ int nvmf_qpair_submit_staged(struct ndk_nvmf_qpair *qp,
 int nvmf_qpair_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
 		    void *buf, uint32_t len, enum nvmf_xfer xfer,
 		    struct nvme_cpl *cpl);
+
+/**
+ * As nvmf_qpair_exec(), the data always by keyed SGL, never in the
+ * capsule (the Fabrics Connect, as Linux sends it).
+ */
+int nvmf_qpair_exec_keyed(struct ndk_nvmf_qpair *qp,
+			  const struct nvme_cmd *cmd, void *buf, uint32_t len,
+			  enum nvmf_xfer xfer, struct nvme_cpl *cpl);
+
+/**
+ * Fail the queue (flushing its QP), poll it until what was posted has
+ * come back (bounded by the options' timeout), then complete every
+ * command still outstanding with a path status (aborted by host).
+ * Control path: before the queue's QP is closed.
+ */
+void nvmf_qpair_abort_all(struct ndk_nvmf_qpair *qp);
 
 /** Wait helper: poll the adapter when the options say so. */
 void nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
- * One NVMe-oF/RDMA queue of the host: its QP and CQ, the receive ring of
- * response capsules, the command slots (capsule buffer, FR MR and page
- * list each), submission and completion.
+ * The data path of one NVMe-oF/RDMA queue of the host: submission (the
+ * capsule, its data in the capsule or by keyed SGL through the slot's
+ * FR MR or a registered region's token) and completion (the CQ poll,
+ * responses, invalidation, timeouts, a failed queue's flush).
+ * host_qpair_setup.c creates, connects and destroys the queue.
  *
  * A command completes when three things have happened: its SEND
  * completed (the capsule buffer is free again), its response arrived,
@@ -11,10 +13,10 @@
  * the controller (the response came as SEND with Invalidate naming it)
  * or by us (ndk_invalidate() posted on the response, completed). Until
  * then the slot and the caller's buffer stay the command's. A capsule of
- * the command alone goes inline (copied at the post) and, while the send
- * queue has room to spare, silent: nothing of it is left to complete
- * once it is posted, and the response proves the controller has it
- * (qp_submit()).
+ * the command alone goes inline (copied at the post). While the send
+ * queue has room to spare a capsule SEND, inline or not, is silent: the
+ * response proves the controller has received it, so nothing of it is
+ * left to wait for (qp_submit()).
  *
  * A response's receive is posted again before its command completes: a
  * burst's receives in one list, before any of its callbacks runs
@@ -24,50 +26,24 @@
  * A queue that fails (an error completion, the peer's disconnect, an I/O
  * past the timeout) is flushed: every posted request comes back, and
  * each command completes with a path status once nothing of it is
- * posted any more.
+ * posted any more. A command whose silent capsule SEND reads memory (not
+ * inline) and that has no response waits for the drain: a local
+ * invalidate posted behind the flush, whose completion says the provider
+ * holds nothing posted before it (qp_flush()).
  */
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <netinet/in.h>
-
 #include <rte_common.h>
 #include <rte_cycles.h>
-#include <rte_malloc.h>
 #include <rte_pause.h>
 
 #include "host_priv.h"
 
-#define QP_POLL_BURST 32
 #define QP_CHECK_MS 1            /* timeout scan interval */
 #define QP_LOG_BAD 8             /* bad responses logged per queue */
-#define QP_DSM_BYTES (NDK_NVMF_DSM_RANGES_MAX * sizeof(struct nvme_dsm_range))
-
-/* A CM request the control path waits for (completed on the poller). */
-struct cm_wait {
-	int done;
-	ndk_status_t st;
-};
-
-static void
-cm_wait_done(void *ctx, ndk_status_t st)
-{
-	struct cm_wait *w = ctx;
-
-	w->st = st;
-	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
-}
-
-static void
-qp_disconnect_event(void *ctx, uint32_t reason)
-{
-	struct ndk_nvmf_qpair *qp = ctx;
-
-	RTE_SET_USED(reason);
-	__atomic_store_n(&qp->disconnected, true, __ATOMIC_RELEASE);
-}
 
 void
 nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c)
@@ -76,29 +52,6 @@ nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c)
 		ndk_adapter_poll(c->ad);
 	else
 		rte_pause();
-}
-
-static uint64_t
-ms_to_tsc(uint32_t ms)
-{
-	return rte_get_timer_hz() / 1000 * ms;
-}
-
-/* Wait for a CM request started with @p st; bounded by the timeout. */
-static ndk_status_t
-cm_wait(struct nvmf_ctrlr_base *c, struct cm_wait *w, ndk_status_t st)
-{
-	uint64_t end = rte_get_timer_cycles() + ms_to_tsc(c->opts.timeout_ms);
-
-	if (st != NDK_STATUS_PENDING)
-		return st;
-	while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
-		if (rte_get_timer_cycles() > end)
-			return NDK_STATUS_IO_TIMEOUT;
-		nvmf_ctrlr_idle(c);
-	}
-	w->done = 0;
-	return w->st;
 }
 
 /* ------------------------------------------------------------------ */
@@ -142,6 +95,8 @@ req_try_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r)
 	if (!r->busy || r->wr_out != 0)
 		return 0;
 	if (qp->failed) {
+		if (r->quiet_ref && !r->resp && !qp->drained)
+			return 0;
 		req_complete(qp, r, r->resp ? r->cpl.status & ~NVME_STATUS_P :
 			     fail_status(qp));
 		return 1;
@@ -152,6 +107,44 @@ req_try_complete(struct ndk_nvmf_qpair *qp, struct nvmf_req *r)
 	return 1;
 }
 
+/*
+ * Post the drain: a signalled local invalidate of the queue's own FR MR,
+ * which comes back (flushed, or done) after every request posted before
+ * it. A QP that takes no request any more (not connected) sends nothing
+ * either: drained at once. Any other refusal (a full send queue) is
+ * tried again by the next poll. @return the post's status.
+ */
+static ndk_status_t
+qp_post_drain(struct ndk_nvmf_qpair *qp)
+{
+	ndk_status_t st = NDK_STATUS_CONNECTION_INVALID;
+
+	if (qp->ndkqp != NULL && qp->drain_mr != NULL)
+		st = ndk_invalidate(qp->ndkqp, &qp->drain_ctx,
+				    &qp->drain_mr->header, 0);
+	if (st == NDK_STATUS_SUCCESS)
+		qp->drain_posted = true;
+	else if (st == NDK_STATUS_CONNECTION_INVALID)
+		qp->drained = true;
+	return st;
+}
+
+/* Fail the queue: flush its QP and post the drain behind the flush. */
+static void
+qp_flush(struct ndk_nvmf_qpair *qp)
+{
+	ndk_status_t st;
+
+	qp->failed = true;
+	if (qp->ndkqp == NULL)
+		return;
+	ndk_flush(qp->ndkqp);
+	st = qp_post_drain(qp);
+	if (st != NDK_STATUS_SUCCESS && !qp->drained)
+		NVMF_HOST_LOG(WARNING, "queue %u: cannot post the drain yet: "
+			      "%s", qp->qid, ndk_status_str(st));
+}
+
 void
 nvmf_qpair_fail(struct ndk_nvmf_qpair *qp, const char *why)
 {
@@ -159,9 +152,7 @@ nvmf_qpair_fail(struct ndk_nvmf_qpair *qp, const char *why)
 		return;
 	NVMF_HOST_LOG(ERR, "queue %u failed: %s (%u I/Os outstanding)",
 		      qp->qid, why, qp->outstanding);
-	qp->failed = true;
-	if (qp->ndkqp != NULL)
-		ndk_flush(qp->ndkqp);
+	qp_flush(qp);
 }
 
 /* Complete what a failed queue holds and no longer waits for. */
@@ -175,20 +166,6 @@ qp_sweep(struct ndk_nvmf_qpair *qp)
 	return n;
 }
 
-static int
-recv_post(struct ndk_nvmf_qpair *qp, struct nvmf_recv *rv)
-{
-	struct ndk_sge s = { rv->buf, sizeof(struct nvme_cpl),
-			     qp->rcv_ltoken };
-
-	if (qp->failed)
-		return 0;
-	if (ndk_receive(qp->ndkqp, rv, &s, 1) != NDK_STATUS_SUCCESS) {
-		nvmf_qpair_fail(qp, "cannot post a receive");
-		return -1;
-	}
-	return 0;
-}
 
 /* The controller named a token that is not the command's: find it. */
 static void
@@ -220,8 +197,8 @@ static void
 qp_repost_burst(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 		uint32_t n, struct nvme_cpl *cpls)
 {
-	struct ndk_receive_request rr[QP_POLL_BURST];
-	struct ndk_sge sg[QP_POLL_BURST];
+	struct ndk_receive_request rr[NVMF_QP_POLL_BURST];
+	struct ndk_sge sg[NVMF_QP_POLL_BURST];
 	uint32_t k = 0, posted;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -331,6 +308,11 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 				"receive flushed" : "receive failed");
 		return 0;
 	}
+	if (res->request_context == &qp->drain_ctx) {
+		/* Nothing posted before it is the provider's any more. */
+		qp->drained = true;
+		return 0;
+	}
 	if (res->request_context == &qp->silent_ctx) {
 		/* A silent SEND: here only when it failed or was flushed. */
 		if (res->status != NDK_STATUS_SUCCESS && !qp->failed)
@@ -365,7 +347,7 @@ on_result(struct ndk_nvmf_qpair *qp, const struct ndk_result_ex *res,
 static void
 qp_check_timeouts(struct ndk_nvmf_qpair *qp, uint64_t now)
 {
-	qp->next_check_tsc = now + ms_to_tsc(QP_CHECK_MS);
+	qp->next_check_tsc = now + nvmf_ms_to_tsc(QP_CHECK_MS);
 	if (qp->outstanding == 0 || qp->failed)
 		return;
 	for (uint32_t i = 0; i < qp->nreq; i++) {
@@ -382,8 +364,8 @@ qp_check_timeouts(struct ndk_nvmf_qpair *qp, uint64_t now)
 int
 ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 {
-	struct ndk_result_ex res[QP_POLL_BURST];
-	struct nvme_cpl cpls[QP_POLL_BURST];
+	struct ndk_result_ex res[NVMF_QP_POLL_BURST];
+	struct nvme_cpl cpls[NVMF_QP_POLL_BURST];
 	uint64_t now;
 	int done = 0;
 	uint32_t n;
@@ -393,16 +375,18 @@ ndk_nvmf_qpair_poll(struct ndk_nvmf_qpair *qp, uint32_t max)
 	if (__atomic_load_n(&qp->disconnected, __ATOMIC_ACQUIRE))
 		nvmf_qpair_fail(qp, "the controller disconnected");
 	do {
-		n = ndk_get_cq_results_ex(qp->cq, res, QP_POLL_BURST);
+		n = ndk_get_cq_results_ex(qp->cq, res, NVMF_QP_POLL_BURST);
 		if (n != 0)
 			qp_repost_burst(qp, res, n, cpls);
 		for (uint32_t i = 0; i < n; i++)
 			done += on_result(qp, &res[i], &cpls[i]);
-	} while (n == QP_POLL_BURST && (max == 0 || (uint32_t)done < max));
+	} while (n == NVMF_QP_POLL_BURST && (max == 0 || (uint32_t)done < max));
 	now = rte_get_timer_cycles();
 	if (now >= qp->next_check_tsc)
 		qp_check_timeouts(qp, now);
 	if (qp->failed) {
+		if (!qp->drain_posted && !qp->drained)
+			qp_post_drain(qp);
 		done += qp_sweep(qp);
 		if (qp->outstanding == 0)
 			return done > 0 ? done : -ENOTCONN;
@@ -492,15 +476,21 @@ enum {
 };
 
 /*
- * Submit a command. Its capsule SEND is silent when it is inline (the
- * command alone) and the send queue has room to spare: posted, it holds
- * nothing of ours, and the slot is free again once the response has come
- * (and the token is invalid). A silent SEND still takes its send queue
- * entry until the controller acknowledges it, and the acknowledgement
- * of a SEND comes about a queue's worth of responses later (those to the
- * commands before it). The queue has room for three entries a slot (fast
- * register, SEND, local invalidate) and three more a slot for such
- * SENDs and the fast registers before them. The entries posted since the
+ * Submit a command. Its capsule SEND is silent while the send queue has
+ * room to spare: the slot, its capsule buffer and the caller's buffer
+ * (in-capsule data from a registered region, a second SGE) are free
+ * again once the response has come (and the token is invalid). The
+ * response proves the controller has received the whole capsule: the
+ * provider has read the buffers, and a retransmission it still makes
+ * reaches the controller as a duplicate, which is acknowledged and
+ * dropped whatever the buffers hold by then (on a failed queue, a
+ * command without a response waits for the drain instead: qp_flush()).
+ * A silent SEND still takes its send queue entry until the controller
+ * acknowledges it, and the acknowledgement of a SEND comes about a
+ * queue's worth of responses later (those to the commands before it).
+ * The queue has room for three entries a slot (fast register, SEND,
+ * local invalidate) and three more a slot for such SENDs and the fast
+ * registers before them. The entries posted since the
  * last signalled SEND that completed (sq_seq - sq_known: completions
  * come in order, so it retired all before it), with a local invalidate
  * for each command in flight, are counted; one SEND in quiet_max is
@@ -574,14 +564,13 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	s[0].va = r->capsule;
 	s[0].length = send_len;
 	s[0].token = qp->cap_ltoken;
-	if (nsge == 1 && send_len == sizeof(*cmd) && qp->cmd_flags != 0) {
+	if (nsge == 1 && send_len == sizeof(*cmd))
 		flags = qp->cmd_flags;
-		quiet = qp->quiet_run < qp->quiet_max &&
-			need + qp->nreq <= qp->sq_depth;
-		if (quiet)
-			flags |= NDK_OP_FLAG_SILENT_SUCCESS;
-		qp->quiet_run = quiet ? qp->quiet_run + 1 : 0;
-	}
+	quiet = qp->quiet_run < qp->quiet_max &&
+		need + qp->nreq <= qp->sq_depth;
+	if (quiet)
+		flags |= NDK_OP_FLAG_SILENT_SUCCESS;
+	qp->quiet_run = quiet ? qp->quiet_run + 1 : 0;
 	st = ndk_send(qp->ndkqp, quiet ? (void *)&qp->silent_ctx : (void *)r,
 		      s, nsge, flags);
 	if (st != NDK_STATUS_SUCCESS) {
@@ -595,6 +584,7 @@ qp_submit(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	r->busy = true;
 	r->resp = false;
 	r->wr_out = quiet ? 0 : 1;
+	r->quiet_ref = quiet && !(flags & NDK_OP_FLAG_INLINE);
 	r->cb = cb;
 	r->cb_arg = arg;
 	r->untimed = (how & QP_UNTIMED) != 0;
@@ -656,7 +646,7 @@ qp_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	struct nvmf_ctrlr_base *c = qp->ctrlr;
 	struct exec_ctx x = { .done = false };
 	uint64_t end = rte_get_timer_cycles() +
-		ms_to_tsc(c->opts.timeout_ms);
+		nvmf_ms_to_tsc(c->opts.timeout_ms);
 	struct nvmf_req *r = NULL;
 	int rc;
 
@@ -667,7 +657,7 @@ qp_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd, void *buf,
 	 * The queue's own timeout fails it; the flush then completes the
 	 * command. The extra bound is for a provider that never flushes.
 	 */
-	end += ms_to_tsc(c->opts.timeout_ms);
+	end += nvmf_ms_to_tsc(c->opts.timeout_ms);
 	while (!x.done) {
 		if (rte_get_timer_cycles() > end) {
 			r->cb = NULL;   /* x dies with this frame */
@@ -691,326 +681,29 @@ nvmf_qpair_exec(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
 {
 	return qp_exec(qp, cmd, buf, len, xfer, QP_ICD, cpl);
 }
-
-/* ------------------------------------------------------------------ */
-/* Creation, connection, destruction                                   */
-/* ------------------------------------------------------------------ */
-
-static int
-st_errno(ndk_status_t st)
-{
-	switch (st) {
-	case NDK_STATUS_SUCCESS:
-		return 0;
-	case NDK_STATUS_NO_MEMORY:
-	case NDK_STATUS_INSUFFICIENT_RESOURCES:
-		return -ENOMEM;
-	case NDK_STATUS_IO_TIMEOUT:
-		return -ETIMEDOUT;
-	case NDK_STATUS_CONNECTION_REFUSED:
-	case NDK_STATUS_CONNECTION_ABORTED:
-		return -ECONNREFUSED;
-	case NDK_STATUS_HOST_UNREACHABLE:
-		return -EHOSTUNREACH;
-	case NDK_STATUS_DEVICE_REMOVED:
-		return -ENODEV;
-	default:
-		return -EINVAL;
-	}
-}
-
-static int
-qp_alloc(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp)
-{
-	uint32_t io = RTE_MAX(c->opts.max_io_size, (uint32_t)NVME_IDENTIFY_SIZE);
-	/* Fast register, SEND, local invalidate, and a silent SEND not
-	 * acknowledged yet with its fast register, a slot (qp_submit()). */
-	uint32_t isize = (uint32_t)qp->nreq * 6 + 4;
-	ndk_status_t st;
-
-	qp->max_pages = RTE_MIN(io / NDK_PAGE_SIZE + 1, c->frmr_pages);
-	qp->capsule_len = RTE_ALIGN_CEIL(sizeof(struct nvme_cmd) +
-					 RTE_MAX(qp->icd_max,
-						 (uint32_t)QP_DSM_BYTES), 64);
-	qp->reqs = rte_zmalloc("nvmf_reqs", qp->nreq * sizeof(*qp->reqs), 64);
-	qp->recvs = rte_zmalloc("nvmf_recvs", qp->qsize * sizeof(*qp->recvs),
-				64);
-	qp->cap_region = rte_zmalloc("nvmf_capsules",
-				     (size_t)qp->nreq * qp->capsule_len, 4096);
-	qp->rcv_region = rte_zmalloc("nvmf_responses",
-				     qp->qsize * sizeof(struct nvme_cpl), 64);
-	if (qp->reqs == NULL || qp->recvs == NULL || qp->cap_region == NULL ||
-	    qp->rcv_region == NULL)
-		return -ENOMEM;
-	qp->cmd_flags = c->max_inline >= sizeof(struct nvme_cmd) ?
-		NDK_OP_FLAG_INLINE : 0;
-	qp->sq_depth = isize;
-	qp->quiet_max = RTE_MAX(qp->nreq / 4u, 1u);
-	st = ndk_create_cq(c->ad, qp->qsize + isize, NULL, NULL, &qp->cq);
-	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_create_qp(c->pd, qp->cq, qp->cq, qp, qp->qsize, isize,
-				   1, 2, qp->cmd_flags != 0 ?
-				   (uint32_t)sizeof(struct nvme_cmd) : 0,
-				   &qp->ndkqp);
-	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_create_mr(c->pd, false, &qp->cap_mr);
-	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_register_mr(qp->cap_mr, qp->cap_region,
-				     (size_t)qp->nreq * qp->capsule_len, 0);
-	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_create_mr(c->pd, false, &qp->rcv_mr);
-	if (st == NDK_STATUS_SUCCESS)
-		st = ndk_register_mr(qp->rcv_mr, qp->rcv_region,
-				     qp->qsize * sizeof(struct nvme_cpl),
-				     NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
-	if (st != NDK_STATUS_SUCCESS) {
-		NVMF_HOST_LOG(ERR, "queue %u: QP, CQ or MR: %s", qp->qid,
-			      ndk_status_str(st));
-		return st_errno(st);
-	}
-	qp->cap_ltoken = ndk_mr_local_token(qp->cap_mr);
-	qp->rcv_ltoken = ndk_mr_local_token(qp->rcv_mr);
-	for (uint16_t i = 0; i < qp->nreq; i++) {
-		struct nvmf_req *r = &qp->reqs[i];
-
-		r->qp = qp;
-		r->cid = i;
-		r->capsule = (struct nvme_cmd *)(qp->cap_region +
-						 (size_t)i * qp->capsule_len);
-		r->pages = rte_zmalloc("nvmf_pages",
-				       qp->max_pages * sizeof(uint64_t), 64);
-		if (r->pages == NULL)
-			return -ENOMEM;
-		st = ndk_create_mr(c->pd, true, &r->mr);
-		if (st == NDK_STATUS_SUCCESS)
-			st = ndk_initialize_fast_register_mr(r->mr,
-							     qp->max_pages,
-							     true);
-		if (st != NDK_STATUS_SUCCESS) {
-			NVMF_HOST_LOG(ERR, "queue %u: FR MR: %s", qp->qid,
-				      ndk_status_str(st));
-			return st_errno(st);
-		}
-		r->next_free = qp->free_list;
-		qp->free_list = r;
-	}
-	for (uint16_t i = 0; i < qp->qsize; i++) {
-		qp->recvs[i].buf = &qp->rcv_region[i];
-		if (recv_post(qp, &qp->recvs[i]) != 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* RDMA CM: REQ with the binding's private data; REP, RTU. */
-static int
-qp_cm_connect(struct nvmf_ctrlr_base *c, struct ndk_nvmf_qpair *qp,
-	      uint16_t cntlid)
-{
-	struct sockaddr_in src = { .sin_family = AF_INET };
-	struct sockaddr_in dst = { .sin_family = AF_INET };
-	struct nvmf_rdma_cm_req req;
-	uint8_t pdata[256];
-	uint32_t plen = sizeof(pdata), ird = 0, ord = 0;
-	struct cm_wait w = { 0 };
-	uint16_t crqsize = 0, sts = 0;
-	ndk_status_t st;
-
-	dst.sin_addr.s_addr = c->opts.traddr;
-	dst.sin_port = htons(c->opts.trsvcid);
-	nvmf_cm_req_encode(&req, qp->qid, qp->qsize,
-			   (uint16_t)(qp->qsize - 1), cntlid);
-	st = ndk_create_connector(c->ad, &qp->conn);
-	if (st != NDK_STATUS_SUCCESS)
-		return st_errno(st);
-	/* Reads are the controller's: it READs our buffers (ORD 0). */
-	st = cm_wait(c, &w, ndk_connect(qp->conn, qp->ndkqp,
-					(struct sockaddr *)&src, sizeof(src),
-					(struct sockaddr *)&dst, sizeof(dst),
-					16, 0, &req, sizeof(req),
-					cm_wait_done, &w));
-	if (st != NDK_STATUS_SUCCESS) {
-		if (st == NDK_STATUS_CONNECTION_REFUSED &&
-		    ndk_get_connection_data(qp->conn, NULL, NULL, pdata,
-					    &plen) != NDK_STATUS_CONNECTION_INVALID &&
-		    nvmf_cm_rej_decode(pdata, plen, &sts) == 0)
-			NVMF_HOST_LOG(ERR, "queue %u: the controller rejected "
-				      "the connection: %s (%u)", qp->qid,
-				      nvmf_cm_status_str(sts), sts);
-		else
-			NVMF_HOST_LOG(ERR, "queue %u: connect: %s", qp->qid,
-				      ndk_status_str(st));
-		return st_errno(st);
-	}
-	plen = sizeof(pdata);
-	st = ndk_get_connection_data(qp->conn, &ird, &ord, pdata, &plen);
-	if ((st != NDK_STATUS_SUCCESS && st != NDK_STATUS_BUFFER_TOO_SMALL) ||
-	    nvmf_cm_rep_decode(pdata, RTE_MIN(plen, (uint32_t)sizeof(pdata)),
-			       &crqsize) != 0) {
-		NVMF_HOST_LOG(ERR, "queue %u: the controller's accept has no "
-			      "NVMe/RDMA private data", qp->qid);
-		ndk_reject(qp->conn, NULL, 0);
-		return -EPROTO;
-	}
-	if (crqsize < qp->nreq) {
-		/* Send no more commands than the controller can receive. */
-		NVMF_HOST_LOG(INFO, "queue %u: controller receives %u, "
-			      "queue depth %u -> %u", qp->qid, crqsize,
-			      qp->nreq, crqsize);
-		qp->nreq = crqsize;
-	}
-	st = cm_wait(c, &w, ndk_complete_connect(qp->conn, qp_disconnect_event,
-						 qp, cm_wait_done, &w));
-	if (st != NDK_STATUS_SUCCESS) {
-		NVMF_HOST_LOG(ERR, "queue %u: complete connect: %s", qp->qid,
-			      ndk_status_str(st));
-		return st_errno(st);
-	}
-	qp->connected = true;
-	return 0;
-}
-
-/* Drop the free slots beyond nreq (after the controller's crqsize). */
-static void
-qp_trim_slots(struct ndk_nvmf_qpair *qp)
-{
-	struct nvmf_req **pp = &qp->free_list;
-
-	while (*pp != NULL) {
-		if ((*pp)->cid >= qp->nreq)
-			*pp = (*pp)->next_free;
-		else
-			pp = &(*pp)->next_free;
-	}
-}
-
 int
-nvmf_qpair_create(struct nvmf_ctrlr_base *c, uint16_t qid, uint16_t qsize,
-		  uint32_t icd_max, struct nvmf_connect_data *cdata,
-		  uint16_t *cntlid, struct ndk_nvmf_qpair **qpp)
+nvmf_qpair_exec_keyed(struct ndk_nvmf_qpair *qp, const struct nvme_cmd *cmd,
+		      void *buf, uint32_t len, enum nvmf_xfer xfer,
+		      struct nvme_cpl *cpl)
 {
-	struct ndk_nvmf_qpair *qp;
-	uint16_t nslots;
-	struct nvme_cmd cmd;
-	struct nvme_cpl cpl;
-	char sbuf[96];
-	int rc;
-
-	if (qsize < 2)
-		return -EINVAL;
-	qp = rte_zmalloc("nvmf_qpair", sizeof(*qp), 64);
-	if (qp == NULL)
-		return -ENOMEM;
-	qp->ctrlr = c;
-	qp->qid = qid;
-	qp->qsize = qsize;
-	qp->nreq = (uint16_t)(qsize - 1);
-	qp->icd_max = icd_max;
-	qp->timeout_tsc = ms_to_tsc(c->opts.timeout_ms);
-	nslots = qp->nreq;
-	rc = qp_alloc(c, qp);
-	if (rc == 0)
-		rc = qp_cm_connect(c, qp, qid == 0 ? NVMF_CNTLID_DYNAMIC :
-				   cdata->cntlid);
-	if (rc == 0 && qp->nreq < nslots)
-		qp_trim_slots(qp);
-	if (rc == 0) {
-		/* Connect data always by keyed SGL, as Linux sends it. */
-		nvmf_build_connect(&cmd, qid, qsize, c->opts.kato_ms);
-		rc = qp_exec(qp, &cmd, cdata, sizeof(*cdata),
-			     NVMF_XFER_TO_CTRLR, 0, &cpl);
-	}
-	if (rc == 0 && (cpl.status & ~NVME_STATUS_P) != 0) {
-		NVMF_HOST_LOG(ERR, "queue %u: Connect failed: %s%s", qid,
-			      nvmf_status_str(cpl.status, sbuf, sizeof(sbuf)),
-			      nvme_status_sc(cpl.status) ==
-			      NVME_SC_CONNECT_INVALID_PARAMETERS &&
-			      nvme_status_sct(cpl.status) ==
-			      NVME_SCT_COMMAND_SPECIFIC ?
-			      ((cpl.cdw0 & NVMF_CONNECT_IATTR_DATA) ?
-			       " (in the Connect data)" : " (in the command)") :
-			      "");
-		rc = -ECONNREFUSED;
-	}
-	if (rc != 0) {
-		nvmf_qpair_destroy(qp);
-		return rc;
-	}
-	if (cntlid != NULL)
-		*cntlid = (uint16_t)cpl.cdw0;
-	*qpp = qp;
-	return 0;
+	return qp_exec(qp, cmd, buf, len, xfer, 0, cpl);
 }
 
-int
-nvmf_qpair_destroy(struct ndk_nvmf_qpair *qp)
+void
+nvmf_qpair_abort_all(struct ndk_nvmf_qpair *qp)
 {
-	struct nvmf_ctrlr_base *c;
-	struct ndk_result_ex res[QP_POLL_BURST];
-	struct cm_wait w = { 0 };
-	uint64_t end;
-	int rc = 0;
+	uint64_t end = rte_get_timer_cycles() +
+		nvmf_ms_to_tsc(qp->ctrlr->opts.timeout_ms);
 
-	if (qp == NULL)
-		return 0;
-	c = qp->ctrlr;
-	if (qp->connected &&
-	    !__atomic_load_n(&qp->disconnected, __ATOMIC_ACQUIRE)) {
-		ndk_status_t st = cm_wait(c, &w, ndk_disconnect(qp->conn,
-								 cm_wait_done,
-								 &w));
-
-		if (st != NDK_STATUS_SUCCESS &&
-		    st != NDK_STATUS_CONNECTION_INVALID) {
-			NVMF_HOST_LOG(WARNING, "queue %u: disconnect: %s",
-				      qp->qid, ndk_status_str(st));
-			rc = st_errno(st);
-		}
+	if (!qp->failed)
+		qp_flush(qp);
+	while (qp->outstanding > 0 && rte_get_timer_cycles() < end) {
+		ndk_nvmf_qpair_poll(qp, 0);
+		nvmf_ctrlr_idle(qp->ctrlr);
 	}
-	/* Outstanding commands end with a path status. */
-	if (qp->reqs != NULL && qp->ndkqp != NULL) {
-		if (!qp->failed) {
-			qp->failed = true;
-			ndk_flush(qp->ndkqp);
-		}
-		end = rte_get_timer_cycles() + ms_to_tsc(c->opts.timeout_ms);
-		while (qp->outstanding > 0 && rte_get_timer_cycles() < end) {
-			ndk_nvmf_qpair_poll(qp, 0);
-			nvmf_ctrlr_idle(c);
-		}
-		for (uint32_t i = 0; i < qp->nreq; i++)
-			if (qp->reqs[i].busy)
-				req_complete(qp, &qp->reqs[i],
-					     nvme_status(NVME_SCT_PATH,
-							 NVME_SC_ABORTED_BY_HOST,
-							 1));
-	}
-	if (qp->conn != NULL)
-		ndk_close_connector(qp->conn, NULL, NULL);
-	if (qp->ndkqp != NULL)
-		ndk_close_qp(qp->ndkqp, NULL, NULL);
-	if (qp->cq != NULL) {
-		while (ndk_get_cq_results_ex(qp->cq, res, QP_POLL_BURST) != 0)
-			;
-	}
-	/* Closing an FR MR invalidates it: no token of ours stays valid. */
-	if (qp->reqs != NULL) {
-		for (uint32_t i = 0; i < qp->qsize - 1u; i++) {
-			if (qp->reqs[i].mr != NULL)
-				ndk_close_mr(qp->reqs[i].mr, NULL, NULL);
-			rte_free(qp->reqs[i].pages);
-		}
-	}
-	if (qp->cap_mr != NULL)
-		ndk_close_mr(qp->cap_mr, NULL, NULL);
-	if (qp->rcv_mr != NULL)
-		ndk_close_mr(qp->rcv_mr, NULL, NULL);
-	if (qp->cq != NULL)
-		ndk_close_cq(qp->cq, NULL, NULL);
-	rte_free(qp->reqs);
-	rte_free(qp->recvs);
-	rte_free(qp->cap_region);
-	rte_free(qp->rcv_region);
-	rte_free(qp);
-	return rc;
+	for (uint32_t i = 0; i < qp->nreq; i++)
+		if (qp->reqs[i].busy)
+			req_complete(qp, &qp->reqs[i],
+				     nvme_status(NVME_SCT_PATH,
+						 NVME_SC_ABORTED_BY_HOST, 1));
 }

@@ -63,7 +63,6 @@ nvmf_bdev_done(struct nvmf_req *req, int err)
 {
 	struct ndk_nvmf_tgt *tgt = req->qp->tgt;
 	struct nvmf_ctrlr *c = req->qp->ctrlr;
-	uint64_t units = req->bdev_len >> 9;
 
 	req->in_backend = false;
 	if (err != 0) {
@@ -77,18 +76,13 @@ nvmf_bdev_done(struct nvmf_req *req, int err)
 		return;
 	}
 	if (req->bdev_op == NVMF_BDEV_READ) {
-		tgt->stats.read_ops++;
-		tgt->stats.read_bytes += req->bdev_len;
-		if (c != NULL) {
-			c->host_reads++;
-			c->units_read += units;
-		}
+		nvmf_count_read(tgt, c, req->bdev_len);
 	} else if (req->bdev_op == NVMF_BDEV_WRITE) {
 		tgt->stats.write_ops++;
 		tgt->stats.write_bytes += req->bdev_len;
 		if (c != NULL) {
 			c->host_writes++;
-			c->units_written += units;
+			c->units_written += req->bdev_len >> 9;
 		}
 	}
 	nvmf_req_complete(req);

@@ -97,8 +97,13 @@ nvmf_io_dsm(struct nvmf_req *req, struct nvmf_ns *ns)
 	nvmf_bdev_submit(req, NVMF_BDEV_DEALLOC, 0, 0);
 }
 
+/*
+ * Everything nvmf_req_exec(), nvmf_io_exec(), nvmf_io_rw() and the
+ * memory back end would check and do for such a Read, in one place: no
+ * dispatch, no back-end submission, no copy.
+ */
 bool
-nvmf_io_direct(struct nvmf_req *req)
+nvmf_io_read_direct(struct nvmf_req *req)
 {
 	struct nvmf_ctrlr *c = req->qp->ctrlr;
 	uint32_t nsid = req->cmd.nsid;
@@ -107,6 +112,8 @@ nvmf_io_direct(struct nvmf_req *req)
 	uint8_t *mem;
 
 	if (req->cmd.opc != NVME_OPC_READ || req->qp->qid == 0 || c == NULL ||
+	    (req->cmd.flags & NVME_CMD_FUSE_MASK) != 0 ||
+	    !(c->csts & NVME_CSTS_RDY) || (c->csts & NVME_CSTS_SHST_MASK) ||
 	    nsid < 1 || nsid > NVMF_MAX_NS)
 		return false;
 	ns = c->subsys->ns[nsid - 1];
@@ -118,8 +125,12 @@ nvmf_io_direct(struct nvmf_req *req)
 	    (nlb << ns->block_shift) > req->length)
 		return false;
 	mem = nvmf_bdev_mem(ns->bdev, &size);
+	req->ns = ns;
 	req->data = mem + (slba << ns->block_shift);
 	req->data_token = ns->ltoken;
+	req->xfer_len = (uint32_t)(nlb << ns->block_shift);
+	nvmf_count_read(req->qp->tgt, c, req->xfer_len);
+	nvmf_req_complete(req);
 	return true;
 }
 

@@ -439,9 +439,7 @@ nvmf_rdma_recv(struct nvmf_qpair *qp, struct nvmf_recv *recv, uint32_t len)
 		nvmf_req_exec(req);
 	else if (req->nseg > 1)
 		nvmf_rdma_sgl_admit(req);
-	else if (req->xfer == NVMF_XFER_C2H && nvmf_io_direct(req))
-		nvmf_req_exec(req);     /* no buffer: from the namespace */
-	else
+	else if (req->xfer != NVMF_XFER_C2H || !nvmf_io_read_direct(req))
 		nvmf_rdma_need_buf(req);
 }
 

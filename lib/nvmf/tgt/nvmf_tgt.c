@@ -407,7 +407,7 @@ ndk_nvmf_subsystem_add_host(struct ndk_nvmf_subsystem *s,
 
 /*
  * Register a memory namespace for RDMA, so that Reads go out from it
- * (nvmf_io_direct()). Attached to ndk-roced, only the daemon's buffers
+ * (nvmf_io_read_direct()). Attached to ndk-roced, only the daemon's buffers
  * register: then Reads copy through a data buffer as for a file.
  */
 static void

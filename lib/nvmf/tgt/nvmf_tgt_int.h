@@ -196,7 +196,7 @@ struct nvmf_ns {
 	bool read_zeroes;       /**< deallocated blocks read as zeroes */
 	struct nvmf_bdev *bdev;
 	/** Memory back end registered: Reads are RDMA-written from it
-	 *  (nvmf_io_direct()); NULL when not (a file, or memory the
+	 *  (nvmf_io_read_direct()); NULL when not (a file, or memory the
 	 *  adapter would not register). */
 	struct ndk_mr *mr;
 	uint32_t ltoken;        /**< @p mr's local token */
@@ -353,12 +353,26 @@ size_t nvmf_disc_log(struct ndk_nvmf_tgt *tgt, const char *hostnqn,
 /* ---- nvmf_io.c ---- */
 void nvmf_io_exec(struct nvmf_req *req);
 /**
- * A Read on an I/O queue of a namespace whose memory is registered,
- * within its range: point req->data into the namespace (the response's
- * RDMA WRITE goes from there, nothing is copied) and @return true; else
- * false (the request takes a data buffer, and its checks fail it).
+ * A valid Read on an I/O queue of a ready controller, of a namespace
+ * whose memory is registered, within its range: point req->data into the
+ * namespace, count the read and complete @p req (the response's RDMA
+ * WRITE goes from the namespace, nothing is copied), @return true; else
+ * false, nothing done (the request takes a data buffer and runs through
+ * nvmf_req_exec(), whose checks fail it if it is wrong).
  */
-bool nvmf_io_direct(struct nvmf_req *req);
+bool nvmf_io_read_direct(struct nvmf_req *req);
+
+/** Count a Read of @p len bytes done for controller @p c (or NULL). */
+static inline void
+nvmf_count_read(struct ndk_nvmf_tgt *tgt, struct nvmf_ctrlr *c, uint64_t len)
+{
+	tgt->stats.read_ops++;
+	tgt->stats.read_bytes += len;
+	if (c != NULL) {
+		c->host_reads++;
+		c->units_read += len >> 9;
+	}
+}
 
 /* ---- nvmf_bdev.c ---- */
 /** Back-end operations. */
