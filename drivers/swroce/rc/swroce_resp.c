@@ -466,11 +466,54 @@ swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	SWR_STAT(qp->q, read_dup_ignored);
 }
 
+/*
+ * The expected WRITE ONLY with a payload into a plain or fast-register
+ * region, outside any message (the common small WRITE): what
+ * swr_resp_exec() and swr_resp_write() do for it, checks and all, without
+ * their general walk. Anything it does not accept (a bad length, a token
+ * the lookup refuses, no payload) is left to swr_resp_exec(), which answers
+ * it as always. @return true if carried out.
+ */
+static inline bool
+swr_resp_write_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	const struct ndk_roce_reth *reth =
+		(const struct ndk_roce_reth *)(p->bth + 1);
+	uint32_t plen = p->payload_len;
+	uint64_t va = rte_be_to_cpu_64(reth->va);
+	const struct swr_mr *mr;
+
+	if (unlikely(plen == 0 || plen > qp->pmtu ||
+		     rte_be_to_cpu_32(reth->len) != plen))
+		return false;
+	mr = swr_mr_lookup(qp->ad, qp->pd, rte_be_to_cpu_32(reth->rkey), va,
+			   plen, SWR_ACC_REMOTE_WRITE);
+	if (unlikely(mr == NULL))
+		return false;
+	/* wr_va, wr_rkey, wr_left: only a WRITE FIRST's later packets read
+	 * them, and rcv_class stays SWR_RCV_NONE. */
+	qp->seq_nak_sent = false;
+	swr_resp_place(mr, va, p, plen);
+	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+	return true;
+}
+
 void
 swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	uint32_t flags = p->op->flags;
 	int32_t d = ndk_roce_psn_diff(p->psn, qp->epsn);
+
+	if (likely(d == 0 && p->opcode == NDK_ROCE_OP_RC_WRITE_ONLY &&
+		   qp->rcv_class == SWR_RCV_NONE) &&
+	    swr_resp_write_only(qp, p)) {
+		if (unlikely(qp->sr_cnt != 0))
+			swr_sr_drain(qp);
+		return;
+	}
 
 	if (d > 0) {
 		SWR_STAT(qp->q, rx_out_of_seq);
