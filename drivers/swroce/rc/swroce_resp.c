@@ -501,15 +501,54 @@ swr_resp_write_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	return true;
 }
 
+/*
+ * The expected SEND ONLY into a QP's own receive queue, outside any
+ * message (the common small SEND): what swr_resp_exec() and
+ * swr_resp_send() do for it, without their general walk. A SEND longer
+ * than the path MTU or than the posted receive, one with no receive
+ * posted (RNR) and a QP with a shared receive queue are left to
+ * swr_resp_exec(), which answers them as always; a region that refuses
+ * the copy gets the same answer here. @return true if carried out.
+ */
+static inline bool
+swr_resp_send_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t len = p->payload_len;
+	const struct swr_rwqe *wqe;
+
+	if (unlikely(len > qp->pmtu || qp->srq != NULL))
+		return false;
+	wqe = swr_qp_cur_recv(qp);
+	if (unlikely(wqe == NULL || len > wqe->length))
+		return false;
+	qp->seq_nak_sent = false;
+	if (len != 0 && unlikely(swr_resp_recv_copy(qp, wqe, 0, p) != 0)) {
+		qp->rcv_off = 0;
+		qp->rcv_class = SWR_RCV_SEND;
+		swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_OP, p->psn,
+			       NDK_STATUS_ACCESS_VIOLATION, NDK_PERR_LOC_PROT);
+		return true;
+	}
+	qp->rcv_off = len;
+	swr_qp_complete_recv(qp, NDK_STATUS_SUCCESS, 0, len, p->se, 0);
+	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+	return true;
+}
+
 void
 swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	uint32_t flags = p->op->flags;
 	int32_t d = ndk_roce_psn_diff(p->psn, qp->epsn);
 
-	if (likely(d == 0 && p->opcode == NDK_ROCE_OP_RC_WRITE_ONLY &&
-		   qp->rcv_class == SWR_RCV_NONE) &&
-	    swr_resp_write_only(qp, p)) {
+	if (likely(d == 0 && qp->rcv_class == SWR_RCV_NONE) &&
+	    ((p->opcode == NDK_ROCE_OP_RC_WRITE_ONLY &&
+	      swr_resp_write_only(qp, p)) ||
+	     (p->opcode == NDK_ROCE_OP_RC_SEND_ONLY &&
+	      swr_resp_send_only(qp, p)))) {
 		if (unlikely(qp->sr_cnt != 0))
 			swr_sr_drain(qp);
 		return;
