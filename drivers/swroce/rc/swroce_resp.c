@@ -21,19 +21,10 @@
 #include "swroce_mr.h"
 #include "swroce_qp.h"
 #include "swroce_rc.h"
+#include "swroce_resp.h"
 #include "swroce_srq.h"
 #include "swroce_tx.h"
 #include "swroce_zc.h"
-
-/* Queue the ACK/NAK to send once READ responses are out (latest wins). */
-static void
-swr_resp_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
-{
-	qp->ack_pending = true;
-	qp->ack_syndrome = syndrome;
-	qp->ack_psn = psn;
-	swr_qp_activate(qp);
-}
 
 /*
  * A READ response's payload: attached from a plain region when the port
@@ -135,26 +126,6 @@ swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	SWR_STAT(qp->q, inv_remote);
 	*token = tok;
 	return 0;
-}
-
-/*
- * Place @p len payload bytes of @p p at @p va of region @p mr: into a
- * plain region from the frame's first segment (every frame of a buffer's
- * size) with the copy inline, else through swr_mr_copy_from_mbuf().
- */
-static inline void
-swr_resp_place(const struct swr_mr *mr, uint64_t va,
-	       const struct ndk_roce_pkt *p, uint32_t len)
-{
-	const struct rte_mbuf *m = p->m;
-
-	if (likely(mr->kind == SWR_MR_PLAIN &&
-		   p->payload_off + len <= m->data_len)) {
-		memcpy((void *)(uintptr_t)va, rte_pktmbuf_mtod_offset(m,
-		       const uint8_t *, p->payload_off), len);
-		return;
-	}
-	swr_mr_copy_from_mbuf(mr, va, m, p->payload_off, len, NULL);
 }
 
 /*
@@ -467,41 +438,6 @@ swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 }
 
 /*
- * The expected WRITE ONLY with a payload into a plain or fast-register
- * region, outside any message (the common small WRITE): what
- * swr_resp_exec() and swr_resp_write() do for it, checks and all, without
- * their general walk. Anything it does not accept (a bad length, a token
- * the lookup refuses, no payload) is left to swr_resp_exec(), which answers
- * it as always. @return true if carried out.
- */
-static inline bool
-swr_resp_write_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
-{
-	const struct ndk_roce_reth *reth =
-		(const struct ndk_roce_reth *)(p->bth + 1);
-	uint32_t plen = p->payload_len;
-	uint64_t va = rte_be_to_cpu_64(reth->va);
-	const struct swr_mr *mr;
-
-	if (unlikely(plen == 0 || plen > qp->pmtu ||
-		     rte_be_to_cpu_32(reth->len) != plen))
-		return false;
-	mr = swr_mr_lookup(qp->ad, qp->pd, rte_be_to_cpu_32(reth->rkey), va,
-			   plen, SWR_ACC_REMOTE_WRITE);
-	if (unlikely(mr == NULL))
-		return false;
-	/* wr_va, wr_rkey, wr_left: only a WRITE FIRST's later packets read
-	 * them, and rcv_class stays SWR_RCV_NONE. */
-	qp->seq_nak_sent = false;
-	swr_resp_place(mr, va, p, plen);
-	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
-	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
-	if (p->ackreq)
-		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
-	return true;
-}
-
-/*
  * The expected SEND ONLY into a QP's own receive queue, outside any
  * message (the common small SEND): what swr_resp_exec() and
  * swr_resp_send() do for it, without their general walk. A SEND longer
@@ -544,11 +480,10 @@ swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	uint32_t flags = p->op->flags;
 	int32_t d = ndk_roce_psn_diff(p->psn, qp->epsn);
 
+	/* (The expected WRITE ONLY: swr_resp_rx_write_only(), inline.) */
 	if (likely(d == 0 && qp->rcv_class == SWR_RCV_NONE) &&
-	    ((p->opcode == NDK_ROCE_OP_RC_WRITE_ONLY &&
-	      swr_resp_write_only(qp, p)) ||
-	     (p->opcode == NDK_ROCE_OP_RC_SEND_ONLY &&
-	      swr_resp_send_only(qp, p)))) {
+	    p->opcode == NDK_ROCE_OP_RC_SEND_ONLY &&
+	    swr_resp_send_only(qp, p)) {
 		if (unlikely(qp->sr_cnt != 0))
 			swr_sr_drain(qp);
 		return;
