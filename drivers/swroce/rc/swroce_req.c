@@ -57,7 +57,7 @@ swr_pkt_pos(uint32_t k, uint32_t n)
  * plain region (the common small message) is copied here, with the same
  * region check; anything else takes the general walk.
  */
-static inline int
+static __rte_always_inline int
 swr_sge_copy_out_small(struct swr_qp *qp, const struct ndk_sge *sge,
 		       uint32_t nsge, uint32_t off, void *dst, uint32_t len)
 {
