@@ -4,7 +4,8 @@
  * Functional: invalidation and access violations. NdkInvalidate of an
  * FRMR and of a plain MR, every remote access violation a token can
  * cause (the requester gets a remote access error, both QPs end in
- * ERROR, the target memory is untouched), READ with local invalidate
+ * ERROR, the target memory is untouched), a SEND into a receive whose
+ * region was invalidated after it was posted, READ with local invalidate
  * and invalidation in the middle of a READ.
  *
  * Side A (index 0) is the requester of the remote operations, side B
@@ -102,6 +103,62 @@ t_invalidate_plain_mr(void)
 	free(pat);
 	TEST_ASSERT(ndk_pair_buf_guards_ok(b), "guards");
 	ndk_pair_buf_free(b);
+	tok_close(&t);
+	return 0;
+}
+
+/*
+ * A SEND into a receive whose region was invalidated after the receive
+ * was posted: the receive fails with a local protection error, the SEND
+ * fails, both QPs end in ERROR and the region's memory is untouched.
+ */
+static int
+t_receive_invalidated(void)
+{
+	struct tok_ctx t;
+	struct tok_frmr *f;
+	struct ndk_pair_buf *src;
+	struct ndk_result_ex r;
+	struct ndk_sge s;
+	ndk_status_t st;
+	int rc = tok_open(&t, 0, NULL);
+
+	if (rc != 0)
+		return rc;
+	f = tok_frmr_new(t.pd[1], 2, false, 2, 0x700);
+	src = ndk_pair_buf_alloc(t.p, t.pd[0], 64, 0);
+	TEST_ASSERT(f != NULL && src != NULL, "FRMR and buffer");
+	tok_frmr_map(f, 1, false, 0, NDK_PAGE_SIZE, VA2(0));
+	if (tok_frmr_register(f, t.c, 1, NDK_OP_FLAG_ALLOW_LOCAL_WRITE,
+			      "fast register") != 0)
+		return -1;
+	s = fsge(f, 100, 64);
+	st = ndk_receive(t.c->qp[1], (void *)(uintptr_t)0x71, &s, 1);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "receive: %s",
+		       ndk_status_str(st));
+	if (tok_invalidate(t.c, 1, &f->mr->header, "invalidate") != 0)
+		return -1;
+	ndk_pair_fill(src->data, 64, 0x72);
+	s = ndk_pair_sge(src, 0, 64);
+	st = ndk_send(t.c->qp[0], (void *)(uintptr_t)0x72, &s, 1, 0);
+	TEST_ASSERT_EQ(st, NDK_STATUS_SUCCESS, "send: %s", ndk_status_str(st));
+	if (tok_expect_failure(t.c->rcq[1], NDK_OP_RECEIVE,
+			       (void *)(uintptr_t)0x71, &r,
+			       "receive in an invalidated region") != 0)
+		return -1;
+	TEST_ASSERT(r.status == NDK_STATUS_ACCESS_VIOLATION &&
+		    r.provider_error == NDK_PERR_LOC_PROT,
+		    "receive: want STATUS_ACCESS_VIOLATION / NDK_PERR_LOC_PROT, "
+		    "got %#x / %d", (unsigned int)r.status, r.provider_error);
+	if (tok_expect_failure(t.c->icq[0], NDK_OP_SEND,
+			       (void *)(uintptr_t)0x72, NULL,
+			       "SEND into it") != 0 ||
+	    tok_expect_both_error(t.c, "SEND into an invalidated region") != 0 ||
+	    frmr_check(f, "SEND into an invalidated region") != 0)
+		return -1;
+	TEST_ASSERT(ndk_pair_buf_guards_ok(src), "guards");
+	ndk_pair_buf_free(src);
+	tok_frmr_free(f);
 	tok_close(&t);
 	return 0;
 }
@@ -605,6 +662,7 @@ t_mid_read_invalidate(void)
 static const struct ndk_test_case cases[] = {
 	{ "invalidate_frmr", t_invalidate_frmr },
 	{ "invalidate_plain_mr", t_invalidate_plain_mr },
+	{ "receive_invalidated", t_receive_invalidated },
 	{ "access_violations", t_access_violations },
 	{ "read_local_invalidate", t_read_local_invalidate },
 	{ "mid_read_invalidate", t_mid_read_invalidate },

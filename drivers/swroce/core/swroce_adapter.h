@@ -119,6 +119,9 @@ struct swr_queue {
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
 	uint32_t n_active;
+	/** Polls with nothing to do since one looked at the adapter-wide
+	 *  work due at a time (swr_poll_q(), SWR_POLL_TIMED) */
+	uint32_t idle_polls;
 	struct swr_qp **active;   /**< QPs with something to send */
 	struct swr_tw tw;         /**< its QPs' RTO and RNR timers */
 	uint16_t tx_n;

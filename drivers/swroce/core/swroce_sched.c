@@ -118,6 +118,16 @@ swr_tx_engines(struct swr_queue *q)
 }
 
 /*
+ * A poll that found nothing to do (no doorbell, no frame, no timer, no
+ * packet built) looks at the adapter-wide work due at a time (queue 0's
+ * neighbour and CM timers, CQ moderation and frames held for ARP, the
+ * zero-copy reap) only every this many times: natively a fraction of a
+ * microsecond later. A poll with work, and every poll on the caller's
+ * clock, looks each time; the timer wheel is looked at on every poll.
+ */
+#define SWR_POLL_TIMED 8
+
+/*
  * Inline in its callers: its call would be a tenth of an idle poll. With
  * @p clocked (a constant) the poll's time is the caller's clock
  * (swr_hook_set_clock(): the adapter then polls through the _clocked
@@ -130,6 +140,7 @@ swr_poll_q(struct swr_queue *q, uint32_t self, bool clocked)
 	/* Read once: the stores below could alias it for the compiler. */
 	const bool q0 = q->id == 0;
 	unsigned int work = 0;
+	bool timed;
 
 	if (unlikely(!swr_try_own(q, self)))
 		return 0;
@@ -155,15 +166,19 @@ swr_poll_q(struct swr_queue *q, uint32_t self, bool clocked)
 		work += swr_rtx_advance(q);
 	if (q->n_active != 0)
 		work += swr_tx_engines(q);
-	if (q0) {
-		if (ad->held_ring != NULL)
-			work += swr_held_drain(ad);
-		if (unlikely(ad->now >= ad->neigh_tick))
-			swr_neigh_timers(ad);
-		if (unlikely(ad->mod_list != NULL))
-			swr_cq_moderation_timers(ad);
-		if (unlikely(swr_cm_due(ad->cm, ad->now)))
-			swr_cm_poll(ad);
+	timed = clocked || work != 0 || ++q->idle_polls >= SWR_POLL_TIMED;
+	if (timed) {
+		q->idle_polls = 0;
+		if (q0) {
+			if (ad->held_ring != NULL)
+				work += swr_held_drain(ad);
+			if (unlikely(ad->now >= ad->neigh_tick))
+				swr_neigh_timers(ad);
+			if (unlikely(ad->mod_list != NULL))
+				swr_cq_moderation_timers(ad);
+			if (unlikely(swr_cm_due(ad->cm, ad->now)))
+				swr_cm_poll(ad);
+		}
 	}
 	q->tx_blocked = false;
 	if (q->tx_n != 0)
@@ -172,8 +187,8 @@ swr_poll_q(struct swr_queue *q, uint32_t self, bool clocked)
 	 * A region waits for frames sent from it (zero-copy transmit): free
 	 * what the port has sent, which an idle TX queue would keep.
 	 */
-	if (unlikely(q->now < __atomic_load_n(&ad->zc_cleanup_until,
-					      __ATOMIC_RELAXED)))
+	if (timed && unlikely(q->now < __atomic_load_n(&ad->zc_cleanup_until,
+						       __ATOMIC_RELAXED)))
 		rte_eth_tx_done_cleanup(ad->port_id, q->txq, 0);
 	if (!q0)
 		__atomic_store_n(&q->busy, 0, __ATOMIC_RELEASE);

@@ -29,6 +29,7 @@
 #include "swroce_neigh.h"
 #include "swroce_qp.h"
 #include "swroce_rc.h"
+#include "swroce_resp.h"
 #include "swroce_rx.h"
 
 /*
@@ -236,6 +237,9 @@ swr_rx_one(struct swr_queue *q, struct rte_mbuf **mp)
 	if (unlikely(swr_cc_pkt_ce(&p)))
 		swr_cc_ce(qp);
 	if (p.op->flags & NDK_ROCE_OPF_REQ) {
+		/* The expected WRITE ONLY inline; completes nothing. */
+		if (swr_resp_rx_write_only(qp, &p))
+			return;
 		q->cqs.cur = qp;        /* its completions: staged */
 		swr_resp_rx(qp, &p);
 	} else {

@@ -57,7 +57,7 @@ swr_pkt_pos(uint32_t k, uint32_t n)
  * plain region (the common small message) is copied here, with the same
  * region check; anything else takes the general walk.
  */
-static inline int
+static __rte_always_inline int
 swr_sge_copy_out_small(struct swr_qp *qp, const struct ndk_sge *sge,
 		       uint32_t nsge, uint32_t off, void *dst, uint32_t len)
 {
@@ -217,7 +217,7 @@ swr_req_read_pkt(struct swr_qp *qp, struct swr_swqe *wqe)
  * copied (inline data, or out of one or more SGEs) into the frame, which
  * is then sealed. @return 0, or -EACCES if a region no longer allows it.
  */
-static inline int
+static __rte_always_inline int
 swr_req_payload_small(struct swr_qp *qp, const struct swr_swqe *wqe,
 		      uint32_t off, uint32_t plen, struct rte_mbuf *m,
 		      uint8_t *payload)
@@ -317,6 +317,48 @@ swr_req_data_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
 		qp->req_pkt = 0;
 		qp->req_idx++;
 	}
+	return m;
+}
+
+/*
+ * swr_req_data_pkt() for a SEND or WRITE of one packet whose payload is
+ * copied (inline data, or fewer bytes than SWR_CRC_COPY_MIN and the
+ * zero-copy threshold; SEND with Invalidate excluded): its ONLY opcode,
+ * the solicited event of a SEND, AckReq (the last packet's), the RETH of a
+ * WRITE, the payload and the seal without the general walk. The same
+ * frame and the same checks.
+ */
+static __rte_always_inline struct rte_mbuf *
+swr_req_only_pkt(struct swr_qp *qp, struct swr_swqe *wqe, bool *bad)
+{
+	bool write = wqe->op == SWR_WR_WRITE;
+	uint8_t opcode = write ? NDK_ROCE_OP_RC_WRITE_ONLY :
+		NDK_ROCE_OP_RC_SEND_ONLY;
+	const struct ndk_roce_opcode_info *oi = ndk_roce_opcode(opcode);
+	uint32_t plen = wqe->length;
+	bool se = !write && (wqe->flags & NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
+	struct ndk_roce_bth *bth;
+	struct rte_mbuf *m;
+
+	m = swr_pkt_build(qp, opcode, oi, plen, se, true, qp->req_psn, &bth);
+	if (m == NULL)
+		return NULL;
+	qp->pkts_since_ackreq = 0;
+	if (write) {
+		struct ndk_roce_reth *reth = (struct ndk_roce_reth *)(bth + 1);
+
+		reth->va = rte_cpu_to_be_64(wqe->raddr);
+		reth->rkey = rte_cpu_to_be_32(wqe->rkey);
+		reth->len = rte_cpu_to_be_32(plen);
+	}
+	if (unlikely(swr_req_payload_small(qp, wqe, 0, plen, m,
+					   (uint8_t *)bth + oi->hdr_len) != 0)) {
+		rte_pktmbuf_free(m);
+		*bad = true;
+		return NULL;
+	}
+	qp->req_psn = ndk_roce_psn_add(qp->req_psn, 1);
+	qp->req_idx++;                  /* req_pkt stays 0 */
 	return m;
 }
 
@@ -454,6 +496,11 @@ swr_req_run(struct swr_qp *qp, unsigned int quota)
 				break;
 			}
 			m = swr_req_read_pkt(qp, wqe);
+		} else if (wqe->npkts == 1 && wqe->op != SWR_WR_SEND_INV &&
+			   (wqe->nsge == 0 ||
+			    (wqe->length < SWR_CRC_COPY_MIN &&
+			     wqe->length < qp->ad->zc_min))) {
+			m = swr_req_only_pkt(qp, wqe, &bad);
 		} else {
 			m = swr_req_data_pkt(qp, wqe, &bad);
 		}

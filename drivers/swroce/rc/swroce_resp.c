@@ -21,19 +21,10 @@
 #include "swroce_mr.h"
 #include "swroce_qp.h"
 #include "swroce_rc.h"
+#include "swroce_resp.h"
 #include "swroce_srq.h"
 #include "swroce_tx.h"
 #include "swroce_zc.h"
-
-/* Queue the ACK/NAK to send once READ responses are out (latest wins). */
-static void
-swr_resp_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
-{
-	qp->ack_pending = true;
-	qp->ack_syndrome = syndrome;
-	qp->ack_psn = psn;
-	swr_qp_activate(qp);
-}
 
 /*
  * A READ response's payload: attached from a plain region when the port
@@ -135,26 +126,6 @@ swr_resp_remote_invalidate(struct swr_qp *qp, const struct ndk_roce_pkt *p,
 	SWR_STAT(qp->q, inv_remote);
 	*token = tok;
 	return 0;
-}
-
-/*
- * Place @p len payload bytes of @p p at @p va of region @p mr: into a
- * plain region from the frame's first segment (every frame of a buffer's
- * size) with the copy inline, else through swr_mr_copy_from_mbuf().
- */
-static inline void
-swr_resp_place(const struct swr_mr *mr, uint64_t va,
-	       const struct ndk_roce_pkt *p, uint32_t len)
-{
-	const struct rte_mbuf *m = p->m;
-
-	if (likely(mr->kind == SWR_MR_PLAIN &&
-		   p->payload_off + len <= m->data_len)) {
-		memcpy((void *)(uintptr_t)va, rte_pktmbuf_mtod_offset(m,
-		       const uint8_t *, p->payload_off), len);
-		return;
-	}
-	swr_mr_copy_from_mbuf(mr, va, m, p->payload_off, len, NULL);
 }
 
 /*
@@ -466,11 +437,57 @@ swr_resp_dup_read(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	SWR_STAT(qp->q, read_dup_ignored);
 }
 
+/*
+ * The expected SEND ONLY into a QP's own receive queue, outside any
+ * message (the common small SEND): what swr_resp_exec() and
+ * swr_resp_send() do for it, without their general walk. A SEND longer
+ * than the path MTU or than the posted receive, one with no receive
+ * posted (RNR) and a QP with a shared receive queue are left to
+ * swr_resp_exec(), which answers them as always; a region that refuses
+ * the copy gets the same answer here. @return true if carried out.
+ */
+static inline bool
+swr_resp_send_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	uint32_t len = p->payload_len;
+	const struct swr_rwqe *wqe;
+
+	if (unlikely(len > qp->pmtu || qp->srq != NULL))
+		return false;
+	wqe = swr_qp_cur_recv(qp);
+	if (unlikely(wqe == NULL || len > wqe->length))
+		return false;
+	qp->seq_nak_sent = false;
+	if (len != 0 && unlikely(swr_resp_recv_copy(qp, wqe, 0, p) != 0)) {
+		qp->rcv_off = 0;
+		qp->rcv_class = SWR_RCV_SEND;
+		swr_resp_fatal(qp, NDK_ROCE_NAK_REMOTE_OP, p->psn,
+			       NDK_STATUS_ACCESS_VIOLATION, NDK_PERR_LOC_PROT);
+		return true;
+	}
+	qp->rcv_off = len;
+	swr_qp_complete_recv(qp, NDK_STATUS_SUCCESS, 0, len, p->se, 0);
+	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+	return true;
+}
+
 void
 swr_resp_rx(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 {
 	uint32_t flags = p->op->flags;
 	int32_t d = ndk_roce_psn_diff(p->psn, qp->epsn);
+
+	/* (The expected WRITE ONLY: swr_resp_rx_write_only(), inline.) */
+	if (likely(d == 0 && qp->rcv_class == SWR_RCV_NONE) &&
+	    p->opcode == NDK_ROCE_OP_RC_SEND_ONLY &&
+	    swr_resp_send_only(qp, p)) {
+		if (unlikely(qp->sr_cnt != 0))
+			swr_sr_drain(qp);
+		return;
+	}
 
 	if (d > 0) {
 		SWR_STAT(qp->q, rx_out_of_seq);
