@@ -214,7 +214,21 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 		qp->gbn_wnd >>= 1;
 	qp->gbn_acked = 0;
 	swr_req_rewind(qp);
+	/*
+	 * The NAK is the responder's answer: the wait for progress begins
+	 * again with the resend (as after a full expiry). Left at the last
+	 * progress, a NAK acted on late (after its reorder window) armed a
+	 * deadline already past: a full expiry at once, the window sent twice.
+	 */
+	qp->rto_start = qp->q->now;
 	swr_comp_nak_fresh(qp, psn);
+}
+
+/* How long a sequence NAK naming a READ waits for it (reo_mult > 0). */
+static inline uint64_t
+swr_comp_nak_window(const struct swr_qp *qp)
+{
+	return qp->rtt.srtt << (qp->reo_mult - 1);
 }
 
 /*
@@ -241,6 +255,9 @@ swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
 		qp->nak_psn = psn;
 		qp->nak_t = RTE_MAX(qp->q->now, UINT64_C(1));
 		SWR_STAT(qp->q, nak_seq_deferred);
+		/* The responder dropped what followed: nothing more may come
+		 * to show it, so the window's end is a timer of its own. */
+		swr_reo_arm(qp, qp->nak_t + swr_comp_nak_window(qp));
 	}
 	return true;
 }
@@ -248,7 +265,8 @@ swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
 /*
  * A sequence NAK waits: an answer at or past its PSN (a READ response, an
  * ACK's progress) shows the request arrived late: forget it. Otherwise act
- * on it once the reorder window passed, or now if @p now.
+ * on it once the reorder window passed (the reorder timer looks then), or
+ * now if @p now.
  */
 static void
 swr_comp_nak_check(struct swr_qp *qp, bool now)
@@ -261,17 +279,18 @@ swr_comp_nak_check(struct swr_qp *qp, bool now)
 		SWR_STAT(qp->q, nak_seq_late);
 		return;
 	}
-	if (!now && qp->q->now - qp->nak_t <
-	    (qp->rtt.srtt << (qp->reo_mult - 1)))
+	if (!now && qp->q->now - qp->nak_t < swr_comp_nak_window(qp)) {
+		swr_reo_arm(qp, qp->nak_t + swr_comp_nak_window(qp));
 		return;
+	}
 	qp->nak_t = 0;
 	swr_comp_nak_seq(qp, psn);
 }
 
 void
-swr_comp_nak_due(struct swr_qp *qp)
+swr_comp_nak_due(struct swr_qp *qp, bool now)
 {
-	swr_comp_nak_check(qp, true);
+	swr_comp_nak_check(qp, now);
 }
 
 static void

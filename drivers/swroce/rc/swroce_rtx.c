@@ -164,7 +164,7 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	}
 	/* A sequence NAK waited for reordering: it was right after all. */
 	if (unlikely(qp->nak_t != 0)) {
-		swr_comp_nak_due(qp);
+		swr_comp_nak_due(qp, true);
 		if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
 			swr_rto_arm(qp);
 		return;
@@ -230,7 +230,11 @@ swr_req_timers(struct swr_qp *qp)
 		uint64_t next;
 
 		qp->reo_due = 0;
-		swr_comp_reo_due(qp);
+		/* A sequence NAK waiting for it first: it may go back N. */
+		if (qp->nak_t != 0)
+			swr_comp_nak_due(qp, false);
+		if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+			swr_comp_reo_due(qp);
 		/* Off the wheel now: back on for the RNR or retransmission
 		 * timer, whichever is armed (an earlier reorder time stays). */
 		next = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;
