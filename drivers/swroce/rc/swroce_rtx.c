@@ -103,6 +103,7 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 	}
 	swr_rto_classify(qp, true);
 	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
+	swr_rd_meter_restart(qp);
 	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
 		qp->rto_adapt_shift++;
 	qp->rto_adapt_psn = qp->psn_max;
@@ -116,7 +117,26 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		swr_req_rewind(qp);
 		qp->rd_fresh = true;
 		qp->rd_fresh_psn = qp->una_psn;
-		qp->rd_meter_n = 0;     /* the stream starts again */
+		return;
+	}
+	if (qp->rd_fresh && !qp->sr_on && swr_rd_fresh_waits(qp) &&
+	    ndk_roce_psn_diff(qp->una_psn, qp->rd_fresh_psn) < 0) {
+		/*
+		 * The go-back after a sequence NAK past READs missing
+		 * responses (swr_req_rewind_to()): nothing from the NAK's PSN
+		 * came, so that resend was lost too and the responder, which
+		 * NAKs a gap once, waits for it in silence. Go back there
+		 * again, and ask the tail READ's range again as well (the ask
+		 * or its answer lost with it, or only late: a short range).
+		 */
+		uint32_t psn = qp->rd_fresh_psn;
+
+		if (wqe->op == SWR_WR_READ && qp->req_idx != qp->sq_tail)
+			swr_comp_reread(qp, wqe);
+		swr_req_rewind_to(qp, psn);
+		qp->rd_fresh = true;
+		qp->rd_fresh_psn = psn;
+		swr_rto_arm(qp);
 		return;
 	}
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
@@ -205,7 +225,7 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
 	/* A stream that stopped for a timeout: its rate is measured anew. */
-	qp->rd_meter_n = 0;
+	swr_rd_meter_restart(qp);
 	/* Only a READ's last responses or its re-read lost: ask them alone. */
 	if (swr_comp_timeout_reread(qp)) {
 		swr_rto_arm(qp);
