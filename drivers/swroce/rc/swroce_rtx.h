@@ -196,6 +196,17 @@ swr_rd_fresh_waits(const struct swr_qp *qp)
 }
 
 /**
+ * No READ is outstanding: the next stream is measured from the wait for
+ * its first response (rto_start then).
+ */
+static inline void
+swr_rd_meter_end(struct swr_qp *qp)
+{
+	qp->rd_meter_n = 0;
+	qp->rd_meter_t0 = 0;
+}
+
+/**
  * The stream stopped (a timer expired): measure its rate anew from now. A
  * wait for a lost response is no part of the rate: kept, each one made
  * the next deadlines longer (at 5 % loss, after the first losses, stream
@@ -382,7 +393,7 @@ swr_rtx_progress(struct swr_qp *qp, uint32_t una)
 	} else {
 		qp->rto_deadline = 0;
 		qp->rto_start = 0;
-		qp->rd_meter_n = 0;     /* nothing out: a later stream anew */
+		swr_rd_meter_end(qp);   /* nothing out: a later stream anew */
 		/*
 		 * An RNR wait with everything acknowledged (a copy of the
 		 * refused request was taken after all) has nothing to resend:
@@ -406,7 +417,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->rto_adapt_shift = 0;
 	qp->rto_probe = 0;
 	qp->rtt_active = false;
-	qp->rd_meter_n = 0;
+	swr_rd_meter_end(qp);
 	qp->rd_ord_t0 = 0;
 	qp->rack_seq = qp->rd_seq;
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
