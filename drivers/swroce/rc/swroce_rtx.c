@@ -103,7 +103,7 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 	}
 	swr_rto_classify(qp, true);
 	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
-	swr_rd_meter_restart(qp);
+	swr_rd_meter_skip(qp);
 	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
 		qp->rto_adapt_shift++;
 	qp->rto_adapt_psn = qp->psn_max;
@@ -117,6 +117,7 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		swr_req_rewind(qp);
 		qp->rd_fresh = true;
 		qp->rd_fresh_psn = qp->una_psn;
+		swr_rd_meter_restart(qp);       /* the stream starts again */
 		return;
 	}
 	if (qp->rd_fresh && !qp->sr_on && swr_rd_fresh_waits(qp) &&

@@ -180,6 +180,7 @@ swr_rd_meter(struct swr_qp *qp)
 		qp->rd_meter_t0 += (qp->q->now - qp->rd_meter_t0) >> 1;
 		qp->rd_meter_n >>= 1;
 	}
+	qp->rd_meter_last = qp->q->now;
 }
 
 /**
@@ -207,17 +208,33 @@ swr_rd_meter_end(struct swr_qp *qp)
 }
 
 /**
- * The stream stopped (a timer expired): measure its rate anew from now. A
- * wait for a lost response is no part of the rate: kept, each one made
- * the next deadlines longer (at 5 % loss, after the first losses, stream
- * times of 8 to 33 ms for an SRTT of 163 µs), so that the next loss
- * waited longer still.
+ * The stream stopped (a full expiry, or a go-back for a silent READ):
+ * measure its rate anew from now.
  */
 static inline void
 swr_rd_meter_restart(struct swr_qp *qp)
 {
 	qp->rd_meter_n = 0;
 	qp->rd_meter_t0 = qp->q->now;
+}
+
+/**
+ * An adaptive expiry: the time since the stream's latest response was a
+ * wait for a lost one, no part of the stream's rate; take it out (the
+ * rate of what came before stays: a slow stream stays slow). Kept, each
+ * wait made the next deadlines longer (at 5 % loss, after the first
+ * losses, stream times of 8 to 33 ms for an SRTT of 163 µs), so that the
+ * next loss waited longer still.
+ */
+static inline void
+swr_rd_meter_skip(struct swr_qp *qp)
+{
+	uint64_t now = qp->q->now;
+
+	if (qp->rd_meter_n != 0 && now > qp->rd_meter_last) {
+		qp->rd_meter_t0 += now - qp->rd_meter_last;
+		qp->rd_meter_last = now;
+	}
 }
 
 /**
