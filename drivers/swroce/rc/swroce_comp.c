@@ -224,6 +224,8 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 	swr_comp_nak_fresh(qp, psn);
 }
 
+static void swr_comp_nak_check(struct swr_qp *qp, bool now);
+
 /* How long a sequence NAK naming a READ waits for it (reo_mult > 0). */
 static inline uint64_t
 swr_comp_nak_window(const struct swr_qp *qp)
@@ -256,8 +258,9 @@ swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
 		qp->nak_t = RTE_MAX(qp->q->now, UINT64_C(1));
 		SWR_STAT(qp->q, nak_seq_deferred);
 		/* The responder dropped what followed: nothing more may come
-		 * to show it, so the window's end is a timer of its own. */
-		swr_reo_arm(qp, qp->nak_t + swr_comp_nak_window(qp));
+		 * to show it, so the window's end is a timer of its own
+		 * (armed by the check). */
+		swr_comp_nak_check(qp, false);
 	}
 	return true;
 }
@@ -278,6 +281,21 @@ swr_comp_nak_check(struct swr_qp *qp, bool now)
 		qp->nak_t = 0;
 		SWR_STAT(qp->q, nak_seq_late);
 		return;
+	}
+	/*
+	 * Every response before the NAK's PSN came: the responder, which
+	 * answers in PSN order, has streamed all it executed before it. A
+	 * request only late is answered right after that stream, once it
+	 * arrives: wait a quarter SRTT more for it (RACK's window of a
+	 * quarter round trip), not the rest of the window, which is sized
+	 * for the streams queued ahead. The NAK's wait ends then at the
+	 * latest (nak_t moved so that the window ends there).
+	 */
+	if (ndk_roce_psn_diff(qp->rd_hi, psn) == 0) {
+		uint64_t soon = qp->q->now + (qp->rtt.srtt >> 2);
+
+		if (soon < qp->nak_t + swr_comp_nak_window(qp))
+			qp->nak_t = soon - swr_comp_nak_window(qp);
 	}
 	if (!now && qp->q->now - qp->nak_t < swr_comp_nak_window(qp)) {
 		swr_reo_arm(qp, qp->nak_t + swr_comp_nak_window(qp));
