@@ -325,7 +325,7 @@ rl_case(uint32_t ppm, bool sr, double min_ratio, uint64_t max_rr)
  * re-read used to wait for the timer (0.529, 11 such expiries); 1.000 and
  * none with selective repeat (0.903, 13); 0.755 and 11 at 5 % (0.414 while
  * the waits for lost requests held the stream time of a window, and that
- * of every earlier wait; 0.011, 218, 14 full timeouts before that); 0.801
+ * of every earlier wait; 0.011, 218, 14 full timeouts before that); 0.802
  * and 7 at 5 % with selective repeat (0.207, 43). At most one full timeout
  * each: the first request lost with its NAK, before any RTT sample.
  */
