@@ -283,10 +283,10 @@ swr_comp_nak_check(struct swr_qp *qp, bool now)
 		return;
 	}
 	/*
-	 * Every response before the NAK's PSN came: the responder, which
-	 * answers in PSN order, has streamed all it executed before it. A
-	 * request only late is answered right after that stream, once it
-	 * arrives: wait a quarter SRTT more for it (RACK's window of a
+	 * The response just before the NAK's PSN came (rd_hi at it): the
+	 * responder, which answers in PSN order, has sent all it executed
+	 * before that request. One only late is answered right after, once
+	 * it arrives: wait a quarter SRTT more for it (RACK's window of a
 	 * quarter round trip), not the rest of the window, which is sized
 	 * for the streams queued ahead. The NAK's wait ends then at the
 	 * latest (nak_t moved so that the window ends there).
@@ -295,7 +295,8 @@ swr_comp_nak_check(struct swr_qp *qp, bool now)
 		uint64_t soon = qp->q->now + (qp->rtt.srtt >> 2);
 
 		if (soon < qp->nak_t + swr_comp_nak_window(qp))
-			qp->nak_t = soon - swr_comp_nak_window(qp);
+			qp->nak_t = RTE_MAX(soon - swr_comp_nak_window(qp),
+					    UINT64_C(1));
 	}
 	if (!now && qp->q->now - qp->nak_t < swr_comp_nak_window(qp)) {
 		swr_reo_arm(qp, qp->nak_t + swr_comp_nak_window(qp));
