@@ -206,6 +206,8 @@ drop_held(struct rcx *x, int from)
 void
 step(struct rcx *x)
 {
+	if (x->clk != NULL)
+		*x->clk += x->clk_step;
 	for (unsigned int i = 0; i <= x->a_extra; i++) {
 		ndk_adapter_poll(x->pair->ad[A]);
 		filter_side(x, A);

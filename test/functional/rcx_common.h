@@ -54,6 +54,8 @@ struct rcx {
 	unsigned int a_extra;         /* extra polls of A per step */
 	bool chain;                   /* B's frames to A in 2 KB segments */
 	uint32_t dmg;                 /* CORRUPT: PSN offset + 1, DMG_QPN, 0 */
+	uint64_t *clk;                /* a simulated clock: step() moves it */
+	uint64_t clk_step;            /* ... by this much a round */
 	struct rte_mbuf *held[2][MAX_HELD];
 	uint8_t held_q[2][MAX_HELD];  /* the queue each was taken from */
 	unsigned int n_held[2];
@@ -88,7 +90,10 @@ void release(struct rcx *x, int from);
 /* Deliver the first @p n frames held from side @p from (in order). */
 void release_n(struct rcx *x, int from, unsigned int n);
 void drop_held(struct rcx *x, int from);
-/* One round: A polls (1 + a_extra times), its frames pass the filter, then B's. */
+/*
+ * One round: the simulated clock (if x->clk) moves on, A polls (1 + a_extra
+ * times), its frames pass the filter, then B's.
+ */
 void step(struct rcx *x);
 /* Step until @p n completions arrive on A's initiator CQ. */
 uint32_t pump(struct rcx *x, struct ndk_result_ex *r, uint32_t n, double secs,

@@ -377,6 +377,15 @@ slow_read(bool lose)
 			TEST_ASSERT_EQ(x.hits, SLOW_LOST, "frames dropped");
 			TEST_ASSERT(DELTA(&x, A, adaptive_retransmits) >= 1,
 				    "no early retransmission");
+			/* The answer to the re-read comes as slowly: the
+			 * stream's rate (the wait for the lost ones taken
+			 * out) covers it, no second ask (a restart of the
+			 * meter at the expiry asked 7 to 10). */
+			TEST_ASSERT(DELTA(&x, A, retransmit_packets) <=
+				    SLOW_LOST + 1, "asked again %" PRIu64
+				    " responses for %u lost",
+				    DELTA(&x, A, retransmit_packets),
+				    SLOW_LOST);
 		}
 	}
 	rcx_close(&x);

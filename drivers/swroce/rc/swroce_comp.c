@@ -214,7 +214,23 @@ swr_comp_nak_seq(struct swr_qp *qp, uint32_t psn)
 		qp->gbn_wnd >>= 1;
 	qp->gbn_acked = 0;
 	swr_req_rewind(qp);
+	/*
+	 * The NAK is the responder's answer: the wait for progress begins
+	 * again with the resend (as after a full expiry). Left at the last
+	 * progress, a NAK acted on late (after its reorder window) armed a
+	 * deadline already past: a full expiry at once, the window sent twice.
+	 */
+	qp->rto_start = qp->q->now;
 	swr_comp_nak_fresh(qp, psn);
+}
+
+static void swr_comp_nak_check(struct swr_qp *qp, bool now);
+
+/* How long a sequence NAK naming a READ waits for it (reo_mult > 0). */
+static inline uint64_t
+swr_comp_nak_window(const struct swr_qp *qp)
+{
+	return qp->rtt.srtt << (qp->reo_mult - 1);
 }
 
 /*
@@ -241,6 +257,10 @@ swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
 		qp->nak_psn = psn;
 		qp->nak_t = RTE_MAX(qp->q->now, UINT64_C(1));
 		SWR_STAT(qp->q, nak_seq_deferred);
+		/* The responder dropped what followed: nothing more may come
+		 * to show it, so the window's end is a timer of its own
+		 * (armed by the check). */
+		swr_comp_nak_check(qp, false);
 	}
 	return true;
 }
@@ -248,7 +268,8 @@ swr_comp_nak_defer(struct swr_qp *qp, uint32_t psn)
 /*
  * A sequence NAK waits: an answer at or past its PSN (a READ response, an
  * ACK's progress) shows the request arrived late: forget it. Otherwise act
- * on it once the reorder window passed, or now if @p now.
+ * on it once the reorder window passed (the reorder timer looks then), or
+ * now if @p now.
  */
 static void
 swr_comp_nak_check(struct swr_qp *qp, bool now)
@@ -261,17 +282,34 @@ swr_comp_nak_check(struct swr_qp *qp, bool now)
 		SWR_STAT(qp->q, nak_seq_late);
 		return;
 	}
-	if (!now && qp->q->now - qp->nak_t <
-	    (qp->rtt.srtt << (qp->reo_mult - 1)))
+	/*
+	 * The response just before the NAK's PSN came (rd_hi at it): the
+	 * responder, which answers in PSN order, has sent all it executed
+	 * before that request. One only late is answered right after, once
+	 * it arrives: wait a quarter SRTT more for it (RACK's window of a
+	 * quarter round trip), not the rest of the window, which is sized
+	 * for the streams queued ahead. The NAK's wait ends then at the
+	 * latest (nak_t moved so that the window ends there).
+	 */
+	if (ndk_roce_psn_diff(qp->rd_hi, psn) == 0) {
+		uint64_t soon = qp->q->now + (qp->rtt.srtt >> 2);
+
+		if (soon < qp->nak_t + swr_comp_nak_window(qp))
+			qp->nak_t = RTE_MAX(soon - swr_comp_nak_window(qp),
+					    UINT64_C(1));
+	}
+	if (!now && qp->q->now - qp->nak_t < swr_comp_nak_window(qp)) {
+		swr_reo_arm(qp, qp->nak_t + swr_comp_nak_window(qp));
 		return;
+	}
 	qp->nak_t = 0;
 	swr_comp_nak_seq(qp, psn);
 }
 
 void
-swr_comp_nak_due(struct swr_qp *qp)
+swr_comp_nak_due(struct swr_qp *qp, bool now)
 {
-	swr_comp_nak_check(qp, true);
+	swr_comp_nak_check(qp, now);
 }
 
 static void

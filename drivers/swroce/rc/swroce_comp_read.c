@@ -366,7 +366,7 @@ swr_comp_read_done(struct swr_qp *qp)
 	swr_qp_complete_send(qp, NDK_STATUS_SUCCESS, 0);
 	/* No READ left: later SENDs/WRITEs are no stream, a later READ anew. */
 	if (qp->rd_outstanding == 0)
-		qp->rd_meter_n = 0;
+		swr_rd_meter_end(qp);
 }
 
 /*

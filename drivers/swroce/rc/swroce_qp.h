@@ -319,6 +319,7 @@ struct swr_qp {
 	 *  placed since the stream began at rd_meter_t0; 0 = no stream */
 	uint32_t rd_meter_n;
 	uint64_t rd_meter_t0;
+	uint64_t rd_meter_last;   /**< ... its latest response (TSC) */
 	uint64_t rd_ord_t0;       /**< TSC a READ to send was first held by
 				   *  ORD (0: not held; rd_ord_wait_us) */
 	bool rd_ord_loss;         /**< ... while the tail READ waited for a

@@ -92,10 +92,11 @@ bool swr_comp_read_silent(const struct swr_qp *qp,
 bool swr_comp_timeout_reread(struct swr_qp *qp);
 
 /**
- * Completer: act now on the sequence NAK that waits for the reorder
- * window (qp->nak_t; the timer expired first).
+ * Completer: the sequence NAK that waits for the reorder window
+ * (qp->nak_t): act on it if the window has passed or @p now (the
+ * retransmission timer expired first), else look again when it passes.
  */
-void swr_comp_nak_due(struct swr_qp *qp);
+void swr_comp_nak_due(struct swr_qp *qp, bool now);
 
 /**
  * Completer: retire what needs no answer at the tail: local operations

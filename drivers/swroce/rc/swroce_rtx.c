@@ -103,6 +103,7 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 	}
 	swr_rto_classify(qp, true);
 	SWR_QP_STAT(qp, adaptive_retransmits, adaptive_retransmits);
+	swr_rd_meter_skip(qp);
 	if (qp->rto_adapt_shift < SWR_RTO_MAX_ADAPT_SHIFT)
 		qp->rto_adapt_shift++;
 	qp->rto_adapt_psn = qp->psn_max;
@@ -116,7 +117,27 @@ swr_req_adaptive_expiry(struct swr_qp *qp, uint64_t gap)
 		swr_req_rewind(qp);
 		qp->rd_fresh = true;
 		qp->rd_fresh_psn = qp->una_psn;
-		qp->rd_meter_n = 0;     /* the stream starts again */
+		swr_rd_meter_restart(qp);       /* the stream starts again */
+		return;
+	}
+	if (qp->rd_fresh && !qp->sr_on && swr_rd_fresh_waits(qp) &&
+	    ndk_roce_psn_diff(qp->una_psn, qp->rd_fresh_psn) < 0) {
+		/*
+		 * The go-back after a sequence NAK past READs missing
+		 * responses (swr_req_rewind_to()): nothing from the NAK's PSN
+		 * came, so that resend was lost too and the responder, which
+		 * NAKs a gap once, waits for it in silence. Go back there
+		 * again, and ask the tail READ's range again as well (the ask
+		 * or its answer lost with it, or only late: a short range).
+		 */
+		uint32_t psn = qp->rd_fresh_psn;
+
+		if (wqe->op == SWR_WR_READ && qp->req_idx != qp->sq_tail)
+			swr_comp_reread(qp, wqe);
+		swr_req_rewind_to(qp, psn);
+		qp->rd_fresh = true;
+		qp->rd_fresh_psn = psn;
+		swr_rto_arm(qp);
 		return;
 	}
 	if (swr_sq_tail_started(qp) && wqe->op == SWR_WR_READ &&
@@ -164,7 +185,7 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 	}
 	/* A sequence NAK waited for reordering: it was right after all. */
 	if (unlikely(qp->nak_t != 0)) {
-		swr_comp_nak_due(qp);
+		swr_comp_nak_due(qp, true);
 		if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
 			swr_rto_arm(qp);
 		return;
@@ -205,7 +226,7 @@ swr_req_expired(struct swr_qp *qp, uint64_t gap)
 		qp->rto_backoff++;
 	qp->rto_start = now;            /* the next full timeout from here */
 	/* A stream that stopped for a timeout: its rate is measured anew. */
-	qp->rd_meter_n = 0;
+	swr_rd_meter_restart(qp);
 	/* Only a READ's last responses or its re-read lost: ask them alone. */
 	if (swr_comp_timeout_reread(qp)) {
 		swr_rto_arm(qp);
@@ -230,7 +251,11 @@ swr_req_timers(struct swr_qp *qp)
 		uint64_t next;
 
 		qp->reo_due = 0;
-		swr_comp_reo_due(qp);
+		/* A sequence NAK waiting for it first: it may go back N. */
+		if (qp->nak_t != 0)
+			swr_comp_nak_due(qp, false);
+		if (swr_qp_state(qp) != NDK_QP_STATE_ERROR)
+			swr_comp_reo_due(qp);
 		/* Off the wheel now: back on for the RNR or retransmission
 		 * timer, whichever is armed (an earlier reorder time stays). */
 		next = qp->rnr_until != 0 ? qp->rnr_until : qp->rto_deadline;

@@ -173,11 +173,67 @@ static inline void
 swr_rd_meter(struct swr_qp *qp)
 {
 	if (qp->rd_meter_n++ == 0) {
-		qp->rd_meter_t0 = qp->rto_start != 0 ? qp->rto_start :
-			qp->q->now;
+		/* Or from a restart after an expiry (rd_meter_t0 then). */
+		qp->rd_meter_t0 = RTE_MAX(qp->rto_start != 0 ? qp->rto_start :
+					  qp->q->now, qp->rd_meter_t0);
 	} else if (unlikely(qp->rd_meter_n > SWR_RD_METER_MAX)) {
 		qp->rd_meter_t0 += (qp->q->now - qp->rd_meter_t0) >> 1;
 		qp->rd_meter_n >>= 1;
+	}
+	qp->rd_meter_last = qp->q->now;
+}
+
+/**
+ * A go-back-N responder NAKed rd_fresh_psn (or went silent from there), the
+ * requests from it were sent again, and nothing at or past it has been
+ * answered since: it still waits for that request (with rd_fresh set).
+ */
+static inline bool
+swr_rd_fresh_waits(const struct swr_qp *qp)
+{
+	return ndk_roce_psn_diff(qp->rd_hi, qp->rd_fresh_psn) <= 0 &&
+		ndk_roce_psn_diff(qp->una_psn, qp->rd_fresh_psn) <= 0 &&
+		ndk_roce_psn_diff(qp->req_psn, qp->rd_fresh_psn) > 0;
+}
+
+/**
+ * No READ is outstanding: the next stream is measured from the wait for
+ * its first response (rto_start then).
+ */
+static inline void
+swr_rd_meter_end(struct swr_qp *qp)
+{
+	qp->rd_meter_n = 0;
+	qp->rd_meter_t0 = 0;
+}
+
+/**
+ * The stream stopped (a full expiry, or a go-back for a silent READ):
+ * measure its rate anew from now.
+ */
+static inline void
+swr_rd_meter_restart(struct swr_qp *qp)
+{
+	qp->rd_meter_n = 0;
+	qp->rd_meter_t0 = qp->q->now;
+}
+
+/**
+ * An adaptive expiry: the time since the stream's latest response was a
+ * wait for a lost one, no part of the stream's rate; take it out (the
+ * rate of what came before stays: a slow stream stays slow). Kept, each
+ * wait made the next deadlines longer (at 5 % loss, after the first
+ * losses, stream times of 8 to 33 ms for an SRTT of 163 µs), so that the
+ * next loss waited longer still.
+ */
+static inline void
+swr_rd_meter_skip(struct swr_qp *qp)
+{
+	uint64_t now = qp->q->now;
+
+	if (qp->rd_meter_n != 0 && now > qp->rd_meter_last) {
+		qp->rd_meter_t0 += now - qp->rd_meter_last;
+		qp->rd_meter_last = now;
 	}
 }
 
@@ -202,6 +258,17 @@ swr_rd_stream_time(const struct swr_qp *qp, uint64_t cap)
 	int sh;
 
 	if (qp->rd_meter_n == 0)
+		return 0;
+	/*
+	 * A go-back-N responder that NAKed a PSN (or went silent from there:
+	 * swr_comp_read_silent()) was sent that request again and waits for
+	 * it: it has nothing to stream before its answer but the short
+	 * ranges asked below it, and the answer is due a round trip after
+	 * the resend. Its resend lost as well (the responder NAKs a gap
+	 * once) is then found after the adaptive timeout, not after the
+	 * window's stream time.
+	 */
+	if (unlikely(qp->rd_fresh) && swr_rd_fresh_waits(qp))
 		return 0;
 	if (ndk_roce_psn_diff(qp->rd_hi, from) > 0)
 		from = qp->rd_hi;
@@ -343,7 +410,7 @@ swr_rtx_progress(struct swr_qp *qp, uint32_t una)
 	} else {
 		qp->rto_deadline = 0;
 		qp->rto_start = 0;
-		qp->rd_meter_n = 0;     /* nothing out: a later stream anew */
+		swr_rd_meter_end(qp);   /* nothing out: a later stream anew */
 		/*
 		 * An RNR wait with everything acknowledged (a copy of the
 		 * refused request was taken after all) has nothing to resend:
@@ -367,7 +434,7 @@ swr_rtx_reset(struct swr_qp *qp)
 	qp->rto_adapt_shift = 0;
 	qp->rto_probe = 0;
 	qp->rtt_active = false;
-	qp->rd_meter_n = 0;
+	swr_rd_meter_end(qp);
 	qp->rd_ord_t0 = 0;
 	qp->rack_seq = qp->rd_seq;
 	memset(&qp->rtt, 0, sizeof(qp->rtt));
