@@ -453,8 +453,6 @@ struct nvme_id_ctrl {
 #define NVME_CTRL_SGLS_SUPPORTED 0x1
 #define NVME_CTRL_SGLS_KEYED (1u << 2)
 #define NVME_CTRL_SGLS_OFFSET (1u << 20)   /**< in-capsule offsets */
-/** Identify Controller CTRATT: traffic based keep-alive (TBKAS). */
-#define NVME_CTRL_CTRATT_TBKAS (1u << 6)
 /** Identify Controller ONCS bits. */
 #define NVME_CTRL_ONCS_DSM (1u << 2)
 #define NVME_CTRL_ONCS_WRITE_ZEROES (1u << 3)

@@ -252,8 +252,6 @@ icd_loss_body(struct ndk_nvmf_ctrlr *c, uint8_t *reg, uint8_t *rbuf)
 	while (rc == 0 && done < LOSS_WRITES && ndk_pair_now() < end) {
 		rc = loss_submit(qp, reg, w, &sent);
 		ndk_nvmf_qpair_poll(qp, 0);
-		/* The keep-alive: longer than the KATO on a loaded machine. */
-		ndk_nvmf_ctrlr_process_admin(c);
 		if (rc == 0)
 			rc = loss_reap(reg, w, last, &done);
 	}

@@ -5,13 +5,11 @@
  * swroce adapters of a net_ring pair in one process. The host (adapter A,
  * the test thread on lcore 0) uses the public API of ndk_nvmf_host.h; the
  * controller (adapter B, lcore 2) is written here on ndk.h alone and can
- * count the host's Keep Alives, and misbehave on purpose: answer without
- * SEND with Invalidate (the host must invalidate locally, and the token
- * is then dead for a late RDMA WRITE), send a response for an unknown
- * CID, return error statuses, stay silent (the host's timeout), leave the
- * RDMA CM request unanswered, answer the I/O queues' requests only after
- * Keep Alives that span more than the KATO, reject it with the
- * NVMe/RDMA status, or refuse the Fabrics Connect.
+ * count the host's Keep Alives, and misbehave on purpose: answer without SEND with Invalidate (the host must
+ * invalidate locally, and the token is then dead for a late RDMA WRITE),
+ * send a response for an unknown CID, return error statuses, stay silent
+ * (the host's timeout), leave the RDMA CM request unanswered, reject it
+ * with the NVMe/RDMA status, or refuse the Fabrics Connect.
  *
  * The controller: admin and I/O queues of one controller, properties CAP,
  * VS, CC, CSTS (RDY follows CC.EN, SHST completes on CC.SHN), Identify
@@ -50,9 +48,6 @@
 #define FC_NSZE 1024u
 #define FC_BS 4096u
 #define FC_STAGE (1u << 20)
-/* Keep Alives before FC_CM_SLOW_IO answers an I/O queue: at one per
- * KATO/2 they span 1.5 KATO. */
-#define FC_SLOW_KA 4
 
 /* What the controller does wrong on purpose. */
 enum fc_mode {
@@ -62,7 +57,6 @@ enum fc_mode {
 	FC_SILENT,        /* no answer to I/O commands */
 	FC_CM_REJECT,     /* REJ with NVMF_RDMA_CM_INVALID_HSQSIZE */
 	FC_CM_SILENT,     /* the connection request left unanswered */
-	FC_CM_SLOW_IO,    /* I/O queues' requests held for FC_SLOW_KA KAs */
 	FC_CONNECT_FAIL,  /* Connect: SCT 1h SC 84h (invalid host) */
 };
 
@@ -399,18 +393,6 @@ fc_accept(struct fc *f, struct ndk_connector *conn)
 	return 0;
 }
 
-/* Whether the next connection request may be answered now: FC_CM_SLOW_IO
- * holds those after the admin queue's until FC_SLOW_KA Keep Alives came. */
-static bool
-fc_may_accept(const struct fc *f)
-{
-	if (f->mode == FC_CM_SILENT)
-		return false;
-	return f->mode != FC_CM_SLOW_IO || f->taken == 0 ||
-		__atomic_load_n(&f->keep_alives, __ATOMIC_ACQUIRE) >=
-		FC_SLOW_KA;
-}
-
 static int
 fc_main(void *arg)
 {
@@ -418,8 +400,8 @@ fc_main(void *arg)
 	struct ndk_result_ex r;
 
 	while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
-		if (f->taken < __atomic_load_n(&f->n_in, __ATOMIC_ACQUIRE) &&
-		    fc_may_accept(f))
+		if (f->mode != FC_CM_SILENT &&
+		    f->taken < __atomic_load_n(&f->n_in, __ATOMIC_ACQUIRE))
 			fc_accept(f, f->incoming[f->taken++]);
 		for (int i = 0; i < FC_QUEUES; i++) {
 			struct fc_queue *q = &f->q[i];
@@ -801,38 +783,6 @@ test_refused(void)
 	return 0;
 }
 
-/*
- * The I/O queues' RDMA CM requests are answered only after FC_SLOW_KA
- * Keep Alives, which at one per KATO/2 span more than the KATO: a host
- * that sends none while it brings its I/O queues up (and a controller
- * would have expired) never gets them answered and its connect times
- * out. Nothing here depends on how long anything takes.
- */
-static int
-test_slow_io_queues(void)
-{
-	struct ndk_nvmf_ctrlr *c = NULL;
-	uint8_t *buf;
-	int rc = -1, ka;
-
-	if (case_begin(FC_CM_SLOW_IO, 8192, 10000, &c, &buf) != 0)
-		goto out;
-	ka = __atomic_load_n(&g_fc.keep_alives, __ATOMIC_ACQUIRE);
-	printf("  %d Keep Alives before the I/O queues were answered\n", ka);
-	if (ka < FC_SLOW_KA ||
-	    ndk_nvmf_ctrlr_get_info(c)->num_io_queues != 2) {
-		fprintf(stderr, "  FAIL %d Keep Alives, %u I/O queues\n", ka,
-			ndk_nvmf_ctrlr_get_info(c)->num_io_queues);
-		goto out;
-	}
-	if (host_rw(c, ndk_nvmf_ctrlr_get_qpair(c, 1), buf, 5, 8192, 11) != 0 ||
-	    ndk_nvmf_ctrlr_process_admin(c) != 0)
-		goto out;
-	rc = 0;
-out:
-	return case_end(c, buf, rc, true);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -842,7 +792,6 @@ main(int argc, char **argv)
 		{ "bad_cid", test_bad_cid },
 		{ "timeout", test_timeout },
 		{ "refused", test_refused },
-		{ "slow_io_queues", test_slow_io_queues },
 	};
 	int rc;
 

@@ -14,7 +14,6 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_malloc.h>
-#include <rte_pause.h>
 #include <rte_random.h>
 
 #include "host_priv.h"
@@ -300,34 +299,20 @@ ka_done(void *arg, const struct ndk_nvmf_cpl *cpl)
 	}
 }
 
-/*
- * Start the keep-alive once the controller takes admin commands other
- * than Fabrics ones (CSTS.RDY 1): a Keep Alive every KATO/2, the first at
- * once, since the controller's timer runs from the admin Connect on.
- */
-static void
-ka_start(struct ndk_nvmf_ctrlr *c)
-{
-	if (c->info.kato_ms == 0)
-		return;
-	c->ka_interval_tsc = nvmf_ms_to_tsc(RTE_MAX(c->info.kato_ms / 2, 1u));
-	c->ka_next_tsc = rte_get_timer_cycles();
-}
-
-/*
- * Send the Keep Alive that is due, if one is. From
- * ndk_nvmf_ctrlr_process_admin(), and from nvmf_ctrlr_idle() while a
- * control call waits (the bring-up, a reconnect, discovery).
- * @return 0, or -ENOTCONN (the last one unanswered for a whole interval,
- *   or the admin queue refused the command).
- */
-static int
-ka_tick(struct ndk_nvmf_ctrlr *c)
+int
+ndk_nvmf_ctrlr_process_admin(struct ndk_nvmf_ctrlr *c)
 {
 	struct nvme_cmd cmd;
 	uint64_t now;
 	int rc;
 
+	if (c == NULL)
+		return -EINVAL;
+	if (c->admin == NULL)
+		return -ENOTCONN;       /* a reconnect that failed */
+	rc = ndk_nvmf_qpair_poll(c->admin, 0);
+	if (rc == -ENOTCONN || c->admin->failed || c->ka_failed)
+		return -ENOTCONN;
 	if (c->ka_interval_tsc == 0)
 		return 0;
 	now = rte_get_timer_cycles();
@@ -350,44 +335,6 @@ ka_tick(struct ndk_nvmf_ctrlr *c)
 	c->ka_pending = true;
 	c->ka_next_tsc = now + c->ka_interval_tsc;
 	return 0;
-}
-
-int
-ndk_nvmf_ctrlr_process_admin(struct ndk_nvmf_ctrlr *c)
-{
-	int rc;
-
-	if (c == NULL)
-		return -EINVAL;
-	if (c->admin == NULL)
-		return -ENOTCONN;       /* a reconnect that failed */
-	rc = ndk_nvmf_qpair_poll(c->admin, 0);
-	if (rc == -ENOTCONN || c->admin->failed || c->ka_failed)
-		return -ENOTCONN;
-	return ka_tick(c);
-}
-
-void
-nvmf_ctrlr_idle(struct nvmf_ctrlr_base *b)
-{
-	struct ndk_nvmf_ctrlr *c = container_of(b, struct ndk_nvmf_ctrlr,
-						 base);
-
-	if (b->opts.poll_adapter)
-		ndk_adapter_poll(b->ad);
-	else
-		rte_pause();
-	/*
-	 * The controller expires without Keep Alives however long the
-	 * host takes to bring its I/O queues up: the admin queue's
-	 * completions (the Keep Alive's) and the next Keep Alive go on
-	 * while a control call waits. Not while closing.
-	 */
-	if (c->ka_interval_tsc == 0 || c->closing || c->admin == NULL ||
-	    c->admin->failed || c->ka_failed)
-		return;
-	ndk_nvmf_qpair_poll(c->admin, 0);
-	ka_tick(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -468,7 +415,6 @@ ctrlr_enable(struct ndk_nvmf_ctrlr *c)
 	    (rc = csts_wait(c, NVME_CSTS_RDY, NVME_CSTS_RDY, to_ms,
 			    "CC.EN=1")) != 0)
 		return rc;
-	ka_start(c);
 	if ((rc = identify_ctrlr(c)) != 0)
 		return rc;
 	if (c->discovery)
@@ -501,9 +447,8 @@ ctrlr_io_queues(struct ndk_nvmf_ctrlr *c)
 	return 0;
 }
 
-/* Everything after the PD: admin queue, enable (the keep-alive starts
- * there), namespaces, I/O queues, events. On failure the caller releases
- * the queues. */
+/* Everything after the PD: admin queue, enable, namespaces, I/O queues,
+ * events, keep-alive timer. On failure the caller releases the queues. */
 static int
 ctrlr_bringup(struct ndk_nvmf_ctrlr *c)
 {
@@ -521,10 +466,13 @@ ctrlr_bringup(struct ndk_nvmf_ctrlr *c)
 		rc = ctrlr_io_queues(c);
 	if (rc == 0)
 		rc = nvmf_events_start(c);
-	if (rc == 0 && c->ka_failed)
-		rc = -ENOTCONN;    /* a Keep Alive failed or went unanswered */
 	if (rc != 0)
 		return rc;
+	if (c->info.kato_ms != 0) {
+		c->ka_interval_tsc = rte_get_timer_hz() / 1000 *
+			(c->info.kato_ms / 2);
+		c->ka_next_tsc = rte_get_timer_cycles() + c->ka_interval_tsc;
+	}
 	NVMF_HOST_LOG(INFO, "connected to %s: controller %u, %u I/O queues "
 		      "of %u, %u namespaces, in-capsule %u B, max I/O %u B",
 		      c->info.subnqn, c->info.cntlid, c->info.num_io_queues,

@@ -301,10 +301,10 @@ struct ndk_nvmf_ctrlr {
 	void *dma;                   /**< control-path data buffer, 4 KiB */
 	bool discovery;              /**< a discovery controller */
 	bool closing;                /**< no new AER once set */
-	uint64_t ka_interval_tsc;    /**< KATO/2; 0: no keep-alive (yet) */
-	uint64_t ka_next_tsc;        /**< when the next Keep Alive is due */
-	bool ka_pending;             /**< a Keep Alive is outstanding */
-	bool ka_failed;              /**< one failed or went unanswered */
+	uint64_t ka_interval_tsc;
+	uint64_t ka_next_tsc;
+	bool ka_pending;
+	bool ka_failed;
 	/* Asynchronous events (host_events.c) */
 	uint32_t oaes;               /**< Identify OAES */
 	bool aer_out;                /**< an AER is outstanding */
@@ -405,13 +405,7 @@ int nvmf_qpair_exec_keyed(struct ndk_nvmf_qpair *qp,
  */
 void nvmf_qpair_abort_all(struct ndk_nvmf_qpair *qp);
 
-/**
- * Wait helper of the control calls: poll the adapter when the options
- * say so, and keep the controller alive: once the keep-alive has started
- * (CSTS.RDY) and until the controller closes, poll the admin queue and
- * send the Keep Alive that is due (host_ctrlr.c).
- * @param c the base of an ndk_nvmf_ctrlr (every base is one).
- */
+/** Wait helper: poll the adapter when the options say so. */
 void nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c);
 
 /** Mark the queue failed and flush its QP (outstanding I/Os abort). */

@@ -38,11 +38,21 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_pause.h>
 
 #include "host_priv.h"
 
 #define QP_CHECK_MS 1            /* timeout scan interval */
 #define QP_LOG_BAD 8             /* bad responses logged per queue */
+
+void
+nvmf_ctrlr_idle(struct nvmf_ctrlr_base *c)
+{
+	if (c->opts.poll_adapter)
+		ndk_adapter_poll(c->ad);
+	else
+		rte_pause();
+}
 
 /* ------------------------------------------------------------------ */
 /* Completion                                                          */

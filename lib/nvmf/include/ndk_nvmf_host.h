@@ -155,15 +155,13 @@ struct ndk_nvmf_qpair;
  * Fabrics Connect), CAP and VS, CC.EN and CSTS.RDY, Identify controller,
  * Number of Queues, the active namespaces and their Identify, then each
  * I/O queue. Control path: blocks, each step bounded by
- * ndk_nvmf_host_opts::timeout_ms. From CSTS.RDY on it sends a Keep Alive
- * every KATO/2 while it waits, so the bring-up may outlast the KATO.
+ * ndk_nvmf_host_opts::timeout_ms.
  * @param adapter  an open adapter (someone polls it, see the file comment).
  * @param ctrlr    out: the controller.
  * @return 0, -EINVAL (bad options), -ENOMEM, -ECONNREFUSED (rejected: the
  *   NVMe/RDMA reject status or the Connect status is logged),
  *   -ETIMEDOUT, -EPROTO (the controller answered something impossible),
- *   -EIO (a command failed, its status logged), -ENODEV (no adapter),
- *   -ENOTCONN (a Keep Alive failed or went unanswered for KATO/2).
+ *   -EIO (a command failed, its status logged), -ENODEV (no adapter).
  */
 int ndk_nvmf_ctrlr_connect(struct ndk_adapter *adapter,
 			   const struct ndk_nvmf_host_opts *opts,

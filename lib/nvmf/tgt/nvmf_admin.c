@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_cycles.h>
 
 #include "nvmf_tgt_int.h"
 
@@ -489,12 +488,6 @@ nvmf_admin_exec(struct nvmf_req *req)
 		nvmf_admin_features(req, opc == NVME_OPC_SET_FEATURES);
 		break;
 	case NVME_OPC_KEEP_ALIVE:
-		/*
-		 * Command based keep-alive (Identify CTRATT has no TBKAS):
-		 * only a Keep Alive restarts the timer, which runs from the
-		 * admin Connect on.
-		 */
-		c->ka_last = rte_get_timer_cycles();
 		nvmf_req_complete(req);
 		break;
 	case NVME_OPC_ASYNC_EVENT_REQUEST:

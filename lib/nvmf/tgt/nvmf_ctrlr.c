@@ -535,6 +535,7 @@ nvmf_req_exec(struct nvmf_req *req)
 		return;
 	}
 	if (qp->qid == 0) {
+		c->ka_last = rte_get_timer_cycles();
 		nvmf_admin_exec(req);
 		return;
 	}

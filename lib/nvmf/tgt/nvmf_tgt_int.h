@@ -225,8 +225,7 @@ struct nvmf_ctrlr {
 	uint32_t cc;
 	uint32_t csts;
 	uint32_t kato_ms;
-	uint64_t ka_last;       /**< TSC of the admin Connect or the last
-				 *   Keep Alive */
+	uint64_t ka_last;       /**< TSC of the last admin command */
 	uint32_t nqpairs;       /**< queue pairs attached (admin included) */
 	struct nvmf_qpair *admin;
 	struct nvmf_qpair *io[NVMF_MAX_IO_QUEUES + 1];
