@@ -735,7 +735,9 @@ iop_capture_start() {
 	IOP_CAP_BEFORE=
 	IOP_CAP_ID=$(iop_gxb "sh /share/iop-guest.sh capture $1 $2") || IOP_CAP_ID=none
 	out=$IOP_GDIR/share/jobs/$IOP_CAP_ID.out
-	for ((i = 0; i < 100; i++)); do
+	# Up to 20 s: on a loaded host the TCG guest has taken more than 5 s
+	# to start tcpdump.
+	for ((i = 0; i < 400; i++)); do
 		if grep -q 'listening on eth1' "$out" 2>/dev/null; then
 			IOP_CAP_BEFORE=$(sed -n 's/^before: //p' "$out")
 			return 0
