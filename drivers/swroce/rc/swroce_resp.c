@@ -467,10 +467,7 @@ swr_resp_send_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 	}
 	qp->rcv_off = len;
 	swr_qp_complete_recv(qp, NDK_STATUS_SUCCESS, 0, len, p->se, 0);
-	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
-	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
-	if (p->ackreq)
-		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+	swr_resp_only_done(qp, p);
 	return true;
 }
 

@@ -34,6 +34,19 @@ swr_resp_ack(struct swr_qp *qp, uint8_t syndrome, uint32_t psn)
 }
 
 /**
+ * An ONLY request carried out: the message counted, the next PSN
+ * expected, and the ACK it asks for queued.
+ */
+static inline void
+swr_resp_only_done(struct swr_qp *qp, const struct ndk_roce_pkt *p)
+{
+	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
+	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
+	if (p->ackreq)
+		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+}
+
+/**
  * Place @p len payload bytes of @p p at @p va of region @p mr: into a
  * plain region from the frame's first segment (every frame of a buffer's
  * size) with the copy inline, else through swr_mr_copy_from_mbuf().
@@ -86,10 +99,7 @@ swr_resp_rx_write_only(struct swr_qp *qp, const struct ndk_roce_pkt *p)
 		return false;
 	qp->seq_nak_sent = false;
 	swr_resp_place(mr, va, p, plen);
-	qp->msn = (qp->msn + 1) & NDK_ROCE_MSN_MASK;
-	qp->epsn = ndk_roce_psn_add(qp->epsn, 1);
-	if (p->ackreq)
-		swr_resp_ack(qp, NDK_ROCE_AETH_ACK, p->psn);
+	swr_resp_only_done(qp, p);
 	return true;
 }
 
